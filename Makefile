@@ -1,0 +1,40 @@
+# PoundAdmin. `make run` serves the demo; `make test` runs the whole check.
+PORT ?= 8000
+PY := .venv/bin/python
+DEV := DEBUG=true
+
+.PHONY: run test lint format check bench messages clean
+
+.venv/.stamp-run: requirements.lock
+	scripts/bootstrap run
+
+.venv/.stamp-dev: requirements-dev.lock requirements.lock
+	scripts/bootstrap dev
+
+run: .venv/.stamp-run
+	$(DEV) $(PY) manage.py migrate --noinput
+	$(DEV) $(PY) manage.py seed_demo
+	@echo "Serving PoundAdmin on http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
+	$(DEV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+test: .venv/.stamp-dev
+	scripts/test
+
+lint: .venv/.stamp-dev
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+format: .venv/.stamp-dev
+	.venv/bin/ruff check --fix .
+	.venv/bin/ruff format .
+
+check: .venv/.stamp-dev
+	$(DEV) $(PY) manage.py check
+	$(DEV) $(PY) manage.py makemigrations --check --dry-run
+
+messages: .venv/.stamp-dev
+	$(DEV) $(PY) manage.py makemessages -l hi --ignore=.venv --ignore="static/vendor/*" --ignore="tests/*" --no-obsolete
+	$(DEV) $(PY) manage.py compilemessages --ignore=.venv
+
+clean:
+	rm -rf .venv db.sqlite3 .test-db.sqlite3 staticfiles

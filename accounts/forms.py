@@ -1,0 +1,27 @@
+from django import forms
+from django.contrib.auth.forms import AuthenticationForm
+from django.utils.translation import gettext_lazy as _
+
+
+class LoginForm(AuthenticationForm):
+    # One message for an unknown user, a wrong password and an inactive account alike, so that
+    # the form never tells an outsider which user names exist.
+    error_messages = {
+        "invalid_login": _(
+            "That user name and password do not match an active account. Check both and try again."
+        ),
+        "inactive": _(
+            "That user name and password do not match an active account. Check both and try again."
+        ),
+    }
+
+    username = forms.CharField(
+        label=_("User name"),
+        max_length=150,
+        widget=forms.TextInput(attrs={"autofocus": True, "autocomplete": "username"}),
+    )
+    password = forms.CharField(
+        label=_("Password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )

@@ -1,0 +1,17 @@
+from django.core.management.base import BaseCommand
+
+from accounts import demo
+
+
+class Command(BaseCommand):
+    help = "Load the demo State, districts, pounds and one user per role. Safe to run twice."
+
+    def handle(self, *args, **options):
+        created = demo.seed_all()
+        self.stdout.write(
+            f"Demo data ready ({len(created)} new users). Sign in at /login/ with any of these "
+            f"user names and the password {demo.DEMO_PASSWORD!r}:"
+        )
+        for username, _first, _last, _hi, _phone, role, _kind, code in demo.USERS:
+            where = code or "whole system"
+            self.stdout.write(f"  {username:<15} {role.label:<38} {where}")

@@ -1,0 +1,443 @@
+"""Users, jurisdictions (State → District → PoliceStation → Pound → Villages) and staff roles."""
+
+import secrets
+
+from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
+
+from .roles import ROLE_SCOPES, Role, Scope
+
+
+class BilingualNameMixin(models.Model):
+    """English and Hindi names; `label` picks the one for the active language."""
+
+    name = models.CharField(_("name (English)"), max_length=120)
+    name_hi = models.CharField(_("name (Hindi)"), max_length=120, blank=True)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self):
+        return self.label
+
+    @property
+    def label(self):
+        if self.name_hi and (get_language() or "").startswith("hi"):
+            return self.name_hi
+        return self.name
+
+
+class User(AbstractUser):
+    """A member of staff. Phone and ID number feed the s.19 purchase-bar check at auctions."""
+
+    name_hi = models.CharField(_("name in Hindi"), max_length=150, blank=True)
+    phone = models.CharField(_("mobile number"), max_length=15, blank=True, db_index=True)
+    id_number = models.CharField(
+        _("official ID number"),
+        max_length=40,
+        blank=True,
+        help_text=_("Employee or service ID, used to check bidders against staff."),
+    )
+    preferred_language = models.CharField(
+        _("preferred language"),
+        max_length=8,
+        blank=True,
+        choices=[("en", "English"), ("hi", "हिन्दी")],
+    )
+
+    class Meta:
+        verbose_name = _("user")
+        verbose_name_plural = _("users")
+
+    @property
+    def display_name(self):
+        if self.name_hi and (get_language() or "").startswith("hi"):
+            return self.name_hi
+        return self.get_full_name() or self.username
+
+
+class State(BilingualNameMixin):
+    code = models.SlugField(_("code"), max_length=12, unique=True)
+
+    class Meta:
+        verbose_name = _("State")
+        verbose_name_plural = _("States")
+        ordering = ["name"]
+
+
+class DistrictQuerySet(models.QuerySet):
+    def for_user(self, user, perm=None):
+        from .scoping import visible_district_ids
+
+        return self.filter(pk__in=visible_district_ids(user, perm))
+
+
+class District(BilingualNameMixin):
+    """A district, and with it the office of its District Magistrate."""
+
+    state = models.ForeignKey(State, on_delete=models.PROTECT, related_name="districts")
+    code = models.SlugField(_("code"), max_length=12, unique=True)
+    dm_office_name = models.CharField(_("District Magistrate's office"), max_length=200, blank=True)
+    dm_office_name_hi = models.CharField(
+        _("District Magistrate's office (Hindi)"), max_length=200, blank=True
+    )
+    dm_office_address = models.TextField(_("office address"), blank=True)
+
+    objects = DistrictQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("district")
+        verbose_name_plural = _("districts")
+        ordering = ["name"]
+
+    @property
+    def office_label(self):
+        if self.dm_office_name_hi and (get_language() or "").startswith("hi"):
+            return self.dm_office_name_hi
+        return self.dm_office_name or _("Office of the District Magistrate, %(district)s") % {
+            "district": self.label
+        }
+
+
+class PoliceStationQuerySet(models.QuerySet):
+    def for_user(self, user, perm=None):
+        from .scoping import visible_district_ids
+
+        return self.filter(district_id__in=visible_district_ids(user, perm))
+
+
+class PoliceStation(BilingualNameMixin):
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="police_stations")
+    code = models.SlugField(_("code"), max_length=20, unique=True)
+    address = models.TextField(_("address"), blank=True)
+
+    objects = PoliceStationQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("police station")
+        verbose_name_plural = _("police stations")
+        ordering = ["name"]
+
+
+class PoundQuerySet(models.QuerySet):
+    def for_user(self, user, perm=None):
+        from .scoping import visible_pound_ids
+
+        return self.filter(pk__in=visible_pound_ids(user, perm))
+
+    def active(self, on=None):
+        on = on or timezone.localdate()
+        return self.filter(Q(active_from__lte=on), Q(active_to__isnull=True) | Q(active_to__gte=on))
+
+
+class Pound(BilingualNameMixin):
+    """A pound established by the District Magistrate under s.4."""
+
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="pounds")
+    code = models.SlugField(_("code"), max_length=20, unique=True)
+    address = models.TextField(_("location"), blank=True)
+    nearest_police_station = models.ForeignKey(
+        PoliceStation,
+        on_delete=models.PROTECT,
+        related_name="pounds",
+        verbose_name=_("nearest police station"),
+    )
+    establishment_order = models.CharField(_("establishment order (s.4)"), max_length=120)
+    establishment_order_date = models.DateField(_("order date"))
+    active_from = models.DateField(_("active from"))
+    active_to = models.DateField(_("active to"), null=True, blank=True)
+
+    objects = PoundQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("pound")
+        verbose_name_plural = _("pounds")
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(active_to__isnull=True) | Q(active_to__gte=models.F("active_from")),
+                name="pound_active_range_ordered",
+            )
+        ]
+
+    def clean(self):
+        if (
+            self.nearest_police_station_id
+            and self.district_id
+            and self.nearest_police_station.district_id != self.district_id
+        ):
+            raise ValidationError(
+                {"nearest_police_station": _("The police station must be in the pound's district.")}
+            )
+
+    def villages_served(self, on=None):
+        on = on or timezone.localdate()
+        return Village.objects.filter(
+            pound_links__in=PoundVillage.objects.filter(pound=self).in_force(on)
+        ).distinct()
+
+
+class Village(BilingualNameMixin):
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="villages")
+    code = models.SlugField(_("code"), max_length=24, unique=True)
+    has_market = models.BooleanField(
+        _("has a market-place"),
+        default=False,
+        help_text=_("Used to suggest the market-place for a proclamation (s.14)."),
+    )
+
+    class Meta:
+        verbose_name = _("village")
+        verbose_name_plural = _("villages")
+        ordering = ["name"]
+
+
+class InForceQuerySet(models.QuerySet):
+    """Rows with an effective-dated [valid_from, valid_to] range, both ends included."""
+
+    def in_force(self, on):
+        return self.filter(Q(valid_from__lte=on), Q(valid_to__isnull=True) | Q(valid_to__gte=on))
+
+    def overlapping(self, valid_from, valid_to):
+        q = Q(valid_to__isnull=True) | Q(valid_to__gte=valid_from)
+        if valid_to is not None:
+            q &= Q(valid_from__lte=valid_to)
+        return self.filter(q)
+
+
+class PoundVillage(models.Model):
+    """Which pound serves a village, effective-dated, set by the DM's order (s.4)."""
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="village_links")
+    village = models.ForeignKey(Village, on_delete=models.PROTECT, related_name="pound_links")
+    valid_from = models.DateField(_("valid from"))
+    valid_to = models.DateField(_("valid to"), null=True, blank=True)
+    order_reference = models.CharField(_("DM's order reference"), max_length=120)
+
+    objects = InForceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("village served by a pound")
+        verbose_name_plural = _("villages served by pounds")
+        indexes = [models.Index(fields=["village", "valid_from"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(valid_to__isnull=True) | Q(valid_to__gte=models.F("valid_from")),
+                name="poundvillage_range_ordered",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.village} → {self.pound}"
+
+    def clean(self):
+        if self.pound_id and self.village_id and self.pound.district_id != self.village.district_id:
+            raise ValidationError(_("A pound can serve only villages of its own district."))
+        clash = (
+            PoundVillage.objects.filter(village_id=self.village_id)
+            .exclude(pk=self.pk)
+            .overlapping(self.valid_from, self.valid_to)
+        )
+        if self.valid_from and clash.exists():
+            raise ValidationError(
+                _("This village is already served by another pound for part of these dates.")
+            )
+
+
+class StaffAssignmentQuerySet(InForceQuerySet):
+    def active(self, on=None):
+        return self.in_force(on or timezone.localdate()).filter(user__is_active=True)
+
+
+class StaffAssignment(models.Model):
+    """A user holds a role in one jurisdiction, from an appointment order (s.6, s.14)."""
+
+    SCOPE_FIELDS = ("state", "district", "police_station", "pound")
+
+    user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="assignments")
+    role = models.CharField(_("role"), max_length=20, choices=Role.choices)
+    state = models.ForeignKey(State, on_delete=models.PROTECT, null=True, blank=True)
+    district = models.ForeignKey(District, on_delete=models.PROTECT, null=True, blank=True)
+    police_station = models.ForeignKey(
+        PoliceStation, on_delete=models.PROTECT, null=True, blank=True
+    )
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, null=True, blank=True)
+    valid_from = models.DateField(_("from"))
+    valid_to = models.DateField(_("to"), null=True, blank=True)
+    order_reference = models.CharField(_("appointment order"), max_length=120, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = StaffAssignmentQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("staff assignment")
+        verbose_name_plural = _("staff assignments")
+        indexes = [models.Index(fields=["user", "valid_from"])]
+        constraints = [
+            # At most one jurisdiction is named; which one must fit the role (checked in clean()).
+            models.CheckConstraint(
+                condition=(
+                    Q(state__isnull=False, district=None, police_station=None, pound=None)
+                    | Q(state=None, district__isnull=False, police_station=None, pound=None)
+                    | Q(state=None, district=None, police_station__isnull=False, pound=None)
+                    | Q(state=None, district=None, police_station=None, pound__isnull=False)
+                    | Q(state=None, district=None, police_station=None, pound=None)
+                ),
+                name="assignment_one_jurisdiction",
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_to__isnull=True) | Q(valid_to__gte=models.F("valid_from")),
+                name="assignment_range_ordered",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user.display_name}: {self.get_role_display()} ({self.jurisdiction})"
+
+    @property
+    def scope(self):
+        for field in self.SCOPE_FIELDS:
+            if getattr(self, f"{field}_id"):
+                return Scope(field)
+        return Scope.NONE
+
+    @property
+    def jurisdiction(self):
+        scope = self.scope
+        return _("Whole system") if scope == Scope.NONE else getattr(self, scope.value)
+
+    @property
+    def district_of_scope(self):
+        """The district the assignment sits in, or None for State- and system-wide roles."""
+        if self.district_id:
+            return self.district
+        if self.police_station_id:
+            return self.police_station.district
+        if self.pound_id:
+            return self.pound.district
+        return None
+
+    def is_active(self, on=None):
+        on = on or timezone.localdate()
+        return self.valid_from <= on and (self.valid_to is None or self.valid_to >= on)
+
+    def clean(self):
+        allowed = ROLE_SCOPES.get(self.role, frozenset())
+        if self.role and self.scope not in allowed:
+            raise ValidationError(
+                _("A %(role)s is assigned to a %(scopes)s.")
+                % {
+                    "role": self.get_role_display(),
+                    "scopes": ", ".join(str(Scope(s).label) for s in sorted(allowed)),
+                }
+            )
+
+
+class Counter(models.Model):
+    """Gap-free serial numbers. Take the next value inside the transaction that uses it."""
+
+    key = models.CharField(max_length=120, unique=True)
+    value = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self):
+        return f"{self.key}={self.value}"
+
+    @classmethod
+    def next(cls, key):
+        cls.objects.get_or_create(key=key)
+        counter = cls.objects.select_for_update().get(key=key)
+        counter.value += 1
+        counter.save(update_fields=["value"])
+        return counter.value
+
+
+def new_token():
+    # 128 bits of randomness, URL-safe: unguessable, so a verification link reveals nothing else.
+    return secrets.token_urlsafe(16)
+
+
+class IssuedDocument(models.Model):
+    """Every PDF the system issues is registered here, so that its QR code can be verified."""
+
+    class Kind(models.TextChoices):
+        APPOINTMENT_CARD = "appointment_card", _("Appointment card")
+
+    token = models.CharField(max_length=32, unique=True, default=new_token, editable=False)
+    kind = models.CharField(_("document"), max_length=40, choices=Kind.choices)
+    number = models.CharField(_("number"), max_length=60, unique=True)
+    issued_at = models.DateTimeField(_("issued at"), default=timezone.now)
+    issued_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    district = models.ForeignKey(District, on_delete=models.PROTECT, null=True, blank=True)
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, null=True, blank=True)
+    issuing_office = models.CharField(_("issuing office"), max_length=200)
+    issuing_office_hi = models.CharField(max_length=200, blank=True)
+    valid_until = models.DateField(_("valid until"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("cancelled at"), null=True, blank=True)
+    revoked_reason = models.CharField(_("reason for cancellation"), max_length=200, blank=True)
+    # The record the document is about, for the issuing app's own lookups (never shown publicly).
+    subject_type = models.CharField(max_length=60)
+    subject_id = models.PositiveBigIntegerField()
+
+    class Meta:
+        verbose_name = _("issued document")
+        verbose_name_plural = _("issued documents")
+        indexes = [models.Index(fields=["subject_type", "subject_id"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(revoked_at__isnull=True, revoked_reason="")
+                | Q(revoked_at__isnull=False) & ~Q(revoked_reason=""),
+                name="document_revoked_with_reason",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.get_kind_display()} {self.number}"
+
+    def get_absolute_url(self):
+        return reverse("verify", kwargs={"token": self.token})
+
+    @property
+    def office_label(self):
+        if self.issuing_office_hi and (get_language() or "").startswith("hi"):
+            return self.issuing_office_hi
+        return self.issuing_office
+
+    def is_valid(self, on=None):
+        on = on or timezone.localdate()
+        if self.revoked_at is not None:
+            return False
+        return self.valid_until is None or self.valid_until >= on
+
+
+class StaffEvent(models.Model):
+    """Audit trail of appointments: who was given or lost a role, and who did it, when."""
+
+    class Action(models.TextChoices):
+        ASSIGNED = "assigned", _("Role assigned")
+        ENDED = "ended", _("Role ended")
+        CARD_ISSUED = "card_issued", _("Appointment card issued")
+
+    user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="staff_events")
+    assignment = models.ForeignKey(
+        StaffAssignment, on_delete=models.PROTECT, null=True, related_name="events"
+    )
+    action = models.CharField(max_length=20, choices=Action.choices)
+    at = models.DateTimeField(default=timezone.now)
+    by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, related_name="+")
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = _("staff event")
+        verbose_name_plural = _("staff events")
+        ordering = ["-at"]
+
+    def __str__(self):
+        return f"{self.at:%Y-%m-%d %H:%M} {self.get_action_display()}"

@@ -1,0 +1,195 @@
+"""One answer to "may this user do X here?", and the jurisdiction filters built on it.
+
+A user's grants are worked out once per request (cached on the user object): each active
+assignment gives a set of permissions over a jurisdiction. Records are scoped by the pound or
+district they belong to, so another district's record is simply not in the queryset (a 404).
+"""
+
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from .roles import ROLE_PERMISSIONS, Permission, Scope
+
+_CACHE_ATTR = "_poundadmin_grants"
+
+
+@dataclass(frozen=True)
+class Grant:
+    role: str
+    scope: Scope
+    scope_id: int | None
+    permissions: frozenset
+
+    def allows(self, perm):
+        return perm is None or Permission(perm) in self.permissions
+
+
+def grants_for(user):
+    if user is None or not user.is_authenticated or not user.is_active:
+        return ()
+    cached = getattr(user, _CACHE_ATTR, None)
+    if cached is not None:
+        return cached
+    from .models import StaffAssignment
+
+    grants = []
+    for a in StaffAssignment.objects.active().filter(user=user):
+        scope = a.scope
+        scope_id = None if scope == Scope.NONE else getattr(a, f"{scope.value}_id")
+        grants.append(Grant(a.role, scope, scope_id, ROLE_PERMISSIONS.get(a.role, frozenset())))
+    grants = tuple(grants)
+    setattr(user, _CACHE_ATTR, grants)
+    return grants
+
+
+def forget_grants(user):
+    for attr in (_CACHE_ATTR, "_poundadmin_pound_index", "_poundadmin_district_index"):
+        if hasattr(user, attr):
+            delattr(user, attr)
+
+
+def roles_of(user):
+    return sorted({g.role for g in grants_for(user)})
+
+
+def _covers_pound(grant, pound):
+    pound_id, district_id, station_id, state_id = pound
+    match grant.scope:
+        case Scope.NONE:
+            return True
+        case Scope.POUND:
+            return grant.scope_id == pound_id
+        case Scope.POLICE_STATION:
+            return grant.scope_id == station_id
+        case Scope.DISTRICT:
+            return grant.scope_id == district_id
+        case Scope.STATE:
+            return grant.scope_id == state_id
+    return False
+
+
+def _pound_index(user):
+    """(pound, district, police station, state) ids of every pound any grant reaches: one query
+    per request, whatever permissions are asked about afterwards."""
+    from .models import Pound
+
+    cached = getattr(user, "_poundadmin_pound_index", None)
+    if cached is not None:
+        return cached
+    grants = grants_for(user)
+    q = Q(pk__in=[])
+    for g in grants:
+        if g.scope == Scope.NONE:
+            q = Q()
+            break
+        q |= {
+            Scope.POUND: Q(pk=g.scope_id),
+            Scope.POLICE_STATION: Q(nearest_police_station_id=g.scope_id),
+            Scope.DISTRICT: Q(district_id=g.scope_id),
+            Scope.STATE: Q(district__state_id=g.scope_id),
+        }[g.scope]
+    cached = (
+        list(
+            Pound.objects.filter(q).values_list(
+                "pk", "district_id", "nearest_police_station_id", "district__state_id"
+            )
+        )
+        if grants
+        else []
+    )
+    user._poundadmin_pound_index = cached
+    return cached
+
+
+def _district_index(user):
+    """(district, state) ids of the districts a district-, State- or system-wide grant reaches."""
+    from .models import District
+
+    cached = getattr(user, "_poundadmin_district_index", None)
+    if cached is not None:
+        return cached
+    wide = [g for g in grants_for(user) if g.scope in (Scope.NONE, Scope.STATE, Scope.DISTRICT)]
+    q = Q(pk__in=[])
+    for g in wide:
+        if g.scope == Scope.NONE:
+            q = Q()
+            break
+        q |= Q(pk=g.scope_id) if g.scope == Scope.DISTRICT else Q(state_id=g.scope_id)
+    cached = list(District.objects.filter(q).values_list("pk", "state_id")) if wide else []
+    user._poundadmin_district_index = cached
+    return cached
+
+
+def visible_pound_ids(user, perm=None):
+    """Ids of the pounds where the user holds `perm` (any permission when perm is None)."""
+    grants = [g for g in grants_for(user) if g.allows(perm)]
+    if not grants:
+        return []
+    return [p[0] for p in _pound_index(user) if any(_covers_pound(g, p) for g in grants)]
+
+
+def visible_district_ids(user, perm=None):
+    """Districts where the user holds `perm` over the whole district, or over a pound in it."""
+    grants = [g for g in grants_for(user) if g.allows(perm)]
+    if not grants:
+        return []
+    ids = {p[1] for p in _pound_index(user) if any(_covers_pound(g, p) for g in grants)}
+    for district_id, state_id in _district_index(user):
+        for g in grants:
+            if (
+                g.scope == Scope.NONE
+                or (g.scope == Scope.DISTRICT and g.scope_id == district_id)
+                or (g.scope == Scope.STATE and g.scope_id == state_id)
+            ):
+                ids.add(district_id)
+                break
+    return sorted(ids)
+
+
+def _jurisdiction_of(obj):
+    """(pound_id, district_id, state_id) of a jurisdiction object or of a record that has one."""
+    from .models import District, PoliceStation, Pound, State
+
+    if isinstance(obj, Pound):
+        return obj.pk, obj.district_id, None
+    if isinstance(obj, District):
+        return None, obj.pk, obj.state_id
+    if isinstance(obj, PoliceStation):
+        return None, obj.district_id, None
+    if isinstance(obj, State):
+        return None, None, obj.pk
+    pound_id = getattr(obj, "pound_id", None)
+    if pound_id is not None:
+        return pound_id, None, None
+    district_id = getattr(obj, "district_id", None)
+    if district_id is not None:
+        return None, district_id, None
+    raise TypeError(f"{type(obj).__name__} has no pound or district to check permissions against")
+
+
+def has_permission(user, perm, obj=None):
+    """May `user` exercise `perm` over `obj` (a jurisdiction, or a record in one)?
+
+    With obj=None: does the user hold `perm` anywhere at all (used to show menus).
+    """
+    grants = [g for g in grants_for(user) if g.allows(perm)]
+    if not grants:
+        return False
+    if obj is None:
+        return True
+    if any(g.scope == Scope.NONE for g in grants):
+        return True
+    from .models import PoliceStation
+
+    pound_id, district_id, state_id = _jurisdiction_of(obj)
+    if isinstance(obj, PoliceStation):
+        if any(g.scope == Scope.POLICE_STATION and g.scope_id == obj.pk for g in grants):
+            return True
+    if pound_id is not None:
+        return pound_id in visible_pound_ids(user, perm)
+    if district_id is not None:
+        return district_id in visible_district_ids(user, perm)
+    if state_id is not None:
+        return any(g.scope == Scope.STATE and g.scope_id == state_id for g in grants)
+    return False

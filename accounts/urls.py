@@ -1,0 +1,12 @@
+from django.urls import path
+
+from . import views
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("me/", views.profile, name="profile"),
+    path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
+    path("staff/", views.staff, name="staff"),
+    path("appointments/<int:pk>/card.pdf", views.appointment_card, name="appointment_card"),
+]

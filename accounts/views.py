@@ -1,0 +1,187 @@
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone, translation
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from poundadmin.documents import pdf_response, render_pdf, verification_context
+
+from . import services
+from .decorators import require_permission
+from .forms import LoginForm
+from .models import District, IssuedDocument, Pound, PoundVillage, StaffAssignment, User
+from .roles import Permission, Role
+from .scoping import grants_for, has_permission, visible_district_ids, visible_pound_ids
+
+
+class LoginView(auth_views.LoginView):
+    template_name = "accounts/login.html"
+    form_class = LoginForm
+    redirect_authenticated_user = True
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        # Carry the language the user chose on a previous visit (any device) into this session.
+        lang = form.get_user().preferred_language
+        if lang:
+            response.set_cookie(
+                settings.LANGUAGE_COOKIE_NAME,
+                lang,
+                max_age=settings.LANGUAGE_COOKIE_AGE,
+                samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+                secure=settings.LANGUAGE_COOKIE_SECURE,
+            )
+        return response
+
+
+login_view = login_not_required(LoginView.as_view())
+
+
+def lockout(request, original_response=None, credentials=None):
+    """django-axes lockout page: the same wording for every user name, and when to try again."""
+    try_again_at = timezone.now() + settings.AXES_COOLOFF_TIME
+    return render(
+        request,
+        "accounts/lockout.html",
+        {
+            "try_again_at": try_again_at,
+            "minutes": int(settings.AXES_COOLOFF_TIME / timedelta(minutes=1)),
+        },
+        status=429,
+    )
+
+
+@login_not_required
+@require_POST
+def set_language(request):
+    """Switch between English and Hindi; the choice persists in a cookie and on the account."""
+    lang = request.POST.get("language", "")
+    next_url = request.POST.get("next") or "/"
+    if not url_has_allowed_host_and_scheme(
+        next_url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        next_url = "/"
+    response = HttpResponseRedirect(next_url)
+    if lang in dict(settings.LANGUAGES):
+        translation.activate(lang)
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            lang,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+            secure=settings.LANGUAGE_COOKIE_SECURE,
+        )
+        if request.user.is_authenticated and request.user.preferred_language != lang:
+            request.user.preferred_language = lang
+            request.user.save(update_fields=["preferred_language"])
+    return response
+
+
+def _pound_queryset(user):
+    villages_today = PoundVillage.objects.in_force(timezone.localdate())
+    return (
+        Pound.objects.filter(pk__in=visible_pound_ids(user))
+        .select_related("district", "nearest_police_station")
+        .annotate(
+            village_count=Count(
+                "village_links", filter=Q(village_links__in=villages_today), distinct=True
+            )
+        )
+        .order_by("district__name", "name")
+    )
+
+
+def home(request):
+    """Each role's home page. A user with several roles sees one panel per role."""
+    user = request.user
+    roles = {g.role for g in grants_for(user)}
+    context = {"roles": roles, "Role": Role}
+    if roles & {Role.POUND_KEEPER, Role.POLICE_OFFICER}:
+        context["my_pounds"] = _pound_queryset(user)
+    if roles & {Role.DM_CLERK, Role.MAGISTRATE, Role.AUDITOR}:
+        context["my_districts"] = (
+            District.objects.filter(pk__in=visible_district_ids(user, Permission.VIEW_REPORTS))
+            .select_related("state")
+            .annotate(
+                pound_count=Count("pounds", distinct=True),
+                station_count=Count("police_stations", distinct=True),
+                village_count=Count("villages", distinct=True),
+            )
+        )
+    if Role.ADMINISTRATOR in roles:
+        context["staff_count"] = User.objects.filter(is_active=True).count()
+        context["assignment_count"] = StaffAssignment.objects.active().count()
+    return render(request, "accounts/home.html", context)
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def jurisdiction(request):
+    """The pounds a user can see, each with its police station and the villages it serves."""
+    today = timezone.localdate()
+    pounds = _pound_queryset(request.user).prefetch_related(
+        Prefetch(
+            "village_links",
+            queryset=PoundVillage.objects.in_force(today).select_related("village"),
+            to_attr="current_links",
+        )
+    )
+    return render(request, "accounts/jurisdiction.html", {"pounds": pounds, "today": today})
+
+
+def profile(request):
+    assignments = (
+        StaffAssignment.objects.filter(user=request.user)
+        .select_related("state", "district", "police_station", "pound")
+        .order_by("-valid_from")
+    )
+    return render(request, "accounts/profile.html", {"assignments": assignments})
+
+
+@require_permission(Permission.MANAGE_STAFF)
+def staff(request):
+    today = timezone.localdate()
+    users = User.objects.order_by("username").prefetch_related(
+        Prefetch(
+            "assignments",
+            queryset=StaffAssignment.objects.in_force(today).select_related(
+                "state", "district", "police_station", "pound"
+            ),
+            to_attr="current_assignments",
+        )
+    )
+    return render(request, "accounts/staff.html", {"users": users})
+
+
+def appointment_card(request, pk):
+    """The appointment card PDF: for one's own appointment, or any, for staff administrators."""
+    qs = StaffAssignment.objects.select_related(
+        "user", "state", "district__state", "police_station__district", "pound__district"
+    )
+    if not has_permission(request.user, Permission.MANAGE_STAFF):
+        qs = qs.filter(user=request.user)
+    assignment = get_object_or_404(qs, pk=pk)
+    document = services.appointment_card_for(assignment=assignment, by=request.user)
+    context = {"assignment": assignment, **verification_context(document)}
+    pdf = render_pdf("pdf/appointment_card.html", context)
+    return pdf_response(pdf, f"{document.number}.pdf")
+
+
+@login_not_required
+def verify(request, token):
+    """Public check of a document's QR code: what it is and whether it still stands. No names."""
+    document = (
+        IssuedDocument.objects.select_related("district", "pound").filter(token=token).first()
+    )
+    if document is None:
+        raise Http404
+    return render(
+        request,
+        "verify.html",
+        {"document": document, "valid": document.is_valid(), "today": timezone.localdate()},
+    )

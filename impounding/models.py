@@ -1,0 +1,1 @@
+# Models arrive with the issue that builds this app.

@@ -1,0 +1,62 @@
+"""Every document is a PDF made by WeasyPrint from one template in templates/pdf/.
+
+`render_pdf()` is the only place that calls WeasyPrint. Fonts come from static/fonts through the
+same fonts.css the browser uses, given by file path so that nothing is fetched over a network.
+Render after the database transaction has committed: never hold row locks while drawing a PDF.
+"""
+
+import functools
+
+import segno
+from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+from django.utils import translation
+
+# Imported at module load so that the first request does not pay about a second of import.
+from weasyprint import CSS, HTML
+from weasyprint.text.fonts import FontConfiguration
+
+
+@functools.cache
+def _stylesheets():
+    font_config = FontConfiguration()
+    sheets = [
+        CSS(filename=finders.find("fonts/fonts.css"), font_config=font_config),
+        CSS(filename=finders.find("css/pdf.css"), font_config=font_config),
+    ]
+    return font_config, sheets
+
+
+def render_pdf(template_name, context, *, language=None):
+    """Render templates/pdf/<template_name> to PDF bytes."""
+    font_config, sheets = _stylesheets()
+    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
+        html = render_to_string(template_name, context)
+    return HTML(string=html, base_url=str(settings.BASE_DIR / "static")).write_pdf(
+        stylesheets=sheets, font_config=font_config
+    )
+
+
+def public_url(path):
+    return f"{settings.PUBLIC_BASE_URL}{path}"
+
+
+def qr_svg(url):
+    """An inline SVG QR code for `url` (error correction M, no quiet-zone clipping)."""
+    return segno.make(url, error="m").svg_inline(scale=3, border=2, dark="#000")
+
+
+def verification_context(document):
+    url = public_url(document.get_absolute_url())
+    return {"document": document, "verify_url": url, "qr_svg": qr_svg(url)}
+
+
+def pdf_response(pdf_bytes, filename, *, inline=False):
+    from django.http import HttpResponse
+
+    response = HttpResponse(pdf_bytes, content_type="application/pdf")
+    disposition = "inline" if inline else "attachment"
+    response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response

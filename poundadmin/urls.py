@@ -1,0 +1,33 @@
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path, re_path
+
+from accounts import views as account_views
+
+urlpatterns = [
+    path("", account_views.home, name="home"),
+    path("login/", account_views.login_view, name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "password/",
+        auth_views.PasswordChangeView.as_view(template_name="accounts/password_change.html"),
+        name="password_change",
+    ),
+    path(
+        "password/done/",
+        auth_views.PasswordChangeDoneView.as_view(
+            template_name="accounts/password_change_done.html"
+        ),
+        name="password_change_done",
+    ),
+    path("language/", account_views.set_language, name="set_language"),
+    re_path(r"^verify/(?P<token>[A-Za-z0-9_-]{16,64})/$", account_views.verify, name="verify"),
+    path("accounts/", include("accounts.urls")),
+    path("admin/", admin.site.urls),
+]
+
+if settings.DEBUG:
+    from django.conf.urls.static import static
+
+    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -1,0 +1,93 @@
+"""Playwright against Debian's Chromium, with axe-core for accessibility."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text()
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": "/usr/bin/chromium",
+        "args": CHROMIUM_ARGS,
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    # Mobile first: every browser test runs at 360 px wide unless it asks otherwise.
+    return {
+        **browser_context_args,
+        "viewport": {"width": 360, "height": 780},
+        "locale": "en-IN",
+        "timezone_id": "Asia/Kolkata",
+        "accept_downloads": True,
+    }
+
+
+@pytest.fixture
+def page(page):
+    """A page that fails the test on any browser console error (a CSP refusal, a 404 asset)."""
+    errors = page.console_errors = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(
+        "response",
+        lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None,
+    )
+    yield page
+    assert errors == [], f"browser console errors: {errors}"
+
+
+def check_a11y(page, label=""):
+    """Run axe-core on the current page and fail on any WCAG 2.2 A/AA violation.
+
+    axe is evaluated through the DevTools protocol, so the page's strict CSP needs no exception.
+    """
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.evaluate(AXE)
+    result = page.evaluate(
+        "async (tags) => await axe.run(document, {runOnly: {type: 'tag', values: tags}})",
+        WCAG_TAGS,
+    )
+    violations = [
+        {
+            "id": v["id"],
+            "impact": v["impact"],
+            "help": v["help"],
+            "nodes": [n["target"] for n in v["nodes"]][:5],
+        }
+        for v in result["violations"]
+    ]
+    assert violations == [], f"axe violations on {label or page.url}:\n" + json.dumps(
+        violations, indent=1, ensure_ascii=False
+    )
+
+
+def check_fits_width(page):
+    """No horizontal scrolling at the viewport width (WCAG 1.4.10 reflow at 360 px)."""
+    overflow = page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0, f"page is {overflow}px wider than the viewport: {page.url}"
+
+
+def screenshot(page, name):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,154 @@
+"""Shared fixtures: users named after their roles, in a home district, plus an outsider.
+
+Run the suite through `make test` (or `scripts/test ARGS`), which sets the database and the
+environment. Every test has database access.
+"""
+
+import os
+import shutil
+
+import pytest
+from django.conf import settings
+
+from accounts.roles import Role
+from tests.accounts.factories import (
+    DistrictFactory,
+    PoliceStationFactory,
+    PoundFactory,
+    PoundVillageFactory,
+    StateFactory,
+    staff,
+)
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls made by the same
+# test are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
+ON_POSTGRES = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
+CHROMIUM = shutil.which("chromium") or (
+    "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
+)
+
+
+def pytest_configure(config):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    if IN_CI and not ON_POSTGRES:
+        raise pytest.UsageError("CI must run the suite on PostgreSQL (DATABASE_URL).")
+
+
+def pytest_collection_modifyitems(config, items):
+    skip_pg = pytest.mark.skip(reason="needs PostgreSQL (SQLite fallback in use)")
+    skip_browser = pytest.mark.skip(reason="needs /usr/bin/chromium")
+    for item in items:
+        if "postgres" in item.keywords and not ON_POSTGRES:
+            item.add_marker(skip_pg)
+        if "browser" in item.keywords and not CHROMIUM:
+            if IN_CI:
+                raise pytest.UsageError("CI must run the browser tests: Chromium is missing.")
+            item.add_marker(skip_browser)
+
+
+def pytest_terminal_summary(terminalreporter):
+    skipped = terminalreporter.stats.get("skipped", [])
+    if skipped:
+        terminalreporter.section("NOTICE: skipped tests", sep="=", bold=True, yellow=True)
+        reasons = {}
+        for report in skipped:
+            reason = (
+                report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            )
+            reasons[reason] = reasons.get(reason, 0) + 1
+        for reason, count in sorted(reasons.items()):
+            terminalreporter.write_line(f"{count:4d} skipped: {reason}")
+
+
+@pytest.fixture(autouse=True)
+def enable_db_access_for_all_tests(db):
+    pass
+
+
+@pytest.fixture
+def state():
+    return StateFactory()
+
+
+@pytest.fixture
+def district(state):
+    return DistrictFactory(state=state, code="home", name="Home District", name_hi="गृह ज़िला")
+
+
+@pytest.fixture
+def police_station(district):
+    return PoliceStationFactory(district=district)
+
+
+@pytest.fixture
+def pound(district, police_station):
+    p = PoundFactory(district=district, nearest_police_station=police_station)
+    PoundVillageFactory(pound=p)
+    return p
+
+
+@pytest.fixture
+def other_district(state):
+    return DistrictFactory(state=state, code="other", name="Other District", name_hi="अन्य ज़िला")
+
+
+@pytest.fixture
+def other_pound(other_district):
+    return PoundFactory(district=other_district)
+
+
+@pytest.fixture
+def pound_keeper(pound):
+    return staff(Role.POUND_KEEPER, "pound_keeper", pound=pound)
+
+
+@pytest.fixture
+def police_officer(police_station):
+    return staff(Role.POLICE_OFFICER, "police_officer", police_station=police_station)
+
+
+@pytest.fixture
+def dm_clerk(district):
+    return staff(Role.DM_CLERK, "dm_clerk", district=district)
+
+
+@pytest.fixture
+def magistrate(district):
+    return staff(Role.MAGISTRATE, "magistrate", district=district)
+
+
+@pytest.fixture
+def auditor(district):
+    return staff(Role.AUDITOR, "auditor", district=district)
+
+
+@pytest.fixture
+def administrator():
+    user = staff(Role.ADMINISTRATOR, "administrator")
+    user.is_staff = user.is_superuser = True
+    user.save()
+    return user
+
+
+@pytest.fixture
+def outsider(other_pound):
+    """A pound-keeper of another district: everything of the home district is a 404 to him."""
+    return staff(Role.POUND_KEEPER, "outsider", pound=other_pound)
+
+
+@pytest.fixture
+def role_users(
+    pound_keeper, police_officer, dm_clerk, magistrate, auditor, administrator, outsider
+):
+    return {
+        "pound_keeper": pound_keeper,
+        "police_officer": police_officer,
+        "dm_clerk": dm_clerk,
+        "magistrate": magistrate,
+        "auditor": auditor,
+        "administrator": administrator,
+        "outsider": outsider,
+    }

@@ -1,0 +1,71 @@
+"""Deny by default: every URL pattern sends an anonymous visitor to the login page, except the
+explicit allow-list of public pages."""
+
+import re
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+# Public pages, by URL name. Adding a public page means adding it here, on purpose.
+PUBLIC = {
+    "login",
+    "set_language",
+    "verify",
+    "admin:login",  # the admin's own login form
+    "admin:jsi18n",
+}
+
+
+def _walk(patterns, prefix="", namespace=None):
+    for p in patterns:
+        if isinstance(p, URLResolver):
+            ns = p.namespace or namespace
+            if p.namespace and namespace:
+                ns = f"{namespace}:{p.namespace}"
+            yield from _walk(p.url_patterns, prefix + str(p.pattern), ns)
+        elif isinstance(p, URLPattern):
+            name = f"{namespace}:{p.name}" if namespace and p.name else p.name
+            yield prefix + str(p.pattern), name, p
+
+
+def _concrete(route):
+    """Turn a route or regex into a path with plausible values for its parameters."""
+    route = route.lstrip("^").rstrip("$").replace("\\Z", "").replace("\\", "")
+    route = re.sub(r"<int:\w+>", "1", route)
+    route = re.sub(r"<uuid:\w+>", "00000000-0000-0000-0000-000000000000", route)
+    route = re.sub(r"<(?:str|slug|path):\w+>|<\w+>", "x", route)
+    route = re.sub(r"\(\?P<\w+>[^)]*\)", "AAAAAAAAAAAAAAAAAAAAAA", route)
+    route = re.sub(r"\(\?:[^)]*\)\??", "", route)
+    route = route.replace("?", "")
+    return "/" + route
+
+
+ALL = sorted({(route, name) for route, name, _ in _walk(get_resolver().url_patterns)})
+PROTECTED = [(route, name) for route, name in ALL if name not in PUBLIC]
+
+
+def test_every_url_pattern_is_named():
+    unnamed = [route for route, name in ALL if not name and not route.startswith("admin/")]
+    assert unnamed == []
+
+
+@pytest.mark.parametrize(("route", "name"), PROTECTED, ids=[r for r, _ in PROTECTED])
+def test_anonymous_is_sent_to_login_unless_public(client, route, name):
+    path = _concrete(route)
+    response = client.get(path)
+    if response.status_code == 404 and route.startswith("admin/"):
+        return  # admin model pages that 404 on a dummy id still sit behind the admin login
+    assert response.status_code == 302, f"{path} answered {response.status_code}"
+    location = response["Location"]
+    assert location.startswith(reverse("login")) or location.startswith(reverse("admin:login")), (
+        f"{path} redirected to {location}"
+    )
+
+
+def test_allow_list_names_real_pages():
+    assert PUBLIC <= {name for _, name in ALL}
+
+
+def test_public_pages_answer_anonymous(client):
+    assert client.get(reverse("login")).status_code == 200
+    assert client.get(reverse("verify", args=["A" * 22])).status_code == 404  # unknown, not 302
