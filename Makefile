@@ -12,7 +12,7 @@ DEV := DEBUG=true
 	scripts/bootstrap dev
 
 run: .venv/.stamp-run
-	$(DEV) $(PY) manage.py migrate --noinput
+	$(DEV) $(PY) manage.py migrate --noinput -v0
 	$(DEV) $(PY) manage.py seed_demo
 	@echo "Serving PoundAdmin on http://127.0.0.1:$(PORT)/ (Ctrl-C stops it)"
 	$(DEV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
