@@ -367,6 +367,10 @@ class IssuedDocument(models.Model):
 
     class Kind(models.TextChoices):
         APPOINTMENT_CARD = "appointment_card", _("Appointment card")
+        REGISTER_COPY = "register_copy", _("Copy of the register entry (s.8)")
+        RECEIPT = "receipt", _("Receipt for fines and feeding charges (s.13)")
+        DEPOSIT_RECEIPT = "deposit_receipt", _("Deposit receipt (s.15)")
+        TARIFF_SCHEDULE = "tariff_schedule", _("Schedule of fines and feeding rates (ss.5, 12)")
 
     token = models.CharField(max_length=32, unique=True, default=new_token, editable=False)
     kind = models.CharField(_("document"), max_length=40, choices=Kind.choices)

@@ -1,1 +1,130 @@
-# Models arrive with the issue that builds this app.
+"""Double-entry ledger. Every rupee moves in a balanced Transaction of Postings.
+
+Sign convention: a posting's amount is positive for a debit and negative for a credit, so the
+postings of a transaction sum to zero and an account's balance is the sum of its postings
+(positive: a debit balance, as for cash; negative: a credit balance, as for money owed).
+
+Posted rows are never updated or deleted: database triggers refuse it (see the migrations), and a
+mistake is undone by a reversing transaction.
+"""
+
+from decimal import Decimal
+
+from django.db import models
+from django.db.models import Q, Sum
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import District, Pound, User
+
+
+class AccountKind(models.TextChoices):
+    # Assets (debit balances)
+    POUND_CASH = "pound_cash", _("Cash at the pound")
+    POUND_DIGITAL = "pound_digital", _("UPI and other collections at the pound")
+    # Liabilities and funds (credit balances)
+    FINES_DUE_DM = "fines_due_dm", _("Fines due to the District Magistrate (s.17)")
+    FEEDING_PK = "feeding_pk", _("Feeding money retained by the pound-keeper (s.17)")
+    DEPOSITS_HELD = "deposits_held", _("Deposits held under s.15")
+    DEPOSIT_REFUNDS_DUE = "deposit_refunds_due", _("Deposits to refund (s.22)")
+
+
+# Which accounts exist once per pound, and which once per district.
+POUND_ACCOUNTS = (AccountKind.POUND_CASH, AccountKind.POUND_DIGITAL, AccountKind.FEEDING_PK)
+DISTRICT_ACCOUNTS = (
+    AccountKind.FINES_DUE_DM,
+    AccountKind.DEPOSITS_HELD,
+    AccountKind.DEPOSIT_REFUNDS_DUE,
+)
+
+
+class AccountQuerySet(models.QuerySet):
+    def for_user(self, user, perm=None):
+        from accounts.scoping import visible_district_ids
+
+        return self.filter(district_id__in=visible_district_ids(user, perm))
+
+    def with_balances(self):
+        return self.annotate(balance=Sum("postings__amount", default=Decimal("0.00")))
+
+
+class Account(models.Model):
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="accounts")
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="accounts"
+    )
+    kind = models.CharField(_("account"), max_length=30, choices=AccountKind.choices)
+
+    objects = AccountQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("ledger account")
+        verbose_name_plural = _("ledger accounts")
+        ordering = ["district", "pound", "kind"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["district", "pound", "kind"],
+                name="account_unique_per_pound",
+                condition=Q(pound__isnull=False),
+            ),
+            models.UniqueConstraint(
+                fields=["district", "kind"],
+                name="account_unique_per_district",
+                condition=Q(pound__isnull=True),
+            ),
+        ]
+
+    def __str__(self):
+        where = self.pound.label if self.pound_id else self.district.label
+        return f"{self.get_kind_display()}: {where}"
+
+    def balance(self):
+        return self.postings.aggregate(total=Sum("amount", default=Decimal("0.00")))["total"]
+
+
+class TransactionKind(models.TextChoices):
+    PAYMENT_S13 = "payment_s13", _("Fines and feeding paid on release (s.13)")
+    DEPOSIT_S15 = "deposit_s15", _("Deposit on release (s.15)")
+    DEPOSIT_APPLIED = "deposit_applied", _("Deposit applied as payment (s.15)")
+    DEPOSIT_REFUND_DUE = "deposit_refund_due", _("Deposit ordered refunded (s.22)")
+    DEPOSIT_REFUNDED = "deposit_refunded", _("Deposit refunded to the owner (s.22)")
+    REVERSAL = "reversal", _("Reversal")
+
+
+class Transaction(models.Model):
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, null=True, blank=True,
+                              related_name="+")
+    kind = models.CharField(max_length=30, choices=TransactionKind.choices)
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, related_name="+")
+    memo = models.CharField(max_length=300)
+    section = models.CharField(_("section of the Act"), max_length=20, blank=True)
+    # The business record the money belongs to ("impounding.receipt:42"), for the money trail.
+    source = models.CharField(max_length=60, db_index=True)
+    impoundment_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    reverses = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="reversed_by"
+    )
+
+    class Meta:
+        verbose_name = _("ledger transaction")
+        verbose_name_plural = _("ledger transactions")
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"#{self.pk} {self.get_kind_display()} {self.memo}"
+
+
+class Posting(models.Model):
+    transaction = models.ForeignKey(Transaction, on_delete=models.PROTECT, related_name="postings")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="postings")
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+
+    class Meta:
+        verbose_name = _("posting")
+        verbose_name_plural = _("postings")
+        constraints = [models.CheckConstraint(condition=~Q(amount=0), name="posting_not_zero")]
+
+    def __str__(self):
+        return f"{self.account}: {self.amount}"

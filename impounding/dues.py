@@ -1,0 +1,172 @@
+"""What is owed for impounded animals at a given moment. The one function every screen, service
+and document uses (ACT.md decisions 2, 3 and 12).
+
+- Fine (s.12): one per head, from the scale in force on the day of arrival at the pound.
+- Feeding (s.5): per head for each Asia/Kolkata calendar day or part of one in custody, from the
+  day of arrival to the day of release, both included, at the rate in force on each day; or, where
+  the district has chosen so, per 24-hour block, or with the day of arrival free.
+- Custody stops at death and pauses while the animal is out of the pound (escaped or rescued):
+  a day the animal spent any part of in the pound counts once.
+- A calf born in the pound carries no fine, and no feeding charge while it suckles: it leaves
+  with its dam. (The Act is silent on the calf's feeding; we charge none, and say so.)
+"""
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from .dates import ist_date
+from .models import CustodyEvent, DistrictPolicy, FeedingRule
+from .tariffs import TariffBook
+
+ZERO = Decimal("0.00")
+OUT = {CustodyEvent.Kind.ESCAPED, CustodyEvent.Kind.RESCUED}
+
+
+@dataclass
+class FeedingPeriod:
+    first: date
+    last: date
+    days: int
+    rate: Decimal
+    order: str
+
+    @property
+    def amount(self):
+        return self.rate * self.days
+
+
+@dataclass
+class AnimalDues:
+    animal: object
+    scale: str = ""
+    category_code: str = ""
+    category: str = ""
+    fine: Decimal = ZERO
+    note: str = ""
+    periods: list[FeedingPeriod] = field(default_factory=list)
+
+    @property
+    def feeding_days(self):
+        return sum(p.days for p in self.periods)
+
+    @property
+    def feeding(self):
+        return sum((p.amount for p in self.periods), ZERO)
+
+    @property
+    def total(self):
+        return self.fine + self.feeding
+
+
+@dataclass
+class Statement:
+    as_of: datetime
+    rule: str
+    lines: list[AnimalDues]
+
+    @property
+    def rule_text(self):
+        return FeedingRule(self.rule).label
+
+    @property
+    def fines(self):
+        return sum((line.fine for line in self.lines), ZERO)
+
+    @property
+    def feeding(self):
+        return sum((line.feeding for line in self.lines), ZERO)
+
+    @property
+    def total(self):
+        return self.fines + self.feeding
+
+    @property
+    def feeding_days(self):
+        return sum(line.feeding_days for line in self.lines)
+
+
+def custody_intervals(animal, as_of):
+    """[(start, end)] of the time the animal was in the pound, up to `as_of` or the end."""
+    start = animal.born_at or animal.impoundment.arrived_at
+    end = min(animal.custody_ended_at or as_of, as_of)
+    if end < start:
+        return []
+    intervals, current = [], start
+    events = sorted(
+        (e for e in animal.custody_events.all() if e.kind in OUT | {CustodyEvent.Kind.RETURNED}),
+        key=lambda e: e.at,
+    )
+    for e in events:
+        if e.at > end:
+            break
+        if e.kind in OUT and current is not None:
+            intervals.append((current, e.at))
+            current = None
+        elif e.kind == CustodyEvent.Kind.RETURNED and current is None:
+            current = e.at
+    if current is not None:
+        intervals.append((current, end))
+    return intervals
+
+
+def _charged_days(animal, intervals, rule):
+    """The days (each with the date whose rate applies) that feeding is charged for."""
+    if rule == FeedingRule.BLOCKS_24H:
+        days = []
+        for start, end in intervals:
+            seconds = (end - start).total_seconds()
+            blocks = max(1, -(-int(seconds) // 86400))
+            days.extend(ist_date(start + timedelta(days=k)) for k in range(blocks))
+        return days
+    dates = set()
+    for start, end in intervals:
+        day, last = ist_date(start), ist_date(end)
+        while day <= last:
+            dates.add(day)
+            day += timedelta(days=1)
+    if rule == FeedingRule.ARRIVAL_DAY_FREE and animal.born_at is None:
+        dates.discard(ist_date(animal.impoundment.arrived_at))
+    return sorted(dates)
+
+
+def animal_dues(animal, *, as_of, book, rule):
+    line = AnimalDues(animal=animal)
+    if animal.born_at is not None:
+        line.note = str(_("Born in the pound: no fine, no feeding charge; leaves with its dam."))
+        return line
+    arrival = ist_date(animal.impoundment.arrived_at)
+    scale, category = book.fine_category(animal, arrival)
+    line.scale, line.category_code = str(scale), category.code
+    line.category, line.fine = category.display_label, category.amount
+    periods = []
+    for day in _charged_days(animal, custody_intervals(animal, as_of), rule):
+        order, rate = book.feeding_rate(animal, day)
+        last = periods[-1] if periods else None
+        if (last and last.rate == rate.amount and last.order == str(order)
+                and last.last in (day, day - timedelta(days=1))):
+            last.last, last.days = day, last.days + 1
+        else:
+            periods.append(FeedingPeriod(day, day, 1, rate.amount, str(order)))
+    line.periods = periods
+    return line
+
+
+def dues(animals, *, as_of=None, book=None):
+    """The itemised dues of `animals` (of one pound) at `as_of` (default: now).
+
+    Prefetch `custody_events` and select `impoundment__pound__district` to keep it to a fixed
+    number of queries. Raises TariffMissing when no order covers a day.
+    """
+    animals = list(animals)
+    as_of = as_of or timezone.now()
+    if not animals:
+        return Statement(as_of=as_of, rule=FeedingRule.CALENDAR_DAYS, lines=[])
+    pound = animals[0].impoundment.pound
+    book = book or TariffBook(pound)
+    rule = DistrictPolicy.for_district(pound.district).feeding_rule
+    lines = [animal_dues(a, as_of=as_of, book=book, rule=rule) for a in animals]
+    return Statement(as_of=as_of, rule=rule, lines=lines)

@@ -1,1 +1,0 @@
-# Models arrive with the issue that builds this app.

@@ -1,0 +1,351 @@
+"""The pound register (s.8): one entry per seizure brought to a pound, with its animals."""
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.deconstruct import deconstructible
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import District, Pound, User, Village
+
+from .choices import (
+    AgeClass,
+    AnimalState,
+    FeedingRule,
+    S11Ground,
+    S11Site,
+    SeizerCapacity,
+    SeizureBasis,
+    Sex,
+    Species,
+)
+
+
+@deconstructible
+class media_upload:  # noqa: N801 - used like a function in field definitions
+    """Upload path with a random name, so a stored file's URL reveals nothing and cannot clash."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+
+    def __call__(self, instance, filename):
+        ext = filename.rsplit(".", 1)[-1].lower() if "." in filename else "bin"
+        return f"{self.prefix}/{timezone.now():%Y/%m}/{uuid.uuid4().hex}.{ext}"
+
+    def __eq__(self, other):
+        return isinstance(other, media_upload) and other.prefix == self.prefix
+
+    def __hash__(self):
+        return hash(self.prefix)
+
+
+class DistrictPolicy(models.Model):
+    """The choices ACT.md leaves configurable per district, each with its default."""
+
+    district = models.OneToOneField(District, on_delete=models.PROTECT, related_name="policy")
+    feeding_rule = models.CharField(
+        _("feeding charge rule"),
+        max_length=20,
+        choices=FeedingRule.choices,
+        default=FeedingRule.CALENDAR_DAYS,
+    )
+    transfer_limit_hours = models.PositiveSmallIntegerField(
+        _("seizure to pound limit (hours)"), default=24
+    )
+    complaint_days = models.PositiveSmallIntegerField(_("days to complain (s.20)"), default=10)
+
+    class Meta:
+        verbose_name = _("district policy")
+        verbose_name_plural = _("district policies")
+
+    def __str__(self):
+        return str(self.district)
+
+    @classmethod
+    def for_district(cls, district):
+        policy = getattr(district, "_policy_cache", None)
+        if policy is None:
+            policy, _created = cls.objects.get_or_create(district=district)
+            district._policy_cache = policy
+        return policy
+
+
+class ImpoundmentQuerySet(models.QuerySet):
+    def for_user(self, user, perm=None):
+        from accounts.scoping import visible_pound_ids
+
+        return self.filter(pound_id__in=visible_pound_ids(user, perm))
+
+
+class Impoundment(models.Model):
+    """A register entry (s.8): the cattle of one seizure, brought to the pound together."""
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="impoundments")
+    register_year = models.PositiveSmallIntegerField()
+    register_serial = models.PositiveIntegerField()
+    register_number = models.CharField(_("register number"), max_length=40, unique=True)
+    # s.8(b): the day and hour the cattle were brought to the pound.
+    arrived_at = models.DateTimeField(_("arrived at the pound"))
+    # Seizure: the 24-hour limit (s.10) and the complaint window (s.20) run from it.
+    seized_at = models.DateTimeField(_("seized at"))
+    seizure_place = models.CharField(_("place of seizure"), max_length=200)
+    seizure_village = models.ForeignKey(
+        Village,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("village of seizure"),
+    )
+    basis = models.CharField(_("basis of seizure"), max_length=10, choices=SeizureBasis.choices)
+    basis_other = models.CharField(_("notified basis"), max_length=200, blank=True)
+    s11_site = models.CharField(
+        _("public work (s.11)"), max_length=20, choices=S11Site.choices, blank=True
+    )
+    s11_ground = models.CharField(
+        _("ground (s.11)"), max_length=10, choices=S11Ground.choices, blank=True
+    )
+    damage_description = models.TextField(_("damage alleged"), blank=True)
+    pound_choice_reason = models.CharField(
+        _("why this pound"),
+        max_length=200,
+        blank=True,
+        help_text=_("s.11 seizures go to the nearest pound: say why this one."),
+    )
+    # s.8(c)
+    seizer_name = models.CharField(_("seizer's name"), max_length=150)
+    seizer_residence = models.CharField(_("seizer's residence"), max_length=250)
+    seizer_capacity = models.CharField(
+        _("seizer's capacity"), max_length=20, choices=SeizerCapacity.choices
+    )
+    seizer_phone = models.CharField(_("seizer's phone"), max_length=15, blank=True)
+    # s.8(d), if known
+    owner_name = models.CharField(_("owner's name, if known"), max_length=150, blank=True)
+    owner_residence = models.CharField(_("owner's residence, if known"), max_length=250,
+                                       blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The warnings shown at intake, kept as they were: the Magistrate decides legality.
+    warnings = models.JSONField(default=list, blank=True)
+
+    objects = ImpoundmentQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("register entry")
+        verbose_name_plural = _("register entries")
+        ordering = ["-arrived_at", "-pk"]
+        indexes = [
+            models.Index(fields=["pound", "-arrived_at", "-id"], name="imp_pound_arrived"),
+            models.Index(fields=["owner_name"], name="imp_owner_name"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pound", "register_year", "register_serial"], name="imp_register_serial"
+            ),
+            models.CheckConstraint(
+                condition=Q(seized_at__lte=models.F("arrived_at")),
+                name="imp_seized_before_arrival",
+            ),
+        ]
+
+    def __str__(self):
+        return self.register_number
+
+    def get_absolute_url(self):
+        return reverse("impounding:entry", kwargs={"pk": self.pk})
+
+    @property
+    def district_id(self):
+        return self.pound.district_id
+
+    def arrival_date(self):
+        return timezone.localtime(self.arrived_at).date()
+
+    def seizure_date(self):
+        return timezone.localtime(self.seized_at).date()
+
+
+class AnimalQuerySet(models.QuerySet):
+    def for_user(self, user, perm=None):
+        from accounts.scoping import visible_pound_ids
+
+        return self.filter(impoundment__pound_id__in=visible_pound_ids(user, perm))
+
+    def in_custody(self):
+        return self.filter(state=AnimalState.IMPOUNDED)
+
+
+class Animal(models.Model):
+    """One head of cattle in a register entry. Claims, deposits, deaths and releases are per
+    animal; the entry closes when every animal has reached an end."""
+
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT, related_name="animals")
+    number = models.PositiveSmallIntegerField(_("animal number in the entry"))
+    species = models.CharField(_("species"), max_length=20, choices=Species.choices)
+    sex = models.CharField(_("sex"), max_length=12, choices=Sex.choices)
+    age_class = models.CharField(_("age"), max_length=12, choices=AgeClass.choices)
+    colour = models.CharField(_("colour"), max_length=80)
+    marks = models.CharField(_("marks or brands"), max_length=250, blank=True)
+    ear_tag = models.CharField(_("ear-tag number"), max_length=30, blank=True, db_index=True)
+    photo = models.ImageField(_("photo"), upload_to=media_upload("animals"), blank=True)
+    state = models.CharField(
+        _("state"), max_length=20, choices=AnimalState.choices, default=AnimalState.IMPOUNDED
+    )
+    # A calf born in the pound: linked to its dam, no fine, leaves with her (ACT decision 12).
+    dam = models.ForeignKey(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="calves"
+    )
+    born_at = models.DateTimeField(_("born in the pound at"), null=True, blank=True)
+    # When custody ended for good (release, death); feeding accrues until then.
+    custody_ended_at = models.DateTimeField(null=True, blank=True)
+    release = models.ForeignKey(
+        "impounding.Release", on_delete=models.PROTECT, null=True, blank=True,
+        related_name="animals",
+    )
+    court_order = models.ForeignKey(
+        "impounding.CourtOrder", on_delete=models.PROTECT, null=True, blank=True,
+        related_name="animals",
+    )
+
+    objects = AnimalQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("animal")
+        verbose_name_plural = _("animals")
+        ordering = ["impoundment", "number"]
+        indexes = [models.Index(fields=["state"], name="animal_state")]
+        constraints = [
+            models.UniqueConstraint(fields=["impoundment", "number"], name="animal_number"),
+            # s.19: an animal leaves the pound released only through a recorded release
+            # (s.13 payment, s.15 deposit) or a recorded court order.
+            models.CheckConstraint(
+                condition=~Q(state__in=["released_paid", "released_deposit"])
+                | Q(release__isnull=False),
+                name="animal_release_recorded",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="released_order") | Q(court_order__isnull=False),
+                name="animal_order_recorded",
+            ),
+            models.CheckConstraint(
+                condition=Q(born_at__isnull=True) | Q(dam__isnull=False),
+                name="animal_born_has_dam",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.impoundment.register_number}/{self.number}"
+
+    @property
+    def reference(self):
+        return f"{self.impoundment.register_number}/{self.number}"
+
+    @property
+    def born_in_pound(self):
+        return self.born_at is not None
+
+    @property
+    def description(self):
+        parts = [self.get_species_display().split(" (")[0], self.get_sex_display(),
+                 self.get_age_class_display().split(" (")[0], self.colour]
+        text = ", ".join(str(p) for p in parts if p)
+        if self.marks:
+            text += f"; {self.marks}"
+        return text
+
+
+class Amendment(models.Model):
+    """A correction to the register. The register is evidence: the original stays visible."""
+
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
+                                    related_name="amendments")
+    animal = models.ForeignKey(Animal, on_delete=models.PROTECT, null=True, blank=True,
+                               related_name="amendments")
+    field = models.CharField(max_length=60)
+    field_label = models.CharField(max_length=120)
+    old_value = models.TextField(blank=True)
+    new_value = models.TextField(blank=True)
+    reason = models.CharField(_("reason"), max_length=300)
+    at = models.DateTimeField(default=timezone.now)
+    by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("amendment")
+        verbose_name_plural = _("amendments")
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.impoundment}: {self.field_label}"
+
+
+class CustodyEvent(models.Model):
+    """Death, escape, rescue (s.24), recapture and birth. Each changes what accrues."""
+
+    class Kind(models.TextChoices):
+        DIED = "died", _("Died")
+        ESCAPED = "escaped", _("Escaped")
+        RESCUED = "rescued", _("Rescued from custody (s.24)")
+        RETURNED = "returned", _("Recaptured and back in the pound")
+        BORN = "born", _("Calf born in the pound")
+
+    animal = models.ForeignKey(Animal, on_delete=models.PROTECT, related_name="custody_events")
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    at = models.DateTimeField(_("date and time"))
+    cause = models.CharField(_("cause"), max_length=250, blank=True)
+    vet_name = models.CharField(_("veterinary officer"), max_length=150, blank=True)
+    certificate = models.CharField(_("certificate number"), max_length=80, blank=True)
+    carcass_disposal = models.CharField(_("carcass disposal"), max_length=250, blank=True)
+    police_reference = models.CharField(_("FIR or complaint reference"), max_length=120,
+                                        blank=True)
+    notes = models.TextField(_("notes"), blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("custody event")
+        verbose_name_plural = _("custody events")
+        ordering = ["at", "pk"]
+        indexes = [models.Index(fields=["animal", "at"])]
+
+    def __str__(self):
+        return f"{self.animal}: {self.get_kind_display()}"
+
+
+class FeedingLog(models.Model):
+    """The daily feeding and watering record (s.9). A day without one is flagged (s.27)."""
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="feeding_logs")
+    date = models.DateField(_("date"))
+    animals_fed = models.PositiveIntegerField(_("animals fed and watered"))
+    fodder = models.CharField(_("fodder given"), max_length=250)
+    watered = models.BooleanField(_("watered"), default=True)
+    cost = models.DecimalField(_("cost of fodder (₹)"), max_digits=10, decimal_places=2,
+                               null=True, blank=True)
+    remarks = models.TextField(_("health and other remarks"), blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("feeding log")
+        verbose_name_plural = _("feeding logs")
+        ordering = ["-date"]
+        constraints = [
+            models.UniqueConstraint(fields=["pound", "date"], name="feedinglog_one_per_day")
+        ]
+
+    def __str__(self):
+        return f"{self.pound} {self.date:%d-%m-%Y}"
+
+
+__all__ = [
+    "DistrictPolicy",
+    "Impoundment",
+    "Animal",
+    "Amendment",
+    "CustodyEvent",
+    "FeedingLog",
+    "media_upload",
+]

@@ -1,0 +1,313 @@
+"""Releases (s.13, s.15), receipts, deposits, complaints (ss.20-22) and court orders (s.19)."""
+
+from decimal import Decimal
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import IssuedDocument, Pound, User
+
+from .choices import ClaimantRole, PaymentMode
+from .register import Impoundment, media_upload
+
+
+class Receipt(models.Model):
+    """A money receipt. Serial numbers are unbroken per pound per financial year (April-March);
+    a cancelled receipt keeps its number and shows as cancelled."""
+
+    class Kind(models.TextChoices):
+        PAYMENT = "payment", _("Receipt for fines and feeding charges (s.13)")
+        DEPOSIT = "deposit", _("Deposit receipt (s.15)")
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="receipts")
+    financial_year = models.CharField(_("financial year"), max_length=7)
+    serial = models.PositiveIntegerField()
+    number = models.CharField(_("receipt number"), max_length=40, unique=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    issued_at = models.DateTimeField(default=timezone.now)
+    issued_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    payer_name = models.CharField(_("received from"), max_length=150)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    payment_mode = models.CharField(max_length=10, choices=PaymentMode.choices)
+    payment_reference = models.CharField(max_length=120, blank=True)
+    document = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    cancelled_reason = models.CharField(max_length=250, blank=True)
+
+    class Meta:
+        verbose_name = _("receipt")
+        verbose_name_plural = _("receipts")
+        ordering = ["pound", "financial_year", "serial"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["pound", "financial_year", "serial"], name="receipt_serial_unique"
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="receipt_amount_positive"),
+        ]
+
+    def __str__(self):
+        return self.number
+
+
+class Release(models.Model):
+    """One claim: a claimant takes back some or all of an entry's animals, on payment (s.13) or
+    on deposit (s.15). Made once: the idempotency key makes a replayed confirmation harmless."""
+
+    class Kind(models.TextChoices):
+        PAYMENT = "s13", _("On payment (s.13)")
+        DEPOSIT = "s15", _("On deposit, seizure disputed (s.15)")
+
+    class Acknowledgement(models.TextChoices):
+        REGISTER_PAGE = "register_page", _("Signed the paper register")
+        SIGNATURE = "signature", _("Signed on the screen")
+
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT, related_name="releases")
+    kind = models.CharField(max_length=4, choices=Kind.choices)
+    idempotency_key = models.UUIDField(unique=True)
+    claimant_name = models.CharField(_("claimant's name"), max_length=150)
+    claimant_address = models.CharField(_("claimant's address"), max_length=250)
+    claimant_phone = models.CharField(_("claimant's phone"), max_length=15, blank=True)
+    claimant_role = models.CharField(_("claims as"), max_length=10, choices=ClaimantRole.choices)
+    owner_name = models.CharField(_("owner's name"), max_length=150)
+    agent_authority = models.CharField(
+        _("authority relied on"),
+        max_length=250,
+        blank=True,
+        help_text=_("For an agent: the letter, document or other authority shown."),
+    )
+    id_document = models.CharField(_("identity document seen"), max_length=120, blank=True)
+    fines = models.DecimalField(max_digits=12, decimal_places=2)
+    feeding = models.DecimalField(max_digits=12, decimal_places=2)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    payment_mode = models.CharField(_("paid by"), max_length=10, choices=PaymentMode.choices)
+    payment_reference = models.CharField(_("payment reference"), max_length=120, blank=True)
+    ground = models.CharField(
+        _("ground stated"),
+        max_length=300,
+        blank=True,
+        help_text=_("s.15: why the owner says the seizure was illegal."),
+    )
+    acknowledgement = models.CharField(max_length=15, choices=Acknowledgement.choices)
+    register_page = models.CharField(_("register page signed"), max_length=30, blank=True)
+    signature = models.ImageField(upload_to=media_upload("signatures"), blank=True)
+    released_at = models.DateTimeField(default=timezone.now)
+    released_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    receipt = models.OneToOneField(Receipt, on_delete=models.PROTECT, related_name="release")
+
+    class Meta:
+        verbose_name = _("release")
+        verbose_name_plural = _("releases")
+        ordering = ["released_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount=models.F("fines") + models.F("feeding")),
+                name="release_amount_is_sum",
+            ),
+            models.CheckConstraint(
+                condition=~Q(claimant_role="agent") | ~Q(agent_authority=""),
+                name="release_agent_has_authority",
+            ),
+            models.CheckConstraint(
+                condition=~Q(acknowledgement="register_page") | ~Q(register_page=""),
+                name="release_register_page_given",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.impoundment} → {self.claimant_name}"
+
+
+class ReleaseLine(models.Model):
+    """What each animal of a release was charged: the itemised statement, as it stood."""
+
+    release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="lines")
+    animal = models.OneToOneField("impounding.Animal", on_delete=models.PROTECT,
+                                  related_name="release_line")
+    category = models.CharField(max_length=250)
+    fine = models.DecimalField(max_digits=12, decimal_places=2)
+    feeding_days = models.PositiveIntegerField()
+    feeding = models.DecimalField(max_digits=12, decimal_places=2)
+    detail = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["animal__number"]
+
+    def __str__(self):
+        return f"{self.release}: {self.animal}"
+
+
+class Deposit(models.Model):
+    """A s.15 deposit, held apart from revenue until the complaint is decided."""
+
+    class Status(models.TextChoices):
+        HELD = "held", _("Held")
+        REFUND_DUE = "refund_due", _("To be refunded (seizure held illegal)")
+        REFUNDED = "refunded", _("Refunded")
+        APPLIED = "applied", _("Applied as payment of fines and charges")
+
+    release = models.OneToOneField(Release, on_delete=models.PROTECT, related_name="deposit")
+    fines = models.DecimalField(max_digits=12, decimal_places=2)
+    feeding = models.DecimalField(max_digits=12, decimal_places=2)
+    amount = models.DecimalField(max_digits=12, decimal_places=2)
+    complaint_deadline = models.DateField(_("last day to complain (s.20)"))
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.HELD)
+    applied_at = models.DateTimeField(null=True, blank=True)
+    applied_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True,
+                                   related_name="+")
+    refunded_at = models.DateTimeField(null=True, blank=True)
+    refunded_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True,
+                                    related_name="+")
+    refund_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
+    refund_reference = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        verbose_name = _("deposit (s.15)")
+        verbose_name_plural = _("deposits (s.15)")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount=models.F("fines") + models.F("feeding")),
+                name="deposit_amount_is_sum",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="applied") | Q(applied_at__isnull=False),
+                name="deposit_applied_dated",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="refunded") | Q(refunded_at__isnull=False),
+                name="deposit_refunded_dated",
+            ),
+        ]
+
+    def __str__(self):
+        return f"Deposit {self.release.receipt.number}"
+
+    @property
+    def impoundment(self):
+        return self.release.impoundment
+
+
+class Complaint(models.Model):
+    """A complaint of illegal seizure or detention (ss.20-21) and the Magistrate's finding (s.22)."""
+
+    class Mode(models.TextChoices):
+        WRITTEN = "written", _("In writing")
+        ORAL = "oral", _("Orally (substance written down by the Magistrate)")
+
+    class Outcome(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        UPHELD = "upheld", _("Seizure or detention held illegal (s.22)")
+        DISMISSED = "dismissed", _("Dismissed")
+
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
+                                    related_name="complaints")
+    deposit = models.ForeignKey(Deposit, on_delete=models.PROTECT, null=True, blank=True,
+                                related_name="complaints")
+    complainant_name = models.CharField(_("complainant"), max_length=150)
+    through_agent = models.BooleanField(_("made through an agent"), default=False)
+    agent_name = models.CharField(_("agent's name"), max_length=150, blank=True)
+    agent_acquaintance = models.CharField(
+        _("how the agent knows the circumstances"), max_length=250, blank=True
+    )
+    mode = models.CharField(_("made"), max_length=10, choices=Mode.choices)
+    substance = models.TextField(_("substance of the complaint"), blank=True)
+    court = models.CharField(_("court of the Magistrate"), max_length=200)
+    case_number = models.CharField(_("case number"), max_length=80, blank=True)
+    filed_on = models.DateField(_("filed on"))
+    deadline = models.DateField(_("last day to complain (s.20)"))
+    summons_on = models.DateField(_("summons issued on"), null=True, blank=True)
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.PENDING)
+    decided_on = models.DateField(_("decided on"), null=True, blank=True)
+    order_reference = models.CharField(_("order reference"), max_length=120, blank=True)
+    compensation = models.DecimalField(_("compensation awarded (₹)"), max_digits=10,
+                                       decimal_places=2, default=Decimal("0.00"))
+    payable_by = models.CharField(_("payable by"), max_length=250, blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("complaint (s.20)")
+        verbose_name_plural = _("complaints (s.20)")
+        ordering = ["filed_on"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(outcome="pending") | Q(decided_on__isnull=False),
+                name="complaint_decided_dated",
+            ),
+            models.CheckConstraint(condition=Q(compensation__gte=0),
+                                   name="complaint_compensation_ge_0"),
+        ]
+
+    def __str__(self):
+        return f"{self.impoundment}: {self.complainant_name}"
+
+    @property
+    def in_time(self):
+        return self.filed_on <= self.deadline
+
+
+class CourtOrder(models.Model):
+    """An order of a Magistrate or Civil Court releasing cattle (s.19; s.22)."""
+
+    class Kind(models.TextChoices):
+        S22 = "s22", _("Magistrate's order on a complaint (s.22)")
+        MAGISTRATE = "magistrate", _("Other order of a Magistrate (s.19)")
+        CIVIL_COURT = "civil", _("Order of a Civil Court (s.19)")
+
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
+                                    related_name="court_orders")
+    complaint = models.ForeignKey(Complaint, on_delete=models.PROTECT, null=True, blank=True,
+                                  related_name="court_orders")
+    kind = models.CharField(_("order"), max_length=12, choices=Kind.choices)
+    court = models.CharField(_("court"), max_length=200)
+    case_number = models.CharField(_("case number"), max_length=80)
+    order_date = models.DateField(_("date of the order"))
+    scan = models.FileField(_("scan of the order"), upload_to=media_upload("orders"))
+    conditions = models.TextField(_("conditions in the order"), blank=True)
+    # Dues left unpaid by the release, and who the order makes liable for them.
+    unpaid_fines = models.DecimalField(max_digits=12, decimal_places=2)
+    unpaid_feeding = models.DecimalField(max_digits=12, decimal_places=2)
+    dues_payable_by = models.CharField(_("dues payable by"), max_length=250, blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("court order")
+        verbose_name_plural = _("court orders")
+        ordering = ["order_date"]
+
+    def __str__(self):
+        return f"{self.court} {self.case_number}"
+
+
+class SeizerLiability(models.Model):
+    """What a s.22 order makes the seizer pay: compensation, and the fines and charges.
+    Recoverable as a fine (s.23); the system tracks recovery, it does not collect it."""
+
+    class Recovery(models.TextChoices):
+        PENDING = "pending", _("Not yet recovered")
+        RECOVERED = "recovered", _("Recovered")
+        WRITTEN_OFF = "written_off", _("Written off")
+
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
+                                    related_name="seizer_liabilities")
+    complaint = models.OneToOneField(Complaint, on_delete=models.PROTECT,
+                                     related_name="seizer_liability")
+    payable_by = models.CharField(max_length=250)
+    fines = models.DecimalField(max_digits=12, decimal_places=2)
+    feeding = models.DecimalField(max_digits=12, decimal_places=2)
+    compensation = models.DecimalField(max_digits=12, decimal_places=2)
+    recovery = models.CharField(max_length=12, choices=Recovery.choices,
+                                default=Recovery.PENDING)
+
+    class Meta:
+        verbose_name = _("seizer's liability (s.22)")
+        verbose_name_plural = _("seizers' liabilities (s.22)")
+
+    def __str__(self):
+        return f"{self.impoundment}: {self.payable_by}"
+
+    @property
+    def total(self):
+        return self.fines + self.feeding + self.compensation

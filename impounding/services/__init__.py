@@ -1,0 +1,37 @@
+"""Every change to the register is a function here: atomic, audited, and the only way in.
+
+Views, the admin and management commands all call these; none of them changes a row itself.
+"""
+
+from .common import TransitionNotAllowed, ensure_transition
+from .custody import log_feeding, record_birth, record_death, record_escape, record_return
+from .deposits import (
+    apply_deposit,
+    decide_complaint,
+    deposit_awaiting_application,
+    pay_deposit_refund,
+    record_complaint,
+)
+from .intake import amend_entry, create_entry, intake_warnings
+from .releases import release_by_order, release_on_deposit, release_on_payment
+
+__all__ = [
+    "TransitionNotAllowed",
+    "amend_entry",
+    "apply_deposit",
+    "create_entry",
+    "decide_complaint",
+    "deposit_awaiting_application",
+    "ensure_transition",
+    "intake_warnings",
+    "log_feeding",
+    "pay_deposit_refund",
+    "record_birth",
+    "record_complaint",
+    "record_death",
+    "record_escape",
+    "record_return",
+    "release_by_order",
+    "release_on_deposit",
+    "release_on_payment",
+]

@@ -1,0 +1,131 @@
+"""s.9 custody: the daily feeding log, deaths, escapes, rescues (s.24), recaptures and births."""
+
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.roles import Permission
+
+from ..events import record_event
+from ..models import AgeClass, Animal, AnimalState, CustodyEvent, FeedingLog, Sex
+from .common import authorise, ensure_transition
+
+
+def _lock(animal):
+    return Animal.objects.select_for_update().select_related("impoundment__pound").get(
+        pk=animal.pk
+    )
+
+
+def _check_time(animal, at):
+    if at > timezone.now():
+        raise ValidationError({"at": _("The time cannot be in the future.")})
+    if at < (animal.born_at or animal.impoundment.arrived_at):
+        raise ValidationError({"at": _("The time is before the animal came to the pound.")})
+    last = animal.custody_events.order_by("-at").first()
+    if last and at < last.at:
+        raise ValidationError({"at": _("The time is before the animal's last recorded event.")})
+
+
+def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
+    ensure_transition(animal, to_state)
+    _check_time(animal, at)
+    event = CustodyEvent(animal=animal, kind=kind, at=at, recorded_by=by, **details)
+    event.full_clean()
+    event.save()
+    old = animal.state
+    animal.state = to_state
+    fields = ["state"]
+    if to_state == AnimalState.DIED:
+        animal.custody_ended_at = at
+        fields.append("custody_ended_at")
+    animal.save(update_fields=fields)
+    record_event(action=f"custody.{kind}", section=section, summary=summary, by=by,
+                 animal=animal, at=None,
+                 data={"from": old, "to": to_state, "at": at, **details})
+    return event
+
+
+@transaction.atomic
+def record_death(*, animal, by, at, cause, vet_name="", certificate="", carcass_disposal=""):
+    """Death ends custody: feeding stops accruing at the time of death (ACT.md decision 12)."""
+    animal = _lock(animal)
+    authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
+    if not cause.strip():
+        raise ValidationError({"cause": _("Record the cause of death, as far as it is known.")})
+    return _custody_event(animal, CustodyEvent.Kind.DIED, at, by, AnimalState.DIED, "s.9",
+                          f"{animal.reference} died: {cause}", cause=cause, vet_name=vet_name,
+                          certificate=certificate, carcass_disposal=carcass_disposal)
+
+
+@transaction.atomic
+def record_escape(*, animal, by, at, rescued=False, police_reference="", notes=""):
+    """Escape, or rescue by force from custody (s.24). Feeding pauses while it is out."""
+    animal = _lock(animal)
+    authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
+    if rescued:
+        return _custody_event(animal, CustodyEvent.Kind.RESCUED, at, by, AnimalState.RESCUED,
+                              "s.24", f"{animal.reference} rescued from custody",
+                              police_reference=police_reference, notes=notes)
+    return _custody_event(animal, CustodyEvent.Kind.ESCAPED, at, by, AnimalState.ESCAPED, "s.9",
+                          f"{animal.reference} escaped", police_reference=police_reference,
+                          notes=notes)
+
+
+@transaction.atomic
+def record_return(*, animal, by, at, notes=""):
+    """The animal is back in the pound; feeding accrues again from that day."""
+    animal = _lock(animal)
+    authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
+    return _custody_event(animal, CustodyEvent.Kind.RETURNED, at, by, AnimalState.IMPOUNDED,
+                          "s.9", f"{animal.reference} back in the pound", notes=notes)
+
+
+@transaction.atomic
+def record_birth(*, dam, by, at, sex, colour, marks=""):
+    """A calf born in the pound: a new animal linked to its dam, with no fine (decision 12)."""
+    dam = _lock(dam)
+    authorise(by, Permission.RECORD_CUSTODY, dam.impoundment.pound)
+    if dam.state != AnimalState.IMPOUNDED:
+        raise ValidationError(_("Only an animal in the pound can give birth there."))
+    if dam.sex != Sex.FEMALE:
+        raise ValidationError(_("Only a female animal can be recorded as giving birth."))
+    _check_time(dam, at)
+    entry = dam.impoundment
+    # Lock the entry so that two births recorded at once get different numbers.
+    type(entry).objects.select_for_update().get(pk=entry.pk)
+    number = (entry.animals.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+    calf = Animal(impoundment=entry, number=number, species=dam.species, sex=sex,
+                  age_class=AgeClass.YOUNG, colour=colour, marks=marks, dam=dam, born_at=at)
+    calf.full_clean(exclude=["impoundment", "release", "court_order", "dam"])
+    calf.save()
+    CustodyEvent.objects.create(animal=calf, kind=CustodyEvent.Kind.BORN, at=at, recorded_by=by,
+                                notes=_("Dam: %(dam)s") % {"dam": dam.reference})
+    record_event(action="custody.born", section="s.9",
+                 summary=f"{calf.reference} born to {dam.reference}", by=by, animal=calf,
+                 data={"dam": dam.reference, "at": at, "sex": sex, "colour": colour})
+    return calf
+
+
+@transaction.atomic
+def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None, remarks=""):
+    """The day's feeding and watering record (s.9). One per pound per day."""
+    authorise(by, Permission.RECORD_CUSTODY, pound)
+    if date > timezone.localdate():
+        raise ValidationError({"date": _("The date cannot be in the future.")})
+    log = FeedingLog(pound=pound, date=date, animals_fed=animals_fed, fodder=fodder,
+                     watered=watered, cost=cost, remarks=remarks, recorded_by=by)
+    log.full_clean(exclude=["pound"])
+    try:
+        with transaction.atomic():
+            log.save()
+    except IntegrityError as exc:
+        raise ValidationError(
+            {"date": _("The feeding for this day is already recorded.")}
+        ) from exc
+    record_event(action="custody.fed", section="s.9",
+                 summary=f"Fed and watered {animals_fed} animal(s) on {date:%d-%m-%Y}", by=by,
+                 pound=pound, data={"date": date, "animals": animals_fed, "fodder": fodder,
+                                    "watered": watered, "cost": cost})
+    return log

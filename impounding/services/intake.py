@@ -1,0 +1,214 @@
+"""s.8: entering cattle in the register on arrival, and correcting the register."""
+
+import io
+from datetime import timedelta
+
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from PIL import Image, ImageOps
+
+from accounts.models import Counter, PoundVillage
+from accounts.roles import Permission
+from ledger import services as ledger
+
+from ..events import record_event
+from ..models import (
+    CAPACITIES_FOR_BASIS,
+    Amendment,
+    Animal,
+    DistrictPolicy,
+    Impoundment,
+    SeizureBasis,
+)
+from ..tags import validate_ear_tag
+from .common import authorise
+
+PHOTO_MAX_PX = 1280
+
+
+def resize_photo(upload):
+    """Shrink a phone photo to at most 1280 px, turned upright, as a JPEG with no EXIF data
+    (which would carry the GPS position and the phone's make)."""
+    try:
+        image = Image.open(upload)
+        image = ImageOps.exif_transpose(image)
+    except Exception as exc:  # Pillow raises many kinds for a file that is not an image
+        raise ValidationError({"photo": _("That file is not a photo we can read.")}) from exc
+    image = image.convert("RGB")
+    image.thumbnail((PHOTO_MAX_PX, PHOTO_MAX_PX))
+    out = io.BytesIO()
+    image.save(out, format="JPEG", quality=82, optimize=True)
+    return ContentFile(out.getvalue(), name="photo.jpg")
+
+
+def intake_warnings(*, pound, seized_at, arrived_at, basis, seizer_capacity, seizure_village):
+    """Warnings for the Magistrate (ACT.md decision 13). They never refuse an arrival."""
+    warnings = []
+    policy = DistrictPolicy.for_district(pound.district)
+    if seized_at and arrived_at and arrived_at - seized_at > timedelta(
+        hours=policy.transfer_limit_hours
+    ):
+        hours = int((arrived_at - seized_at).total_seconds() // 3600)
+        warnings.append({"code": "late_transfer", "hours": hours,
+                         "limit": policy.transfer_limit_hours})
+    if basis == SeizureBasis.S10_LAND and seizure_village is not None:
+        day = timezone.localtime(seized_at).date() if seized_at else timezone.localdate()
+        served = PoundVillage.objects.in_force(day).filter(village=seizure_village, pound=pound)
+        if not served.exists():
+            warnings.append({"code": "village_not_served", "village": seizure_village.name})
+    if basis and seizer_capacity and seizer_capacity not in CAPACITIES_FOR_BASIS.get(basis, set()):
+        warnings.append({"code": "capacity_mismatch", "basis": basis,
+                         "capacity": seizer_capacity})
+    return warnings
+
+
+ANIMAL_FIELDS = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
+
+
+@transaction.atomic
+def create_entry(*, pound, by, arrived_at, seized_at, seizure_place, basis, seizer_name,
+                 seizer_residence, seizer_capacity, animals, seizure_village=None,
+                 basis_other="", s11_site="", s11_ground="", damage_description="",
+                 pound_choice_reason="", seizer_phone="", owner_name="", owner_residence=""):
+    """Enter cattle in the register when they are brought to the pound (s.8).
+
+    `animals` is a list of dicts with species, sex, age_class, colour, marks, ear_tag and an
+    optional photo (an uploaded file, resized here).
+    """
+    authorise(by, Permission.RECORD_IMPOUNDMENT, pound)
+    if not animals:
+        raise ValidationError(_("Enter at least one animal."))
+    if arrived_at > timezone.now() + timedelta(minutes=5):
+        raise ValidationError({"arrived_at": _("The arrival cannot be in the future.")})
+    if seized_at > arrived_at:
+        raise ValidationError({"seized_at": _("The seizure must come before the arrival.")})
+    year = timezone.localtime(arrived_at).year
+    serial = Counter.next(f"register:{pound.pk}:{year}")
+    warnings = intake_warnings(pound=pound, seized_at=seized_at, arrived_at=arrived_at,
+                               basis=basis, seizer_capacity=seizer_capacity,
+                               seizure_village=seizure_village)
+    entry = Impoundment(
+        pound=pound,
+        register_year=year,
+        register_serial=serial,
+        register_number=f"{pound.code.upper()}/{year}/{serial:05d}",
+        arrived_at=arrived_at,
+        seized_at=seized_at,
+        seizure_place=seizure_place,
+        seizure_village=seizure_village,
+        basis=basis,
+        basis_other=basis_other,
+        s11_site=s11_site,
+        s11_ground=s11_ground,
+        damage_description=damage_description,
+        pound_choice_reason=pound_choice_reason,
+        seizer_name=seizer_name,
+        seizer_residence=seizer_residence,
+        seizer_capacity=seizer_capacity,
+        seizer_phone=seizer_phone,
+        owner_name=owner_name,
+        owner_residence=owner_residence,
+        recorded_by=by,
+        warnings=warnings,
+    )
+    entry.full_clean()
+    entry.save()
+    created = []
+    for number, data in enumerate(animals, start=1):
+        validate_ear_tag(data.get("ear_tag", ""))
+        animal = Animal(impoundment=entry, number=number,
+                        **{f: data.get(f, "") for f in ANIMAL_FIELDS})
+        if data.get("photo"):
+            animal.photo.save("photo.jpg", resize_photo(data["photo"]), save=False)
+        animal.full_clean(exclude=["impoundment", "release", "court_order"])
+        animal.save()
+        created.append(animal)
+    ledger.open_accounts(pound=pound)
+    record_event(
+        action="register.entered",
+        section="s.8",
+        summary=f"{entry.register_number}: {len(created)} animal(s) entered",
+        by=by,
+        impoundment=entry,
+        data={
+            "register_number": entry.register_number,
+            "arrived_at": entry.arrived_at,
+            "seized_at": entry.seized_at,
+            "seizure_place": seizure_place,
+            "basis": basis,
+            "seizer": [seizer_name, seizer_residence, seizer_capacity],
+            "owner": [owner_name, owner_residence],
+            "animals": [{f: getattr(a, f) for f in ANIMAL_FIELDS} | {"number": a.number}
+                        for a in created],
+            "warnings": warnings,
+        },
+    )
+    return entry
+
+
+# Fields a correction may change, with their labels. The arrival time and the register number
+# are the register's spine and are never amended; a wrong arrival is a new entry.
+AMENDABLE_ENTRY_FIELDS = (
+    "seized_at", "seizure_place", "seizure_village", "basis", "basis_other", "s11_site",
+    "s11_ground", "damage_description", "pound_choice_reason", "seizer_name",
+    "seizer_residence", "seizer_capacity", "seizer_phone", "owner_name", "owner_residence",
+)
+AMENDABLE_ANIMAL_FIELDS = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
+
+
+def _display(obj, field):
+    value = getattr(obj, field)
+    display = getattr(obj, f"get_{field}_display", None)
+    if display is not None and value:
+        return str(display())
+    if hasattr(value, "strftime"):
+        return timezone.localtime(value).strftime("%d-%m-%Y %H:%M")
+    return "" if value is None else str(value)
+
+
+@transaction.atomic
+def amend_entry(*, entry, by, reason, changes, animal=None):
+    """Correct the register: each changed field becomes an Amendment that keeps the original
+    value, with the reason, who made it and when (ACT.md decision 10)."""
+    authorise(by, Permission.RECORD_IMPOUNDMENT, entry.pound)
+    if not reason.strip():
+        raise ValidationError({"reason": _("Say why the register is being corrected.")})
+    target = animal or entry
+    allowed = AMENDABLE_ANIMAL_FIELDS if animal else AMENDABLE_ENTRY_FIELDS
+    target = type(target).objects.select_for_update().get(pk=target.pk)
+    amendments = []
+    for field, new in changes.items():
+        if field not in allowed:
+            raise ValidationError(_("%(field)s cannot be amended.") % {"field": field})
+        if getattr(target, field) == new:
+            continue
+        old_display = _display(target, field)
+        setattr(target, field, new)
+        if field == "ear_tag":
+            validate_ear_tag(new)
+        amendments.append(Amendment(
+            impoundment=entry, animal=animal, field=field,
+            field_label=str(target._meta.get_field(field).verbose_name),
+            old_value=old_display, new_value=_display(target, field), reason=reason, by=by,
+        ))
+    if not amendments:
+        raise ValidationError(_("Nothing was changed."))
+    exclude = ["impoundment", "release", "court_order"] if animal else None
+    target.full_clean(exclude=exclude)
+    target.save(update_fields=[a.field for a in amendments])
+    Amendment.objects.bulk_create(amendments)
+    record_event(
+        action="register.amended",
+        section="s.8",
+        summary=f"{entry.register_number}: "
+        + ", ".join(a.field_label for a in amendments) + f" amended ({reason})",
+        by=by,
+        impoundment=entry,
+        animal=animal,
+        data={"changes": [[a.field, a.old_value, a.new_value] for a in amendments],
+              "reason": reason},
+    )
+    return amendments

@@ -1,0 +1,240 @@
+"""Tariff services and look-ups: which fine and which feeding rate apply to an animal on a day.
+
+Orders are validated here and nowhere else: one area's orders may not overlap in time. A new
+order with no end date ends the open-ended order before it on the day before it starts, as a
+fresh notification supersedes the last.
+"""
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from accounts.models import District
+from accounts.roles import Permission
+from accounts.scoping import has_permission
+
+from .events import record_event
+from .models import (
+    FeedingRate,
+    FeedingRateOrder,
+    FineCategory,
+    FineCategoryRule,
+    FineScale,
+    Species,
+)
+
+
+class TariffMissing(ValidationError):
+    """No order covers the pound on that day, or no row of it matches the animal."""
+
+
+def _check_overlap(model, *, district, district_wide, pounds, valid_from, valid_to):
+    """Refuse an order that overlaps another of the same area; end an open-ended predecessor."""
+    same_area = model.objects.filter(district=district)
+    if district_wide:
+        same_area = same_area.filter(district_wide=True)
+    else:
+        same_area = same_area.filter(district_wide=False, pounds__in=pounds).distinct()
+    # An open-ended order that started before this one is superseded by it.
+    superseded = [
+        o for o in same_area.filter(valid_to__isnull=True, valid_from__lt=valid_from)
+        if district_wide or set(o.pounds.all()) == set(pounds)
+    ]
+    clash = same_area.overlapping(valid_from, valid_to).exclude(pk__in=[o.pk for o in superseded])
+    if clash.exists():
+        first = clash.order_by("valid_from").first()
+        raise ValidationError(
+            {
+                "valid_from": _(
+                    "These dates overlap the order %(order)s in force from %(date)s for the "
+                    "same area. End that order first, or choose other dates."
+                )
+                % {"order": first, "date": first.valid_from.strftime("%d-%m-%Y")}
+            }
+        )
+    for old in superseded:
+        old.valid_to = valid_from - timedelta(days=1)
+        old.save(update_fields=["valid_to"])
+    return superseded
+
+
+def _check_rows_cover_every_species(rows, what):
+    fallback = {r["species"] for r in rows if not r.get("sex") and not r.get("age_class")}
+    missing = [Species(s).label for s in Species.values if s not in fallback]
+    if missing:
+        raise ValidationError(
+            _("Every species needs a %(what)s (without sex or age), so that no animal is left "
+              "without one. Missing: %(species)s.")
+            % {"what": what, "species": ", ".join(str(m) for m in missing)}
+        )
+
+
+def _authorise(by, district):
+    if not has_permission(by, Permission.MANAGE_TARIFFS, district):
+        raise PermissionDenied(_("Only the District Magistrate's office may fix tariffs."))
+
+
+@transaction.atomic
+def create_fine_scale(*, district, by, notification_number, notification_date, valid_from,
+                      categories, rules, district_wide=True, pounds=(), title="", valid_to=None):
+    """Record a s.12 notification: its categories (code, label, label_hi, amount) and the rules
+    mapping species (with optional sex and age) to a category code."""
+    _authorise(by, district)
+    District.objects.select_for_update().get(pk=district.pk)  # one tariff change at a time
+    pounds = list(pounds)
+    if not district_wide and not pounds:
+        raise ValidationError({"pounds": _("Name the pounds, or apply it to the whole district.")})
+    if any(p.district_id != district.pk for p in pounds):
+        raise ValidationError({"pounds": _("Every pound must be in the district.")})
+    if not categories:
+        raise ValidationError(_("A scale needs at least one category."))
+    codes = [c["code"] for c in categories]
+    if len(set(codes)) != len(codes):
+        raise ValidationError(_("Category numbers must differ."))
+    unknown = {r["category"] for r in rules} - set(codes)
+    if unknown:
+        raise ValidationError(_("A rule names a category the scale does not have."))
+    _check_rows_cover_every_species(rules, _("category"))
+    superseded = _check_overlap(FineScale, district=district, district_wide=district_wide,
+                                pounds=pounds, valid_from=valid_from, valid_to=valid_to)
+    scale = FineScale(district=district, district_wide=district_wide, valid_from=valid_from,
+                      valid_to=valid_to, notification_number=notification_number,
+                      notification_date=notification_date, title=title, created_by=by)
+    scale.full_clean()
+    scale.save()
+    scale.pounds.set(pounds)
+    by_code = {}
+    for c in categories:
+        cat = FineCategory(scale=scale, code=c["code"], label=c["label"],
+                           label_hi=c.get("label_hi", ""), amount=Decimal(c["amount"]))
+        cat.full_clean(exclude=["scale"])
+        cat.save()
+        by_code[cat.code] = cat
+    for r in rules:
+        FineCategoryRule.objects.create(scale=scale, species=r["species"], sex=r.get("sex", ""),
+                                        age_class=r.get("age_class", ""),
+                                        category=by_code[r["category"]])
+    record_event(
+        action="tariff.fine_scale_recorded",
+        section="s.12",
+        summary=f"Fine scale {scale} in force from {valid_from:%d-%m-%Y}",
+        by=by,
+        district=district,
+        data={
+            "scale": scale.pk,
+            "categories": {c: str(by_code[c].amount) for c in by_code},
+            "superseded": [o.pk for o in superseded],
+        },
+    )
+    return scale
+
+
+@transaction.atomic
+def create_feeding_order(*, district, by, order_reference, order_date, valid_from, rates,
+                         district_wide=True, pounds=(), valid_to=None):
+    """Record the District Magistrate's order under s.5: per-day rates by kind of animal."""
+    _authorise(by, district)
+    District.objects.select_for_update().get(pk=district.pk)
+    pounds = list(pounds)
+    if not district_wide and not pounds:
+        raise ValidationError({"pounds": _("Name the pounds, or apply it to the whole district.")})
+    if any(p.district_id != district.pk for p in pounds):
+        raise ValidationError({"pounds": _("Every pound must be in the district.")})
+    _check_rows_cover_every_species(rates, _("feeding rate"))
+    superseded = _check_overlap(FeedingRateOrder, district=district, district_wide=district_wide,
+                                pounds=pounds, valid_from=valid_from, valid_to=valid_to)
+    order = FeedingRateOrder(district=district, district_wide=district_wide,
+                             valid_from=valid_from, valid_to=valid_to,
+                             order_reference=order_reference, order_date=order_date,
+                             created_by=by)
+    order.full_clean()
+    order.save()
+    order.pounds.set(pounds)
+    for r in rates:
+        rate = FeedingRate(order=order, species=r["species"], sex=r.get("sex", ""),
+                           age_class=r.get("age_class", ""), label=r["label"],
+                           label_hi=r.get("label_hi", ""), amount=Decimal(r["amount"]))
+        rate.full_clean(exclude=["order"])
+        rate.save()
+    record_event(
+        action="tariff.feeding_order_recorded",
+        section="s.5",
+        summary=f"Feeding rates {order} in force from {valid_from:%d-%m-%Y}",
+        by=by,
+        district=district,
+        data={"order": order.pk, "superseded": [o.pk for o in superseded]},
+    )
+    return order
+
+
+def best_match(rows, animal):
+    candidates = [r for r in rows if r.matches(animal)]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda r: r.specificity())
+
+
+class TariffBook:
+    """Every fine scale and feeding order that covers one pound, loaded once (four queries),
+    answering per animal and per day without going back to the database."""
+
+    def __init__(self, pound):
+        self.pound = pound
+        self.scales = list(
+            FineScale.objects.covering(pound)
+            .distinct()
+            .prefetch_related("categories", "rules__category")
+            .order_by("valid_from")
+        )
+        self.feeding_orders = list(
+            FeedingRateOrder.objects.covering(pound)
+            .distinct()
+            .prefetch_related("rates")
+            .order_by("valid_from")
+        )
+
+    @staticmethod
+    def _in_force(orders, day):
+        live = [o for o in orders if o.valid_from <= day and (o.valid_to is None or o.valid_to >= day)]
+        # The pound's own order beats the district's.
+        live.sort(key=lambda o: (not o.district_wide, o.valid_from))
+        return live[-1] if live else None
+
+    def scale_on(self, day):
+        scale = self._in_force(self.scales, day)
+        if scale is None:
+            raise TariffMissing(
+                _("No fine scale (s.12) covers %(pound)s on %(date)s. The District Magistrate's "
+                  "office must record the notification in force.")
+                % {"pound": self.pound.label, "date": day.strftime("%d-%m-%Y")}
+            )
+        return scale
+
+    def fine_category(self, animal, day):
+        scale = self.scale_on(day)
+        rule = best_match(list(scale.rules.all()), animal)
+        if rule is None:
+            raise TariffMissing(_("The fine scale %(scale)s has no category for this animal.")
+                                % {"scale": scale})
+        return scale, rule.category
+
+    def feeding_order_on(self, day):
+        order = self._in_force(self.feeding_orders, day)
+        if order is None:
+            raise TariffMissing(
+                _("No feeding rate order (s.5) covers %(pound)s on %(date)s. The District "
+                  "Magistrate's office must record the rates in force.")
+                % {"pound": self.pound.label, "date": day.strftime("%d-%m-%Y")}
+            )
+        return order
+
+    def feeding_rate(self, animal, day):
+        order = self.feeding_order_on(day)
+        rate = best_match(list(order.rates.all()), animal)
+        if rate is None:
+            raise TariffMissing(_("The feeding order %(order)s has no rate for this animal.")
+                                % {"order": order})
+        return order, rate
