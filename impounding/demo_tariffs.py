@@ -7,14 +7,30 @@ amounts of that scale, and feeding at ₹300 or ₹500 a day.
 from .models import AgeClass, Species
 
 FINE_CATEGORIES = [
-    {"code": "1", "label": "Sheep, lamb, goat or kid", "label_hi": "भेड़, मेमना, बकरी या बकरी का बच्चा",
-     "amount": "1400.00"},
-    {"code": "2", "label": "Camel, donkey, pig, buffalo, cow, bull, bullock or heifer",
-     "label_hi": "ऊँट, गधा, सूअर, भैंस, गाय, सांड, बैल या बछिया", "amount": "20000.00"},
-    {"code": "3", "label": "Calf, including a calf still fed on its mother's milk",
-     "label_hi": "बछड़ा, माँ का दूध पीने वाले बछड़े सहित", "amount": "3000.00"},
-    {"code": "4", "label": "Horse, mare, pony or mule", "label_hi": "घोड़ा, घोड़ी, टट्टू या खच्चर",
-     "amount": "1800.00"},
+    {
+        "code": "1",
+        "label": "Sheep, lamb, goat or kid",
+        "label_hi": "भेड़, मेमना, बकरी या बकरी का बच्चा",
+        "amount": "1400.00",
+    },
+    {
+        "code": "2",
+        "label": "Camel, donkey, pig, buffalo, cow, bull, bullock or heifer",
+        "label_hi": "ऊँट, गधा, सूअर, भैंस, गाय, सांड, बैल या बछिया",
+        "amount": "20000.00",
+    },
+    {
+        "code": "3",
+        "label": "Calf, including a calf still fed on its mother's milk",
+        "label_hi": "बछड़ा, माँ का दूध पीने वाले बछड़े सहित",
+        "amount": "3000.00",
+    },
+    {
+        "code": "4",
+        "label": "Horse, mare, pony or mule",
+        "label_hi": "घोड़ा, घोड़ी, टट्टू या खच्चर",
+        "amount": "1800.00",
+    },
     {"code": "5", "label": "Any other animal", "label_hi": "कोई अन्य पशु", "amount": "4000.00"},
 ]
 
@@ -44,9 +60,15 @@ def feeding_rates(large="500.00", small="300.00"):
     for species in Species.values:
         size = SMALL if species in (Species.SHEEP, Species.GOAT, Species.PIG) else LARGE
         amount = small if size is SMALL else large
-        rows.append({"species": species, "label": size[0], "label_hi": size[1],
-                     "amount": amount})
+        rows.append({"species": species, "label": size[0], "label_hi": size[1], "amount": amount})
         if size is LARGE:
-            rows.append({"species": species, "age_class": AgeClass.YOUNG, "label": SMALL[0],
-                         "label_hi": SMALL[1], "amount": small})
+            rows.append(
+                {
+                    "species": species,
+                    "age_class": AgeClass.YOUNG,
+                    "label": SMALL[0],
+                    "label_hi": SMALL[1],
+                    "amount": small,
+                }
+            )
     return rows

@@ -146,8 +146,12 @@ def animal_dues(animal, *, as_of, book, rule):
     for day in _charged_days(animal, custody_intervals(animal, as_of), rule):
         order, rate = book.feeding_rate(animal, day)
         last = periods[-1] if periods else None
-        if (last and last.rate == rate.amount and last.order == str(order)
-                and last.last in (day, day - timedelta(days=1))):
+        if (
+            last
+            and last.rate == rate.amount
+            and last.order == str(order)
+            and last.last in (day, day - timedelta(days=1))
+        ):
             last.last, last.days = day, last.days + 1
         else:
             periods.append(FeedingPeriod(day, day, 1, rate.amount, str(order)))

@@ -13,8 +13,19 @@ def chain_for(*, pound=None, district=None):
     return f"pound:{pound.pk}" if pound is not None else f"district:{district.pk}"
 
 
-def record_event(*, action, section, summary, by, pound=None, district=None, impoundment=None,
-                 animal=None, data=None, at=None):
+def record_event(
+    *,
+    action,
+    section,
+    summary,
+    by,
+    pound=None,
+    district=None,
+    impoundment=None,
+    animal=None,
+    data=None,
+    at=None,
+):
     """Append an event to its pound's chain (or the district's, for district-wide changes).
 
     Call inside the business transaction: the chain head is locked until it commits, so the

@@ -60,6 +60,10 @@ def validate_ear_tag(value):
     tag = normalise_tag(value or "")
     if is_pashu_aadhaar(tag) and not verhoeff_valid(tag):
         raise ValidationError(
-            {"ear_tag": _("This 12-digit Pashu Aadhaar number fails its check digit. Read the "
-                          "tag again: a digit is wrong or two are swapped.")}
+            {
+                "ear_tag": _(
+                    "This 12-digit Pashu Aadhaar number fails its check digit. Read the "
+                    "tag again: a digit is wrong or two are swapped."
+                )
+            }
         )

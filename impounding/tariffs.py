@@ -40,7 +40,8 @@ def _check_overlap(model, *, district, district_wide, pounds, valid_from, valid_
         same_area = same_area.filter(district_wide=False, pounds__in=pounds).distinct()
     # An open-ended order that started before this one is superseded by it.
     superseded = [
-        o for o in same_area.filter(valid_to__isnull=True, valid_from__lt=valid_from)
+        o
+        for o in same_area.filter(valid_to__isnull=True, valid_from__lt=valid_from)
         if district_wide or set(o.pounds.all()) == set(pounds)
     ]
     clash = same_area.overlapping(valid_from, valid_to).exclude(pk__in=[o.pk for o in superseded])
@@ -66,8 +67,10 @@ def _check_rows_cover_every_species(rows, what):
     missing = [Species(s).label for s in Species.values if s not in fallback]
     if missing:
         raise ValidationError(
-            _("Every species needs a %(what)s (without sex or age), so that no animal is left "
-              "without one. Missing: %(species)s.")
+            _(
+                "Every species needs a %(what)s (without sex or age), so that no animal is left "
+                "without one. Missing: %(species)s."
+            )
             % {"what": what, "species": ", ".join(str(m) for m in missing)}
         )
 
@@ -78,8 +81,20 @@ def _authorise(by, district):
 
 
 @transaction.atomic
-def create_fine_scale(*, district, by, notification_number, notification_date, valid_from,
-                      categories, rules, district_wide=True, pounds=(), title="", valid_to=None):
+def create_fine_scale(
+    *,
+    district,
+    by,
+    notification_number,
+    notification_date,
+    valid_from,
+    categories,
+    rules,
+    district_wide=True,
+    pounds=(),
+    title="",
+    valid_to=None,
+):
     """Record a s.12 notification: its categories (code, label, label_hi, amount) and the rules
     mapping species (with optional sex and age) to a category code."""
     _authorise(by, district)
@@ -98,25 +113,47 @@ def create_fine_scale(*, district, by, notification_number, notification_date, v
     if unknown:
         raise ValidationError(_("A rule names a category the scale does not have."))
     _check_rows_cover_every_species(rules, _("category"))
-    superseded = _check_overlap(FineScale, district=district, district_wide=district_wide,
-                                pounds=pounds, valid_from=valid_from, valid_to=valid_to)
-    scale = FineScale(district=district, district_wide=district_wide, valid_from=valid_from,
-                      valid_to=valid_to, notification_number=notification_number,
-                      notification_date=notification_date, title=title, created_by=by)
+    superseded = _check_overlap(
+        FineScale,
+        district=district,
+        district_wide=district_wide,
+        pounds=pounds,
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
+    scale = FineScale(
+        district=district,
+        district_wide=district_wide,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        notification_number=notification_number,
+        notification_date=notification_date,
+        title=title,
+        created_by=by,
+    )
     scale.full_clean()
     scale.save()
     scale.pounds.set(pounds)
     by_code = {}
     for c in categories:
-        cat = FineCategory(scale=scale, code=c["code"], label=c["label"],
-                           label_hi=c.get("label_hi", ""), amount=Decimal(c["amount"]))
+        cat = FineCategory(
+            scale=scale,
+            code=c["code"],
+            label=c["label"],
+            label_hi=c.get("label_hi", ""),
+            amount=Decimal(c["amount"]),
+        )
         cat.full_clean(exclude=["scale"])
         cat.save()
         by_code[cat.code] = cat
     for r in rules:
-        FineCategoryRule.objects.create(scale=scale, species=r["species"], sex=r.get("sex", ""),
-                                        age_class=r.get("age_class", ""),
-                                        category=by_code[r["category"]])
+        FineCategoryRule.objects.create(
+            scale=scale,
+            species=r["species"],
+            sex=r.get("sex", ""),
+            age_class=r.get("age_class", ""),
+            category=by_code[r["category"]],
+        )
     record_event(
         action="tariff.fine_scale_recorded",
         section="s.12",
@@ -133,8 +170,18 @@ def create_fine_scale(*, district, by, notification_number, notification_date, v
 
 
 @transaction.atomic
-def create_feeding_order(*, district, by, order_reference, order_date, valid_from, rates,
-                         district_wide=True, pounds=(), valid_to=None):
+def create_feeding_order(
+    *,
+    district,
+    by,
+    order_reference,
+    order_date,
+    valid_from,
+    rates,
+    district_wide=True,
+    pounds=(),
+    valid_to=None,
+):
     """Record the District Magistrate's order under s.5: per-day rates by kind of animal."""
     _authorise(by, district)
     District.objects.select_for_update().get(pk=district.pk)
@@ -144,19 +191,36 @@ def create_feeding_order(*, district, by, order_reference, order_date, valid_fro
     if any(p.district_id != district.pk for p in pounds):
         raise ValidationError({"pounds": _("Every pound must be in the district.")})
     _check_rows_cover_every_species(rates, _("feeding rate"))
-    superseded = _check_overlap(FeedingRateOrder, district=district, district_wide=district_wide,
-                                pounds=pounds, valid_from=valid_from, valid_to=valid_to)
-    order = FeedingRateOrder(district=district, district_wide=district_wide,
-                             valid_from=valid_from, valid_to=valid_to,
-                             order_reference=order_reference, order_date=order_date,
-                             created_by=by)
+    superseded = _check_overlap(
+        FeedingRateOrder,
+        district=district,
+        district_wide=district_wide,
+        pounds=pounds,
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
+    order = FeedingRateOrder(
+        district=district,
+        district_wide=district_wide,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        order_reference=order_reference,
+        order_date=order_date,
+        created_by=by,
+    )
     order.full_clean()
     order.save()
     order.pounds.set(pounds)
     for r in rates:
-        rate = FeedingRate(order=order, species=r["species"], sex=r.get("sex", ""),
-                           age_class=r.get("age_class", ""), label=r["label"],
-                           label_hi=r.get("label_hi", ""), amount=Decimal(r["amount"]))
+        rate = FeedingRate(
+            order=order,
+            species=r["species"],
+            sex=r.get("sex", ""),
+            age_class=r.get("age_class", ""),
+            label=r["label"],
+            label_hi=r.get("label_hi", ""),
+            amount=Decimal(r["amount"]),
+        )
         rate.full_clean(exclude=["order"])
         rate.save()
     record_event(
@@ -198,7 +262,9 @@ class TariffBook:
 
     @staticmethod
     def _in_force(orders, day):
-        live = [o for o in orders if o.valid_from <= day and (o.valid_to is None or o.valid_to >= day)]
+        live = [
+            o for o in orders if o.valid_from <= day and (o.valid_to is None or o.valid_to >= day)
+        ]
         # The pound's own order beats the district's.
         live.sort(key=lambda o: (not o.district_wide, o.valid_from))
         return live[-1] if live else None
@@ -207,8 +273,10 @@ class TariffBook:
         scale = self._in_force(self.scales, day)
         if scale is None:
             raise TariffMissing(
-                _("No fine scale (s.12) covers %(pound)s on %(date)s. The District Magistrate's "
-                  "office must record the notification in force.")
+                _(
+                    "No fine scale (s.12) covers %(pound)s on %(date)s. The District Magistrate's "
+                    "office must record the notification in force."
+                )
                 % {"pound": self.pound.label, "date": day.strftime("%d-%m-%Y")}
             )
         return scale
@@ -217,16 +285,19 @@ class TariffBook:
         scale = self.scale_on(day)
         rule = best_match(list(scale.rules.all()), animal)
         if rule is None:
-            raise TariffMissing(_("The fine scale %(scale)s has no category for this animal.")
-                                % {"scale": scale})
+            raise TariffMissing(
+                _("The fine scale %(scale)s has no category for this animal.") % {"scale": scale}
+            )
         return scale, rule.category
 
     def feeding_order_on(self, day):
         order = self._in_force(self.feeding_orders, day)
         if order is None:
             raise TariffMissing(
-                _("No feeding rate order (s.5) covers %(pound)s on %(date)s. The District "
-                  "Magistrate's office must record the rates in force.")
+                _(
+                    "No feeding rate order (s.5) covers %(pound)s on %(date)s. The District "
+                    "Magistrate's office must record the rates in force."
+                )
                 % {"pound": self.pound.label, "date": day.strftime("%d-%m-%Y")}
             )
         return order
@@ -235,6 +306,7 @@ class TariffBook:
         order = self.feeding_order_on(day)
         rate = best_match(list(order.rates.all()), animal)
         if rate is None:
-            raise TariffMissing(_("The feeding order %(order)s has no rate for this animal.")
-                                % {"order": order})
+            raise TariffMissing(
+                _("The feeding order %(order)s has no rate for this animal.") % {"order": order}
+            )
         return order, rate

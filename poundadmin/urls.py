@@ -24,6 +24,7 @@ urlpatterns = [
     path("language/", account_views.set_language, name="set_language"),
     re_path(r"^verify/(?P<token>[A-Za-z0-9_-]{16,64})/$", account_views.verify, name="verify"),
     path("accounts/", include("accounts.urls")),
+    path("pound/", include("impounding.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -131,11 +131,15 @@ class ClaimantRole(models.TextChoices):
 
 
 class FeedingRule(models.TextChoices):
-    CALENDAR_DAYS = "calendar_days", _(
-        "Each calendar day or part of one, from the day of arrival to the day of release, "
-        "both included"
+    CALENDAR_DAYS = (
+        "calendar_days",
+        _(
+            "Each calendar day or part of one, from the day of arrival to the day of release, "
+            "both included"
+        ),
     )
     BLOCKS_24H = "blocks_24h", _("Each 24 hours or part of 24 hours in custody")
-    ARRIVAL_DAY_FREE = "arrival_day_free", _(
-        "Each calendar day or part of one after the day of arrival, to the day of release"
+    ARRIVAL_DAY_FREE = (
+        "arrival_day_free",
+        _("Each calendar day or part of one after the day of arrival, to the day of release"),
     )

@@ -48,12 +48,19 @@ class Event(models.Model):
     section = models.CharField(_("section of the Act"), max_length=40, blank=True)
     summary = models.CharField(max_length=300)
     district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
-    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, null=True, blank=True,
-                              related_name="+")
-    impoundment = models.ForeignKey("impounding.Impoundment", on_delete=models.PROTECT,
-                                    null=True, blank=True, related_name="events")
-    animal = models.ForeignKey("impounding.Animal", on_delete=models.PROTECT, null=True,
-                               blank=True, related_name="events")
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    impoundment = models.ForeignKey(
+        "impounding.Impoundment",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="events",
+    )
+    animal = models.ForeignKey(
+        "impounding.Animal", on_delete=models.PROTECT, null=True, blank=True, related_name="events"
+    )
     data = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
@@ -91,6 +98,11 @@ class Event(models.Model):
         }
 
     def compute_hash(self):
-        text = json.dumps(self.payload(), sort_keys=True, separators=(",", ":"),
-                          cls=DjangoJSONEncoder, ensure_ascii=False)
+        text = json.dumps(
+            self.payload(),
+            sort_keys=True,
+            separators=(",", ":"),
+            cls=DjangoJSONEncoder,
+            ensure_ascii=False,
+        )
         return hashlib.sha256(text.encode()).hexdigest()

@@ -124,8 +124,7 @@ class Impoundment(models.Model):
     seizer_phone = models.CharField(_("seizer's phone"), max_length=15, blank=True)
     # s.8(d), if known
     owner_name = models.CharField(_("owner's name, if known"), max_length=150, blank=True)
-    owner_residence = models.CharField(_("owner's residence, if known"), max_length=250,
-                                       blank=True)
+    owner_residence = models.CharField(_("owner's residence, if known"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     # The warnings shown at intake, kept as they were: the Magistrate decides legality.
@@ -202,11 +201,17 @@ class Animal(models.Model):
     # When custody ended for good (release, death); feeding accrues until then.
     custody_ended_at = models.DateTimeField(null=True, blank=True)
     release = models.ForeignKey(
-        "impounding.Release", on_delete=models.PROTECT, null=True, blank=True,
+        "impounding.Release",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
         related_name="animals",
     )
     court_order = models.ForeignKey(
-        "impounding.CourtOrder", on_delete=models.PROTECT, null=True, blank=True,
+        "impounding.CourtOrder",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
         related_name="animals",
     )
 
@@ -249,8 +254,12 @@ class Animal(models.Model):
 
     @property
     def description(self):
-        parts = [self.get_species_display().split(" (")[0], self.get_sex_display(),
-                 self.get_age_class_display().split(" (")[0], self.colour]
+        parts = [
+            self.get_species_display().split(" (")[0],
+            self.get_sex_display(),
+            self.get_age_class_display().split(" (")[0],
+            self.colour,
+        ]
         text = ", ".join(str(p) for p in parts if p)
         if self.marks:
             text += f"; {self.marks}"
@@ -260,10 +269,12 @@ class Animal(models.Model):
 class Amendment(models.Model):
     """A correction to the register. The register is evidence: the original stays visible."""
 
-    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
-                                    related_name="amendments")
-    animal = models.ForeignKey(Animal, on_delete=models.PROTECT, null=True, blank=True,
-                               related_name="amendments")
+    impoundment = models.ForeignKey(
+        Impoundment, on_delete=models.PROTECT, related_name="amendments"
+    )
+    animal = models.ForeignKey(
+        Animal, on_delete=models.PROTECT, null=True, blank=True, related_name="amendments"
+    )
     field = models.CharField(max_length=60)
     field_label = models.CharField(max_length=120)
     old_value = models.TextField(blank=True)
@@ -298,8 +309,7 @@ class CustodyEvent(models.Model):
     vet_name = models.CharField(_("veterinary officer"), max_length=150, blank=True)
     certificate = models.CharField(_("certificate number"), max_length=80, blank=True)
     carcass_disposal = models.CharField(_("carcass disposal"), max_length=250, blank=True)
-    police_reference = models.CharField(_("FIR or complaint reference"), max_length=120,
-                                        blank=True)
+    police_reference = models.CharField(_("FIR or complaint reference"), max_length=120, blank=True)
     notes = models.TextField(_("notes"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
@@ -322,8 +332,9 @@ class FeedingLog(models.Model):
     animals_fed = models.PositiveIntegerField(_("animals fed and watered"))
     fodder = models.CharField(_("fodder given"), max_length=250)
     watered = models.BooleanField(_("watered"), default=True)
-    cost = models.DecimalField(_("cost of fodder (₹)"), max_digits=10, decimal_places=2,
-                               null=True, blank=True)
+    cost = models.DecimalField(
+        _("cost of fodder (₹)"), max_digits=10, decimal_places=2, null=True, blank=True
+    )
     remarks = models.TextField(_("health and other remarks"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")

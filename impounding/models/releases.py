@@ -123,8 +123,9 @@ class ReleaseLine(models.Model):
     """What each animal of a release was charged: the itemised statement, as it stood."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="lines")
-    animal = models.OneToOneField("impounding.Animal", on_delete=models.PROTECT,
-                                  related_name="release_line")
+    animal = models.OneToOneField(
+        "impounding.Animal", on_delete=models.PROTECT, related_name="release_line"
+    )
     category = models.CharField(max_length=250)
     fine = models.DecimalField(max_digits=12, decimal_places=2)
     feeding_days = models.PositiveIntegerField()
@@ -154,11 +155,13 @@ class Deposit(models.Model):
     complaint_deadline = models.DateField(_("last day to complain (s.20)"))
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.HELD)
     applied_at = models.DateTimeField(null=True, blank=True)
-    applied_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True,
-                                   related_name="+")
+    applied_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     refunded_at = models.DateTimeField(null=True, blank=True)
-    refunded_by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True,
-                                    related_name="+")
+    refunded_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     refund_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
     refund_reference = models.CharField(max_length=120, blank=True)
 
@@ -200,10 +203,12 @@ class Complaint(models.Model):
         UPHELD = "upheld", _("Seizure or detention held illegal (s.22)")
         DISMISSED = "dismissed", _("Dismissed")
 
-    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
-                                    related_name="complaints")
-    deposit = models.ForeignKey(Deposit, on_delete=models.PROTECT, null=True, blank=True,
-                                related_name="complaints")
+    impoundment = models.ForeignKey(
+        Impoundment, on_delete=models.PROTECT, related_name="complaints"
+    )
+    deposit = models.ForeignKey(
+        Deposit, on_delete=models.PROTECT, null=True, blank=True, related_name="complaints"
+    )
     complainant_name = models.CharField(_("complainant"), max_length=150)
     through_agent = models.BooleanField(_("made through an agent"), default=False)
     agent_name = models.CharField(_("agent's name"), max_length=150, blank=True)
@@ -220,8 +225,9 @@ class Complaint(models.Model):
     outcome = models.CharField(max_length=10, choices=Outcome.choices, default=Outcome.PENDING)
     decided_on = models.DateField(_("decided on"), null=True, blank=True)
     order_reference = models.CharField(_("order reference"), max_length=120, blank=True)
-    compensation = models.DecimalField(_("compensation awarded (₹)"), max_digits=10,
-                                       decimal_places=2, default=Decimal("0.00"))
+    compensation = models.DecimalField(
+        _("compensation awarded (₹)"), max_digits=10, decimal_places=2, default=Decimal("0.00")
+    )
     payable_by = models.CharField(_("payable by"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
@@ -235,8 +241,9 @@ class Complaint(models.Model):
                 condition=Q(outcome="pending") | Q(decided_on__isnull=False),
                 name="complaint_decided_dated",
             ),
-            models.CheckConstraint(condition=Q(compensation__gte=0),
-                                   name="complaint_compensation_ge_0"),
+            models.CheckConstraint(
+                condition=Q(compensation__gte=0), name="complaint_compensation_ge_0"
+            ),
         ]
 
     def __str__(self):
@@ -255,10 +262,12 @@ class CourtOrder(models.Model):
         MAGISTRATE = "magistrate", _("Other order of a Magistrate (s.19)")
         CIVIL_COURT = "civil", _("Order of a Civil Court (s.19)")
 
-    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
-                                    related_name="court_orders")
-    complaint = models.ForeignKey(Complaint, on_delete=models.PROTECT, null=True, blank=True,
-                                  related_name="court_orders")
+    impoundment = models.ForeignKey(
+        Impoundment, on_delete=models.PROTECT, related_name="court_orders"
+    )
+    complaint = models.ForeignKey(
+        Complaint, on_delete=models.PROTECT, null=True, blank=True, related_name="court_orders"
+    )
     kind = models.CharField(_("order"), max_length=12, choices=Kind.choices)
     court = models.CharField(_("court"), max_length=200)
     case_number = models.CharField(_("case number"), max_length=80)
@@ -290,16 +299,17 @@ class SeizerLiability(models.Model):
         RECOVERED = "recovered", _("Recovered")
         WRITTEN_OFF = "written_off", _("Written off")
 
-    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT,
-                                    related_name="seizer_liabilities")
-    complaint = models.OneToOneField(Complaint, on_delete=models.PROTECT,
-                                     related_name="seizer_liability")
+    impoundment = models.ForeignKey(
+        Impoundment, on_delete=models.PROTECT, related_name="seizer_liabilities"
+    )
+    complaint = models.OneToOneField(
+        Complaint, on_delete=models.PROTECT, related_name="seizer_liability"
+    )
     payable_by = models.CharField(max_length=250)
     fines = models.DecimalField(max_digits=12, decimal_places=2)
     feeding = models.DecimalField(max_digits=12, decimal_places=2)
     compensation = models.DecimalField(max_digits=12, decimal_places=2)
-    recovery = models.CharField(max_length=12, choices=Recovery.choices,
-                                default=Recovery.PENDING)
+    recovery = models.CharField(max_length=12, choices=Recovery.choices, default=Recovery.PENDING)
 
     class Meta:
         verbose_name = _("seizer's liability (s.22)")

@@ -13,9 +13,7 @@ from .common import authorise, ensure_transition
 
 
 def _lock(animal):
-    return Animal.objects.select_for_update().select_related("impoundment__pound").get(
-        pk=animal.pk
-    )
+    return Animal.objects.select_for_update().select_related("impoundment__pound").get(pk=animal.pk)
 
 
 def _check_time(animal, at):
@@ -41,9 +39,15 @@ def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
         animal.custody_ended_at = at
         fields.append("custody_ended_at")
     animal.save(update_fields=fields)
-    record_event(action=f"custody.{kind}", section=section, summary=summary, by=by,
-                 animal=animal, at=None,
-                 data={"from": old, "to": to_state, "at": at, **details})
+    record_event(
+        action=f"custody.{kind}",
+        section=section,
+        summary=summary,
+        by=by,
+        animal=animal,
+        at=None,
+        data={"from": old, "to": to_state, "at": at, **details},
+    )
     return event
 
 
@@ -54,9 +58,19 @@ def record_death(*, animal, by, at, cause, vet_name="", certificate="", carcass_
     authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
     if not cause.strip():
         raise ValidationError({"cause": _("Record the cause of death, as far as it is known.")})
-    return _custody_event(animal, CustodyEvent.Kind.DIED, at, by, AnimalState.DIED, "s.9",
-                          f"{animal.reference} died: {cause}", cause=cause, vet_name=vet_name,
-                          certificate=certificate, carcass_disposal=carcass_disposal)
+    return _custody_event(
+        animal,
+        CustodyEvent.Kind.DIED,
+        at,
+        by,
+        AnimalState.DIED,
+        "s.9",
+        f"{animal.reference} died: {cause}",
+        cause=cause,
+        vet_name=vet_name,
+        certificate=certificate,
+        carcass_disposal=carcass_disposal,
+    )
 
 
 @transaction.atomic
@@ -65,12 +79,28 @@ def record_escape(*, animal, by, at, rescued=False, police_reference="", notes="
     animal = _lock(animal)
     authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
     if rescued:
-        return _custody_event(animal, CustodyEvent.Kind.RESCUED, at, by, AnimalState.RESCUED,
-                              "s.24", f"{animal.reference} rescued from custody",
-                              police_reference=police_reference, notes=notes)
-    return _custody_event(animal, CustodyEvent.Kind.ESCAPED, at, by, AnimalState.ESCAPED, "s.9",
-                          f"{animal.reference} escaped", police_reference=police_reference,
-                          notes=notes)
+        return _custody_event(
+            animal,
+            CustodyEvent.Kind.RESCUED,
+            at,
+            by,
+            AnimalState.RESCUED,
+            "s.24",
+            f"{animal.reference} rescued from custody",
+            police_reference=police_reference,
+            notes=notes,
+        )
+    return _custody_event(
+        animal,
+        CustodyEvent.Kind.ESCAPED,
+        at,
+        by,
+        AnimalState.ESCAPED,
+        "s.9",
+        f"{animal.reference} escaped",
+        police_reference=police_reference,
+        notes=notes,
+    )
 
 
 @transaction.atomic
@@ -78,8 +108,16 @@ def record_return(*, animal, by, at, notes=""):
     """The animal is back in the pound; feeding accrues again from that day."""
     animal = _lock(animal)
     authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
-    return _custody_event(animal, CustodyEvent.Kind.RETURNED, at, by, AnimalState.IMPOUNDED,
-                          "s.9", f"{animal.reference} back in the pound", notes=notes)
+    return _custody_event(
+        animal,
+        CustodyEvent.Kind.RETURNED,
+        at,
+        by,
+        AnimalState.IMPOUNDED,
+        "s.9",
+        f"{animal.reference} back in the pound",
+        notes=notes,
+    )
 
 
 @transaction.atomic
@@ -96,15 +134,34 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
     # Lock the entry so that two births recorded at once get different numbers.
     type(entry).objects.select_for_update().get(pk=entry.pk)
     number = (entry.animals.order_by("-number").values_list("number", flat=True).first() or 0) + 1
-    calf = Animal(impoundment=entry, number=number, species=dam.species, sex=sex,
-                  age_class=AgeClass.YOUNG, colour=colour, marks=marks, dam=dam, born_at=at)
+    calf = Animal(
+        impoundment=entry,
+        number=number,
+        species=dam.species,
+        sex=sex,
+        age_class=AgeClass.YOUNG,
+        colour=colour,
+        marks=marks,
+        dam=dam,
+        born_at=at,
+    )
     calf.full_clean(exclude=["impoundment", "release", "court_order", "dam"])
     calf.save()
-    CustodyEvent.objects.create(animal=calf, kind=CustodyEvent.Kind.BORN, at=at, recorded_by=by,
-                                notes=_("Dam: %(dam)s") % {"dam": dam.reference})
-    record_event(action="custody.born", section="s.9",
-                 summary=f"{calf.reference} born to {dam.reference}", by=by, animal=calf,
-                 data={"dam": dam.reference, "at": at, "sex": sex, "colour": colour})
+    CustodyEvent.objects.create(
+        animal=calf,
+        kind=CustodyEvent.Kind.BORN,
+        at=at,
+        recorded_by=by,
+        notes=_("Dam: %(dam)s") % {"dam": dam.reference},
+    )
+    record_event(
+        action="custody.born",
+        section="s.9",
+        summary=f"{calf.reference} born to {dam.reference}",
+        by=by,
+        animal=calf,
+        data={"dam": dam.reference, "at": at, "sex": sex, "colour": colour},
+    )
     return calf
 
 
@@ -114,18 +171,34 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
     authorise(by, Permission.RECORD_CUSTODY, pound)
     if date > timezone.localdate():
         raise ValidationError({"date": _("The date cannot be in the future.")})
-    log = FeedingLog(pound=pound, date=date, animals_fed=animals_fed, fodder=fodder,
-                     watered=watered, cost=cost, remarks=remarks, recorded_by=by)
+    log = FeedingLog(
+        pound=pound,
+        date=date,
+        animals_fed=animals_fed,
+        fodder=fodder,
+        watered=watered,
+        cost=cost,
+        remarks=remarks,
+        recorded_by=by,
+    )
     log.full_clean(exclude=["pound"])
     try:
         with transaction.atomic():
             log.save()
     except IntegrityError as exc:
-        raise ValidationError(
-            {"date": _("The feeding for this day is already recorded.")}
-        ) from exc
-    record_event(action="custody.fed", section="s.9",
-                 summary=f"Fed and watered {animals_fed} animal(s) on {date:%d-%m-%Y}", by=by,
-                 pound=pound, data={"date": date, "animals": animals_fed, "fodder": fodder,
-                                    "watered": watered, "cost": cost})
+        raise ValidationError({"date": _("The feeding for this day is already recorded.")}) from exc
+    record_event(
+        action="custody.fed",
+        section="s.9",
+        summary=f"Fed and watered {animals_fed} animal(s) on {date:%d-%m-%Y}",
+        by=by,
+        pound=pound,
+        data={
+            "date": date,
+            "animals": animals_fed,
+            "fodder": fodder,
+            "watered": watered,
+            "cost": cost,
+        },
+    )
     return log

@@ -26,15 +26,30 @@ from .common import authorise
 
 
 def _may_record_court_matters(by, pound):
-    if not (has_permission(by, Permission.PREPARE_ORDERS, pound)
-            or has_permission(by, Permission.RECORD_IMPOUNDMENT, pound)):
+    if not (
+        has_permission(by, Permission.PREPARE_ORDERS, pound)
+        or has_permission(by, Permission.RECORD_IMPOUNDMENT, pound)
+    ):
         authorise(by, Permission.PREPARE_ORDERS, pound)
 
 
 @transaction.atomic
-def record_complaint(*, entry, by, complainant_name, mode, court, filed_on, deposit=None,
-                     through_agent=False, agent_name="", agent_acquaintance="", substance="",
-                     case_number="", summons_on=None):
+def record_complaint(
+    *,
+    entry,
+    by,
+    complainant_name,
+    mode,
+    court,
+    filed_on,
+    deposit=None,
+    through_agent=False,
+    agent_name="",
+    agent_acquaintance="",
+    substance="",
+    case_number="",
+    summons_on=None,
+):
     """Record a complaint under s.20. A late one is recorded and flagged, never refused: the
     Magistrate decides whether to entertain it."""
     _may_record_court_matters(by, entry.pound)
@@ -43,37 +58,66 @@ def record_complaint(*, entry, by, complainant_name, mode, court, filed_on, depo
     if filed_on < entry.seizure_date():
         raise ValidationError({"filed_on": _("The complaint cannot predate the seizure.")})
     if through_agent and not (agent_name.strip() and agent_acquaintance.strip()):
-        raise ValidationError({"agent_acquaintance": _(
-            "s.21: name the agent and say how he is personally acquainted with the facts.")})
+        raise ValidationError(
+            {
+                "agent_acquaintance": _(
+                    "s.21: name the agent and say how he is personally acquainted with the facts."
+                )
+            }
+        )
     if mode == Complaint.Mode.ORAL and not substance.strip():
         raise ValidationError({"substance": _("Write down the substance of the oral complaint.")})
     if deposit is not None and deposit.release.impoundment_id != entry.pk:
         raise ValidationError(_("That deposit belongs to another register entry."))
     policy = DistrictPolicy.for_district(entry.pound.district)
     complaint = Complaint(
-        impoundment=entry, deposit=deposit, complainant_name=complainant_name,
-        through_agent=through_agent, agent_name=agent_name,
-        agent_acquaintance=agent_acquaintance, mode=mode, substance=substance, court=court,
-        case_number=case_number, filed_on=filed_on, summons_on=summons_on,
+        impoundment=entry,
+        deposit=deposit,
+        complainant_name=complainant_name,
+        through_agent=through_agent,
+        agent_name=agent_name,
+        agent_acquaintance=agent_acquaintance,
+        mode=mode,
+        substance=substance,
+        court=court,
+        case_number=case_number,
+        filed_on=filed_on,
+        summons_on=summons_on,
         deadline=complaint_deadline(entry.seizure_date(), policy.complaint_days),
         recorded_by=by,
     )
     complaint.full_clean(exclude=["impoundment", "deposit"])
     complaint.save()
     record_event(
-        action="complaint.recorded", section="s.20",
+        action="complaint.recorded",
+        section="s.20",
         summary=f"Complaint by {complainant_name} filed {filed_on:%d-%m-%Y} in {court}"
         + ("" if complaint.in_time else " (after the 10 days of s.20)"),
-        by=by, impoundment=entry,
-        data={"filed_on": filed_on, "deadline": complaint.deadline, "in_time": complaint.in_time,
-              "court": court, "mode": mode, "deposit": deposit.pk if deposit else None},
+        by=by,
+        impoundment=entry,
+        data={
+            "filed_on": filed_on,
+            "deadline": complaint.deadline,
+            "in_time": complaint.in_time,
+            "court": court,
+            "mode": mode,
+            "deposit": deposit.pk if deposit else None,
+        },
     )
     return complaint
 
 
 @transaction.atomic
-def decide_complaint(*, complaint, by, outcome, decided_on, order_reference="",
-                     compensation=Decimal("0.00"), payable_by=""):
+def decide_complaint(
+    *,
+    complaint,
+    by,
+    outcome,
+    decided_on,
+    order_reference="",
+    compensation=Decimal("0.00"),
+    payable_by="",
+):
     """Record the Magistrate's finding. Upheld: a held deposit becomes due for refund and the
     seizer's liability (s.22) is recorded. Dismissed: the deposit may be applied."""
     complaint = Complaint.objects.select_for_update().get(pk=complaint.pk)
@@ -84,16 +128,18 @@ def decide_complaint(*, complaint, by, outcome, decided_on, order_reference="",
     if outcome not in (Complaint.Outcome.UPHELD, Complaint.Outcome.DISMISSED):
         raise ValidationError({"outcome": _("Choose the outcome.")})
     if decided_on < complaint.filed_on or decided_on > timezone.localdate():
-        raise ValidationError({"decided_on": _("The decision date must fall between the filing "
-                                               "date and today.")})
+        raise ValidationError(
+            {"decided_on": _("The decision date must fall between the filing date and today.")}
+        )
     compensation = Decimal(compensation)
     if outcome == Complaint.Outcome.UPHELD and not payable_by.strip():
         raise ValidationError({"payable_by": _("Name who the order makes pay (s.22).")})
     complaint.outcome, complaint.decided_on = outcome, decided_on
     complaint.order_reference, complaint.compensation = order_reference, compensation
     complaint.payable_by = payable_by
-    complaint.save(update_fields=["outcome", "decided_on", "order_reference", "compensation",
-                                  "payable_by"])
+    complaint.save(
+        update_fields=["outcome", "decided_on", "order_reference", "compensation", "payable_by"]
+    )
     deposit = complaint.deposit
     if outcome == Complaint.Outcome.UPHELD:
         if deposit is not None:
@@ -103,32 +149,57 @@ def decide_complaint(*, complaint, by, outcome, decided_on, order_reference="",
                 deposit.save(update_fields=["status"])
                 district = entry.pound.district
                 ledger.post(
-                    district=district, pound=entry.pound, kind=TransactionKind.DEPOSIT_REFUND_DUE,
+                    district=district,
+                    pound=entry.pound,
+                    kind=TransactionKind.DEPOSIT_REFUND_DUE,
                     memo=f"Deposit {deposit.release.receipt.number} to be refunded: "
                     f"{entry.register_number}",
-                    by=by, source=f"impounding.deposit:{deposit.pk}", section="s.22",
+                    by=by,
+                    source=f"impounding.deposit:{deposit.pk}",
+                    section="s.22",
                     impoundment_id=entry.pk,
                     lines=[
-                        (ledger.account(district=district, kind=AccountKind.DEPOSITS_HELD),
-                         deposit.amount),
-                        (ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
-                         -deposit.amount),
+                        (
+                            ledger.account(district=district, kind=AccountKind.DEPOSITS_HELD),
+                            deposit.amount,
+                        ),
+                        (
+                            ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
+                            -deposit.amount,
+                        ),
                     ],
                 )
-        fines = deposit.fines if deposit else sum(
-            (r.fines for r in entry.releases.all()), Decimal("0.00"))
-        feeding = deposit.feeding if deposit else sum(
-            (r.feeding for r in entry.releases.all()), Decimal("0.00"))
-        SeizerLiability.objects.create(impoundment=entry, complaint=complaint,
-                                       payable_by=payable_by, fines=fines, feeding=feeding,
-                                       compensation=compensation)
+        fines = (
+            deposit.fines
+            if deposit
+            else sum((r.fines for r in entry.releases.all()), Decimal("0.00"))
+        )
+        feeding = (
+            deposit.feeding
+            if deposit
+            else sum((r.feeding for r in entry.releases.all()), Decimal("0.00"))
+        )
+        SeizerLiability.objects.create(
+            impoundment=entry,
+            complaint=complaint,
+            payable_by=payable_by,
+            fines=fines,
+            feeding=feeding,
+            compensation=compensation,
+        )
     record_event(
-        action=f"complaint.{outcome}", section="s.22",
+        action=f"complaint.{outcome}",
+        section="s.22",
         summary=f"Complaint by {complaint.complainant_name}: {complaint.get_outcome_display()}",
-        by=by, impoundment=entry,
-        data={"decided_on": decided_on, "order": order_reference,
-              "compensation": compensation, "payable_by": payable_by,
-              "deposit": deposit.pk if deposit else None},
+        by=by,
+        impoundment=entry,
+        data={
+            "decided_on": decided_on,
+            "order": order_reference,
+            "compensation": compensation,
+            "payable_by": payable_by,
+            "deposit": deposit.pk if deposit else None,
+        },
     )
     return complaint
 
@@ -150,41 +221,70 @@ def deposit_awaiting_application(deposit, today=None):
 @transaction.atomic
 def apply_deposit(*, deposit, by):
     """The District Magistrate's office confirms; the deposit becomes the payment it stood for."""
-    deposit = Deposit.objects.select_for_update().select_related(
-        "release__impoundment__pound__district", "release__receipt").get(pk=deposit.pk)
+    deposit = (
+        Deposit.objects.select_for_update()
+        .select_related("release__impoundment__pound__district", "release__receipt")
+        .get(pk=deposit.pk)
+    )
     entry = deposit.release.impoundment
-    authorise(by, Permission.APPROVE, entry.pound,
-              _("Only the District Magistrate (or a delegate) confirms applying a deposit."))
+    authorise(
+        by,
+        Permission.APPROVE,
+        entry.pound,
+        _("Only the District Magistrate (or a delegate) confirms applying a deposit."),
+    )
     if not deposit_awaiting_application(deposit):
-        raise ValidationError(_("This deposit cannot be applied: a complaint is pending or was "
-                                "upheld, or the complaint period has not ended."))
+        raise ValidationError(
+            _(
+                "This deposit cannot be applied: a complaint is pending or was "
+                "upheld, or the complaint period has not ended."
+            )
+        )
     pound, district = entry.pound, entry.pound.district
     deposit.status, deposit.applied_at, deposit.applied_by = (
-        Deposit.Status.APPLIED, timezone.now(), by)
+        Deposit.Status.APPLIED,
+        timezone.now(),
+        by,
+    )
     deposit.save(update_fields=["status", "applied_at", "applied_by"])
     ledger.post(
-        district=district, pound=pound, kind=TransactionKind.DEPOSIT_APPLIED,
+        district=district,
+        pound=pound,
+        kind=TransactionKind.DEPOSIT_APPLIED,
         memo=f"Deposit {deposit.release.receipt.number} applied: {entry.register_number}",
-        by=by, source=f"impounding.deposit:{deposit.pk}", section="s.15", impoundment_id=entry.pk,
+        by=by,
+        source=f"impounding.deposit:{deposit.pk}",
+        section="s.15",
+        impoundment_id=entry.pk,
         lines=[
             (ledger.account(district=district, kind=AccountKind.DEPOSITS_HELD), deposit.amount),
             (ledger.account(district=district, kind=AccountKind.FINES_DUE_DM), -deposit.fines),
-            (ledger.account(district=district, pound=pound, kind=AccountKind.FEEDING_PK),
-             -deposit.feeding),
+            (
+                ledger.account(district=district, pound=pound, kind=AccountKind.FEEDING_PK),
+                -deposit.feeding,
+            ),
         ],
     )
-    record_event(action="deposit.applied", section="s.15",
-                 summary=f"Deposit {deposit.release.receipt.number} of ₹{deposit.amount} applied "
-                 "as payment of fines and charges", by=by, impoundment=entry,
-                 data={"deposit": deposit.pk, "fines": deposit.fines, "feeding": deposit.feeding})
+    record_event(
+        action="deposit.applied",
+        section="s.15",
+        summary=f"Deposit {deposit.release.receipt.number} of ₹{deposit.amount} applied "
+        "as payment of fines and charges",
+        by=by,
+        impoundment=entry,
+        data={"deposit": deposit.pk, "fines": deposit.fines, "feeding": deposit.feeding},
+    )
     return deposit
 
 
 @transaction.atomic
 def pay_deposit_refund(*, deposit, by, mode, reference=""):
     """Hand back a deposit the Magistrate ordered refunded (s.22)."""
-    deposit = Deposit.objects.select_for_update().select_related(
-        "release__impoundment__pound__district", "release__receipt").get(pk=deposit.pk)
+    deposit = (
+        Deposit.objects.select_for_update()
+        .select_related("release__impoundment__pound__district", "release__receipt")
+        .get(pk=deposit.pk)
+    )
     entry = deposit.release.impoundment
     authorise(by, Permission.RECORD_PAYMENT, entry.pound)
     if deposit.status != Deposit.Status.REFUND_DUE:
@@ -193,23 +293,39 @@ def pay_deposit_refund(*, deposit, by, mode, reference=""):
         raise ValidationError({"reference": _("Give the reference of the transfer.")})
     pound, district = entry.pound, entry.pound.district
     deposit.status, deposit.refunded_at, deposit.refunded_by = (
-        Deposit.Status.REFUNDED, timezone.now(), by)
+        Deposit.Status.REFUNDED,
+        timezone.now(),
+        by,
+    )
     deposit.refund_mode, deposit.refund_reference = mode, reference
-    deposit.save(update_fields=["status", "refunded_at", "refunded_by", "refund_mode",
-                                "refund_reference"])
+    deposit.save(
+        update_fields=["status", "refunded_at", "refunded_by", "refund_mode", "refund_reference"]
+    )
     cash_kind = AccountKind.POUND_CASH if mode == PaymentMode.CASH else AccountKind.POUND_DIGITAL
     ledger.post(
-        district=district, pound=pound, kind=TransactionKind.DEPOSIT_REFUNDED,
+        district=district,
+        pound=pound,
+        kind=TransactionKind.DEPOSIT_REFUNDED,
         memo=f"Deposit {deposit.release.receipt.number} refunded to "
         f"{deposit.release.claimant_name}",
-        by=by, source=f"impounding.deposit:{deposit.pk}", section="s.22", impoundment_id=entry.pk,
+        by=by,
+        source=f"impounding.deposit:{deposit.pk}",
+        section="s.22",
+        impoundment_id=entry.pk,
         lines=[
-            (ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
-             deposit.amount),
+            (
+                ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
+                deposit.amount,
+            ),
             (ledger.account(district=district, pound=pound, kind=cash_kind), -deposit.amount),
         ],
     )
-    record_event(action="deposit.refunded", section="s.22",
-                 summary=f"Deposit of ₹{deposit.amount} refunded", by=by, impoundment=entry,
-                 data={"deposit": deposit.pk, "mode": mode, "reference": reference})
+    record_event(
+        action="deposit.refunded",
+        section="s.22",
+        summary=f"Deposit of ₹{deposit.amount} refunded",
+        by=by,
+        impoundment=entry,
+        data={"deposit": deposit.pk, "mode": mode, "reference": reference},
+    )
     return deposit

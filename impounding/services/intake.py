@@ -48,20 +48,22 @@ def intake_warnings(*, pound, seized_at, arrived_at, basis, seizer_capacity, sei
     """Warnings for the Magistrate (ACT.md decision 13). They never refuse an arrival."""
     warnings = []
     policy = DistrictPolicy.for_district(pound.district)
-    if seized_at and arrived_at and arrived_at - seized_at > timedelta(
-        hours=policy.transfer_limit_hours
+    if (
+        seized_at
+        and arrived_at
+        and arrived_at - seized_at > timedelta(hours=policy.transfer_limit_hours)
     ):
         hours = int((arrived_at - seized_at).total_seconds() // 3600)
-        warnings.append({"code": "late_transfer", "hours": hours,
-                         "limit": policy.transfer_limit_hours})
+        warnings.append(
+            {"code": "late_transfer", "hours": hours, "limit": policy.transfer_limit_hours}
+        )
     if basis == SeizureBasis.S10_LAND and seizure_village is not None:
         day = timezone.localtime(seized_at).date() if seized_at else timezone.localdate()
         served = PoundVillage.objects.in_force(day).filter(village=seizure_village, pound=pound)
         if not served.exists():
             warnings.append({"code": "village_not_served", "village": seizure_village.name})
     if basis and seizer_capacity and seizer_capacity not in CAPACITIES_FOR_BASIS.get(basis, set()):
-        warnings.append({"code": "capacity_mismatch", "basis": basis,
-                         "capacity": seizer_capacity})
+        warnings.append({"code": "capacity_mismatch", "basis": basis, "capacity": seizer_capacity})
     return warnings
 
 
@@ -69,10 +71,28 @@ ANIMAL_FIELDS = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
 
 
 @transaction.atomic
-def create_entry(*, pound, by, arrived_at, seized_at, seizure_place, basis, seizer_name,
-                 seizer_residence, seizer_capacity, animals, seizure_village=None,
-                 basis_other="", s11_site="", s11_ground="", damage_description="",
-                 pound_choice_reason="", seizer_phone="", owner_name="", owner_residence=""):
+def create_entry(
+    *,
+    pound,
+    by,
+    arrived_at,
+    seized_at,
+    seizure_place,
+    basis,
+    seizer_name,
+    seizer_residence,
+    seizer_capacity,
+    animals,
+    seizure_village=None,
+    basis_other="",
+    s11_site="",
+    s11_ground="",
+    damage_description="",
+    pound_choice_reason="",
+    seizer_phone="",
+    owner_name="",
+    owner_residence="",
+):
     """Enter cattle in the register when they are brought to the pound (s.8).
 
     `animals` is a list of dicts with species, sex, age_class, colour, marks, ear_tag and an
@@ -87,9 +107,14 @@ def create_entry(*, pound, by, arrived_at, seized_at, seizure_place, basis, seiz
         raise ValidationError({"seized_at": _("The seizure must come before the arrival.")})
     year = timezone.localtime(arrived_at).year
     serial = Counter.next(f"register:{pound.pk}:{year}")
-    warnings = intake_warnings(pound=pound, seized_at=seized_at, arrived_at=arrived_at,
-                               basis=basis, seizer_capacity=seizer_capacity,
-                               seizure_village=seizure_village)
+    warnings = intake_warnings(
+        pound=pound,
+        seized_at=seized_at,
+        arrived_at=arrived_at,
+        basis=basis,
+        seizer_capacity=seizer_capacity,
+        seizure_village=seizure_village,
+    )
     entry = Impoundment(
         pound=pound,
         register_year=year,
@@ -119,8 +144,9 @@ def create_entry(*, pound, by, arrived_at, seized_at, seizure_place, basis, seiz
     created = []
     for number, data in enumerate(animals, start=1):
         validate_ear_tag(data.get("ear_tag", ""))
-        animal = Animal(impoundment=entry, number=number,
-                        **{f: data.get(f, "") for f in ANIMAL_FIELDS})
+        animal = Animal(
+            impoundment=entry, number=number, **{f: data.get(f, "") for f in ANIMAL_FIELDS}
+        )
         if data.get("photo"):
             animal.photo.save("photo.jpg", resize_photo(data["photo"]), save=False)
         animal.full_clean(exclude=["impoundment", "release", "court_order"])
@@ -141,8 +167,9 @@ def create_entry(*, pound, by, arrived_at, seized_at, seizure_place, basis, seiz
             "basis": basis,
             "seizer": [seizer_name, seizer_residence, seizer_capacity],
             "owner": [owner_name, owner_residence],
-            "animals": [{f: getattr(a, f) for f in ANIMAL_FIELDS} | {"number": a.number}
-                        for a in created],
+            "animals": [
+                {f: getattr(a, f) for f in ANIMAL_FIELDS} | {"number": a.number} for a in created
+            ],
             "warnings": warnings,
         },
     )
@@ -152,9 +179,21 @@ def create_entry(*, pound, by, arrived_at, seized_at, seizure_place, basis, seiz
 # Fields a correction may change, with their labels. The arrival time and the register number
 # are the register's spine and are never amended; a wrong arrival is a new entry.
 AMENDABLE_ENTRY_FIELDS = (
-    "seized_at", "seizure_place", "seizure_village", "basis", "basis_other", "s11_site",
-    "s11_ground", "damage_description", "pound_choice_reason", "seizer_name",
-    "seizer_residence", "seizer_capacity", "seizer_phone", "owner_name", "owner_residence",
+    "seized_at",
+    "seizure_place",
+    "seizure_village",
+    "basis",
+    "basis_other",
+    "s11_site",
+    "s11_ground",
+    "damage_description",
+    "pound_choice_reason",
+    "seizer_name",
+    "seizer_residence",
+    "seizer_capacity",
+    "seizer_phone",
+    "owner_name",
+    "owner_residence",
 )
 AMENDABLE_ANIMAL_FIELDS = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
 
@@ -189,11 +228,18 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
         setattr(target, field, new)
         if field == "ear_tag":
             validate_ear_tag(new)
-        amendments.append(Amendment(
-            impoundment=entry, animal=animal, field=field,
-            field_label=str(target._meta.get_field(field).verbose_name),
-            old_value=old_display, new_value=_display(target, field), reason=reason, by=by,
-        ))
+        amendments.append(
+            Amendment(
+                impoundment=entry,
+                animal=animal,
+                field=field,
+                field_label=str(target._meta.get_field(field).verbose_name),
+                old_value=old_display,
+                new_value=_display(target, field),
+                reason=reason,
+                by=by,
+            )
+        )
     if not amendments:
         raise ValidationError(_("Nothing was changed."))
     exclude = ["impoundment", "release", "court_order"] if animal else None
@@ -204,11 +250,14 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
         action="register.amended",
         section="s.8",
         summary=f"{entry.register_number}: "
-        + ", ".join(a.field_label for a in amendments) + f" amended ({reason})",
+        + ", ".join(a.field_label for a in amendments)
+        + f" amended ({reason})",
         by=by,
         impoundment=entry,
         animal=animal,
-        data={"changes": [[a.field, a.old_value, a.new_value] for a in amendments],
-              "reason": reason},
+        data={
+            "changes": [[a.field, a.old_value, a.new_value] for a in amendments],
+            "reason": reason,
+        },
     )
     return amendments

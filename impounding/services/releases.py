@@ -44,22 +44,24 @@ def _lock_animals(entry, animal_ids):
     calves = Animal.objects.filter(dam_id__in=ids, state=AnimalState.IMPOUNDED)
     ids |= set(calves.values_list("pk", flat=True))
     animals = list(
-        Animal.objects.select_for_update()
-        .filter(pk__in=ids, impoundment=entry)
-        .order_by("pk")
+        Animal.objects.select_for_update().filter(pk__in=ids, impoundment=entry).order_by("pk")
     )
     if len(animals) != len(ids):
         raise ValidationError({"animals": _("An animal chosen is not in this register entry.")})
     for animal in animals:
         if animal.state != AnimalState.IMPOUNDED:
             raise ValidationError(
-                {"animals": _("Animal %(animal)s is no longer in the pound (%(state)s).")
-                 % {"animal": animal.reference, "state": AnimalState(animal.state).label}}
+                {
+                    "animals": _("Animal %(animal)s is no longer in the pound (%(state)s).")
+                    % {"animal": animal.reference, "state": AnimalState(animal.state).label}
+                }
             )
         if animal.dam_id and animal.dam_id not in ids:
             raise ValidationError(
-                {"animals": _("Calf %(calf)s was born in the pound and leaves with its dam.")
-                 % {"calf": animal.reference}}
+                {
+                    "animals": _("Calf %(calf)s was born in the pound and leaves with its dam.")
+                    % {"calf": animal.reference}
+                }
             )
     # Custody events feed the dues; fetch them after the lock.
     return list(
@@ -76,7 +78,8 @@ def _issue_receipt(*, pound, kind, by, payer_name, amount, payment_mode, payment
     number = f"{pound.code.upper()}/{fy}/{serial:06d}"
     office_en, office_hi = pound.name, pound.name_hi or pound.name
     document = IssuedDocument.objects.create(
-        kind=IssuedDocument.Kind.RECEIPT if kind == Receipt.Kind.PAYMENT
+        kind=IssuedDocument.Kind.RECEIPT
+        if kind == Receipt.Kind.PAYMENT
         else IssuedDocument.Kind.DEPOSIT_RECEIPT,
         number=number,
         issued_at=at,
@@ -89,9 +92,18 @@ def _issue_receipt(*, pound, kind, by, payer_name, amount, payment_mode, payment
         subject_id=0,
     )
     receipt = Receipt.objects.create(
-        pound=pound, financial_year=fy, serial=serial, number=number, kind=kind, issued_at=at,
-        issued_by=by, payer_name=payer_name, amount=amount, payment_mode=payment_mode,
-        payment_reference=payment_reference, document=document,
+        pound=pound,
+        financial_year=fy,
+        serial=serial,
+        number=number,
+        kind=kind,
+        issued_at=at,
+        issued_by=by,
+        payer_name=payer_name,
+        amount=amount,
+        payment_mode=payment_mode,
+        payment_reference=payment_reference,
+        document=document,
     )
     IssuedDocument.objects.filter(pk=document.pk).update(subject_id=receipt.pk)
     return receipt
@@ -102,8 +114,16 @@ def _cash_account(pound, mode):
     return ledger.account(district=pound.district, pound=pound, kind=kind)
 
 
-def _validate_claim(*, claimant_role, agent_authority, acknowledgement, register_page,
-                    signature, payment_mode, payment_reference):
+def _validate_claim(
+    *,
+    claimant_role,
+    agent_authority,
+    acknowledgement,
+    register_page,
+    signature,
+    payment_mode,
+    payment_reference,
+):
     errors = {}
     if claimant_role == "agent" and not agent_authority.strip():
         errors["agent_authority"] = _("Record the authority the agent relies on.")
@@ -117,10 +137,29 @@ def _validate_claim(*, claimant_role, agent_authority, acknowledgement, register
         raise ValidationError(errors)
 
 
-def _release(*, kind, entry, animal_ids, idempotency_key, by, claimant_name, claimant_address,
-             claimant_role, owner_name, amount_tendered, payment_mode, acknowledgement,
-             claimant_phone="", agent_authority="", id_document="", payment_reference="",
-             register_page="", signature=None, ground="", at=None):
+def _release(
+    *,
+    kind,
+    entry,
+    animal_ids,
+    idempotency_key,
+    by,
+    claimant_name,
+    claimant_address,
+    claimant_role,
+    owner_name,
+    amount_tendered,
+    payment_mode,
+    acknowledgement,
+    claimant_phone="",
+    agent_authority="",
+    id_document="",
+    payment_reference="",
+    register_page="",
+    signature=None,
+    ground="",
+    at=None,
+):
     key = uuid.UUID(str(idempotency_key))
     existing = Release.objects.filter(idempotency_key=key).first()
     if existing is not None:
@@ -128,10 +167,15 @@ def _release(*, kind, entry, animal_ids, idempotency_key, by, claimant_name, cla
     pound = entry.pound
     authorise(by, Permission.RELEASE_ANIMAL, pound)
     authorise(by, Permission.RECORD_PAYMENT, pound)
-    _validate_claim(claimant_role=claimant_role, agent_authority=agent_authority,
-                    acknowledgement=acknowledgement, register_page=register_page,
-                    signature=signature, payment_mode=payment_mode,
-                    payment_reference=payment_reference)
+    _validate_claim(
+        claimant_role=claimant_role,
+        agent_authority=agent_authority,
+        acknowledgement=acknowledgement,
+        register_page=register_page,
+        signature=signature,
+        payment_mode=payment_mode,
+        payment_reference=payment_reference,
+    )
     animals = _lock_animals(entry, animal_ids)
     # Someone may have confirmed the same form while we waited for the locks.
     existing = Release.objects.filter(idempotency_key=key).first()
@@ -141,26 +185,48 @@ def _release(*, kind, entry, animal_ids, idempotency_key, by, claimant_name, cla
     statement = dues(animals, as_of=at)
     if Decimal(amount_tendered) != statement.total:
         raise ValidationError(
-            {"amount": _("The dues are now %(total)s, not %(tendered)s: check them again with "
-                         "the claimant.")
-             % {"total": f"₹{statement.total}", "tendered": f"₹{amount_tendered}"}}
+            {
+                "amount": _(
+                    "The dues are now %(total)s, not %(tendered)s: check them again with "
+                    "the claimant."
+                )
+                % {"total": f"₹{statement.total}", "tendered": f"₹{amount_tendered}"}
+            }
         )
     if statement.total <= 0:
         raise ValidationError(_("There is nothing to pay for these animals."))
     receipt = _issue_receipt(
         pound=pound,
         kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,
-        by=by, payer_name=claimant_name, amount=statement.total, payment_mode=payment_mode,
-        payment_reference=payment_reference, at=at,
+        by=by,
+        payer_name=claimant_name,
+        amount=statement.total,
+        payment_mode=payment_mode,
+        payment_reference=payment_reference,
+        at=at,
     )
     release = Release(
-        impoundment=entry, kind=kind, idempotency_key=key, claimant_name=claimant_name,
-        claimant_address=claimant_address, claimant_phone=claimant_phone,
-        claimant_role=claimant_role, owner_name=owner_name, agent_authority=agent_authority,
-        id_document=id_document, fines=statement.fines, feeding=statement.feeding,
-        amount=statement.total, payment_mode=payment_mode, payment_reference=payment_reference,
-        ground=ground, acknowledgement=acknowledgement, register_page=register_page,
-        released_at=at, released_by=by, receipt=receipt,
+        impoundment=entry,
+        kind=kind,
+        idempotency_key=key,
+        claimant_name=claimant_name,
+        claimant_address=claimant_address,
+        claimant_phone=claimant_phone,
+        claimant_role=claimant_role,
+        owner_name=owner_name,
+        agent_authority=agent_authority,
+        id_document=id_document,
+        fines=statement.fines,
+        feeding=statement.feeding,
+        amount=statement.total,
+        payment_mode=payment_mode,
+        payment_reference=payment_reference,
+        ground=ground,
+        acknowledgement=acknowledgement,
+        register_page=register_page,
+        released_at=at,
+        released_by=by,
+        receipt=receipt,
     )
     if signature:
         release.signature.save("signature.png", signature, save=False)
@@ -173,16 +239,28 @@ def _release(*, kind, entry, animal_ids, idempotency_key, by, claimant_name, cla
         raise ValidationError(_("This release was already confirmed.")) from None
     ReleaseLine.objects.bulk_create(
         ReleaseLine(
-            release=release, animal=line.animal, category=line.category or line.note,
-            fine=line.fine, feeding_days=line.feeding_days, feeding=line.feeding,
-            detail={"scale": line.scale, "code": line.category_code, "periods": [
-                [p.first.isoformat(), p.last.isoformat(), p.days, str(p.rate), p.order]
-                for p in line.periods]},
+            release=release,
+            animal=line.animal,
+            category=line.category or line.note,
+            fine=line.fine,
+            feeding_days=line.feeding_days,
+            feeding=line.feeding,
+            detail={
+                "scale": line.scale,
+                "code": line.category_code,
+                "periods": [
+                    [p.first.isoformat(), p.last.isoformat(), p.days, str(p.rate), p.order]
+                    for p in line.periods
+                ],
+            },
         )
         for line in statement.lines
     )
-    new_state = (AnimalState.RELEASED_PAID if kind == Release.Kind.PAYMENT
-                 else AnimalState.RELEASED_ON_DEPOSIT)
+    new_state = (
+        AnimalState.RELEASED_PAID
+        if kind == Release.Kind.PAYMENT
+        else AnimalState.RELEASED_ON_DEPOSIT
+    )
     for animal in animals:
         ensure_transition(animal, new_state)
         animal.state, animal.release, animal.custody_ended_at = new_state, release, at
@@ -203,27 +281,41 @@ def release_on_payment(*, entry, **kwargs):
     release, statement, receipt, animals = result
     pound = entry.pound
     ledger.post(
-        district=pound.district, pound=pound, kind=TransactionKind.PAYMENT_S13,
+        district=pound.district,
+        pound=pound,
+        kind=TransactionKind.PAYMENT_S13,
         memo=f"{receipt.number}: {entry.register_number}, {release.claimant_name}",
-        by=release.released_by, source=f"impounding.release:{release.pk}", section="s.13",
-        impoundment_id=entry.pk, at=release.released_at,
+        by=release.released_by,
+        source=f"impounding.release:{release.pk}",
+        section="s.13",
+        impoundment_id=entry.pk,
+        at=release.released_at,
         lines=[
             (_cash_account(pound, release.payment_mode), statement.total),
-            (ledger.account(district=pound.district, kind=AccountKind.FINES_DUE_DM),
-             -statement.fines),
-            (ledger.account(district=pound.district, pound=pound, kind=AccountKind.FEEDING_PK),
-             -statement.feeding),
+            (
+                ledger.account(district=pound.district, kind=AccountKind.FINES_DUE_DM),
+                -statement.fines,
+            ),
+            (
+                ledger.account(district=pound.district, pound=pound, kind=AccountKind.FEEDING_PK),
+                -statement.feeding,
+            ),
         ],
     )
     record_event(
-        action="release.paid", section="s.13",
+        action="release.paid",
+        section="s.13",
         summary=f"{len(animals)} animal(s) released to {release.claimant_name} on payment of "
         f"₹{release.amount} ({receipt.number})",
-        by=release.released_by, impoundment=entry,
-        data={"animals": [a.reference for a in animals], "receipt": receipt.number,
-              "fines": release.fines, "feeding": release.feeding,
-              "claimant": [release.claimant_name, release.claimant_role,
-                           release.agent_authority]},
+        by=release.released_by,
+        impoundment=entry,
+        data={
+            "animals": [a.reference for a in animals],
+            "receipt": receipt.number,
+            "fines": release.fines,
+            "feeding": release.feeding,
+            "claimant": [release.claimant_name, release.claimant_role, release.agent_authority],
+        },
     )
     return release
 
@@ -241,36 +333,63 @@ def release_on_deposit(*, entry, ground, **kwargs):
     pound = entry.pound
     policy = DistrictPolicy.for_district(pound.district)
     deposit = Deposit.objects.create(
-        release=release, fines=statement.fines, feeding=statement.feeding,
+        release=release,
+        fines=statement.fines,
+        feeding=statement.feeding,
         amount=statement.total,
         complaint_deadline=complaint_deadline(entry.seizure_date(), policy.complaint_days),
     )
     ledger.post(
-        district=pound.district, pound=pound, kind=TransactionKind.DEPOSIT_S15,
+        district=pound.district,
+        pound=pound,
+        kind=TransactionKind.DEPOSIT_S15,
         memo=f"{receipt.number}: deposit, {entry.register_number}, {release.claimant_name}",
-        by=release.released_by, source=f"impounding.deposit:{deposit.pk}", section="s.15",
-        impoundment_id=entry.pk, at=release.released_at,
+        by=release.released_by,
+        source=f"impounding.deposit:{deposit.pk}",
+        section="s.15",
+        impoundment_id=entry.pk,
+        at=release.released_at,
         lines=[
             (_cash_account(pound, release.payment_mode), statement.total),
-            (ledger.account(district=pound.district, kind=AccountKind.DEPOSITS_HELD),
-             -statement.total),
+            (
+                ledger.account(district=pound.district, kind=AccountKind.DEPOSITS_HELD),
+                -statement.total,
+            ),
         ],
     )
     record_event(
-        action="release.deposit", section="s.15",
+        action="release.deposit",
+        section="s.15",
         summary=f"{len(animals)} animal(s) released to {release.claimant_name} on deposit of "
         f"₹{release.amount} ({receipt.number}); complaint due by "
         f"{deposit.complaint_deadline:%d-%m-%Y}",
-        by=release.released_by, impoundment=entry,
-        data={"animals": [a.reference for a in animals], "receipt": receipt.number,
-              "ground": ground, "deadline": deposit.complaint_deadline},
+        by=release.released_by,
+        impoundment=entry,
+        data={
+            "animals": [a.reference for a in animals],
+            "receipt": receipt.number,
+            "ground": ground,
+            "deadline": deposit.complaint_deadline,
+        },
     )
     return release
 
 
 @transaction.atomic
-def release_by_order(*, entry, animal_ids, by, kind, court, case_number, order_date, scan,
-                     conditions="", dues_payable_by="", complaint=None):
+def release_by_order(
+    *,
+    entry,
+    animal_ids,
+    by,
+    kind,
+    court,
+    case_number,
+    order_date,
+    scan,
+    conditions="",
+    dues_payable_by="",
+    complaint=None,
+):
     """s.19: release without payment only on the recorded order of a Magistrate or Civil Court,
     with a scan of the order. The dues left unpaid are recorded against whoever the order names
     (under s.22, the seizer)."""
@@ -284,9 +403,17 @@ def release_by_order(*, entry, animal_ids, by, kind, court, case_number, order_d
     now = timezone.now()
     statement = dues(animals, as_of=now)
     order = CourtOrder(
-        impoundment=entry, complaint=complaint, kind=kind, court=court, case_number=case_number,
-        order_date=order_date, conditions=conditions, unpaid_fines=statement.fines,
-        unpaid_feeding=statement.feeding, dues_payable_by=dues_payable_by, recorded_by=by,
+        impoundment=entry,
+        complaint=complaint,
+        kind=kind,
+        court=court,
+        case_number=case_number,
+        order_date=order_date,
+        conditions=conditions,
+        unpaid_fines=statement.fines,
+        unpaid_feeding=statement.feeding,
+        dues_payable_by=dues_payable_by,
+        recorded_by=by,
     )
     order.scan.save(getattr(scan, "name", "order.pdf"), scan, save=False)
     order.full_clean(exclude=["scan"])
@@ -294,14 +421,25 @@ def release_by_order(*, entry, animal_ids, by, kind, court, case_number, order_d
     for animal in animals:
         ensure_transition(animal, AnimalState.RELEASED_BY_ORDER)
         animal.state, animal.court_order, animal.custody_ended_at = (
-            AnimalState.RELEASED_BY_ORDER, order, now)
+            AnimalState.RELEASED_BY_ORDER,
+            order,
+            now,
+        )
         animal.save(update_fields=["state", "court_order", "custody_ended_at"])
     record_event(
-        action="release.court_order", section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",
+        action="release.court_order",
+        section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",
         summary=f"{len(animals)} animal(s) released by order of {court}, case {case_number}",
-        by=by, impoundment=entry,
-        data={"animals": [a.reference for a in animals], "court": court, "case": case_number,
-              "order_date": order_date, "unpaid_fines": statement.fines,
-              "unpaid_feeding": statement.feeding, "payable_by": dues_payable_by},
+        by=by,
+        impoundment=entry,
+        data={
+            "animals": [a.reference for a in animals],
+            "court": court,
+            "case": case_number,
+            "order_date": order_date,
+            "unpaid_fines": statement.fines,
+            "unpaid_feeding": statement.feeding,
+            "payable_by": dues_payable_by,
+        },
     )
     return order

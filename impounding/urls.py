@@ -1,0 +1,44 @@
+from django.urls import include, path
+
+from .views import court, custody, documents, register, releases, tariffs
+
+app_name = "impounding"
+
+entry_patterns = [
+    path("", register.entry, name="entry"),
+    path("amend/", register.entry_amend, name="entry_amend"),
+    path("release/", releases.release, name="release"),
+    path("deposit/", releases.deposit, name="deposit"),
+    path("court-order/", releases.court_order, name="court_order"),
+    path("complaint/", court.complaint_new, name="complaint_new"),
+    path("copy.pdf", documents.entry_copy_pdf, name="entry_copy_pdf"),
+    path("statement.pdf", documents.statement_pdf, name="statement_pdf"),
+]
+
+animal_patterns = [
+    path("amend/", register.animal_amend, name="animal_amend"),
+    path("death/", custody.animal_death, name="animal_death"),
+    path("escape/", custody.animal_escape, name="animal_escape"),
+    path("return/", custody.animal_return, name="animal_return"),
+    path("birth/", custody.animal_birth, name="animal_birth"),
+]
+
+urlpatterns = [
+    path("", register.today, name="today"),
+    path("register/", register.register, name="register"),
+    path("register/new/", register.entry_new, name="entry_new"),
+    path("entries/<int:pk>/", include(entry_patterns)),
+    path("animals/<int:pk>/", include(animal_patterns)),
+    path("receipts/<int:pk>.pdf", documents.receipt_pdf, name="receipt_pdf"),
+    path("pounds/<int:pk>/feeding/", custody.feeding_log, name="feeding_log"),
+    path("pounds/<int:pk>/schedule.pdf", documents.schedule_pdf, name="schedule_pdf"),
+    path("complaints/<int:pk>/decide/", court.complaint_decide, name="complaint_decide"),
+    path("deposits/", court.deposits, name="deposits"),
+    path("deposits/<int:pk>/apply/", court.deposit_apply, name="deposit_apply"),
+    path("deposits/<int:pk>/refund/", court.deposit_refund, name="deposit_refund"),
+    path("tariffs/", tariffs.tariffs, name="tariffs"),
+    path("tariffs/fines/new/", tariffs.fine_scale_new, name="fine_scale_new"),
+    path("tariffs/fines/<int:pk>/", tariffs.fine_scale, name="fine_scale"),
+    path("tariffs/feeding/new/", tariffs.feeding_order_new, name="feeding_order_new"),
+    path("tariffs/feeding/<int:pk>/", tariffs.feeding_order, name="feeding_order"),
+]
