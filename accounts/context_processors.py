@@ -12,7 +12,13 @@ def navigation(request):
         return {"nav_items": [], "user_roles": []}
     items = [(_("Home"), reverse("home"), None)]
     if has_permission(user, Permission.VIEW_RECORDS):
-        items.append((_("Jurisdiction"), reverse("accounts:jurisdiction"), None))
+        items += [
+            (_("Today's animals"), reverse("impounding:today"), None),
+            (_("Register"), reverse("impounding:register"), None),
+            (_("Deposits"), reverse("impounding:deposits"), None),
+            (_("Tariffs"), reverse("impounding:tariffs"), None),
+            (_("Jurisdiction"), reverse("accounts:jurisdiction"), None),
+        ]
     if has_permission(user, Permission.MANAGE_STAFF):
         items.append((_("Staff"), reverse("accounts:staff"), None))
     items.append((_("My appointments"), reverse("accounts:profile"), None))

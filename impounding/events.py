@@ -5,8 +5,36 @@ import json
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from .models import GENESIS, ChainHead, Event
+
+
+# What each kind of event is called on screen; the stored summary keeps the particulars.
+ACTION_LABELS = {
+    "register.entered": _("Entered in the register"),
+    "register.amended": _("Register corrected"),
+    "custody.died": _("Died"),
+    "custody.escaped": _("Escaped"),
+    "custody.rescued": _("Rescued from custody"),
+    "custody.returned": _("Back in the pound"),
+    "custody.born": _("Calf born in the pound"),
+    "custody.fed": _("Fed and watered"),
+    "release.paid": _("Released on payment"),
+    "release.deposit": _("Released on deposit"),
+    "release.court_order": _("Released by court order"),
+    "complaint.recorded": _("Complaint recorded"),
+    "complaint.upheld": _("Complaint upheld: seizure illegal"),
+    "complaint.dismissed": _("Complaint dismissed"),
+    "deposit.applied": _("Deposit applied as payment"),
+    "deposit.refunded": _("Deposit refunded"),
+    "tariff.fine_scale_recorded": _("Fine scale recorded"),
+    "tariff.feeding_order_recorded": _("Feeding rates recorded"),
+}
+
+
+def action_label(action):
+    return ACTION_LABELS.get(action, action)
 
 
 def chain_for(*, pound=None, district=None):

@@ -79,6 +79,12 @@ class Event(models.Model):
     def __str__(self):
         return f"{self.chain}#{self.seq} {self.action}"
 
+    @property
+    def label(self):
+        from impounding.events import action_label
+
+        return action_label(self.action)
+
     def payload(self):
         """The content the hash covers, in a canonical form."""
         return {

@@ -289,6 +289,10 @@ class CourtOrder(models.Model):
     def __str__(self):
         return f"{self.court} {self.case_number}"
 
+    @property
+    def unpaid_total(self):
+        return self.unpaid_fines + self.unpaid_feeding
+
 
 class SeizerLiability(models.Model):
     """What a s.22 order makes the seizer pay: compensation, and the fines and charges.

@@ -1,27 +1,317 @@
-"""Stub: filled in by the issue-3 work on this area."""
+"""The pound-keeper's register: today's animals, the register itself, entries and corrections."""
 
-from django.http import Http404
+from datetime import datetime, timedelta
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
+
+from accounts.decorators import require_permission
+from accounts.models import Pound
+from accounts.roles import Permission
+from accounts.scoping import has_permission
+
+from .. import services
+from ..dues import dues
+from ..forms.register import (
+    AnimalAmendForm,
+    AnimalFormSet,
+    EntryAmendForm,
+    EntryForm,
+    RegisterSearchForm,
+)
+from ..models import (
+    OUT_OF_POUND,
+    Animal,
+    AnimalState,
+    CustodyEvent,
+    Event,
+    Impoundment,
+)
+from ..selectors import missing_feeding_days
+from ..tariffs import TariffBook, TariffMissing
+from ..warnings import describe_warnings
+from .common import add_service_errors, get_animal, get_entry
+
+PAGE_SIZE = 25
 
 
-def today(request, pk=None):
-    raise Http404
+def _custody_animals(pound_ids):
+    return (
+        Animal.objects.filter(
+            impoundment__pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
+        )
+        .select_related("impoundment__pound__district")
+        .prefetch_related("custody_events")
+        .order_by("impoundment__pound__name", "impoundment__arrived_at", "number")
+    )
 
 
-def register(request, pk=None):
-    raise Http404
+def pound_day_board(pounds, now=None):
+    """For each pound: its animals in custody with days and dues now, and the days of the last
+    week with no feeding record (s.27). A fixed number of queries per pound."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    by_pound = {p.pk: [] for p in pounds}
+    for animal in _custody_animals(list(by_pound)):
+        by_pound[animal.impoundment.pound_id].append(animal)
+    board = []
+    for pound in pounds:
+        animals = by_pound[pound.pk]
+        rows, problem = [], None
+        try:
+            statement = dues(animals, as_of=now, book=TariffBook(pound)) if animals else None
+        except TariffMissing as exc:
+            statement, problem = None, exc.messages[0]
+        for i, animal in enumerate(animals):
+            arrived = timezone.localtime(animal.born_at or animal.impoundment.arrived_at).date()
+            rows.append(
+                {
+                    "animal": animal,
+                    "days": (today - arrived).days + 1,
+                    "dues": statement.lines[i] if statement else None,
+                    "report_due": (today - arrived).days >= 8 and animal.state == "impounded",
+                }
+            )
+        board.append(
+            {
+                "pound": pound,
+                "rows": rows,
+                "total": statement.total if statement else None,
+                "tariff_problem": problem,
+                "missing_feeding": missing_feeding_days(pound, today - timedelta(days=7), today),
+            }
+        )
+    return board
 
 
-def entry_new(request, pk=None):
-    raise Http404
+@require_permission(Permission.VIEW_RECORDS)
+def today(request):
+    pounds = list(
+        Pound.objects.for_user(request.user, Permission.VIEW_RECORDS)
+        .select_related("district")
+        .order_by("name")
+    )
+    return render(request, "impounding/today.html", {"board": pound_day_board(pounds)})
 
 
-def entry(request, pk=None):
-    raise Http404
+def _keyset(qs, after):
+    """Keyset pagination on (arrived_at, id), newest first: `after` is "<iso time>|<id>"."""
+    if not after:
+        return qs
+    try:
+        stamp, pk = after.rsplit("|", 1)
+        moment, pk = parse_datetime(stamp), int(pk)
+    except (ValueError, TypeError):
+        return qs
+    if moment is None:
+        return qs
+    return qs.filter(Q(arrived_at__lt=moment) | Q(arrived_at=moment, pk__lt=pk))
 
 
-def entry_amend(request, pk=None):
-    raise Http404
+@require_permission(Permission.VIEW_RECORDS)
+def register(request):
+    pounds = Pound.objects.for_user(request.user, Permission.VIEW_RECORDS).order_by("name")
+    form = RegisterSearchForm(request.GET or None, pounds=pounds)
+    qs = Impoundment.objects.for_user(request.user, Permission.VIEW_RECORDS)
+    if form.is_valid():
+        data = form.cleaned_data
+        if data["q"]:
+            q = data["q"].strip()
+            qs = qs.filter(
+                Q(register_number__iexact=q)
+                | Q(register_number__iendswith="/" + q.lstrip("0").zfill(5))
+                | Q(animals__ear_tag=q.replace(" ", ""))
+                | Q(owner_name__icontains=q)
+            ).distinct()
+        if data["pound"]:
+            qs = qs.filter(pound=data["pound"])
+        if data["date_from"]:
+            start = timezone.make_aware(datetime.combine(data["date_from"], datetime.min.time()))
+            qs = qs.filter(arrived_at__gte=start)
+        if data["date_to"]:
+            end = timezone.make_aware(
+                datetime.combine(data["date_to"] + timedelta(days=1), datetime.min.time())
+            )
+            qs = qs.filter(arrived_at__lt=end)
+    qs = (
+        _keyset(qs, request.GET.get("after"))
+        .select_related("pound")
+        .annotate(
+            animal_count=Count("animals", distinct=True),
+            in_pound=Count(
+                "animals", filter=Q(animals__state=AnimalState.IMPOUNDED), distinct=True
+            ),
+        )
+        .order_by("-arrived_at", "-pk")
+    )
+    page = list(qs[: PAGE_SIZE + 1])
+    has_next = len(page) > PAGE_SIZE
+    page = page[:PAGE_SIZE]
+    next_cursor = None
+    if has_next:
+        last = page[-1]
+        next_cursor = f"{last.arrived_at.isoformat()}|{last.pk}"
+    params = request.GET.copy()
+    params.pop("after", None)
+    return render(
+        request,
+        "impounding/register.html",
+        {
+            "form": form,
+            "entries": page,
+            "next_cursor": next_cursor,
+            "query": params.urlencode(),
+            "is_first_page": not request.GET.get("after"),
+        },
+    )
 
 
-def animal_amend(request, pk=None):
-    raise Http404
+def _typed_animal_rows(post):
+    try:
+        total = min(int(post.get("animals-TOTAL_FORMS", 1)), 99)
+    except ValueError:
+        total = 1
+    fields = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
+    return [{f: post.get(f"animals-{i}-{f}", "") for f in fields} for i in range(total)]
+
+
+@require_permission(Permission.RECORD_IMPOUNDMENT)
+def entry_new(request):
+    pounds = (
+        Pound.objects.for_user(request.user, Permission.RECORD_IMPOUNDMENT)
+        .select_related("district")
+        .order_by("name")
+    )
+    if not pounds:
+        raise PermissionDenied
+    now = timezone.localtime().replace(second=0, microsecond=0)
+    form = EntryForm(
+        request.POST or None, pounds=pounds, initial={"arrived_at": now, "seized_at": now}
+    )
+    formset = AnimalFormSet(request.POST or None, request.FILES or None, prefix="animals")
+    if request.method == "POST" and "add_animal" in request.POST:
+        # Without JavaScript: one more blank animal row, keeping what was typed (not photos).
+        form = EntryForm(initial=request.POST.dict(), pounds=pounds)
+        rows = _typed_animal_rows(request.POST)
+        formset = AnimalFormSet(initial=[*rows, {}], prefix="animals")
+        return render(request, "impounding/entry_new.html", {"form": form, "formset": formset})
+    if request.method == "POST" and form.is_valid() and formset.is_valid():
+        data = dict(form.cleaned_data)
+        pound = data.pop("pound")
+        animals = [f.cleaned_data for f in formset.forms if f.cleaned_data]
+        try:
+            entry = services.create_entry(pound=pound, by=request.user, animals=animals, **data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Entered in the register as %(number)s.") % {"number": entry.register_number},
+            )
+            for warning in describe_warnings(entry.warnings):
+                messages.warning(request, warning)
+            return redirect(entry)
+    return render(request, "impounding/entry_new.html", {"form": form, "formset": formset})
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def entry(request, pk):
+    entry = get_entry(request, pk)
+    animals = list(
+        entry.animals.select_related("release__receipt", "court_order", "dam")
+        .prefetch_related("custody_events")
+        .order_by("number")
+    )
+    for animal in animals:
+        animal.impoundment = entry
+    in_pound = [a for a in animals if a.state == AnimalState.IMPOUNDED]
+    statement, tariff_problem = None, None
+    if in_pound:
+        try:
+            statement = dues(in_pound)
+        except TariffMissing as exc:
+            tariff_problem = exc.messages[0]
+    lines = {line.animal.pk: line for line in statement.lines} if statement else {}
+    for animal in animals:
+        animal.dues_line = lines.get(animal.pk)
+    releases = list(
+        entry.releases.select_related("receipt", "deposit", "released_by").order_by("released_at")
+    )
+    user = request.user
+    return render(
+        request,
+        "impounding/entry.html",
+        {
+            "entry": entry,
+            "animals": animals,
+            "in_pound": in_pound,
+            "statement": statement,
+            "tariff_problem": tariff_problem,
+            "warnings": describe_warnings(entry.warnings),
+            "releases": releases,
+            "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),
+            "court_orders": entry.court_orders.order_by("order_date"),
+            "amendments": entry.amendments.select_related("by", "animal").order_by("at"),
+            "events": Event.objects.filter(impoundment=entry)
+            .select_related("by")
+            .order_by("at", "seq"),
+            "can_record": has_permission(user, Permission.RECORD_IMPOUNDMENT, entry.pound),
+            "can_release": has_permission(user, Permission.RELEASE_ANIMAL, entry.pound),
+            "can_custody": has_permission(user, Permission.RECORD_CUSTODY, entry.pound),
+            "custody_kinds": CustodyEvent.Kind,
+        },
+    )
+
+
+@require_permission(Permission.RECORD_IMPOUNDMENT)
+def entry_amend(request, pk):
+    entry = get_entry(request, pk, Permission.RECORD_IMPOUNDMENT)
+    form = EntryAmendForm(request.POST or None, instance=entry)
+    if form.is_valid():
+        try:
+            services.amend_entry(
+                entry=entry,
+                by=request.user,
+                reason=form.cleaned_data["reason"],
+                changes=form.changes(),
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("The register entry was corrected. The original stays visible in its history."),
+            )
+            return redirect(entry)
+    return render(request, "impounding/entry_amend.html", {"form": form, "entry": entry})
+
+
+@require_permission(Permission.RECORD_IMPOUNDMENT)
+def animal_amend(request, pk):
+    animal = get_animal(request, pk, Permission.RECORD_IMPOUNDMENT)
+    initial = {
+        f: getattr(animal, f) for f in ("species", "sex", "age_class", "colour", "marks", "ear_tag")
+    }
+    form = AnimalAmendForm(request.POST or None, initial=initial)
+    if form.is_valid():
+        try:
+            services.amend_entry(
+                entry=animal.impoundment,
+                animal=animal,
+                by=request.user,
+                reason=form.cleaned_data["reason"],
+                changes=form.changes(),
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request, _("Animal %(animal)s was corrected.") % {"animal": animal.reference}
+            )
+            return redirect(animal.impoundment)
+    return render(request, "impounding/animal_amend.html", {"form": form, "animal": animal})

@@ -8,6 +8,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         created = demo.seed_all()
+        from impounding import demo as register_demo
+
+        register_demo.seed_tariffs()
+        entries = register_demo.seed_register()
+        if entries:
+            self.stdout.write(f"Demo pound register: {entries} entries, animals in every state.")
         self.stdout.write(
             f"Demo data ready ({len(created)} new users). Sign in at /login/ with any of these "
             f"user names and the password {demo.DEMO_PASSWORD!r}:"

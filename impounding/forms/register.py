@@ -1,0 +1,222 @@
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import Village
+
+from ..models import (
+    AgeClass,
+    Impoundment,
+    S11Ground,
+    S11Site,
+    SeizerCapacity,
+    SeizureBasis,
+    Sex,
+    Species,
+)
+from ..tags import normalise_tag, validate_ear_tag
+from .common import DateInput, DateTimeLocalInput
+
+BLANK = [("", "---------")]
+
+
+class EntryForm(forms.Form):
+    """s.8: what the register records when cattle are brought to the pound."""
+
+    pound = forms.ModelChoiceField(queryset=None, label=_("Pound"))
+    arrived_at = forms.DateTimeField(
+        label=_("Day and hour of arrival at the pound"), widget=DateTimeLocalInput()
+    )
+    seized_at = forms.DateTimeField(label=_("Day and hour of seizure"), widget=DateTimeLocalInput())
+    seizure_place = forms.CharField(label=_("Place of seizure"), max_length=200)
+    seizure_village = forms.ModelChoiceField(
+        queryset=None,
+        required=False,
+        label=_("Village where the cattle were seized"),
+        help_text=_("For a s.10 seizure the land's village decides the pound (s.4)."),
+    )
+    basis = forms.ChoiceField(
+        label=_("Basis of seizure"), choices=SeizureBasis.choices, widget=forms.RadioSelect
+    )
+    basis_other = forms.CharField(label=_("Notified basis"), max_length=200, required=False)
+    s11_site = forms.ChoiceField(
+        label=_("Public work (s.11)"), choices=BLANK + S11Site.choices, required=False
+    )
+    s11_ground = forms.ChoiceField(
+        label=_("Ground (s.11)"), choices=BLANK + S11Ground.choices, required=False
+    )
+    damage_description = forms.CharField(
+        label=_("Damage alleged"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    pound_choice_reason = forms.CharField(
+        label=_("Why this pound (s.11: the nearest pound)"), max_length=200, required=False
+    )
+    seizer_name = forms.CharField(label=_("Seizer's name"), max_length=150)
+    seizer_residence = forms.CharField(label=_("Seizer's residence"), max_length=250)
+    seizer_capacity = forms.ChoiceField(
+        label=_("Seizer's capacity"), choices=BLANK + SeizerCapacity.choices
+    )
+    seizer_phone = forms.CharField(label=_("Seizer's phone"), max_length=15, required=False)
+    owner_name = forms.CharField(label=_("Owner's name, if known"), max_length=150, required=False)
+    owner_residence = forms.CharField(
+        label=_("Owner's residence, if known"), max_length=250, required=False
+    )
+
+    def __init__(self, *args, pounds, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["pound"].queryset = pounds
+        if len(pounds) == 1:
+            self.fields["pound"].initial = pounds[0]
+            self.fields["pound"].widget = forms.HiddenInput()
+        districts = {p.district_id for p in pounds}
+        self.fields["seizure_village"].queryset = Village.objects.filter(
+            district_id__in=districts
+        ).order_by("name")
+
+    def clean(self):
+        data = super().clean()
+        basis = data.get("basis")
+        if basis == SeizureBasis.OTHER and not data.get("basis_other"):
+            self.add_error("basis_other", _("Name the notification the seizure relies on."))
+        if basis == SeizureBasis.S11_PUBLIC:
+            if not data.get("s11_site"):
+                self.add_error("s11_site", _("Say which public work."))
+            if not data.get("s11_ground"):
+                self.add_error("s11_ground", _("Say whether it was doing damage or straying."))
+        seized, arrived = data.get("seized_at"), data.get("arrived_at")
+        if seized and arrived and seized > arrived:
+            self.add_error("seized_at", _("The seizure must come before the arrival."))
+        return data
+
+
+class AnimalForm(forms.Form):
+    species = forms.ChoiceField(label=_("Species"), choices=BLANK + Species.choices)
+    sex = forms.ChoiceField(label=_("Sex"), choices=BLANK + Sex.choices)
+    age_class = forms.ChoiceField(label=_("Age"), choices=BLANK + AgeClass.choices)
+    colour = forms.CharField(label=_("Colour"), max_length=80)
+    marks = forms.CharField(label=_("Marks or brands"), max_length=250, required=False)
+    ear_tag = forms.CharField(
+        label=_("Ear-tag number"),
+        max_length=30,
+        required=False,
+        help_text=_("A 12-digit Pashu Aadhaar tag is checked by its last digit."),
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
+    )
+    photo = forms.ImageField(
+        label=_("Photo"),
+        required=False,
+        widget=forms.ClearableFileInput(attrs={"accept": "image/*", "capture": "environment"}),
+        help_text=_("Optional. Taken with the phone's camera; resized before it is stored."),
+    )
+
+    def clean_ear_tag(self):
+        tag = normalise_tag(self.cleaned_data["ear_tag"])
+        try:
+            validate_ear_tag(tag)
+        except ValidationError as exc:
+            raise ValidationError(exc.message_dict["ear_tag"]) from None
+        return tag
+
+    def clean_photo(self):
+        photo = self.cleaned_data.get("photo")
+        if photo and photo.size > 12 * 1024 * 1024:
+            raise ValidationError(_("The photo is larger than 12 MB."))
+        return photo
+
+
+class BaseAnimalFormSet(forms.BaseFormSet):
+    def clean(self):
+        if any(self.errors):
+            return
+        filled = [f for f in self.forms if f.cleaned_data and not f.cleaned_data.get("DELETE")]
+        if not filled:
+            raise ValidationError(_("Enter at least one animal."))
+
+
+AnimalFormSet = forms.formset_factory(
+    AnimalForm, formset=BaseAnimalFormSet, extra=0, min_num=1, max_num=100, validate_max=True
+)
+
+
+class RegisterSearchForm(forms.Form):
+    q = forms.CharField(
+        label=_("Register number, ear tag or owner's name"), required=False, max_length=100
+    )
+    pound = forms.ModelChoiceField(
+        queryset=None, required=False, label=_("Pound"), empty_label=_("All my pounds")
+    )
+    date_from = forms.DateField(label=_("Arrived from"), required=False, widget=DateInput())
+    date_to = forms.DateField(label=_("Arrived until"), required=False, widget=DateInput())
+
+    def __init__(self, *args, pounds, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["pound"].queryset = pounds
+
+
+ENTRY_AMENDABLE = [
+    "seized_at",
+    "seizure_place",
+    "seizure_village",
+    "basis",
+    "basis_other",
+    "s11_site",
+    "s11_ground",
+    "damage_description",
+    "pound_choice_reason",
+    "seizer_name",
+    "seizer_residence",
+    "seizer_capacity",
+    "seizer_phone",
+    "owner_name",
+    "owner_residence",
+]
+
+
+class EntryAmendForm(forms.ModelForm):
+    reason = forms.CharField(
+        label=_("Reason for the correction"),
+        max_length=300,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )
+
+    class Meta:
+        model = Impoundment
+        fields = ENTRY_AMENDABLE
+        widgets = {
+            "seized_at": DateTimeLocalInput(),
+            "damage_description": forms.Textarea(attrs={"rows": 2}),
+        }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["seizure_village"].queryset = Village.objects.filter(
+            district_id=self.instance.pound.district_id
+        )
+
+    def _post_clean(self):
+        # Validation of the whole record happens in the service, on the amended copy.
+        pass
+
+    def changes(self):
+        changes = {f: self.cleaned_data[f] for f in self.changed_data if f in ENTRY_AMENDABLE}
+        # The picker shows minutes: an unchanged time must not read as a correction.
+        if "seized_at" in changes and changes["seized_at"] and self.instance.seized_at:
+            new, old = changes["seized_at"], self.instance.seized_at
+            if new.replace(second=0, microsecond=0) == old.replace(second=0, microsecond=0):
+                del changes["seized_at"]
+        return changes
+
+
+class AnimalAmendForm(forms.Form):
+    species = AnimalForm.base_fields["species"]
+    sex = AnimalForm.base_fields["sex"]
+    age_class = AnimalForm.base_fields["age_class"]
+    colour = AnimalForm.base_fields["colour"]
+    marks = AnimalForm.base_fields["marks"]
+    ear_tag = AnimalForm.base_fields["ear_tag"]
+    reason = EntryAmendForm.base_fields["reason"]
+
+    clean_ear_tag = AnimalForm.clean_ear_tag
+
+    def changes(self):
+        return {f: self.cleaned_data[f] for f in self.changed_data if f != "reason"}

@@ -1,0 +1,161 @@
+import base64
+import binascii
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.utils.translation import gettext_lazy as _
+
+from ..models import ClaimantRole, CourtOrder, PaymentMode, Release
+from ..uploads import validate_order_scan
+from .common import DateInput
+
+MAX_SIGNATURE_BYTES = 400 * 1024
+
+
+class AnimalChoiceField(forms.ModelMultipleChoiceField):
+    widget = forms.CheckboxSelectMultiple
+
+    def label_from_instance(self, animal):
+        return f"{animal.number}. {animal.description}" + (
+            f" · {animal.ear_tag}" if animal.ear_tag else ""
+        )
+
+
+class ClaimForm(forms.Form):
+    """Step 1 of a release: which animals, who claims them, how they pay."""
+
+    animals = AnimalChoiceField(queryset=None, label=_("Animals to release"))
+    claimant_name = forms.CharField(label=_("Claimant's name"), max_length=150)
+    claimant_address = forms.CharField(label=_("Claimant's address"), max_length=250)
+    claimant_phone = forms.CharField(label=_("Claimant's phone"), max_length=15, required=False)
+    claimant_role = forms.ChoiceField(
+        label=_("Claims as"),
+        choices=ClaimantRole.choices,
+        widget=forms.RadioSelect,
+        initial=ClaimantRole.OWNER,
+    )
+    owner_name = forms.CharField(
+        label=_("Owner's name (if the claimant is an agent)"), max_length=150, required=False
+    )
+    agent_authority = forms.CharField(
+        label=_("Authority the agent relies on"),
+        max_length=250,
+        required=False,
+        help_text=_("For example: a letter signed by the owner, shown and kept on file."),
+    )
+    id_document = forms.CharField(label=_("Identity document seen"), max_length=120, required=False)
+    payment_mode = forms.ChoiceField(
+        label=_("Paid by"),
+        choices=PaymentMode.choices,
+        widget=forms.RadioSelect,
+        initial=PaymentMode.CASH,
+    )
+    payment_reference = forms.CharField(
+        label=_("UPI or other payment reference"), max_length=120, required=False
+    )
+    acknowledgement = forms.ChoiceField(
+        label=_("The claimant signs for the cattle (s.13)"),
+        choices=Release.Acknowledgement.choices,
+        widget=forms.RadioSelect,
+        initial=Release.Acknowledgement.REGISTER_PAGE,
+    )
+    register_page = forms.CharField(
+        label=_("Page of the paper register signed"), max_length=30, required=False
+    )
+
+    def __init__(self, *args, animals, deposit=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["animals"].queryset = animals
+        if len(animals) == 1:
+            self.fields["animals"].initial = [animals[0].pk]
+        if deposit:
+            self.fields["ground"] = forms.CharField(
+                label=_("Why the owner says the seizure was illegal"),
+                max_length=300,
+                widget=forms.Textarea(attrs={"rows": 2}),
+                help_text=_("He says he is about to complain to a Magistrate under s.20."),
+            )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("claimant_role") == ClaimantRole.AGENT:
+            if not data.get("agent_authority"):
+                self.add_error("agent_authority", _("Record the authority the agent relies on."))
+            if not data.get("owner_name"):
+                self.add_error("owner_name", _("Give the owner's name."))
+        if data.get("payment_mode") in (PaymentMode.UPI, PaymentMode.OTHER) and not data.get(
+            "payment_reference"
+        ):
+            self.add_error(
+                "payment_reference", _("Give the UPI transaction or other payment reference.")
+            )
+        if data.get("acknowledgement") == Release.Acknowledgement.REGISTER_PAGE and not data.get(
+            "register_page"
+        ):
+            self.add_error("register_page", _("Give the page of the register the claimant signed."))
+        animals = data.get("animals") or []
+        if any(a.dam_id and a.dam_id not in {x.pk for x in animals} for a in animals):
+            self.add_error(
+                "animals", _("A calf born in the pound leaves with its dam: choose the dam.")
+            )
+        return data
+
+
+class ConfirmForm(forms.Form):
+    """Step 2: the check-your-answers page posts this, with step 1's answers carried along."""
+
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput)
+    amount = forms.DecimalField(max_digits=12, decimal_places=2, widget=forms.HiddenInput)
+    signature_data = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def clean_signature_data(self):
+        value = self.cleaned_data["signature_data"]
+        if not value:
+            return None
+        prefix = "data:image/png;base64,"
+        if not value.startswith(prefix):
+            raise ValidationError(_("The signature could not be read. Sign again."))
+        try:
+            raw = base64.b64decode(value[len(prefix) :], validate=True)
+        except (binascii.Error, ValueError):
+            raise ValidationError(_("The signature could not be read. Sign again.")) from None
+        if not raw.startswith(b"\x89PNG\r\n\x1a\n") or len(raw) > MAX_SIGNATURE_BYTES:
+            raise ValidationError(_("The signature could not be read. Sign again."))
+        return ContentFile(raw, name="signature.png")
+
+
+class CourtOrderForm(forms.Form):
+    animals = AnimalChoiceField(queryset=None, label=_("Animals the order releases"))
+    kind = forms.ChoiceField(
+        label=_("Order"), choices=CourtOrder.Kind.choices, widget=forms.RadioSelect
+    )
+    court = forms.CharField(label=_("Court"), max_length=200)
+    case_number = forms.CharField(label=_("Case number"), max_length=80)
+    order_date = forms.DateField(label=_("Date of the order"), widget=DateInput())
+    scan = forms.FileField(
+        label=_("Scan of the order"),
+        help_text=_("PDF, JPEG or PNG, at most 5 MB."),
+        widget=forms.ClearableFileInput(attrs={"accept": ".pdf,image/jpeg,image/png"}),
+    )
+    conditions = forms.CharField(
+        label=_("Conditions in the order"), required=False, widget=forms.Textarea(attrs={"rows": 2})
+    )
+    dues_payable_by = forms.CharField(
+        label=_("The fines and charges are payable by"),
+        max_length=250,
+        required=False,
+        help_text=_("Under s.22, the person who seized or detained the cattle."),
+    )
+
+    def __init__(self, *args, animals, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["animals"].queryset = animals
+
+    def clean_scan(self):
+        scan = self.cleaned_data["scan"]
+        try:
+            validate_order_scan(scan)
+        except ValidationError as exc:
+            raise ValidationError(exc.message_dict["scan"]) from None
+        return scan

@@ -1,0 +1,297 @@
+import io
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from PIL import Image
+
+from impounding.models import Amendment, Animal, Event, Impoundment
+from tests.impounding.factories import cow, goat, make_entry
+
+
+def _local(dt):
+    return timezone.localtime(dt).strftime("%Y-%m-%dT%H:%M")
+
+
+def entry_post(pound, **over):
+    now = timezone.now() - timedelta(minutes=5)
+    data = {
+        "pound": pound.pk,
+        "arrived_at": _local(now),
+        "seized_at": _local(now - timedelta(hours=2)),
+        "seizure_place": "Wheat field by the canal",
+        "basis": "s10",
+        "seizer_name": "Ram Prasad",
+        "seizer_residence": "Nigohan",
+        "seizer_capacity": "cultivator",
+        "owner_name": "",
+        "owner_residence": "",
+        "animals-TOTAL_FORMS": "2",
+        "animals-INITIAL_FORMS": "0",
+        "animals-MIN_NUM_FORMS": "1",
+        "animals-MAX_NUM_FORMS": "100",
+        "animals-0-species": "cattle",
+        "animals-0-sex": "female",
+        "animals-0-age_class": "adult",
+        "animals-0-colour": "White",
+        "animals-1-species": "goat",
+        "animals-1-sex": "male",
+        "animals-1-age_class": "adult",
+        "animals-1-colour": "Black",
+    }
+    data.update(over)
+    return data
+
+
+def test_today_requires_login(client):
+    assert client.get(reverse("impounding:today")).status_code == 302
+
+
+def test_today_lists_animals_in_custody_with_dues(client, pound_keeper, pound, tariffs):
+    make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()])
+    client.force_login(pound_keeper)
+    body = client.get(reverse("impounding:today")).content.decode()
+    assert "2 animals in custody" in body
+    assert "₹20,500.00" in body  # cow: fine 20,000 + one day's feeding 500
+
+
+def test_today_query_count_flat(
+    client, pound_keeper, pound, tariffs, django_assert_max_num_queries
+):
+    for _ in range(12):
+        make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()])
+    client.force_login(pound_keeper)
+    with django_assert_max_num_queries(25):
+        response = client.get(reverse("impounding:today"))
+    assert response.status_code == 200
+
+
+def test_today_shows_missing_tariff_instead_of_failing(client, pound_keeper, pound):
+    make_entry(pound=pound, by=pound_keeper)
+    client.force_login(pound_keeper)
+    body = client.get(reverse("impounding:today")).content.decode()
+    assert "No fine scale (s.12) covers" in body
+
+
+def test_new_entry_form_get(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    response = client.get(reverse("impounding:entry_new"))
+    assert response.status_code == 200
+    assert 'capture="environment"' in response.content.decode()
+
+
+def test_new_entry_creates_entry_animals_and_event(client, pound_keeper, pound, tariffs):
+    client.force_login(pound_keeper)
+    response = client.post(reverse("impounding:entry_new"), entry_post(pound))
+    entry = Impoundment.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == entry.get_absolute_url()
+    assert entry.animals.count() == 2
+    assert Event.objects.filter(impoundment=entry, section="s.8").exists()
+
+
+def test_new_entry_with_photo_resizes_it(client, pound_keeper, pound, tariffs, settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path
+    buf = io.BytesIO()
+    Image.new("RGB", (3000, 2000), "red").save(buf, format="JPEG")
+    buf.seek(0)
+    buf.name = "cow.jpg"
+    client.force_login(pound_keeper)
+    client.post(reverse("impounding:entry_new"), entry_post(pound, **{"animals-0-photo": buf}))
+    animal = Animal.objects.get(number=1)
+    with Image.open(animal.photo.path) as img:
+        assert max(img.size) == 1280
+
+
+def test_new_entry_invalid_writes_nothing_and_shows_errors(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    response = client.post(
+        reverse("impounding:entry_new"),
+        entry_post(pound, seizer_name="", **{"animals-0-colour": ""}),
+    )
+    assert response.status_code == 200
+    assert Impoundment.objects.count() == 0
+    assert Event.objects.count() == 0
+    assert response.context["form"].errors["seizer_name"]
+    assert response.context["formset"].forms[0].errors["colour"]
+
+
+def test_new_entry_late_transfer_is_warned_not_refused(client, pound_keeper, pound, tariffs):
+    client.force_login(pound_keeper)
+    now = timezone.now() - timedelta(minutes=5)
+    response = client.post(
+        reverse("impounding:entry_new"),
+        entry_post(pound, seized_at=_local(now - timedelta(hours=30))),
+        follow=True,
+    )
+    assert Impoundment.objects.count() == 1
+    assert "more than the 24 hours allowed" in response.content.decode()
+
+
+def test_new_entry_bad_pashu_aadhaar_tag_refused_beside_field(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    response = client.post(
+        reverse("impounding:entry_new"), entry_post(pound, **{"animals-0-ear_tag": "123456789011"})
+    )
+    assert Impoundment.objects.count() == 0
+    assert "fails its check digit" in str(response.context["formset"].forms[0].errors)
+
+
+def test_add_animal_without_javascript_keeps_typed_values(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    response = client.post(
+        reverse("impounding:entry_new"), entry_post(pound, add_animal="1", seizer_name="Keep me")
+    )
+    assert Impoundment.objects.count() == 0
+    assert response.context["formset"].total_form_count() == 3
+    assert "Keep me" in response.content.decode()
+
+
+def test_new_entry_forbidden_for_auditor(client, auditor):
+    client.force_login(auditor)
+    assert client.get(reverse("impounding:entry_new")).status_code == 403
+
+
+def test_entry_page_other_district_is_404(client, outsider, pound, pound_keeper, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(outsider)
+    assert client.get(entry.get_absolute_url()).status_code == 404
+
+
+def test_entry_page_shows_dues_timeline_and_actions(client, pound_keeper, pound, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()])
+    client.force_login(pound_keeper)
+    body = client.get(entry.get_absolute_url()).content.decode()
+    assert entry.register_number in body
+    assert "Total due" in body
+    assert "Entered in the register" in body
+    assert reverse("impounding:release", args=[entry.pk]) in body
+
+
+def test_entry_page_query_count_flat(
+    client, pound_keeper, pound, tariffs, django_assert_max_num_queries
+):
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow() for _ in range(20)])
+    client.force_login(pound_keeper)
+    with django_assert_max_num_queries(30):
+        client.get(entry.get_absolute_url())
+
+
+def test_register_search_by_number_tag_owner_and_dates(client, pound_keeper, pound, tariffs):
+    a = make_entry(
+        pound=pound, by=pound_keeper, owner_name="Shyam Lal", animals=[cow(ear_tag="123456789010")]
+    )
+    b = make_entry(
+        pound=pound,
+        by=pound_keeper,
+        owner_name="Gita Devi",
+        arrived_at=timezone.now() - timedelta(days=40),
+    )
+    client.force_login(pound_keeper)
+    url = reverse("impounding:register")
+
+    def found(**params):
+        return [e.pk for e in client.get(url, params).context["entries"]]
+
+    assert found(q=a.register_number) == [a.pk]
+    assert found(q="123456789010") == [a.pk]
+    assert found(q="gita") == [b.pk]
+    since = (timezone.localdate() - timedelta(days=10)).isoformat()
+    assert found(date_from=since) == [a.pk]
+
+
+def test_register_keyset_pagination_walks_every_entry_once(client, pound_keeper, pound, tariffs):
+    base = timezone.now() - timedelta(days=2)
+    made = [
+        make_entry(pound=pound, by=pound_keeper, arrived_at=base - timedelta(minutes=i))
+        for i in range(30)
+    ]
+    client.force_login(pound_keeper)
+    seen, url, params = [], reverse("impounding:register"), {}
+    while True:
+        response = client.get(url, params)
+        seen += [e.pk for e in response.context["entries"]]
+        cursor = response.context["next_cursor"]
+        if not cursor:
+            break
+        params = {"after": cursor}
+    assert seen == [e.pk for e in made]
+
+
+def test_register_query_count_does_not_grow_with_rows(
+    client, pound_keeper, pound, tariffs, django_assert_max_num_queries
+):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(pound_keeper)
+    make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("impounding:register"))
+    for _ in range(30):
+        make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()])
+    with django_assert_max_num_queries(len(few)):
+        client.get(reverse("impounding:register"))
+
+
+def test_register_hides_other_districts(client, outsider, pound, pound_keeper, tariffs):
+    make_entry(pound=pound, by=pound_keeper)
+    client.force_login(outsider)
+    assert list(client.get(reverse("impounding:register")).context["entries"]) == []
+
+
+def test_amend_entry_keeps_original_and_reason(client, pound_keeper, pound, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper, owner_name="Shyam")
+    client.force_login(pound_keeper)
+    url = reverse("impounding:entry_amend", args=[entry.pk])
+    form = client.get(url).context["form"]
+    data = {f: (form.initial.get(f) or "") for f in form.fields if f != "reason"}
+    data["seized_at"] = _local(entry.seized_at)
+    data["seizure_village"] = ""
+    data.update(owner_name="Shyam Lal", reason="Surname left out at arrival")
+    response = client.post(url, data)
+    assert response.status_code == 302
+    entry.refresh_from_db()
+    assert entry.owner_name == "Shyam Lal"
+    amendment = Amendment.objects.get()
+    assert (amendment.old_value, amendment.new_value) == ("Shyam", "Shyam Lal")
+    body = client.get(entry.get_absolute_url()).content.decode()
+    assert "<del>Shyam</del>" in body
+
+
+def test_amend_without_reason_writes_nothing(client, pound_keeper, pound, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper, owner_name="Shyam")
+    client.force_login(pound_keeper)
+    url = reverse("impounding:entry_amend", args=[entry.pk])
+    response = client.post(url, {"owner_name": "X", "reason": ""})
+    assert response.status_code == 200
+    assert Amendment.objects.count() == 0
+
+
+def test_amend_animal(client, pound_keeper, pound, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    animal = entry.animals.get()
+    client.force_login(pound_keeper)
+    url = reverse("impounding:animal_amend", args=[animal.pk])
+    data = {
+        "species": "cattle",
+        "sex": "female",
+        "age_class": "adult",
+        "colour": "Brown",
+        "marks": "",
+        "ear_tag": "",
+        "reason": "Colour misread in poor light",
+    }
+    assert client.post(url, data).status_code == 302
+    animal.refresh_from_db()
+    assert animal.colour == "Brown"
+
+
+@pytest.mark.parametrize("name", ["entry_amend"])
+def test_amend_refused_to_police_officer(
+    client, police_officer, pound, pound_keeper, tariffs, name
+):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(police_officer)
+    assert client.get(reverse(f"impounding:{name}", args=[entry.pk])).status_code == 403
