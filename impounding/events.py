@@ -9,7 +9,6 @@ from django.utils.translation import gettext_lazy as _
 
 from .models import GENESIS, ChainHead, Event
 
-
 # What each kind of event is called on screen; the stored summary keeps the particulars.
 ACTION_LABELS = {
     "register.entered": _("Entered in the register"),

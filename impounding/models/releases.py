@@ -192,7 +192,8 @@ class Deposit(models.Model):
 
 
 class Complaint(models.Model):
-    """A complaint of illegal seizure or detention (ss.20-21) and the Magistrate's finding (s.22)."""
+    """A complaint of illegal seizure or detention (ss.20-21) and the Magistrate's finding
+    (s.22)."""
 
     class Mode(models.TextChoices):
         WRITTEN = "written", _("In writing")
