@@ -1,0 +1,40 @@
+"""Read-only: posted transactions are never edited or deleted, only reversed by a service."""
+
+from django.contrib import admin
+
+from . import models
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class PostingInline(admin.TabularInline):
+    model = models.Posting
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.Transaction)
+class TransactionAdmin(ReadOnlyAdmin):
+    list_display = ("pk", "at", "kind", "memo", "section")
+    list_filter = ("kind", "district")
+    inlines = [PostingInline]
+
+
+@admin.register(models.Account)
+class AccountAdmin(ReadOnlyAdmin):
+    list_display = ("__str__", "district", "pound", "kind")
