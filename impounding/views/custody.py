@@ -1,23 +1,150 @@
-"""Stub: filled in by the issue-3 work on this area."""
+"""The pound-keeper's custody screens: deaths, escapes, rescues (s.24), recaptures and births,
+and the daily feeding and watering record (s.9) with the days it is missing (s.27)."""
 
-from django.http import Http404
+from datetime import timedelta
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from accounts.decorators import require_permission
+from accounts.roles import Permission
+
+from .. import selectors
+from ..forms.custody import (
+    BirthForm,
+    DeathForm,
+    EscapeForm,
+    FeedingDayForm,
+    FeedingForm,
+    ReturnForm,
+)
+from ..models import TRANSITIONS, AnimalState, FeedingLog, Sex
+from ..services import custody as services
+from .common import add_service_errors, get_animal, get_pound
+
+FEEDING_LOG_DAYS = 30
 
 
-def animal_death(request, pk=None):
-    raise Http404
+def _can_become(animal, state):
+    return state in TRANSITIONS.get(animal.state, ())
 
 
-def animal_escape(request, pk=None):
-    raise Http404
+def _call(form, service, **kwargs):
+    """Run the service with the form's data. A refusal (a ValidationError, including
+    TransitionNotAllowed) goes on the form beside its field, and nothing is written."""
+    try:
+        return service(**kwargs, **form.cleaned_data)
+    except ValidationError as error:
+        add_service_errors(form, error)
+        return None
 
 
-def animal_return(request, pk=None):
-    raise Http404
+def _to_entry(animal):
+    return redirect("impounding:entry", pk=animal.impoundment_id)
 
 
-def animal_birth(request, pk=None):
-    raise Http404
+def _animal_page(request, template, animal, form, allowed):
+    return render(
+        request,
+        f"impounding/custody/{template}",
+        {"animal": animal, "entry": animal.impoundment, "form": form, "allowed": allowed},
+    )
 
 
-def feeding_log(request, pk=None):
-    raise Http404
+@require_http_methods(["GET", "POST"])
+@require_permission(Permission.RECORD_CUSTODY)
+def animal_death(request, pk):
+    animal = get_animal(request, pk, Permission.RECORD_CUSTODY)
+    form = DeathForm(request.POST or None)
+    if form.is_valid() and _call(form, services.record_death, animal=animal, by=request.user):
+        messages.success(request, _("The death of %(animal)s is recorded.") % {"animal": animal})
+        return _to_entry(animal)
+    allowed = _can_become(animal, AnimalState.DIED)
+    return _animal_page(request, "death.html", animal, form, allowed)
+
+
+@require_http_methods(["GET", "POST"])
+@require_permission(Permission.RECORD_CUSTODY)
+def animal_escape(request, pk):
+    animal = get_animal(request, pk, Permission.RECORD_CUSTODY)
+    form = EscapeForm(request.POST or None)
+    if form.is_valid() and _call(form, services.record_escape, animal=animal, by=request.user):
+        if form.cleaned_data["rescued"]:
+            text = _("The rescue of %(animal)s from custody (s.24) is recorded.")
+        else:
+            text = _("The escape of %(animal)s is recorded.")
+        messages.success(request, text % {"animal": animal})
+        return _to_entry(animal)
+    allowed = _can_become(animal, AnimalState.ESCAPED)
+    return _animal_page(request, "escape.html", animal, form, allowed)
+
+
+@require_http_methods(["GET", "POST"])
+@require_permission(Permission.RECORD_CUSTODY)
+def animal_return(request, pk):
+    animal = get_animal(request, pk, Permission.RECORD_CUSTODY)
+    form = ReturnForm(request.POST or None)
+    if form.is_valid() and _call(form, services.record_return, animal=animal, by=request.user):
+        messages.success(
+            request, _("%(animal)s is recorded as back in the pound.") % {"animal": animal}
+        )
+        return _to_entry(animal)
+    allowed = _can_become(animal, AnimalState.IMPOUNDED)
+    return _animal_page(request, "return.html", animal, form, allowed)
+
+
+@require_http_methods(["GET", "POST"])
+@require_permission(Permission.RECORD_CUSTODY)
+def animal_birth(request, pk):
+    dam = get_animal(request, pk, Permission.RECORD_CUSTODY)
+    form = BirthForm(request.POST or None)
+    if form.is_valid():
+        calf = _call(form, services.record_birth, dam=dam, by=request.user)
+        if calf:
+            messages.success(
+                request,
+                _("Calf %(calf)s, born to %(dam)s, is entered in the register.")
+                % {"calf": calf.reference, "dam": dam.reference},
+            )
+            return _to_entry(dam)
+    allowed = dam.state == AnimalState.IMPOUNDED and dam.sex == Sex.FEMALE
+    return _animal_page(request, "birth.html", dam, form, allowed)
+
+
+@require_http_methods(["GET", "POST"])
+@require_permission(Permission.RECORD_CUSTODY)
+def feeding_log(request, pk):
+    pound = get_pound(request, pk, Permission.RECORD_CUSTODY)
+    today = timezone.localdate()
+    day = FeedingDayForm(request.GET).day()
+    form = FeedingForm(request.POST or None)
+    if form.is_valid() and _call(form, services.log_feeding, pound=pound, by=request.user):
+        messages.success(
+            request,
+            _("Feeding and watering for %(date)s is recorded.")
+            % {"date": form.cleaned_data["date"].strftime("%d-%m-%Y")},
+        )
+        return redirect("impounding:feeding_log", pk=pound.pk)
+    if form.is_bound and form.cleaned_data.get("date"):
+        day = min(form.cleaned_data["date"], today)
+
+    rows = selectors.feeding_days(pound, today - timedelta(days=FEEDING_LOG_DAYS - 1), today)
+    shown = next((row for row in rows if row.date == day), None)
+    if shown is None:  # a day before the listed period
+        log = FeedingLog.objects.filter(pound=pound, date=day).select_related("recorded_by")
+        shown = selectors.FeedingDay(day, selectors.animals_in_custody_on(pound, day), log.first())
+    if not form.is_bound:
+        form = FeedingForm(initial={"date": day, "animals_fed": shown.in_custody})
+    context = {
+        "pound": pound,
+        "today": today,
+        "day": shown,
+        "form": form,
+        "rows": rows,
+        "missing": [row for row in rows if row.missing and row.date < today],
+    }
+    return render(request, "impounding/custody/feeding_log.html", context)

@@ -218,3 +218,24 @@ def test_no_other_release_path_in_admin(admin_client, pound_keeper, pound, tarif
     if model_admin is not None:
         assert not model_admin.has_change_permission(None, entry.animals.get())
     assert services  # the services are the only writers of animal state
+
+
+def test_calf_whose_dam_died_can_be_released_alone(pound_keeper, pound, tariffs):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tests.impounding.factories import pay
+
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()],
+                       arrived_at=timezone.now() - timedelta(days=3))
+    dam = entry.animals.get(number=1)
+    calf = services.record_birth(dam=dam, by=pound_keeper, at=timezone.now() - timedelta(days=2),
+                                 sex="female", colour="White")
+    services.record_death(animal=dam, by=pound_keeper, at=timezone.now() - timedelta(days=1),
+                          cause="Milk fever")
+    # The calf now goes with the goat's owner's claim, or on its own.
+    release = pay(entry, pound_keeper, [entry.animals.get(number=2), calf])
+    calf.refresh_from_db()
+    assert calf.state == AnimalState.RELEASED_PAID
+    assert release.lines.get(animal=calf).fine == Decimal("0.00")

@@ -1,0 +1,97 @@
+"""Read models that are not a single queryset chain: who was in the pound on which IST day, and
+the days on which animals were in custody but nobody recorded feeding them (s.9, s.27).
+
+Custody is worked out with the same intervals as the dues (`dues.custody_intervals`): from
+arrival (or birth in the pound) to release or death, paused while the animal was out after an
+escape or a rescue. A day counts when the animal was in the pound at any time of that IST day.
+Each function runs a fixed number of queries, whatever the number of animals or days.
+"""
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+
+from django.db.models import Prefetch, Q
+from django.utils import timezone
+
+from .dates import days_between, ist_date
+from .dues import OUT, custody_intervals
+from .models import Animal, CustodyEvent, FeedingLog
+
+
+def _day_start(day):
+    return datetime.combine(day, time.min, tzinfo=timezone.get_default_timezone())
+
+
+def custody_counts(pound, first, last):
+    """{date: number of animals in the pound at any time of that IST day} for first..last.
+
+    Two queries: the animals that could have been in the pound in the period, and their
+    escape, rescue and return events.
+    """
+    counts = dict.fromkeys(days_between(first, last), 0)
+    if not counts:
+        return counts
+    start, end = _day_start(first), _day_start(last + timedelta(days=1))
+    as_of = min(timezone.now(), end)
+    # born_at is never before the entry's arrival, so filtering on the arrival is enough here.
+    animals = (
+        Animal.objects.filter(impoundment__pound=pound, impoundment__arrived_at__lt=end)
+        .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
+        .select_related("impoundment")
+        .prefetch_related(
+            Prefetch(
+                "custody_events",
+                queryset=CustodyEvent.objects.filter(
+                    kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
+                ).order_by("at", "pk"),
+            )
+        )
+    )
+    for animal in animals:
+        days = set()
+        for begin, finish in custody_intervals(animal, as_of):
+            days.update(days_between(max(ist_date(begin), first), min(ist_date(finish), last)))
+        for day in days:
+            counts[day] += 1
+    return counts
+
+
+def animals_in_custody_on(pound, day):
+    """How many animals were in the pound at any time of the IST day `day`."""
+    return custody_counts(pound, day, day)[day]
+
+
+def missing_feeding_days(pound, first, last):
+    """The dates in first..last (both included) on which animals were in the pound and no
+    feeding and watering record exists: each is a possible s.27 offence. Three queries."""
+    counts = custody_counts(pound, first, last)
+    fed = set(
+        FeedingLog.objects.filter(pound=pound, date__range=(first, last)).values_list(
+            "date", flat=True
+        )
+    )
+    return [day for day, count in counts.items() if count and day not in fed]
+
+
+@dataclass
+class FeedingDay:
+    date: date
+    in_custody: int
+    log: FeedingLog | None
+
+    @property
+    def missing(self):
+        return self.in_custody > 0 and self.log is None
+
+
+def feeding_days(pound, first, last):
+    """One row per day, newest first, for the feeding log page: the animals in custody that
+    day, and the day's record if there is one. Three queries."""
+    counts = custody_counts(pound, first, last)
+    logs = {
+        log.date: log
+        for log in FeedingLog.objects.filter(pound=pound, date__range=(first, last)).select_related(
+            "recorded_by"
+        )
+    }
+    return [FeedingDay(day, counts[day], logs.get(day)) for day in sorted(counts, reverse=True)]
