@@ -15,10 +15,11 @@ def navigation(request):
         items += [
             (_("Today's animals"), reverse("impounding:today"), None),
             (_("Register"), reverse("impounding:register"), None),
-            (_("Deposits"), reverse("impounding:deposits"), None),
             (_("Tariffs"), reverse("impounding:tariffs"), None),
             (_("Jurisdiction"), reverse("accounts:jurisdiction"), None),
         ]
+    if has_permission(user, Permission.VIEW_LEDGER):
+        items.insert(3, (_("Deposits"), reverse("impounding:deposits"), None))
     if has_permission(user, Permission.MANAGE_STAFF):
         items.append((_("Staff"), reverse("accounts:staff"), None))
     items.append((_("My appointments"), reverse("accounts:profile"), None))

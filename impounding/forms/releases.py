@@ -96,8 +96,7 @@ class ClaimForm(forms.Form):
             self.add_error("register_page", _("Give the page of the register the claimant signed."))
         animals = data.get("animals") or []
         chosen = {x.pk for x in animals}
-        if any(a.dam_id and a.dam_id not in chosen and a.dam.state == "impounded"
-               for a in animals):
+        if any(a.dam_id and a.dam_id not in chosen and a.dam.state == "impounded" for a in animals):
             self.add_error(
                 "animals", _("A calf born in the pound leaves with its dam: choose the dam.")
             )

@@ -1,23 +1,230 @@
-"""Stub: filled in by the issue-3 work on this area."""
+"""Complaints of illegal seizure (ss.20-22) and the s.15 deposits whose fate they decide.
 
-from django.http import Http404
+The services (impounding.services.deposits) check every permission again and decide; these views
+look the record up within the user's jurisdiction (404 outside it), check the action (403), bind
+a form, call one service and redirect.
+"""
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from accounts.decorators import require_permission
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+
+from .. import services
+from ..dates import complaint_deadline
+from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm
+from ..models import Complaint, Deposit, DistrictPolicy
+from .common import add_service_errors, get_entry
 
 
-def complaint_new(request, pk=None):
-    raise Http404
+def _may_record_court_matters(user, pound):
+    return has_permission(user, Permission.PREPARE_ORDERS, pound) or has_permission(
+        user, Permission.RECORD_IMPOUNDMENT, pound
+    )
 
 
-def complaint_decide(request, pk=None):
-    raise Http404
+def complaint_new(request, pk):
+    entry = get_entry(request, pk)
+    if not _may_record_court_matters(request.user, entry.pound):
+        raise PermissionDenied
+    policy = DistrictPolicy.for_district(entry.pound.district)
+    deadline = complaint_deadline(entry.seizure_date(), policy.complaint_days)
+    form = ComplaintForm(request.POST or None, entry=entry, deadline=deadline)
+    if form.is_valid():
+        try:
+            complaint = services.record_complaint(entry=entry, by=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            if complaint.in_time:
+                messages.success(request, _("Complaint recorded, made in time (s.20)."))
+            else:
+                late = (complaint.filed_on - complaint.deadline).days
+                messages.warning(
+                    request,
+                    ngettext(
+                        "Complaint recorded and marked late: it was made %(days)d day after "
+                        "the last day to complain (%(date)s). The Magistrate decides whether "
+                        "to entertain it.",
+                        "Complaint recorded and marked late: it was made %(days)d days after "
+                        "the last day to complain (%(date)s). The Magistrate decides whether "
+                        "to entertain it.",
+                        late,
+                    )
+                    % {"days": late, "date": complaint.deadline.strftime("%d-%m-%Y")},
+                )
+            return redirect(entry)
+    days_left = (deadline - timezone.localdate()).days
+    return render(
+        request,
+        "impounding/court/complaint_form.html",
+        {
+            "entry": entry,
+            "form": form,
+            "deadline": deadline,
+            "seizure_date": entry.seizure_date(),
+            "days_left": days_left,
+            "days_late": -days_left,
+        },
+    )
 
 
-def deposits(request, pk=None):
-    raise Http404
+def complaint_decide(request, pk):
+    complaint = get_object_or_404(
+        Complaint.objects.filter(
+            impoundment__pound_id__in=visible_pound_ids(request.user)
+        ).select_related("impoundment__pound__district", "deposit__release__receipt"),
+        pk=pk,
+    )
+    entry = complaint.impoundment
+    if not _may_record_court_matters(request.user, entry.pound):
+        raise PermissionDenied
+    form = None
+    if complaint.outcome == Complaint.Outcome.PENDING:
+        form = DecideComplaintForm(request.POST or None, complaint=complaint)
+        if form.is_valid():
+            try:
+                services.decide_complaint(complaint=complaint, by=request.user, **form.cleaned_data)
+            except ValidationError as error:
+                add_service_errors(form, error)
+            else:
+                messages.success(request, _("The Magistrate's decision is recorded."))
+                return redirect(entry)
+    return render(
+        request,
+        "impounding/court/complaint_decide.html",
+        {"complaint": complaint, "entry": entry, "form": form},
+    )
 
 
-def deposit_apply(request, pk=None):
-    raise Http404
+def _complaints_of(deposit):
+    """The complaints that decide a deposit: those naming it, else the entry's unlinked ones
+    (the rule of services.deposit_awaiting_application), from prefetched rows."""
+    linked = list(deposit.complaints.all())
+    if linked:
+        return linked
+    return [c for c in deposit.release.impoundment.complaints.all() if c.deposit_id is None]
 
 
-def deposit_refund(request, pk=None):
-    raise Http404
+@require_permission(Permission.VIEW_LEDGER)
+def deposits(request):
+    user = request.user
+    today = timezone.localdate()
+    pound_ids = visible_pound_ids(user, Permission.VIEW_LEDGER)
+    open_deposits = (
+        Deposit.objects.filter(
+            release__impoundment__pound_id__in=pound_ids,
+            status__in=[Deposit.Status.HELD, Deposit.Status.REFUND_DUE],
+        )
+        .select_related("release__impoundment__pound", "release__receipt")
+        .prefetch_related("complaints", "release__impoundment__complaints")
+        .order_by("complaint_deadline", "pk")
+    )
+    held, awaiting, refund_due = [], [], []
+    for d in open_deposits:
+        d.entry = d.release.impoundment
+        d.complaint_list = _complaints_of(d)
+        d.complaint_pending = any(c.outcome == Complaint.Outcome.PENDING for c in d.complaint_list)
+        d.days_left = (d.complaint_deadline - today).days
+        if d.status == Deposit.Status.REFUND_DUE:
+            d.may_refund = has_permission(user, Permission.RECORD_PAYMENT, d.entry.pound)
+            refund_due.append(d)
+        elif services.deposit_awaiting_application(d, today):
+            d.may_apply = has_permission(user, Permission.APPROVE, d.entry.pound)
+            awaiting.append(d)
+        else:
+            held.append(d)
+    pending = list(
+        Complaint.objects.filter(
+            impoundment__pound_id__in=pound_ids, outcome=Complaint.Outcome.PENDING
+        )
+        .select_related("impoundment__pound", "deposit__release__receipt")
+        .order_by("filed_on", "pk")
+    )
+    for c in pending:
+        c.may_decide = _may_record_court_matters(user, c.impoundment.pound)
+    return render(
+        request,
+        "impounding/court/deposits.html",
+        {
+            "today": today,
+            "held": held,
+            "awaiting": awaiting,
+            "refund_due": refund_due,
+            "pending": pending,
+        },
+    )
+
+
+def _get_deposit(request, pk, perm):
+    deposit = get_object_or_404(
+        Deposit.objects.filter(
+            release__impoundment__pound_id__in=visible_pound_ids(request.user)
+        ).select_related("release__impoundment__pound__district", "release__receipt"),
+        pk=pk,
+    )
+    if not has_permission(request.user, perm, deposit.release.impoundment.pound):
+        raise PermissionDenied
+    return deposit
+
+
+def deposit_apply(request, pk):
+    deposit = _get_deposit(request, pk, Permission.APPROVE)
+    form = forms.Form(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        try:
+            services.apply_deposit(deposit=deposit, by=request.user)
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            messages.success(
+                request,
+                _("Deposit %(receipt)s applied as payment of the fines and charges.")
+                % {"receipt": deposit.release.receipt.number},
+            )
+            return redirect("impounding:deposits")
+    return render(
+        request,
+        "impounding/court/deposit_apply.html",
+        {
+            "deposit": deposit,
+            "entry": deposit.release.impoundment,
+            "complaints": _complaints_of(deposit),
+            "may_apply": services.deposit_awaiting_application(deposit),
+            "form": form,
+        },
+    )
+
+
+def deposit_refund(request, pk):
+    deposit = _get_deposit(request, pk, Permission.RECORD_PAYMENT)
+    form = RefundForm(request.POST or None)
+    if form.is_valid():
+        try:
+            services.pay_deposit_refund(deposit=deposit, by=request.user, **form.cleaned_data)
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            messages.success(
+                request,
+                _("Refund of deposit %(receipt)s recorded.")
+                % {"receipt": deposit.release.receipt.number},
+            )
+            return redirect("impounding:deposits")
+    return render(
+        request,
+        "impounding/court/deposit_refund.html",
+        {
+            "deposit": deposit,
+            "entry": deposit.release.impoundment,
+            "due": deposit.status == Deposit.Status.REFUND_DUE,
+            "form": form,
+        },
+    )
