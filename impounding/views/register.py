@@ -242,6 +242,10 @@ def entry(request, pk):
     releases = list(
         entry.releases.select_related("receipt", "deposit", "released_by").order_by("released_at")
     )
+    for release in releases:
+        deposit = getattr(release, "deposit", None)
+        if deposit is not None:
+            deposit.awaiting = services.deposit_awaiting_application(deposit)
     user = request.user
     return render(
         request,
@@ -263,6 +267,8 @@ def entry(request, pk):
             "can_record": has_permission(user, Permission.RECORD_IMPOUNDMENT, entry.pound),
             "can_release": has_permission(user, Permission.RELEASE_ANIMAL, entry.pound),
             "can_custody": has_permission(user, Permission.RECORD_CUSTODY, entry.pound),
+            "can_approve": has_permission(user, Permission.APPROVE, entry.pound),
+            "can_pay": has_permission(user, Permission.RECORD_PAYMENT, entry.pound),
             "custody_kinds": CustodyEvent.Kind,
         },
     )
