@@ -1,0 +1,430 @@
+"""The documents of the pound register: one small function each, returning PDF bytes.
+
+Every document is bilingual: English, with the Hindi beside it. The templates are rendered in
+English and switch to Hindi with {% language "hi" %}; values that come from choices or gettext
+are passed in both languages as `Both` pairs.
+
+The s.8 copy and the wall schedule are registered as an IssuedDocument the first time they are
+printed, once (the row is locked against two first downloads at the same moment); a receipt's
+IssuedDocument was made with the receipt. Registration runs in its own short transaction and the
+PDF is drawn after it: no lock is held while WeasyPrint works.
+"""
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from accounts.models import IssuedDocument, Pound
+from poundadmin.documents import render_pdf, verification_context
+from poundadmin.formatting import amount_in_words, indate
+
+from .dates import days_between, ist_date
+from .dues import custody_intervals, dues
+from .events import record_event
+from .models import (
+    Animal,
+    AnimalState,
+    DistrictPolicy,
+    FeedingRule,
+    Impoundment,
+    Receipt,
+    Release,
+)
+from .tariffs import TariffBook
+from .warnings import describe_warnings
+
+
+@dataclass(frozen=True)
+class Both:
+    """One text in English and in Hindi. `same` when there is no Hindi yet (or none needed)."""
+
+    en: str
+    hi: str
+
+    @property
+    def same(self):
+        return self.en == self.hi
+
+
+def both(text):
+    """`text` (a lazy string, or a function giving one) evaluated in English and in Hindi."""
+    get = text if callable(text) else (lambda: text)
+    with translation.override("en"):
+        en = str(get())
+    with translation.override("hi"):
+        hi = str(get())
+    return Both(en, hi)
+
+
+def _short(label):
+    """A choice label without its parenthesis: "Cattle (cow, bull, ...)" -> "Cattle"."""
+    return str(label).split(" (")[0]
+
+
+def _offices(pound):
+    district = pound.district
+    with translation.override("en"):
+        district_office = str(district.office_label)
+    with translation.override("hi"):
+        district_office_hi = str(district.office_label)
+    return {
+        "pound_name": Both(pound.name, pound.name_hi or pound.name),
+        "district_name": Both(district.name, district.name_hi or district.name),
+        "district_office": Both(district_office, district_office_hi),
+    }
+
+
+def _warnings(entry):
+    """The intake warnings of an entry, as sentences in both languages."""
+    with translation.override("en"):
+        en = describe_warnings(entry.warnings)
+    with translation.override("hi"):
+        hi = describe_warnings(entry.warnings)
+    return [Both(e, h) for e, h in zip(en, hi, strict=True)]
+
+
+def _animal_row(animal):
+    return {
+        "number": animal.number,
+        "species": both(lambda: _short(animal.get_species_display())),
+        "sex": both(animal.get_sex_display),
+        "age": both(lambda: _short(animal.get_age_class_display())),
+        "colour": animal.colour,
+        "marks": animal.marks,
+        "ear_tag": animal.ear_tag,
+    }
+
+
+# s.8: the copy of the register entry for the seizer ------------------------------------------
+
+
+@transaction.atomic
+def register_copy_document(entry, by):
+    """The IssuedDocument of an entry's s.8 copy: the one already issued, or a new one."""
+
+    def existing():
+        return IssuedDocument.objects.filter(
+            kind=IssuedDocument.Kind.REGISTER_COPY,
+            subject_type="impounding.impoundment",
+            subject_id=entry.pk,
+        ).first()
+
+    document = existing()
+    if document is not None:
+        return document
+    # Lock the entry so that two simultaneous first downloads register one copy, not two.
+    Impoundment.objects.select_for_update().get(pk=entry.pk)
+    document = existing()
+    if document is not None:
+        return document
+    pound = entry.pound
+    document = IssuedDocument.objects.create(
+        kind=IssuedDocument.Kind.REGISTER_COPY,
+        number=entry.register_number,
+        issued_by=by,
+        district=pound.district,
+        pound=pound,
+        issuing_office=pound.name,
+        issuing_office_hi=pound.name_hi or pound.name,
+        subject_type="impounding.impoundment",
+        subject_id=entry.pk,
+    )
+    record_event(
+        action="register.copy_issued",
+        section="s.8",
+        summary=f"{entry.register_number}: copy of the entry issued for the seizer",
+        by=by,
+        impoundment=entry,
+        data={"document": document.number},
+    )
+    return document
+
+
+def register_copy(entry, by):
+    """s.8: the copy of the register entry for the seizer or his agent, attested by the
+    pound-keeper."""
+    document = register_copy_document(entry, by)
+    entry = (
+        Impoundment.objects.select_related("pound__district", "recorded_by", "seizure_village")
+        .prefetch_related("amendments__animal")
+        .get(pk=entry.pk)
+    )
+    # Calves born in the pound were not brought by the seizer: they are not on his copy.
+    animals = [_animal_row(a) for a in entry.animals.filter(born_at__isnull=True)]
+    keeper = entry.recorded_by
+    context = {
+        "entry": entry,
+        "animals": animals,
+        "basis": both(lambda: _short(entry.get_basis_display())),
+        "basis_full": both(entry.get_basis_display),
+        "s11_site": both(entry.get_s11_site_display) if entry.s11_site else None,
+        "s11_ground": both(entry.get_s11_ground_display) if entry.s11_ground else None,
+        "capacity": both(entry.get_seizer_capacity_display),
+        "warnings": _warnings(entry),
+        "keeper": Both(keeper.get_full_name() or keeper.username, keeper.name_hi or ""),
+        "amendments": list(entry.amendments.all()),
+        "printed_at": timezone.now(),
+        **_offices(entry.pound),
+        **verification_context(document),
+    }
+    return render_pdf("pdf/register_copy.html", context, language="en")
+
+
+# s.13 and s.15: receipts ------------------------------------------------------------------------
+
+
+def _feeding_detail(line):
+    """The feeding periods of a release line, as stored when the animal was released."""
+    periods = []
+    for first, last, days, rate, order in line.detail.get("periods", []):
+        periods.append(
+            {
+                "first": date.fromisoformat(first),
+                "last": date.fromisoformat(last),
+                "days": days,
+                "rate": rate,
+                "order": order,
+            }
+        )
+    return periods
+
+
+def receipt_pdf(receipt):
+    """The receipt for fines and feeding charges (s.13; Kerala Form III), or the deposit receipt
+    (s.15). A cancelled receipt keeps its number and says so across the page."""
+    receipt = Receipt.objects.select_related("pound__district", "issued_by", "document").get(
+        pk=receipt.pk
+    )
+    try:
+        release = (
+            Release.objects.select_related("impoundment", "receipt")
+            .prefetch_related("lines__animal")
+            .get(receipt=receipt)
+        )
+    except Release.DoesNotExist:
+        release = None
+    deposit = getattr(release, "deposit", None) if release is not None else None
+    lines = []
+    if release is not None:
+        for line in release.lines.all():
+            lines.append(
+                {
+                    "line": line,
+                    "animal": _animal_row(line.animal),
+                    "periods": _feeding_detail(line),
+                    "total": line.fine + line.feeding,
+                }
+            )
+    issuer = receipt.issued_by
+    context = {
+        "receipt": receipt,
+        "is_deposit": receipt.kind == Receipt.Kind.DEPOSIT,
+        "release": release,
+        "deposit": deposit,
+        "entry": release.impoundment if release else None,
+        "lines": lines,
+        "claimant_role": both(release.get_claimant_role_display) if release else None,
+        "payment_mode": both(receipt.get_payment_mode_display),
+        "deposit_status": both(deposit.get_status_display) if deposit else None,
+        "words_en": amount_in_words(receipt.amount, "en"),
+        "words_hi": amount_in_words(receipt.amount, "hi"),
+        "issuer": Both(issuer.get_full_name() or issuer.username, issuer.name_hi or ""),
+        "printed_at": timezone.now(),
+        **_offices(receipt.pound),
+        **verification_context(receipt.document),
+    }
+    return render_pdf("pdf/receipt.html", context, language="en")
+
+
+# The demand or dues statement, before release ----------------------------------------------------
+
+
+def dues_statement(entry, animals=None, as_of=None):
+    """What is owed for the animals of an entry (default: those still in the pound) at `as_of`
+    (default: now): fine, days in custody and feeding periods per animal, and the totals.
+    Not a receipt, so not registered; it carries the moment it was made. Raises TariffMissing
+    when no order covers a day."""
+    entry = Impoundment.objects.select_related("pound__district").get(pk=entry.pk)
+    if animals is None:
+        animals = entry.animals.filter(state=AnimalState.IMPOUNDED)
+    animals = (
+        Animal.objects.filter(pk__in=[a.pk for a in animals], impoundment=entry)
+        .select_related("impoundment__pound__district")
+        .prefetch_related("custody_events")
+        .order_by("number")
+    )
+    now = timezone.now()
+    statement = dues(animals, as_of=as_of or now)
+    as_of_date = timezone.localtime(statement.as_of).date()
+    # What one more day in the pound adds: the rate of each animal's current feeding period.
+    per_day = sum(
+        (
+            line.periods[-1].rate
+            for line in statement.lines
+            if line.periods and line.periods[-1].last == as_of_date
+        ),
+        start=Decimal("0.00"),
+    )
+    rows = []
+    for line in statement.lines:
+        animal = line.animal
+        rows.append(
+            {
+                "line": line,
+                "animal": _animal_row(animal),
+                "calf_of": animal.dam.number if animal.dam_id else None,
+                "days_in_custody": _days_in_custody(animal, statement.as_of),
+            }
+        )
+    context = {
+        "entry": entry,
+        "statement": statement,
+        "rows": rows,
+        "per_day": per_day,
+        "rule": both(lambda: FeedingRule(statement.rule).label),
+        "generated_at": now,
+        "words_en": amount_in_words(statement.total, "en"),
+        "words_hi": amount_in_words(statement.total, "hi"),
+        **_offices(entry.pound),
+    }
+    return render_pdf("pdf/dues_statement.html", context, language="en")
+
+
+def _days_in_custody(animal, as_of):
+    """The IST calendar days the animal spent any part of in the pound, up to `as_of`."""
+    days = set()
+    for start, end in custody_intervals(animal, as_of):
+        days.update(days_between(ist_date(start), ist_date(end)))
+    return len(days)
+
+
+# ss.5 and 12: the schedule of fines and feeding rates for the pound's wall --------------------
+
+
+def _natural(code):
+    return (len(code), code)
+
+
+def _kinds(rows):
+    """The kinds of animal a set of rules names, grouped by age and sex: "Goat, Sheep; Young:
+    Buffalo, Cattle", in both languages."""
+
+    def text():
+        groups = {}
+        for row in rows:
+            qualifier = ", ".join(
+                str(q)
+                for q in (
+                    _short(row.get_age_class_display()) if row.age_class else "",
+                    row.get_sex_display() if row.sex else "",
+                )
+                if q
+            )
+            groups.setdefault(qualifier, []).append(_short(row.get_species_display()))
+        parts = []
+        for qualifier in sorted(groups, key=lambda q: (q != "", q)):
+            names = ", ".join(sorted(groups[qualifier]))
+            parts.append(f"{qualifier}: {names}" if qualifier else names)
+        return "; ".join(parts)
+
+    return both(text)
+
+
+def _in_force(what, number, dated, order):
+    text = what % {"number": number, "date": indate(dated)}
+    if order.valid_to:
+        period = _("in force from %(start)s to %(end)s") % {
+            "start": indate(order.valid_from),
+            "end": indate(order.valid_to),
+        }
+    else:
+        period = _("in force from %(start)s") % {"start": indate(order.valid_from)}
+    return f"{text}, {period}"
+
+
+@transaction.atomic
+def schedule_document(pound, on, by=None, valid_until=None):
+    """The IssuedDocument of the pound's schedule for the day `on`: one per pound per date."""
+    number = f"SCH/{pound.code.upper()}/{on:%Y%m%d}"
+    document = IssuedDocument.objects.filter(number=number).first()
+    if document is not None:
+        return document
+    Pound.objects.select_for_update().get(pk=pound.pk)
+    document = IssuedDocument.objects.filter(number=number).first()
+    if document is not None:
+        return document
+    offices = _offices(pound)
+    return IssuedDocument.objects.create(
+        kind=IssuedDocument.Kind.TARIFF_SCHEDULE,
+        number=number,
+        issued_by=by,
+        district=pound.district,
+        pound=pound,
+        issuing_office=offices["district_office"].en,
+        issuing_office_hi=offices["district_office"].hi,
+        valid_until=valid_until,
+        subject_type="accounts.pound",
+        subject_id=pound.pk,
+    )
+
+
+def tariff_schedule(pound, on=None, *, by=None):
+    """The list of fines (s.12) and feeding and watering rates (s.5) in force at the pound on
+    `on` (default: today), large enough to be read on the pound's wall. Raises TariffMissing
+    when no scale or order covers the day."""
+    pound = Pound.objects.select_related("district").get(pk=pound.pk)
+    on = on or timezone.localdate()
+    book = TariffBook(pound)
+    scale = book.scale_on(on)
+    order = book.feeding_order_on(on)
+    ends = [d for d in (scale.valid_to, order.valid_to) if d is not None]
+    document = schedule_document(pound, on, by=by, valid_until=min(ends) if ends else None)
+    rules = list(scale.rules.all())
+    categories = [
+        {
+            "category": c,
+            "kinds": _kinds([r for r in rules if r.category_id == c.pk]),
+        }
+        for c in sorted(scale.categories.all(), key=lambda c: _natural(c.code))
+    ]
+    groups = {}
+    for rate in order.rates.all():
+        key = (rate.amount, rate.label, rate.label_hi)
+        groups.setdefault(key, []).append(rate)
+    rates = [
+        {"amount": amount, "label": Both(label, label_hi or label), "kinds": _kinds(rows)}
+        for (amount, label, label_hi), rows in sorted(
+            groups.items(), key=lambda item: (-item[0][0], item[0][1])
+        )
+    ]
+    policy = DistrictPolicy.for_district(pound.district)
+    context = {
+        "scale_source": both(
+            lambda: _in_force(
+                _("Notification %(number)s dated %(date)s"),
+                scale.notification_number,
+                scale.notification_date,
+                scale,
+            )
+        ),
+        "order_source": both(
+            lambda: _in_force(
+                _("Order %(number)s dated %(date)s"), order.order_reference, order.order_date, order
+            )
+        ),
+        "pound": pound,
+        "on": on,
+        "scale": scale,
+        "order": order,
+        "categories": categories,
+        "rates": rates,
+        "rule": both(lambda: FeedingRule(policy.feeding_rule).label),
+        "complaint_days": policy.complaint_days,
+        **_offices(pound),
+        **verification_context(document),
+    }
+    return render_pdf("pdf/tariff_schedule.html", context, language="en")

@@ -1,0 +1,443 @@
+"""The register's PDF documents: the s.8 copy, receipts (s.13, s.15), the dues statement and the
+wall schedule. English text is read back with pdftotext; Hindi is not (pdftotext scrambles
+Devanagari), so the Devanagari fonts are checked with pdffonts instead.
+
+Set PA_DOC_ARTIFACTS=<dir> to keep the PDFs these tests make, e.g. to look at them.
+"""
+
+import os
+import re
+import subprocess
+import threading
+import zoneinfo
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import IssuedDocument
+from impounding import documents
+from impounding.models import Event, Impoundment, Receipt
+from poundadmin.formatting import amount_in_words
+from tests.impounding.factories import cow, deposit, goat, make_entry, pay
+
+IST = zoneinfo.ZoneInfo("Asia/Kolkata")
+ARRIVED = datetime(2026, 1, 10, 9, 0, tzinfo=IST)
+SEIZED = datetime(2026, 1, 9, 5, 0, tzinfo=IST)  # 28 hours before: a late transfer
+RELEASED = datetime(2026, 1, 12, 11, 0, tzinfo=IST)  # 10, 11 and 12 January: three days
+NOTO = {"Noto-Sans", "Noto-Sans-Bold", "Noto-Sans-Devanagari", "Noto-Sans-Devanagari-Bold"}
+
+
+def _keep(name, pdf):
+    folder = os.environ.get("PA_DOC_ARTIFACTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / name).write_bytes(pdf)
+
+
+def _text(pdf, tmp_path):
+    path = tmp_path / "doc.pdf"
+    path.write_bytes(pdf)
+    text = subprocess.run(
+        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
+    return " ".join(text.split())  # a sentence wrapped over two lines reads as one
+
+
+def _fonts(pdf, tmp_path):
+    path = tmp_path / "fonts.pdf"
+    path.write_bytes(pdf)
+    out = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout
+    rows = [line.split() for line in out.splitlines()[2:]]
+    # name ... emb sub uni object id: "emb" is the fifth column from the right.
+    return {row[0].split("+")[-1]: row[-5] for row in rows}
+
+
+def _is_pdf(response):
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert response["Content-Disposition"].startswith("attachment;")
+    assert response.content.startswith(b"%PDF")
+    return response.content
+
+
+def _all_noto_embedded(pdf, tmp_path):
+    fonts = _fonts(pdf, tmp_path)
+    assert NOTO <= set(fonts), fonts
+    assert all(fonts[name] == "yes" for name in NOTO), fonts
+
+
+@pytest.fixture
+def entry(pound, pound_keeper, tariffs):
+    return make_entry(
+        pound=pound,
+        by=pound_keeper,
+        arrived_at=ARRIVED,
+        seized_at=SEIZED,
+        animals=[cow(ear_tag="TAG-77", marks="Notch in the left ear"), goat()],
+        damage_description="Ate standing wheat on about two bighas",
+    )
+
+
+@pytest.fixture
+def released(entry, pound_keeper):
+    """The cow released on payment (s.13) and the goat on deposit (s.15), on 12 January."""
+    cow_, goat_ = entry.animals.all()
+    paid = pay(entry, pound_keeper, [cow_], at=RELEASED, mode="upi")
+    held = deposit(entry, pound_keeper, [goat_], at=RELEASED)
+    return paid, held
+
+
+# amount_in_words ---------------------------------------------------------------------------
+
+
+def test_amount_in_words_counts_in_lakhs_and_paise():
+    words = amount_in_words(Decimal("1234567.50"), "en")
+    assert words.startswith("Rupees twelve lakh thirty-four thousand five hundred")
+    assert words.endswith("and fifty paise only")
+
+
+def test_amount_in_words_whole_rupees_and_crores():
+    assert amount_in_words(Decimal("20800"), "en") == "Rupees twenty thousand eight hundred only"
+    assert amount_in_words(Decimal("12345678"), "en_IN").startswith("Rupees one crore twenty-three")
+
+
+def test_amount_in_words_paise_alone_and_one_paisa():
+    assert amount_in_words(Decimal("0.50"), "en") == "Fifty paise only"
+    assert amount_in_words(Decimal("1.01"), "en") == "Rupees one and one paisa only"
+
+
+def test_amount_in_words_hindi():
+    words = amount_in_words(Decimal("1234567.50"), "hi")
+    assert words == "रुपये बारह लाख चौंतीस हज़ार पाँच सौ सड़सठ और पचास पैसे मात्र"
+    assert re.search(r"[\u0900-\u097F]", words)
+    assert amount_in_words(Decimal("21500"), "hi") == "रुपये इक्कीस हज़ार पाँच सौ मात्र"
+    assert amount_in_words(Decimal("99"), "hi") == "रुपये निन्यानबे मात्र"
+    assert amount_in_words(Decimal("100000000"), "hi") == "रुपये दस करोड़ मात्र"
+
+
+def test_amount_in_words_refuses_floats_negatives_and_unknown_languages():
+    with pytest.raises(TypeError):
+        amount_in_words(12.5, "en")
+    with pytest.raises(ValueError):
+        amount_in_words(Decimal("-1"), "en")
+    with pytest.raises(ValueError):
+        amount_in_words(Decimal("1"), "fr")
+
+
+# The s.8 copy -------------------------------------------------------------------------------
+
+
+def test_register_copy_is_a_bilingual_pdf(client, pound_keeper, entry, tmp_path):
+    client.force_login(pound_keeper)
+    pdf = _is_pdf(client.get(reverse("impounding:entry_copy_pdf", args=[entry.pk])))
+    _keep("register_copy.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert entry.register_number in text
+    assert "Copy of the entry in the pound register (s.8)" in text
+    assert "10-01-2026 09:00 IST" in text  # the day and hour of arrival
+    assert "09-01-2026 05:00 IST" in text  # the time of seizure
+    assert "Ram Prasad, Nigohan" in text
+    assert "Shyam Lal, Samesi" in text
+    assert "TAG-77" in text and "Notch in the left ear" in text
+    assert "Ate standing wheat" in text
+    assert "28 hours after the seizure" in text  # the late-transfer warning, as a sentence
+    assert "Attested" in text and pound_keeper.get_full_name() in text
+    assert "/verify/" in text
+    _all_noto_embedded(pdf, tmp_path)
+
+
+def test_register_copy_of_a_large_seizure_runs_on(client, pound, pound_keeper, tmp_path):
+    tags = [f"UP-TAG-{n:03d}" for n in range(1, 19)]
+    entry = make_entry(
+        pound=pound, by=pound_keeper, animals=[cow(ear_tag=tag, colour="Brown") for tag in tags]
+    )
+    client.force_login(pound_keeper)
+    pdf = _is_pdf(client.get(reverse("impounding:entry_copy_pdf", args=[entry.pk])))
+    _keep("register_copy_large.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert all(tag in text for tag in tags)
+    assert "Attested" in text
+
+
+def test_register_copy_is_registered_once(client, pound_keeper, entry):
+    client.force_login(pound_keeper)
+    url = reverse("impounding:entry_copy_pdf", args=[entry.pk])
+    client.get(url)
+    client.get(url)
+    copies = IssuedDocument.objects.filter(kind=IssuedDocument.Kind.REGISTER_COPY)
+    assert list(copies.values_list("number", "subject_type", "subject_id")) == [
+        (entry.register_number, "impounding.impoundment", entry.pk)
+    ]
+    assert Event.objects.filter(impoundment=entry, action="register.copy_issued").count() == 1
+
+
+# Receipts ---------------------------------------------------------------------------------
+
+
+def test_payment_receipt_itemises_the_animals(client, pound_keeper, released, tmp_path):
+    paid, _held = released
+    client.force_login(pound_keeper)
+    pdf = _is_pdf(client.get(reverse("impounding:receipt_pdf", args=[paid.receipt.pk])))
+    _keep("receipt_s13.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert "Receipt for fines and feeding charges (s.13)" in text
+    assert paid.receipt.number in text
+    assert "12-01-2026 11:00 IST" in text
+    assert "₹20,000.00" in text  # the fine
+    assert "₹1,500.00" in text  # three days' feeding at ₹500
+    assert "₹21,500.00" in text  # the total
+    assert "Rupees twenty-one thousand five hundred only" in text
+    assert "UPI-123" in text
+    assert "page 12" in text  # delivery acknowledged in the register
+    assert "CANCELLED" not in text
+    _all_noto_embedded(pdf, tmp_path)
+
+
+def test_deposit_receipt_states_the_ground_deadline_and_split(
+    client, pound_keeper, released, tmp_path
+):
+    _paid, held = released
+    client.force_login(pound_keeper)
+    pdf = _is_pdf(client.get(reverse("impounding:receipt_pdf", args=[held.receipt.pk])))
+    _keep("receipt_s15.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert "Deposit receipt (s.15)" in text
+    assert held.receipt.number in text
+    assert "complaint is intended under s.20" in text
+    assert "The cattle were on my own land" in text
+    assert "19-01-2026" in text  # seized 9 January: complaints until the end of 19 January
+    assert "suspense" in text
+    assert "₹1,400.00" in text  # held for fines
+    assert "₹900.00" in text  # held for feeding: three days at ₹300
+    assert "₹2,300.00" in text
+    assert "Rupees two thousand three hundred only" in text
+    _all_noto_embedded(pdf, tmp_path)
+
+
+def test_receipt_names_the_agent_and_the_authority(client, pound_keeper, entry, tmp_path):
+    release = pay(
+        entry,
+        pound_keeper,
+        at=RELEASED,
+        claimant_name="Mohan Grazier",
+        claimant_role="agent",
+        owner_name="Shyam Lal",
+        agent_authority="Owner's letter of 11-01-2026",
+        id_document="Voter ID ABC1234567",
+    )
+    client.force_login(pound_keeper)
+    pdf = _is_pdf(client.get(reverse("impounding:receipt_pdf", args=[release.receipt.pk])))
+    _keep("receipt_s13_agent.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert "Mohan Grazier" in text and "Agent of the owner" in text
+    assert "Shyam Lal" in text and "Owner's letter of 11-01-2026" in text
+    assert "Voter ID ABC1234567" in text
+    assert "₹23,800.00" in text  # the cow and the goat together
+
+
+def test_cancelled_receipt_says_so(client, pound_keeper, released, tmp_path):
+    paid, _held = released
+    Receipt.objects.filter(pk=paid.receipt.pk).update(
+        cancelled_at=timezone.now(), cancelled_reason="Entered against the wrong entry"
+    )
+    client.force_login(pound_keeper)
+    pdf = _is_pdf(client.get(reverse("impounding:receipt_pdf", args=[paid.receipt.pk])))
+    _keep("receipt_cancelled.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert "CANCELLED" in text
+    assert "Entered against the wrong entry" in text
+    assert paid.receipt.number in text  # a cancelled receipt keeps its number
+
+
+# The dues statement ---------------------------------------------------------------------
+
+
+def test_dues_statement_itemises_fines_and_feeding(entry, tmp_path):
+    pdf = documents.dues_statement(entry, as_of=RELEASED)
+    _keep("dues_statement.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert entry.register_number in text
+    assert "Statement of dues" in text
+    assert "10-01-2026 – 12-01-2026" in text  # the feeding period
+    assert "3 × ₹500.00 = ₹1,500.00" in text
+    assert "3 × ₹300.00 = ₹900.00" in text
+    assert "DM order 2020-01-01" in text  # the feeding order relied on
+    assert "₹21,400.00" in text  # fines: 20,000 + 1,400
+    assert "₹2,400.00" in text  # feeding: 1,500 + 900
+    assert "₹23,800.00" in text
+    assert "Rupees twenty-three thousand eight hundred only" in text
+    assert "₹800.00 in feeding charges" in text  # what one more day adds
+    assert "from the day of arrival to the day of release" in text  # the day-count rule
+    assert "not a receipt" in text
+    assert "Generated" in text
+
+
+def test_dues_statement_when_nothing_is_left_in_the_pound(entry, released, tmp_path):
+    text = _text(documents.dues_statement(entry), tmp_path)
+    assert "No animal of this entry is in the pound" in text
+
+
+def test_dues_statement_view(client, pound, pound_keeper, tariffs, tmp_path):
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()])
+    client.force_login(pound_keeper)
+    url = reverse("impounding:statement_pdf", args=[entry.pk])
+    pdf = _is_pdf(client.get(url))
+    text = _text(pdf, tmp_path)
+    assert entry.register_number in text
+    assert "₹21,400.00" in text  # both fines
+    _all_noto_embedded(pdf, tmp_path)
+    goat_ = entry.animals.get(number=2)
+    only_goat = _text(_is_pdf(client.get(url, {"animal": goat_.pk})), tmp_path)
+    assert "₹1,400.00" in only_goat and "₹20,000.00" not in only_goat
+
+
+def test_dues_statement_without_tariffs_goes_back_to_the_entry(client, pound, pound_keeper):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(pound_keeper)
+    response = client.get(reverse("impounding:statement_pdf", args=[entry.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == entry.get_absolute_url()
+
+
+def test_dues_statement_rejects_a_malformed_animal_list(client, pound_keeper, entry):
+    client.force_login(pound_keeper)
+    url = reverse("impounding:statement_pdf", args=[entry.pk])
+    assert client.get(url, {"animal": "x"}).status_code == 400
+
+
+# The wall schedule ----------------------------------------------------------------------
+
+
+def test_tariff_schedule_lists_fines_and_rates(client, pound, pound_keeper, tariffs, tmp_path):
+    client.force_login(pound_keeper)
+    url = reverse("impounding:schedule_pdf", args=[pound.pk])
+    pdf = _is_pdf(client.get(url, {"on": "2026-01-15"}))
+    _keep("tariff_schedule.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert f"SCH/{pound.code.upper()}/20260115" in text
+    assert "Notif 2020/12" in text and "22-12-2019" in text  # notification number and date
+    assert "DM order 2020-01-01" in text and "27-12-2019" in text  # feeding order and date
+    assert "in force from 01-01-2020" in text
+    for amount in ("₹1,400.00", "₹20,000.00", "₹3,000.00", "₹1,800.00", "₹4,000.00"):
+        assert amount in text
+    assert "₹500.00" in text and "₹300.00" in text
+    assert "Sheep, lamb, goat or kid" in text
+    _all_noto_embedded(pdf, tmp_path)
+
+
+def test_tariff_schedule_is_registered_once_per_pound_and_date(pound, pound_keeper, tariffs):
+    documents.tariff_schedule(pound, date(2026, 1, 15), by=pound_keeper)
+    documents.tariff_schedule(pound, date(2026, 1, 15), by=pound_keeper)
+    documents.tariff_schedule(pound, date(2026, 1, 16), by=pound_keeper)
+    numbers = IssuedDocument.objects.filter(kind=IssuedDocument.Kind.TARIFF_SCHEDULE)
+    assert sorted(numbers.values_list("number", flat=True)) == [
+        f"SCH/{pound.code.upper()}/20260115",
+        f"SCH/{pound.code.upper()}/20260116",
+    ]
+
+
+def test_tariff_schedule_without_tariffs_goes_to_the_tariffs_page(client, pound, pound_keeper):
+    client.force_login(pound_keeper)
+    response = client.get(reverse("impounding:schedule_pdf", args=[pound.pk]))
+    assert response.status_code == 302
+    assert response["Location"] == reverse("impounding:tariffs")
+
+
+def test_tariff_schedule_rejects_a_malformed_date(client, pound, pound_keeper, tariffs):
+    client.force_login(pound_keeper)
+    url = reverse("impounding:schedule_pdf", args=[pound.pk])
+    assert client.get(url, {"on": "15-01-2026"}).status_code == 400
+
+
+# Two first downloads at the same moment ---------------------------------------------------
+
+
+def _at_once(call, times=2):
+    """Run `call` in threads released together; each has its own connection and commits."""
+    barrier = threading.Barrier(times)
+    errors = []
+
+    def run():
+        try:
+            barrier.wait(timeout=10)
+            call()
+        except Exception as exc:  # the test asserts there were none
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(times)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads), "a thread is stuck: a deadlock?"
+    return errors
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_first_downloads_of_a_copy_register_it_once(entry, pound_keeper):
+    def download():
+        documents.register_copy_document(Impoundment.objects.get(pk=entry.pk), pound_keeper)
+
+    assert _at_once(download) == []
+    assert IssuedDocument.objects.filter(kind=IssuedDocument.Kind.REGISTER_COPY).count() == 1
+    assert Event.objects.filter(impoundment=entry, action="register.copy_issued").count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_first_downloads_of_a_schedule_register_it_once(pound, pound_keeper, tariffs):
+    def download():
+        documents.schedule_document(pound, date(2026, 1, 15), by=pound_keeper)
+
+    assert _at_once(download) == []
+    assert IssuedDocument.objects.filter(kind=IssuedDocument.Kind.TARIFF_SCHEDULE).count() == 1
+
+
+# Who may download ----------------------------------------------------------------------
+
+
+def _urls(entry, released, pound):
+    paid, held = released
+    return [
+        reverse("impounding:entry_copy_pdf", args=[entry.pk]),
+        reverse("impounding:statement_pdf", args=[entry.pk]),
+        reverse("impounding:receipt_pdf", args=[paid.receipt.pk]),
+        reverse("impounding:receipt_pdf", args=[held.receipt.pk]),
+        reverse("impounding:schedule_pdf", args=[pound.pk]),
+    ]
+
+
+def test_outsider_gets_404_for_every_document(client, outsider, entry, released, pound):
+    client.force_login(outsider)
+    for url in _urls(entry, released, pound):
+        assert client.get(url).status_code == 404, url
+    assert not IssuedDocument.objects.filter(
+        kind__in=[IssuedDocument.Kind.REGISTER_COPY, IssuedDocument.Kind.TARIFF_SCHEDULE]
+    ).exists()
+
+
+def test_anonymous_is_sent_to_login(client, entry, released, pound):
+    for url in _urls(entry, released, pound):
+        response = client.get(url)
+        assert response.status_code == 302, url
+        assert response["Location"].startswith(reverse("login"))
+
+
+def test_administrator_without_records_is_refused(client, administrator, entry, released, pound):
+    client.force_login(administrator)
+    for url in _urls(entry, released, pound):
+        assert client.get(url).status_code == 403, url
+
+
+def test_district_staff_may_download(client, magistrate, entry, released, pound):
+    client.force_login(magistrate)
+    for url in _urls(entry, released, pound):
+        assert client.get(url).status_code == 200, url
