@@ -116,12 +116,17 @@ def custody_intervals(animal, as_of):
 def _charged_days(animal, intervals, rule):
     """The days (each with the date whose rate applies) that feeding is charged for."""
     if rule == FeedingRule.BLOCKS_24H:
-        days = []
+        # The blocks run from the start of custody, and one the animal spent any part of in the
+        # pound counts once: an escape and return within a block does not start a new one.
+        # (Whole timedeltas, so a part of a second past 24 hours is a part of a block too.)
+        if not intervals:
+            return []
+        origin, block, blocks = intervals[0][0], timedelta(days=1), set()
         for start, end in intervals:
-            seconds = (end - start).total_seconds()
-            blocks = max(1, -(-int(seconds) // 86400))
-            days.extend(ist_date(start + timedelta(days=k)) for k in range(blocks))
-        return days
+            first = (start - origin) // block
+            last = max(first, -((origin - end) // block) - 1)
+            blocks.update(range(first, last + 1))
+        return [ist_date(origin + k * block) for k in sorted(blocks)]
     dates = set()
     for start, end in intervals:
         day, last = ist_date(start), ist_date(end)

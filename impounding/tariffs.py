@@ -38,12 +38,18 @@ def _check_overlap(model, *, district, district_wide, pounds, valid_from, valid_
         same_area = same_area.filter(district_wide=True)
     else:
         same_area = same_area.filter(district_wide=False, pounds__in=pounds).distinct()
-    # An open-ended order that started before this one is superseded by it.
-    superseded = [
-        o
-        for o in same_area.filter(valid_to__isnull=True, valid_from__lt=valid_from)
-        if district_wide or set(o.pounds.all()) == set(pounds)
-    ]
+    # An open-ended order that started before this one is superseded by it, when this one is
+    # open-ended too. A closed order must not end it: that would leave no order in force after
+    # the closed one ends, so the overlap is refused instead.
+    superseded = (
+        [
+            o
+            for o in same_area.filter(valid_to__isnull=True, valid_from__lt=valid_from)
+            if district_wide or set(o.pounds.all()) == set(pounds)
+        ]
+        if valid_to is None
+        else []
+    )
     clash = same_area.overlapping(valid_from, valid_to).exclude(pk__in=[o.pk for o in superseded])
     if clash.exists():
         first = clash.order_by("valid_from").first()
@@ -73,6 +79,11 @@ def _check_rows_cover_every_species(rows, what):
             )
             % {"what": what, "species": ", ".join(str(m) for m in missing)}
         )
+    # Two rows for the same animals would break the rows' unique constraint (a 500), and leave
+    # it unclear which applies.
+    keys = [(r["species"], r.get("sex", ""), r.get("age_class", "")) for r in rows]
+    if len(set(keys)) != len(keys):
+        raise ValidationError(_("Two rows name the same species, sex and age. Keep one."))
 
 
 def _authorise(by, district):
@@ -143,17 +154,21 @@ def create_fine_scale(
             label_hi=c.get("label_hi", ""),
             amount=Decimal(c["amount"]),
         )
-        cat.full_clean(exclude=["scale"])
-        cat.save()
+        # Field checks only: uniqueness was checked above, and the database enforces it too.
+        cat.full_clean(exclude=["scale"], validate_unique=False, validate_constraints=False)
         by_code[cat.code] = cat
-    for r in rules:
-        FineCategoryRule.objects.create(
+    FineCategory.objects.bulk_create(by_code.values())
+    by_code = {c.code: c for c in scale.categories.all()}
+    FineCategoryRule.objects.bulk_create(
+        FineCategoryRule(
             scale=scale,
             species=r["species"],
             sex=r.get("sex", ""),
             age_class=r.get("age_class", ""),
             category=by_code[r["category"]],
         )
+        for r in rules
+    )
     record_event(
         action="tariff.fine_scale_recorded",
         section="s.12",
@@ -211,6 +226,7 @@ def create_feeding_order(
     order.full_clean()
     order.save()
     order.pounds.set(pounds)
+    new_rates = []
     for r in rates:
         rate = FeedingRate(
             order=order,
@@ -221,8 +237,9 @@ def create_feeding_order(
             label_hi=r.get("label_hi", ""),
             amount=Decimal(r["amount"]),
         )
-        rate.full_clean(exclude=["order"])
-        rate.save()
+        rate.full_clean(exclude=["order"], validate_unique=False, validate_constraints=False)
+        new_rates.append(rate)
+    FeedingRate.objects.bulk_create(new_rates)
     record_event(
         action="tariff.feeding_order_recorded",
         section="s.5",

@@ -18,13 +18,17 @@ def transactions_balance():
     """Every transaction has postings, they sum to zero, and all stay in its district."""
     problems = []
     unbalanced = (
-        Transaction.objects.annotate(total=Sum("postings__amount", default=ZERO),
-                                     lines=Count("postings"))
+        Transaction.objects.annotate(
+            total=Sum("postings__amount", default=ZERO), lines=Count("postings")
+        )
         .filter(~Q(total=0) | Q(lines=0))
         .values_list("pk", "total", "lines")
     )
     for pk, total, lines in unbalanced:
-        problems.append(f"transaction #{pk} has {lines} posting(s) summing to {total}, not zero")
+        # Two places whatever the database returns (SQLite's SUM drops trailing zeros).
+        problems.append(
+            f"transaction #{pk} has {lines} posting(s) summing to {total:.2f}, not zero"
+        )
     mismatched = Posting.objects.exclude(
         account__district_id=F("transaction__district_id")
     ).values_list("transaction_id", flat=True)
@@ -35,10 +39,7 @@ def transactions_balance():
 
 def _balances():
     """{(district_id, pound_id, kind): balance} for every account."""
-    return {
-        (a.district_id, a.pound_id, a.kind): a.balance
-        for a in Account.objects.with_balances()
-    }
+    return {(a.district_id, a.pound_id, a.kind): a.balance for a in Account.objects.with_balances()}
 
 
 def business_reconciles():
@@ -51,11 +52,15 @@ def business_reconciles():
         expected[(district_id, pound_id, kind)] += amount
 
     for r in Receipt.objects.filter(cancelled_at__isnull=True).select_related("pound"):
-        kind = (AccountKind.POUND_CASH if r.payment_mode == PaymentMode.CASH
-                else AccountKind.POUND_DIGITAL)
+        kind = (
+            AccountKind.POUND_CASH
+            if r.payment_mode == PaymentMode.CASH
+            else AccountKind.POUND_DIGITAL
+        )
         add(r.pound.district_id, r.pound_id, kind, r.amount)
     for release in Release.objects.filter(kind=Release.Kind.PAYMENT).select_related(
-            "impoundment__pound"):
+        "impoundment__pound"
+    ):
         pound = release.impoundment.pound
         add(pound.district_id, None, AccountKind.FINES_DUE_DM, -release.fines)
         add(pound.district_id, pound.pk, AccountKind.FEEDING_PK, -release.feeding)
@@ -69,8 +74,11 @@ def business_reconciles():
             add(pound.district_id, None, AccountKind.FINES_DUE_DM, -d.fines)
             add(pound.district_id, pound.pk, AccountKind.FEEDING_PK, -d.feeding)
         elif d.status == Deposit.Status.REFUNDED:
-            kind = (AccountKind.POUND_CASH if d.refund_mode == PaymentMode.CASH
-                    else AccountKind.POUND_DIGITAL)
+            kind = (
+                AccountKind.POUND_CASH
+                if d.refund_mode == PaymentMode.CASH
+                else AccountKind.POUND_DIGITAL
+            )
             add(pound.district_id, pound.pk, kind, -d.amount)
     for extra in EXPECTATIONS:
         for key, amount in extra():
@@ -78,13 +86,15 @@ def business_reconciles():
 
     actual = _balances()
     problems = []
-    names = {(a.district_id, a.pound_id, a.kind): str(a)
-             for a in Account.objects.select_related("district", "pound")}
+    names = {
+        (a.district_id, a.pound_id, a.kind): str(a)
+        for a in Account.objects.select_related("district", "pound")
+    }
     for key in sorted(set(actual) | set(expected), key=str):
         have, want = actual.get(key, ZERO), expected.get(key, ZERO)
         if have != want:
             problems.append(
-                f"{names.get(key, key)}: the ledger says {have}, the records say {want}"
+                f"{names.get(key, key)}: the ledger says {have:.2f}, the records say {want:.2f}"
             )
     return problems
 

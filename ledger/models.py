@@ -93,8 +93,9 @@ class TransactionKind(models.TextChoices):
 
 class Transaction(models.Model):
     district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
-    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, null=True, blank=True,
-                              related_name="+")
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     kind = models.CharField(max_length=30, choices=TransactionKind.choices)
     at = models.DateTimeField(default=timezone.now, db_index=True)
     by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, related_name="+")

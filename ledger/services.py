@@ -31,8 +31,9 @@ def open_accounts(*, pound):
         account(district=pound.district, kind=kind)
 
 
-def post(*, district, kind, memo, lines, by, source, pound=None, section="", impoundment_id=None,
-         at=None):
+def post(
+    *, district, kind, memo, lines, by, source, pound=None, section="", impoundment_id=None, at=None
+):
     """Post one balanced transaction. `lines` is a list of (Account, Decimal); debits positive.
 
     Must run inside the atomic block of the business change it records, so that the money and
@@ -90,7 +91,6 @@ def reverse(*, txn, by, reason):
         reverses=txn,
     )
     Posting.objects.bulk_create(
-        Posting(transaction=mirror, account=p.account, amount=-p.amount)
-        for p in txn.postings.all()
+        Posting(transaction=mirror, account=p.account, amount=-p.amount) for p in txn.postings.all()
     )
     return mirror

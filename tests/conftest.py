@@ -68,6 +68,18 @@ def enable_db_access_for_all_tests(db):
     pass
 
 
+@pytest.fixture(autouse=True)
+def midday_ist():
+    """Every test runs at 12:00 IST on today's date, with the clock ticking, so that "two hours
+    ago" is still today whenever CI happens to run. A test may travel further itself."""
+    import time_machine
+    from django.utils import timezone
+
+    noon = timezone.localtime().replace(hour=12, minute=0, second=0, microsecond=0)
+    with time_machine.travel(noon, tick=True):
+        yield
+
+
 @pytest.fixture
 def state():
     return StateFactory()

@@ -122,7 +122,13 @@ def decide_complaint(
     seizer's liability (s.22) is recorded. Dismissed: the deposit may be applied."""
     complaint = Complaint.objects.select_for_update().get(pk=complaint.pk)
     entry = complaint.impoundment
-    _may_record_court_matters(by, entry.pound)
+    # The court's finding is entered by the District Magistrate's office, not the pound.
+    authorise(
+        by,
+        Permission.PREPARE_ORDERS,
+        entry.pound,
+        _("The District Magistrate's office records the court's decision."),
+    )
     if complaint.outcome != Complaint.Outcome.PENDING:
         raise ValidationError(_("This complaint has already been decided."))
     if outcome not in (Complaint.Outcome.UPHELD, Complaint.Outcome.DISMISSED):
@@ -141,6 +147,13 @@ def decide_complaint(
         update_fields=["outcome", "decided_on", "order_reference", "compensation", "payable_by"]
     )
     deposit = complaint.deposit
+    if deposit is None and outcome == Complaint.Outcome.UPHELD:
+        # A complaint about the seizure covers the deposit made for that seizure, named or not.
+        deposit = (
+            Deposit.objects.filter(release__impoundment=entry, status=Deposit.Status.HELD)
+            .order_by("pk")
+            .first()
+        )
     if outcome == Complaint.Outcome.UPHELD:
         if deposit is not None:
             deposit = Deposit.objects.select_for_update().get(pk=deposit.pk)
@@ -210,9 +223,10 @@ def deposit_awaiting_application(deposit, today=None):
     if deposit.status != Deposit.Status.HELD:
         return False
     today = today or timezone.localdate()
-    complaints = list(deposit.complaints.all()) or list(
-        deposit.release.impoundment.complaints.filter(deposit__isnull=True)
-    )
+    # .all() rather than .filter(), so that a list page's prefetched complaints are used.
+    complaints = list(deposit.complaints.all()) or [
+        c for c in deposit.release.impoundment.complaints.all() if c.deposit_id is None
+    ]
     if complaints:
         return all(c.outcome == Complaint.Outcome.DISMISSED for c in complaints)
     return today > deposit.complaint_deadline

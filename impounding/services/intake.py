@@ -215,6 +215,9 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
     authorise(by, Permission.RECORD_IMPOUNDMENT, entry.pound)
     if not reason.strip():
         raise ValidationError({"reason": _("Say why the register is being corrected.")})
+    # The permission was checked against this entry's pound: the animal must be one of its own.
+    if animal is not None and animal.impoundment_id != entry.pk:
+        raise ValidationError(_("An animal chosen is not in this register entry."))
     target = animal or entry
     allowed = AMENDABLE_ANIMAL_FIELDS if animal else AMENDABLE_ENTRY_FIELDS
     target = type(target).objects.select_for_update().get(pk=target.pk)

@@ -5,6 +5,7 @@ released animal without a recorded release or order, and the admin cannot change
 """
 
 import uuid
+from datetime import timedelta
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -56,7 +57,9 @@ def _lock_animals(entry, animal_ids):
                     % {"animal": animal.reference, "state": AnimalState(animal.state).label}
                 }
             )
-        if animal.dam_id and animal.dam_id not in ids:
+        # A calf leaves with its dam while she is in the pound; one whose dam has died or
+        # escaped is released on its own.
+        if animal.dam_id and animal.dam_id not in ids and animal.dam.state == AnimalState.IMPOUNDED:
             raise ValidationError(
                 {
                     "animals": _("Calf %(calf)s was born in the pound and leaves with its dam.")
@@ -161,12 +164,13 @@ def _release(
     at=None,
 ):
     key = uuid.UUID(str(idempotency_key))
+    pound = entry.pound
+    # Checked before the replay look-up, so a known key returns nothing to someone not allowed.
+    authorise(by, Permission.RELEASE_ANIMAL, pound)
+    authorise(by, Permission.RECORD_PAYMENT, pound)
     existing = Release.objects.filter(idempotency_key=key).first()
     if existing is not None:
         return existing  # a replayed or double-clicked confirmation: the same release
-    pound = entry.pound
-    authorise(by, Permission.RELEASE_ANIMAL, pound)
-    authorise(by, Permission.RECORD_PAYMENT, pound)
     _validate_claim(
         claimant_role=claimant_role,
         agent_authority=agent_authority,
@@ -176,12 +180,24 @@ def _release(
         payment_mode=payment_mode,
         payment_reference=payment_reference,
     )
-    animals = _lock_animals(entry, animal_ids)
+    try:
+        animals = _lock_animals(entry, animal_ids)
+    except ValidationError:
+        # The same form confirmed a moment earlier released these animals while we waited for
+        # their locks: that is this release, not a refusal.
+        existing = Release.objects.filter(idempotency_key=key).first()
+        if existing is not None:
+            return existing
+        raise
     # Someone may have confirmed the same form while we waited for the locks.
     existing = Release.objects.filter(idempotency_key=key).first()
     if existing is not None:
         return existing
     at = at or timezone.now()
+    if at > timezone.now() + timedelta(minutes=1):
+        raise ValidationError(_("A release cannot be dated in the future."))
+    if isinstance(amount_tendered, float):
+        raise TypeError("money must not be a float")
     statement = dues(animals, as_of=at)
     if Decimal(amount_tendered) != statement.total:
         raise ValidationError(
@@ -397,6 +413,8 @@ def release_by_order(
     validate_order_scan(scan)
     if order_date > timezone.localdate():
         raise ValidationError({"order_date": _("The order cannot be dated in the future.")})
+    if complaint is not None and complaint.impoundment_id != entry.pk:
+        raise ValidationError(_("That complaint belongs to another register entry."))
     if kind == CourtOrder.Kind.S22 and complaint is None:
         complaint = entry.complaints.filter(outcome="upheld").order_by("-decided_on").first()
     animals = _lock_animals(entry, animal_ids)

@@ -33,8 +33,9 @@ def get_animal(request, pk, perm=None):
 
 
 def get_pound(request, pk, perm=None):
-    pound = get_object_or_404(Pound.objects.for_user(request.user).select_related("district"),
-                              pk=pk)
+    pound = get_object_or_404(
+        Pound.objects.for_user(request.user).select_related("district"), pk=pk
+    )
     if perm is not None and not has_permission(request.user, Permission(perm), pound):
         raise PermissionDenied
     return pound

@@ -84,7 +84,7 @@ def complaint_decide(request, pk):
         pk=pk,
     )
     entry = complaint.impoundment
-    if not _may_record_court_matters(request.user, entry.pound):
+    if not has_permission(request.user, Permission.PREPARE_ORDERS, entry.pound):
         raise PermissionDenied
     form = None
     if complaint.outcome == Complaint.Outcome.PENDING:
@@ -149,7 +149,7 @@ def deposits(request):
         .order_by("filed_on", "pk")
     )
     for c in pending:
-        c.may_decide = _may_record_court_matters(user, c.impoundment.pound)
+        c.may_decide = has_permission(user, Permission.PREPARE_ORDERS, c.impoundment.pound)
     return render(
         request,
         "impounding/court/deposits.html",

@@ -268,6 +268,7 @@ def entry(request, pk):
             "can_release": has_permission(user, Permission.RELEASE_ANIMAL, entry.pound),
             "can_custody": has_permission(user, Permission.RECORD_CUSTODY, entry.pound),
             "can_approve": has_permission(user, Permission.APPROVE, entry.pound),
+            "can_prepare": has_permission(user, Permission.PREPARE_ORDERS, entry.pound),
             "can_pay": has_permission(user, Permission.RECORD_PAYMENT, entry.pound),
             "custody_kinds": CustodyEvent.Kind,
         },

@@ -61,7 +61,9 @@ def _claim(request, pk, *, deposit):
     animals = _claimable(entry)
     # A calf born in the pound is not chosen on its own: it goes with its dam.
     form = ClaimForm(
-        request.POST or None, animals=animals.exclude(dam__state=AnimalState.IMPOUNDED), deposit=deposit
+        request.POST or None,
+        animals=animals.exclude(dam__state=AnimalState.IMPOUNDED),
+        deposit=deposit,
     )
     template = "impounding/release.html"
     context = {"entry": entry, "form": form, "deposit": deposit}

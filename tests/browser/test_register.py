@@ -44,8 +44,7 @@ def _download_pdf(page, link):
 
 def _claim(page, base, entry, animals, claimant, *, deposit):
     page.goto(f"{base}{entry.get_absolute_url()}")
-    name = ("Owner disputes: release on deposit (s.15)" if deposit
-            else "Owner pays: release (s.13)")
+    name = "Owner disputes: release on deposit (s.15)" if deposit else "Owner pays: release (s.13)"
     page.get_by_role("link", name=name).click()
     check_a11y(page, "claim form")
     check_fits_width(page)
@@ -56,7 +55,8 @@ def _claim(page, base, entry, animals, claimant, *, deposit):
     page.get_by_label("Page of the paper register signed").fill("27")
     if deposit:
         page.get_by_label("Why the owner says the seizure was illegal").fill(
-            "The cattle were on my own land")
+            "The cattle were on my own land"
+        )
     page.get_by_role("button", name="Continue: check the dues").click()
     assert page.get_by_role("heading", level=1).inner_text().startswith("Check the answers")
     check_a11y(page, "check your answers")
@@ -101,16 +101,23 @@ def test_arrival_two_owners_one_pays_one_deposits(page, live_server, demo_data):
     entry = Impoundment.objects.get(pound__code="lko-mlg-kh")
     assert entry.animals.count() == 3
 
-    paid, paid_text = _claim(page, base, entry,
-                             ["1. Cattle, Female, Adult, White", "2. Goat, Male, Adult, Black"],
-                             "Shyam Lal", deposit=False)
-    deposited, deposit_text = _claim(page, base, entry, ["3. Buffalo, Female, Adult, Black"],
-                                     "Gita Devi", deposit=True)
+    paid, paid_text = _claim(
+        page,
+        base,
+        entry,
+        ["1. Cattle, Female, Adult, White", "2. Goat, Male, Adult, Black"],
+        "Shyam Lal",
+        deposit=False,
+    )
+    deposited, deposit_text = _claim(
+        page, base, entry, ["3. Buffalo, Female, Adult, Black"], "Gita Devi", deposit=True
+    )
     assert paid in paid_text
     assert deposited in deposit_text
     assert paid != deposited
     states = sorted(entry.animals.values_list("state", flat=True))
-    assert states == sorted([AnimalState.RELEASED_PAID, AnimalState.RELEASED_PAID,
-                             AnimalState.RELEASED_ON_DEPOSIT])
+    assert states == sorted(
+        [AnimalState.RELEASED_PAID, AnimalState.RELEASED_PAID, AnimalState.RELEASED_ON_DEPOSIT]
+    )
     assert Release.objects.count() == 2
     assert run_checks() == []

@@ -227,13 +227,23 @@ def test_calf_whose_dam_died_can_be_released_alone(pound_keeper, pound, tariffs)
 
     from tests.impounding.factories import pay
 
-    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()],
-                       arrived_at=timezone.now() - timedelta(days=3))
+    entry = make_entry(
+        pound=pound,
+        by=pound_keeper,
+        animals=[cow(), goat()],
+        arrived_at=timezone.now() - timedelta(days=3),
+    )
     dam = entry.animals.get(number=1)
-    calf = services.record_birth(dam=dam, by=pound_keeper, at=timezone.now() - timedelta(days=2),
-                                 sex="female", colour="White")
-    services.record_death(animal=dam, by=pound_keeper, at=timezone.now() - timedelta(days=1),
-                          cause="Milk fever")
+    calf = services.record_birth(
+        dam=dam,
+        by=pound_keeper,
+        at=timezone.now() - timedelta(days=2),
+        sex="female",
+        colour="White",
+    )
+    services.record_death(
+        animal=dam, by=pound_keeper, at=timezone.now() - timedelta(days=1), cause="Milk fever"
+    )
     # The calf now goes with the goat's owner's claim, or on its own.
     release = pay(entry, pound_keeper, [entry.animals.get(number=2), calf])
     calf.refresh_from_db()

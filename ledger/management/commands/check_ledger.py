@@ -13,8 +13,9 @@ class Command(BaseCommand):
         problems = run_checks()
         for problem in problems:
             self.stderr.write(f"LEDGER: {problem}")
-        summary = (f"{Transaction.objects.count()} transactions, "
-                   f"{Account.objects.count()} accounts: ")
+        summary = (
+            f"{Transaction.objects.count()} transactions, {Account.objects.count()} accounts: "
+        )
         if problems:
             self.stderr.write(summary + f"{len(problems)} problem(s)")
             sys.exit(1)
