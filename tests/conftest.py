@@ -69,15 +69,34 @@ def enable_db_access_for_all_tests(db):
 
 
 @pytest.fixture(autouse=True)
-def midday_ist():
+def midday_ist(request):
     """Every test runs at 12:00 IST on today's date, with the clock ticking, so that "two hours
-    ago" is still today whenever CI happens to run. A test may travel further itself."""
+    ago" is still today whenever CI happens to run. A test that takes the `time_machine` fixture
+    sets its own clock instead."""
     import time_machine
     from django.utils import timezone
 
+    if "time_machine" in request.fixturenames:
+        yield
+        return
     noon = timezone.localtime().replace(hour=12, minute=0, second=0, microsecond=0)
     with time_machine.travel(noon, tick=True):
         yield
+
+
+@pytest.fixture(autouse=True)
+def media_root(settings, tmp_path):
+    """Photos and scans go to a scratch directory, not the checkout's media/."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
+def tariffs(district):
+    """The demo fine scale and feeding rates, in force in the home district."""
+    from tests.impounding.factories import set_tariffs
+
+    return set_tariffs(district)
 
 
 @pytest.fixture

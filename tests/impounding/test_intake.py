@@ -122,12 +122,14 @@ def test_entry_records_the_s8_particulars_and_an_event_on_the_pound_chain(pound,
 
 
 def test_entry_opens_the_pounds_ledger_accounts(pound, pound_keeper):
-    from ledger.models import Account
+    from ledger.models import DISTRICT_ACCOUNTS, POUND_ACCOUNTS, Account
 
     make_entry(pound=pound, by=pound_keeper)
 
-    assert Account.objects.filter(pound=pound).count() == 3
-    assert Account.objects.filter(district=pound.district, pound=None).count() == 3
+    assert Account.objects.filter(pound=pound).count() == len(POUND_ACCOUNTS)
+    assert Account.objects.filter(district=pound.district, pound=None).count() == len(
+        DISTRICT_ACCOUNTS
+    )
 
 
 # --- warnings never refuse an arrival (ACT.md decision 13) ---
