@@ -371,6 +371,10 @@ class IssuedDocument(models.Model):
         RECEIPT = "receipt", _("Receipt for fines and feeding charges (s.13)")
         DEPOSIT_RECEIPT = "deposit_receipt", _("Deposit receipt (s.15)")
         TARIFF_SCHEDULE = "tariff_schedule", _("Schedule of fines and feeding rates (ss.5, 12)")
+        S14_REPORT = "s14_report", _("Report of unclaimed cattle (s.14)")
+        S14_NOTICE = "s14_notice", _("Notice of unclaimed cattle (s.14)")
+        SALE_CERTIFICATE = "sale_certificate", _("Sale certificate (ss.14, 16)")
+        S16_ACCOUNT = "s16_account", _("Account to the owner after a sale (s.16)")
 
     token = models.CharField(max_length=32, unique=True, default=new_token, editable=False)
     kind = models.CharField(_("document"), max_length=40, choices=Kind.choices)

@@ -5,3 +5,18 @@ from django.utils.translation import gettext_lazy as _
 class AuctionsConfig(AppConfig):
     name = "auctions"
     verbose_name = _("Unclaimed cattle and auctions")
+
+    def ready(self):
+        from impounding.services.releases import RELEASE_HOOKS
+
+        from .services import withdraw_claimed_lots
+
+        if withdraw_claimed_lots not in RELEASE_HOOKS:
+            RELEASE_HOOKS.append(withdraw_claimed_lots)
+
+        from ledger.checks import EXPECTATIONS
+
+        from .ledger_checks import expectations
+
+        if expectations not in EXPECTATIONS:
+            EXPECTATIONS.append(expectations)

@@ -1,1 +1,555 @@
-# Models arrive with the issue that builds this app.
+"""Unclaimed cattle (s.14) and sales when the owner will not pay (s.16).
+
+The first clock: cattle not claimed within seven days of impounding are reported to the officer
+(the officer in charge of the pound's nearest police station, or the officer the District
+Magistrate appoints for that pound). The second clock: the officer's notice; the cattle may be
+sold by public auction from the eighth day after it was posted (GCA s.9). Or the District
+Magistrate orders another disposal (the proviso). Money from every sale goes through the ledger.
+"""
+
+from decimal import Decimal
+
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import (
+    District,
+    InForceQuerySet,
+    IssuedDocument,
+    PoliceStation,
+    Pound,
+    User,
+    Village,
+)
+from impounding.models import Animal, Impoundment, PaymentMode
+
+
+class PoundScopedQuerySet(models.QuerySet):
+    def for_user(self, user, perm=None):
+        from accounts.scoping import visible_pound_ids
+
+        return self.filter(pound_id__in=visible_pound_ids(user, perm))
+
+
+class Report(models.Model):
+    """The pound-keeper's report to the officer of cattle not claimed within seven days."""
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT, related_name="reports")
+    animals = models.ManyToManyField(Animal, related_name="reports")
+    number = models.CharField(_("report number"), max_length=40, unique=True)
+    police_station = models.ForeignKey(
+        PoliceStation, on_delete=models.PROTECT, related_name="+", verbose_name=_("police station")
+    )
+    officer = models.ForeignKey(
+        User,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text=_("The officer the District Magistrate appointed for the pound, if any."),
+    )
+    due_on = models.DateField(_("report due on"))
+    sent_at = models.DateTimeField(_("sent at"), default=timezone.now)
+    sent_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    document = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
+
+    objects = PoundScopedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("report of unclaimed cattle (s.14)")
+        verbose_name_plural = _("reports of unclaimed cattle (s.14)")
+        ordering = ["-sent_at"]
+        indexes = [models.Index(fields=["pound", "-sent_at"])]
+
+    def __str__(self):
+        return self.number
+
+    def get_absolute_url(self):
+        return reverse("auctions:report", kwargs={"pk": self.pk})
+
+    @property
+    def days_late(self):
+        return max(0, (timezone.localtime(self.sent_at).date() - self.due_on).days)
+
+
+class Notice(models.Model):
+    """The officer's notice stuck up in his office (s.14): its posting date starts the second
+    clock."""
+
+    report = models.OneToOneField(Report, on_delete=models.PROTECT, related_name="notice")
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    number = models.CharField(_("notice number"), max_length=40, unique=True)
+    posted_on = models.DateField(_("posted on"))
+    posted_at = models.CharField(
+        _("posted at"), max_length=200, help_text=_("The office where the notice was stuck up.")
+    )
+    last_day_to_claim = models.DateField(_("last day to claim"))
+    earliest_sale = models.DateField(_("earliest day of sale"))
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    document = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
+
+    objects = PoundScopedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("notice (s.14)")
+        verbose_name_plural = _("notices (s.14)")
+        ordering = ["-posted_on"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(earliest_sale__gt=models.F("last_day_to_claim")),
+                name="notice_sale_after_claim_window",
+            ),
+        ]
+
+    def __str__(self):
+        return self.number
+
+    def get_absolute_url(self):
+        return reverse("auctions:report", kwargs={"pk": self.report_id})
+
+
+class Proclamation(models.Model):
+    """The proclamation of the notice by beat of drum (s.14), or a further channel. The further
+    channels never stand in for the drum."""
+
+    class Channel(models.TextChoices):
+        DRUM_VILLAGE = "drum_village", _("Beat of drum in the village")
+        DRUM_MARKET = "drum_market", _("Beat of drum at the nearest market-place")
+        PUBLIC_BOARD = "public_board", _("Public notice board on the web")
+        SMS = "sms", _("SMS")
+        NEWSPAPER = "newspaper", _("Newspaper")
+        OTHER = "other", _("Other")
+
+    notice = models.ForeignKey(Notice, on_delete=models.PROTECT, related_name="proclamations")
+    channel = models.CharField(_("how"), max_length=20, choices=Channel.choices)
+    made_on = models.DateField(_("date"))
+    place = models.CharField(_("place"), max_length=200, blank=True)
+    village = models.ForeignKey(
+        Village, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    made_by = models.CharField(_("made by"), max_length=150)
+    details = models.CharField(_("details"), max_length=250, blank=True)
+    photo = models.ImageField(_("photo"), upload_to="proclamations/%Y/%m", blank=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("proclamation (s.14)")
+        verbose_name_plural = _("proclamations (s.14)")
+        ordering = ["made_on", "pk"]
+
+    def __str__(self):
+        return f"{self.get_channel_display()} {self.made_on:%d-%m-%Y}"
+
+    @property
+    def is_drum(self):
+        return self.channel in (self.Channel.DRUM_VILLAGE, self.Channel.DRUM_MARKET)
+
+
+class AuctionConditions(models.Model):
+    """The District Magistrate's standing order on the place, time and conditions of sale
+    (s.14). Versioned: a new order ends the one before it."""
+
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    order_reference = models.CharField(_("order reference"), max_length=120)
+    order_date = models.DateField(_("order date"))
+    valid_from = models.DateField(_("in force from"))
+    valid_to = models.DateField(_("in force until"), null=True, blank=True)
+    place = models.CharField(_("place of sale"), max_length=200)
+    hours = models.CharField(_("hours of sale"), max_length=120)
+    reserve_policy = models.CharField(_("reserve price"), max_length=250)
+    earnest_money = models.DecimalField(_("earnest money (₹)"), max_digits=10, decimal_places=2)
+    buyer_declarations = models.TextField(_("declarations every buyer signs"))
+    chargeable_expenses = models.TextField(_("sale expenses that may be charged"))
+    max_expenses_per_lot = models.DecimalField(
+        _("most sale expenses per lot (₹)"),
+        max_digits=10,
+        decimal_places=2,
+        default=Decimal("0.00"),
+    )
+    s16_min_gap_days = models.PositiveSmallIntegerField(
+        _("days between the owner's refusal and a s.16 sale"), default=1
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    objects = InForceQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("auction conditions (s.14)")
+        verbose_name_plural = _("auction conditions (s.14)")
+        ordering = ["district", "-valid_from"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(valid_to__isnull=True) | Q(valid_to__gte=models.F("valid_from")),
+                name="conditions_range_ordered",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.order_reference} ({self.order_date:%d-%m-%Y})"
+
+
+class S16Case(models.Model):
+    """The owner appeared and refused or omitted to pay (or, under s.15, to deposit): as many
+    animals as necessary are sold, and the rest go back with the balance (s.16)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("Sale to be held")
+        COVERED = "covered", _("Dues covered: no more lots to be sold")
+        CLOSED = "closed", _("Closed: remaining cattle and balance returned")
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT, related_name="s16_cases")
+    animals = models.ManyToManyField(Animal, related_name="s16_cases")
+    owner_name = models.CharField(_("owner or agent"), max_length=150)
+    owner_address = models.CharField(_("address"), max_length=250)
+    refused = models.BooleanField(_("refused (not merely omitted) to pay"), default=True)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    # Closing: the account of items (a)-(f), the balance and the owner's receipt for them.
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    fines = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    feeding = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    expenses = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    proceeds = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    balance = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    shortfall = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    balance_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
+    balance_reference = models.CharField(max_length=120, blank=True)
+    acknowledgement = models.CharField(max_length=15, blank=True)
+    register_page = models.CharField(max_length=30, blank=True)
+    signature = models.ImageField(upload_to="signatures/%Y/%m", blank=True)
+    account_document = models.OneToOneField(
+        IssuedDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    objects = PoundScopedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("sale on the owner's refusal (s.16)")
+        verbose_name_plural = _("sales on the owner's refusal (s.16)")
+        ordering = ["-recorded_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(status="closed") | Q(closed_at__isnull=False), name="s16_closed_dated"
+            ),
+            models.CheckConstraint(
+                condition=Q(balance__gte=0) & Q(shortfall__gte=0), name="s16_amounts_not_negative"
+            ),
+        ]
+
+    def __str__(self):
+        return f"s.16 {self.impoundment}: {self.owner_name}"
+
+    def get_absolute_url(self):
+        return reverse("auctions:s16_case", kwargs={"pk": self.pk})
+
+
+class Auction(models.Model):
+    class Kind(models.TextChoices):
+        UNCLAIMED = "s14", _("Unclaimed cattle (s.14)")
+        OWNER_REFUSED = "s16", _("Owner refused or omitted to pay (s.16)")
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", _("Scheduled")
+        CLOSED = "closed", _("Held and closed")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(_("sale under"), max_length=4, choices=Kind.choices)
+    number = models.CharField(_("auction number"), max_length=40, unique=True)
+    scheduled_for = models.DateTimeField(_("date and time of sale"))
+    place = models.CharField(_("place of sale"), max_length=200)
+    conditions = models.ForeignKey(
+        AuctionConditions, on_delete=models.PROTECT, related_name="auctions"
+    )
+    officer = models.ForeignKey(
+        User, on_delete=models.PROTECT, related_name="+", verbose_name=_("conducting officer")
+    )
+    deputy = models.ForeignKey(
+        User,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("officer deputed to conduct the sale"),
+    )
+    deputation_order = models.CharField(_("deputation order"), max_length=120, blank=True)
+    s16_case = models.ForeignKey(
+        S16Case, on_delete=models.PROTECT, null=True, blank=True, related_name="auctions"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    closed_at = models.DateTimeField(null=True, blank=True)
+    officer_declaration_at = models.DateTimeField(
+        _("conducting officer's declaration (s.19) signed at"), null=True, blank=True
+    )
+
+    objects = PoundScopedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("auction")
+        verbose_name_plural = _("auctions")
+        ordering = ["-scheduled_for"]
+        indexes = [models.Index(fields=["pound", "-scheduled_for"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(kind="s16") | Q(s16_case__isnull=False), name="auction_s16_has_case"
+            ),
+        ]
+
+    def __str__(self):
+        return self.number
+
+    def get_absolute_url(self):
+        return reverse("auctions:auction", kwargs={"pk": self.pk})
+
+
+class Bidder(models.Model):
+    """A bidder registered for one auction, checked against the staff records (s.19)."""
+
+    class IdKind(models.TextChoices):
+        AADHAAR = "aadhaar", _("Aadhaar (last four digits)")
+        VOTER = "voter", _("Voter ID")
+        PAN = "pan", _("PAN")
+        DRIVING = "driving", _("Driving licence")
+        OTHER = "other", _("Other")
+
+    auction = models.ForeignKey(Auction, on_delete=models.PROTECT, related_name="bidders")
+    number = models.PositiveSmallIntegerField(_("bidder number"))
+    name = models.CharField(_("name"), max_length=150)
+    address = models.CharField(_("address"), max_length=250)
+    id_kind = models.CharField(_("identity document"), max_length=10, choices=IdKind.choices)
+    id_number = models.CharField(_("document number"), max_length=40)
+    phone = models.CharField(_("phone"), max_length=15)
+    declaration_signed = models.BooleanField(_("signed the buyer's declaration (s.19)"))
+    # The s.19 check: matches against staff, the block, and any override by the Magistrate.
+    matches = models.JSONField(default=list, blank=True)
+    blocked = models.BooleanField(default=False)
+    override_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    override_reason = models.CharField(max_length=300, blank=True)
+    override_at = models.DateTimeField(null=True, blank=True)
+    registered_at = models.DateTimeField(default=timezone.now)
+    registered_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("bidder")
+        verbose_name_plural = _("bidders")
+        ordering = ["auction", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["auction", "number"], name="bidder_number"),
+            models.CheckConstraint(
+                condition=Q(override_by__isnull=True) | ~Q(override_reason=""),
+                name="bidder_override_has_reason",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.number}. {self.name}"
+
+    @property
+    def may_buy(self):
+        return self.declaration_signed and (not self.blocked or self.override_by_id is not None)
+
+
+class Lot(models.Model):
+    """One animal, or a dam with her suckling calf, offered as one."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("To be offered")
+        SOLD = "sold", _("Sold")
+        UNSOLD = "unsold", _("Not sold")
+        WITHDRAWN = "withdrawn", _("Withdrawn: claimed before the hammer")
+        NOT_NEEDED = "not_needed", _("Not needed: the dues were covered (s.16)")
+
+    auction = models.ForeignKey(Auction, on_delete=models.PROTECT, related_name="lots")
+    number = models.PositiveSmallIntegerField(_("lot number"))
+    sequence = models.PositiveSmallIntegerField(_("order of sale"))
+    animals = models.ManyToManyField(Animal, through="LotAnimal", related_name="lots")
+    reserve_price = models.DecimalField(
+        _("reserve price (₹)"), max_digits=10, decimal_places=2, default=Decimal("0.00")
+    )
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN)
+    note = models.CharField(max_length=250, blank=True)
+
+    class Meta:
+        verbose_name = _("lot")
+        verbose_name_plural = _("lots")
+        ordering = ["auction", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["auction", "number"], name="lot_number"),
+            models.UniqueConstraint(fields=["auction", "sequence"], name="lot_sequence"),
+        ]
+
+    def __str__(self):
+        return f"{self.auction.number} lot {self.number}"
+
+
+class LotAnimal(models.Model):
+    lot = models.ForeignKey(Lot, on_delete=models.PROTECT)
+    animal = models.ForeignKey(Animal, on_delete=models.PROTECT)
+    sold = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["lot", "animal"], name="lotanimal_unique"),
+            # An animal is sold at most once, whatever lots it was offered in.
+            models.UniqueConstraint(
+                fields=["animal"], condition=Q(sold=True), name="animal_sold_once"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.lot}: {self.animal}"
+
+
+class Bid(models.Model):
+    lot = models.ForeignKey(Lot, on_delete=models.PROTECT, related_name="bids")
+    bidder = models.ForeignKey(Bidder, on_delete=models.PROTECT, related_name="bids")
+    amount = models.DecimalField(max_digits=10, decimal_places=2)
+    at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["lot", "at", "pk"]
+        constraints = [models.CheckConstraint(condition=Q(amount__gt=0), name="bid_positive")]
+
+    def __str__(self):
+        return f"{self.lot}: {self.bidder.number} {self.amount}"
+
+
+class Sale(models.Model):
+    """The hammer falls: one sold lot, its buyer's payment and where every rupee went (s.17)."""
+
+    lot = models.OneToOneField(Lot, on_delete=models.PROTECT, related_name="sale")
+    buyer = models.ForeignKey(Bidder, on_delete=models.PROTECT, related_name="purchases")
+    price = models.DecimalField(_("hammer price (₹)"), max_digits=10, decimal_places=2)
+    payment_mode = models.CharField(max_length=10, choices=PaymentMode.choices)
+    payment_reference = models.CharField(max_length=120, blank=True)
+    sold_at = models.DateTimeField(default=timezone.now)
+    sold_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # s.14 sales: the lot's own dues. s.16 sales: held until the case closes.
+    fines = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    feeding = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    expenses = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    surplus = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    shortfall = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    certificate = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        verbose_name = _("sale")
+        verbose_name_plural = _("sales")
+        ordering = ["sold_at"]
+        constraints = [
+            models.CheckConstraint(condition=Q(price__gt=0), name="sale_price_positive"),
+            models.CheckConstraint(
+                condition=Q(surplus__gte=0) & Q(shortfall__gte=0), name="sale_amounts_not_negative"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.lot}: {self.price}"
+
+
+class Shortfall(models.Model):
+    """Dues a sale did not cover, for the District Magistrate to write off (decision 7)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Awaiting write-off")
+        WRITTEN_OFF = "written_off", _("Written off")
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    sale = models.OneToOneField(
+        Sale, on_delete=models.PROTECT, null=True, blank=True, related_name="shortfall_record"
+    )
+    s16_case = models.OneToOneField(
+        S16Case, on_delete=models.PROTECT, null=True, blank=True, related_name="shortfall_record"
+    )
+    fines = models.DecimalField(max_digits=12, decimal_places=2)
+    feeding = models.DecimalField(max_digits=12, decimal_places=2)
+    expenses = models.DecimalField(max_digits=12, decimal_places=2)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    recorded_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    objects = PoundScopedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("shortfall")
+        verbose_name_plural = _("shortfalls")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(sale__isnull=False) | Q(s16_case__isnull=False),
+                name="shortfall_has_source",
+            ),
+        ]
+
+    def __str__(self):
+        return f"Shortfall {self.total}"
+
+    @property
+    def total(self):
+        return self.fines + self.feeding + self.expenses
+
+
+class DisposalOrder(models.Model):
+    """The District Magistrate's order under the proviso to s.14: cattle unlikely to fetch a
+    fair price are disposed of as he thinks fit. The office prepares; the Magistrate approves."""
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed", _("Awaiting the Magistrate's approval")
+        APPROVED = "approved", _("Approved and carried out")
+        REJECTED = "rejected", _("Not approved")
+
+    class Mode(models.TextChoices):
+        GAUSHALA = "gaushala", _("Transfer to a gaushala")
+        INSTITUTION = "institution", _("Transfer to an animal welfare institution")
+        PRIVATE_SALE = "private_sale", _("Sale by private treaty")
+        OTHER = "other", _("Other")
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    animals = models.ManyToManyField(Animal, related_name="disposal_orders")
+    number = models.CharField(_("order number"), max_length=40, unique=True)
+    reason = models.TextField(_("why a fair price is unlikely"))
+    mode = models.CharField(_("mode of disposal"), max_length=20, choices=Mode.choices)
+    recipient = models.CharField(_("recipient"), max_length=200)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
+    prepared_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    prepared_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=300, blank=True)
+
+    objects = PoundScopedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("disposal order (s.14 proviso)")
+        verbose_name_plural = _("disposal orders (s.14 proviso)")
+        ordering = ["-prepared_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status="proposed") | Q(decided_by__isnull=False),
+                name="disposal_decided_by_someone",
+            ),
+        ]
+
+    def __str__(self):
+        return self.number

@@ -27,6 +27,13 @@ class AccountKind(models.TextChoices):
     FEEDING_PK = "feeding_pk", _("Feeding money retained by the pound-keeper (s.17)")
     DEPOSITS_HELD = "deposits_held", _("Deposits held under s.15")
     DEPOSIT_REFUNDS_DUE = "deposit_refunds_due", _("Deposits to refund (s.22)")
+    SALE_PROCEEDS_HELD = "sale_proceeds_held", _("s.16 sale proceeds awaiting the owner's account")
+    SALE_EXPENSES = "sale_expenses", _("Sale expenses payable (ss.16, 17)")
+    OWNER_BALANCES_DUE = "owner_balances_due", _("Balances due to owners after a s.16 sale")
+    DM_SURPLUS_HELD = (
+        "dm_surplus_held",
+        _("Surplus sale proceeds held by the District Magistrate (s.17)"),
+    )
 
 
 # Which accounts exist once per pound, and which once per district.
@@ -35,6 +42,10 @@ DISTRICT_ACCOUNTS = (
     AccountKind.FINES_DUE_DM,
     AccountKind.DEPOSITS_HELD,
     AccountKind.DEPOSIT_REFUNDS_DUE,
+    AccountKind.SALE_PROCEEDS_HELD,
+    AccountKind.SALE_EXPENSES,
+    AccountKind.OWNER_BALANCES_DUE,
+    AccountKind.DM_SURPLUS_HELD,
 )
 
 
@@ -88,6 +99,10 @@ class TransactionKind(models.TextChoices):
     DEPOSIT_APPLIED = "deposit_applied", _("Deposit applied as payment (s.15)")
     DEPOSIT_REFUND_DUE = "deposit_refund_due", _("Deposit ordered refunded (s.22)")
     DEPOSIT_REFUNDED = "deposit_refunded", _("Deposit refunded to the owner (s.22)")
+    SALE_S14 = "sale_s14", _("Sale of unclaimed cattle: proceeds applied (ss.14, 17)")
+    SALE_S16 = "sale_s16", _("Sale on the owner's refusal: proceeds received (s.16)")
+    S16_SETTLED = "s16_settled", _("s.16 proceeds applied to fines, feeding and expenses (s.17)")
+    S16_BALANCE_PAID = "s16_balance_paid", _("Balance of a s.16 sale paid to the owner")
     REVERSAL = "reversal", _("Reversal")
 
 

@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
 from accounts import views as account_views
+from auctions.views import unclaimed as auction_views
 
 urlpatterns = [
     path("", account_views.home, name="home"),
@@ -25,6 +26,8 @@ urlpatterns = [
     re_path(r"^verify/(?P<token>[A-Za-z0-9_-]{16,64})/$", account_views.verify, name="verify"),
     path("accounts/", include("accounts.urls")),
     path("pound/", include("impounding.urls")),
+    path("auctions/", include("auctions.urls")),
+    path("notices/", auction_views.board, name="board"),
     path("admin/", admin.site.urls),
 ]
 

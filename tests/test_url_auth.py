@@ -11,6 +11,7 @@ PUBLIC = {
     "login",
     "set_language",
     "verify",
+    "board",  # the public notice board of unclaimed cattle (s.14)
     "admin:login",  # the admin's own login form
     "admin:jsi18n",
 }

@@ -92,6 +92,9 @@ class AnimalState(models.TextChoices):
     RELEASED_ON_DEPOSIT = "released_deposit", _("Released on deposit (s.15)")
     RELEASED_BY_ORDER = "released_order", _("Released by order of a court (s.19, s.22)")
     DIED = "died", _("Died")
+    SOLD = "sold", _("Sold by public auction (s.14, s.16)")
+    DISPOSED = "disposed", _("Disposed of by the District Magistrate's order (s.14 proviso)")
+    RETURNED_S16 = "returned_s16", _("Returned to the owner after the s.16 sale")
 
 
 IN_CUSTODY = {AnimalState.IMPOUNDED}
@@ -101,6 +104,9 @@ TERMINAL = {
     AnimalState.RELEASED_ON_DEPOSIT,
     AnimalState.RELEASED_BY_ORDER,
     AnimalState.DIED,
+    AnimalState.SOLD,
+    AnimalState.DISPOSED,
+    AnimalState.RETURNED_S16,
 }
 
 # The only moves an animal can make. Releases happen only through the paths of Chapter IV or a
@@ -113,6 +119,11 @@ TRANSITIONS = {
         AnimalState.DIED,
         AnimalState.ESCAPED,
         AnimalState.RESCUED,
+        # Chapter IV's other ends: sale (ss.14, 16), the DM's disposal (s.14 proviso), and the
+        # remainder returned after a s.16 sale.
+        AnimalState.SOLD,
+        AnimalState.DISPOSED,
+        AnimalState.RETURNED_S16,
     },
     AnimalState.ESCAPED: {AnimalState.IMPOUNDED, AnimalState.DIED},
     AnimalState.RESCUED: {AnimalState.IMPOUNDED, AnimalState.DIED},

@@ -214,6 +214,19 @@ class Animal(models.Model):
         blank=True,
         related_name="animals",
     )
+    sold_lot = models.ForeignKey(
+        "auctions.Lot", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    disposal_order = models.ForeignKey(
+        "auctions.DisposalOrder",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    returned_by = models.ForeignKey(
+        "auctions.S16Case", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     objects = AnimalQuerySet.as_manager()
 
@@ -238,6 +251,18 @@ class Animal(models.Model):
             models.CheckConstraint(
                 condition=Q(born_at__isnull=True) | Q(dam__isnull=False),
                 name="animal_born_has_dam",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="sold") | Q(sold_lot__isnull=False),
+                name="animal_sale_recorded",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="disposed") | Q(disposal_order__isnull=False),
+                name="animal_disposal_recorded",
+            ),
+            models.CheckConstraint(
+                condition=~Q(state="returned_s16") | Q(returned_by__isnull=False),
+                name="animal_s16_return_recorded",
             ),
         ]
 

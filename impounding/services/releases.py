@@ -35,6 +35,15 @@ from ..models import (
 from ..uploads import validate_order_scan
 from .common import authorise, ensure_transition
 
+# Called with (animals, by) inside the transaction of every release, so that other workflows can
+# follow (auctions withdraw an open lot whose animal is claimed before the hammer).
+RELEASE_HOOKS = []
+
+
+def _after_release(animals, by):
+    for hook in RELEASE_HOOKS:
+        hook(animals, by)
+
 
 def _lock_animals(entry, animal_ids):
     """Lock the chosen animals (and the calves that go with a chosen dam), in a fixed order so
@@ -281,6 +290,7 @@ def _release(
         ensure_transition(animal, new_state)
         animal.state, animal.release, animal.custody_ended_at = new_state, release, at
         animal.save(update_fields=["state", "release", "custody_ended_at"])
+    _after_release(animals, by)
     return release, statement, receipt, animals
 
 
@@ -444,6 +454,7 @@ def release_by_order(
             now,
         )
         animal.save(update_fields=["state", "court_order", "custody_ended_at"])
+    _after_release(animals, by)
     record_event(
         action="release.court_order",
         section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",
