@@ -14,6 +14,11 @@ class Command(BaseCommand):
         entries = register_demo.seed_register()
         if entries:
             self.stdout.write(f"Demo pound register: {entries} entries, animals in every state.")
+        from auctions import demo as auction_demo
+
+        auction_demo.seed_conditions()
+        if auction_demo.seed_unclaimed():
+            self.stdout.write("Demo unclaimed cattle: reports, notices, an auction, a s.16 sale.")
         self.stdout.write(
             f"Demo data ready ({len(created)} new users). Sign in at /login/ with any of these "
             f"user names and the password {demo.DEMO_PASSWORD!r}:"
