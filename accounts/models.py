@@ -375,6 +375,8 @@ class IssuedDocument(models.Model):
         S14_NOTICE = "s14_notice", _("Notice of unclaimed cattle (s.14)")
         SALE_CERTIFICATE = "sale_certificate", _("Sale certificate (ss.14, 16)")
         S16_ACCOUNT = "s16_account", _("Account to the owner after a sale (s.16)")
+        TRANSFER_MEMO = "transfer_memo", _("Memo of transfer of surplus to revenue (s.17)")
+        RETURN = "return", _("Periodic return (s.7)")
 
     token = models.CharField(max_length=32, unique=True, default=new_token, editable=False)
     kind = models.CharField(_("document"), max_length=40, choices=Kind.choices)
@@ -449,3 +451,30 @@ class StaffEvent(models.Model):
 
     def __str__(self):
         return f"{self.at:%Y-%m-%d %H:%M} {self.get_action_display()}"
+
+
+class ToDo(models.Model):
+    """Work waiting for a role in a jurisdiction: created by services and by the daily run, and
+    closed when its condition no longer holds. The key makes creating it twice harmless."""
+
+    key = models.CharField(max_length=120, unique=True)
+    role = models.CharField(_("for"), max_length=20, choices=Role.choices)
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    title = models.CharField(_("to do"), max_length=250)
+    url = models.CharField(max_length=250)
+    section = models.CharField(_("section"), max_length=20, blank=True)
+    due_on = models.DateField(_("due on"), null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    done_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("to-do")
+        verbose_name_plural = _("to-dos")
+        ordering = ["due_on", "created_at"]
+        indexes = [models.Index(fields=["role", "district", "done_at"])]
+
+    def __str__(self):
+        return self.title

@@ -39,6 +39,8 @@ def reports_due(pound_ids, today=None):
         )
         .annotate(reported=Exists(reported))
         .filter(reported=False)
+        # A calf born after its dam was reported goes under her notice (ACT.md decision 12).
+        .exclude(dam__reports__isnull=False)
         .select_related("impoundment__pound")
         .order_by("impoundment__arrived_at", "impoundment_id", "number")
     )

@@ -9,7 +9,9 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.validators import MinValueValidator
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -216,6 +218,8 @@ def record_proclamation(
         place.strip() or village
     ):
         raise ValidationError({"place": _("Name the village or the market-place.")})
+    if village is not None and village.district_id != notice.pound.district_id:
+        raise ValidationError({"village": _("The village must be in the pound's district.")})
     proclamation = Proclamation(
         notice=notice,
         channel=channel,
@@ -226,11 +230,12 @@ def record_proclamation(
         details=details,
         recorded_by=by,
     )
+    # Check the record before the photo is stored, so that a refusal leaves no stray file.
+    proclamation.full_clean(exclude=["notice", "photo"])
     if photo:
         from impounding.services.intake import resize_photo
 
         proclamation.photo.save("photo.jpg", resize_photo(photo), save=False)
-    proclamation.full_clean(exclude=["notice", "photo"])
     proclamation.save()
     record_event(
         action="s14.proclaimed",
@@ -328,18 +333,39 @@ def conditions_on(district, day):
 # --- Scheduling the auction ------------------------------------------------------------------
 
 
+def _s16_first_day(case, conditions):
+    """The first day of a s.16 sale: the gap the District Magistrate's conditions set after the
+    owner's refusal (ACT.md §1.1)."""
+    return timezone.localtime(case.recorded_at).date() + timedelta(days=conditions.s16_min_gap_days)
+
+
+def _s16_gap_message(gap):
+    return _("The District Magistrate's conditions allow a s.16 sale from %(date)s.") % {
+        "date": gap.strftime("%d-%m-%Y")
+    }
+
+
 def _lot_groups(animals, groups):
-    """Check each lot is one animal, or a dam with her suckling calf."""
+    """Check each lot is one animal, or a dam with her suckling calf. A calf in the pound is
+    never parted from its dam, whether or not the other is offered at this auction."""
     by_pk = {a.pk: a for a in animals}
+    dams_with_calves = set(
+        Animal.objects.filter(dam__in=animals, state=AnimalState.IMPOUNDED).values_list(
+            "dam_id", flat=True
+        )
+    )
     for group in groups:
         members = [by_pk[pk] for pk in group]
         if len(members) == 1:
-            calf_of = [a for a in animals if a.dam_id == members[0].pk]
-            if calf_of:
+            (animal,) = members
+            dam = animal if animal.pk in dams_with_calves else None
+            if animal.dam_id and animal.dam.state == AnimalState.IMPOUNDED:
+                dam = animal.dam
+            if dam is not None:
                 raise ValidationError(
                     {
                         "lots": _("Animal %(dam)s goes in one lot with her calf.")
-                        % {"dam": members[0].reference}
+                        % {"dam": dam.reference}
                     }
                 )
             continue
@@ -365,12 +391,17 @@ def schedule_auction(
     deputation_order="",
     s16_case=None,
     reserve_prices=None,
+    at=None,
 ):
     """Schedule a public auction. `lots` is a list of lists of animal ids, in the order of sale.
 
     A s.14 sale is refused, here and not only in the form, before the eighth day after the
-    notice was posted: the message names the lawful date.
+    notice was posted: the message names the lawful date. `at` is when the scheduling was done
+    (now, or earlier when a paper record is entered late); it may not be in the future.
     """
+    at = at or timezone.now()
+    if at > timezone.now() + timedelta(minutes=1):
+        raise ValidationError(_("The scheduling cannot be dated in the future."))
     authorise(by, Permission.RUN_AUCTION, pound)
     if not has_permission(officer, Permission.RUN_AUCTION, pound):
         raise ValidationError(
@@ -381,7 +412,7 @@ def schedule_auction(
             {"deputy": _("The deputed officer must be of the officer's establishment.")}
         )
     day = timezone.localtime(scheduled_for).date()
-    if day < _today():
+    if day < timezone.localtime(at).date():
         raise ValidationError({"scheduled_for": _("An auction cannot be scheduled in the past.")})
     conditions = conditions_on(pound.district, day)
     ids = [pk for group in lots for pk in group]
@@ -412,11 +443,19 @@ def schedule_auction(
         raise ValidationError({"lots": _("An animal is already in a lot of another auction.")})
     _lot_groups(animals, lots)
     if kind == Auction.Kind.UNCLAIMED:
+        # The owner appeared: his animals are sold under s.16, with the balance to him.
+        open_cases = S16Case.objects.filter(animals__in=animals)
+        if open_cases.exclude(status=S16Case.Status.CLOSED).exists():
+            raise ValidationError({"lots": _("A s.16 sale is already open for these animals.")})
         notices = {a.pk: Notice.objects.filter(report__animals=a).first() for a in animals}
         for animal in animals:
             notice = notices[animal.pk]
-            if notice is None and animal.dam_id and notices.get(animal.dam_id):
-                notice = notices[animal.dam_id]  # a calf goes under its dam's notice
+            if notice is None and animal.dam_id:
+                # A calf born after the report goes under its dam's notice.
+                notice = (
+                    notices.get(animal.dam_id)
+                    or Notice.objects.filter(report__animals=animal.dam_id).first()
+                )
             if notice is None:
                 raise ValidationError(
                     {
@@ -449,18 +488,9 @@ def schedule_auction(
             raise ValidationError(_("A s.16 sale needs the owner's recorded refusal."))
         if set(ids) - set(s16_case.animals.values_list("pk", flat=True)):
             raise ValidationError({"lots": _("Only the owner's animals in the case can be sold.")})
-        gap = timezone.localtime(s16_case.recorded_at).date() + timedelta(
-            days=conditions.s16_min_gap_days
-        )
+        gap = _s16_first_day(s16_case, conditions)
         if day < gap:
-            raise ValidationError(
-                {
-                    "scheduled_for": _(
-                        "The District Magistrate's conditions allow a s.16 sale from %(date)s."
-                    )
-                    % {"date": gap.strftime("%d-%m-%Y")}
-                }
-            )
+            raise ValidationError({"scheduled_for": _s16_gap_message(gap)})
     auction = Auction.objects.create(
         pound=pound,
         kind=kind,
@@ -473,6 +503,7 @@ def schedule_auction(
         deputation_order=deputation_order,
         s16_case=s16_case,
         created_by=by,
+        created_at=at,
     )
     reserve_prices = reserve_prices or {}
     for seq, group in enumerate(lots, start=1):
@@ -604,10 +635,16 @@ def record_bid(*, lot, bidder, amount, by):
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open for bids."))
+    # From the database, not the caller's copy: the s.19 check must see the stored record.
+    bidder = Bidder.objects.get(pk=bidder.pk)
     if bidder.auction_id != lot.auction_id:
         raise ValidationError(_("The bidder is registered for another auction."))
     _assert_may_buy(bidder)
     amount = Decimal(amount)
+    try:
+        MinValueValidator(Decimal("0.01"))(amount)
+    except ValidationError as error:
+        raise ValidationError({"amount": error.messages}) from None
     best = lot.bids.order_by("-amount").first()
     if best and amount <= best.amount:
         raise ValidationError(
@@ -649,7 +686,10 @@ def _district_account(pound, kind):
     return ledger.account(district=pound.district, kind=kind)
 
 
-@transaction.atomic
+class _AnimalGone(Exception):
+    """An animal of the lot left the pound (claimed, died, escaped) before the hammer."""
+
+
 def sell_lot(
     *,
     lot,
@@ -661,14 +701,52 @@ def sell_lot(
     expenses=ZERO,
     at=None,
 ):
-    """Knock a lot down to a buyer. A lot is sold once: concurrent recordings leave one sale."""
-    lot = (
-        Lot.objects.select_for_update(of=("self",))
-        .select_related("auction__pound__district", "auction__conditions", "auction__s16_case")
-        .get(pk=lot.pk)
+    """Knock a lot down to a buyer. A lot is sold once: concurrent recordings leave one sale.
+
+    A lot one of whose animals has left the pound is withdrawn, and the sale refused: the
+    withdrawal is written in a transaction of its own, so that the refusal does not undo it."""
+    try:
+        return _sell_lot(
+            lot=lot,
+            buyer=buyer,
+            price=price,
+            by=by,
+            payment_mode=payment_mode,
+            payment_reference=payment_reference,
+            expenses=expenses,
+            at=at,
+        )
+    except _AnimalGone:
+        with transaction.atomic():
+            locked = Lot.objects.select_for_update(of=("self",)).select_related("auction__pound")
+            _withdraw(locked.get(pk=lot.pk), by, "No longer in the pound")
+        raise ValidationError(
+            _("An animal of this lot was claimed before the hammer: the lot is withdrawn.")
+        ) from None
+
+
+@transaction.atomic
+def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expenses, at):
+    lot = Lot.objects.select_related("auction__pound__district", "auction__conditions").get(
+        pk=lot.pk
     )
     auction, pound = lot.auction, lot.auction.pound
     authorise(by, Permission.RUN_AUCTION, pound)
+    # Locks in the order the other paths take them: the s.16 case, the animals, then the lots.
+    # A claim locks the animals and then withdraws their lots, so a claim racing the hammer
+    # waits for it (or it for the claim) instead of deadlocking.
+    case = None
+    if auction.s16_case_id is not None:
+        case = S16Case.objects.select_for_update().get(pk=auction.s16_case_id)
+    animals = list(
+        Animal.objects.select_for_update(of=("self",)).filter(lotanimal__lot=lot).order_by("pk")
+    )
+    # With the lot, a s.16 sale locks the case's other open lots, which it closes when covered.
+    lots = Lot.objects.filter(pk=lot.pk)
+    if case is not None:
+        lots = Lot.objects.filter(Q(pk=lot.pk) | Q(auction__s16_case=case, status=Lot.Status.OPEN))
+    list(lots.select_for_update(of=("self",)).order_by("pk"))
+    lot.refresh_from_db(fields=["status"])
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(
             _("Lot %(n)s is not open: it is %(status)s.")
@@ -703,13 +781,8 @@ def sell_lot(
     if payment_mode != PaymentMode.CASH and not payment_reference.strip():
         raise ValidationError({"payment_reference": _("Give the payment reference.")})
     at = at or timezone.now()
-    animals = list(Animal.objects.select_for_update().filter(lotanimal__lot=lot).order_by("pk"))
     if any(a.state != AnimalState.IMPOUNDED for a in animals):
-        lot.status, lot.note = Lot.Status.WITHDRAWN, "Claimed before the hammer"
-        lot.save(update_fields=["status", "note"])
-        raise ValidationError(
-            _("An animal of this lot was claimed before the hammer: the lot is withdrawn.")
-        )
+        raise _AnimalGone
     if auction.kind == Auction.Kind.UNCLAIMED:
         day = timezone.localtime(at).date()
         for animal in animals:
@@ -724,11 +797,17 @@ def sell_lot(
                         "after its notice (s.14)."
                     )
                 )
-    case = auction.s16_case
     if case is not None:
-        case = S16Case.objects.select_for_update().get(pk=case.pk)
         if case.status != S16Case.Status.OPEN:
             raise ValidationError(_("The dues are already covered: no more lots are sold (s.16)."))
+        # Refused at the hammer too, not only when the auction is scheduled.
+        gap = _s16_first_day(case, auction.conditions)
+        if timezone.localtime(at).date() < gap:
+            raise ValidationError(_s16_gap_message(gap))
+        # One lot at a time, in the officer's order: the sale stops when the dues are covered,
+        # so which animals are sold depends on it (ACT.md decision 7).
+        if auction.lots.filter(status=Lot.Status.OPEN, sequence__lt=lot.sequence).exists():
+            raise ValidationError(_("A lot is still open."))
     number = f"CERT/{lot.auction.number.split('/', 1)[1]}/{lot.number}"
     certificate = _register_document(
         IssuedDocument.Kind.SALE_CERTIFICATE, number, pound, by, "auctions.sale", at
@@ -787,6 +866,11 @@ def sell_lot(
             feeding=short["feeding"],
             expenses=short["expenses"],
         )
+    if auction.kind == Auction.Kind.UNCLAIMED and sale.surplus:
+        # The unclaimed surplus goes to the District Magistrate, who holds it three months.
+        from ledger.office import open_surplus_deposit
+
+        open_surplus_deposit(sale)
     lot.status = Lot.Status.SOLD
     lot.save(update_fields=["status"])
     LotAnimal.objects.filter(lot=lot).update(sold=True)
@@ -874,24 +958,33 @@ def close_auction(*, auction, by):
 
 def withdraw_claimed_lots(animals, by):
     """Called when animals are released: an open lot holding one of them is withdrawn."""
+    _withdraw_lots_of(animals, by, "Claimed before the hammer")
+
+
+def _withdraw_lots_of(animals, by, note):
     lot_ids = set(
         LotAnimal.objects.filter(
             animal__in=[a.pk for a in animals], lot__status=Lot.Status.OPEN
         ).values_list("lot_id", flat=True)
     )
-    for lot in (
-        Lot.objects.select_for_update().select_related("auction__pound").filter(pk__in=lot_ids)
-    ):
-        lot.status, lot.note = Lot.Status.WITHDRAWN, "Claimed before the hammer"
-        lot.save(update_fields=["status", "note"])
-        record_event(
-            action="auction.withdrawn",
-            section="s.14",
-            by=by,
-            pound=lot.auction.pound,
-            summary=f"{lot.auction.number} lot {lot.number} withdrawn: claimed",
-            data={"lot": lot.pk},
-        )
+    locked = Lot.objects.select_for_update(of=("self",)).select_related("auction__pound")
+    for lot in locked.filter(pk__in=lot_ids).order_by("pk"):
+        _withdraw(lot, by, note)
+
+
+def _withdraw(lot, by, note):
+    if lot.status != Lot.Status.OPEN:
+        return
+    lot.status, lot.note = Lot.Status.WITHDRAWN, note
+    lot.save(update_fields=["status", "note"])
+    record_event(
+        action="auction.withdrawn",
+        section="s.14",
+        by=by,
+        pound=lot.auction.pound,
+        summary=f"{lot.auction.number} lot {lot.number} withdrawn: {note.lower()}",
+        data={"lot": lot.pk},
+    )
 
 
 # --- s.16: the owner refuses or omits to pay --------------------------------------------------
@@ -908,7 +1001,8 @@ def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=T
         raise ValidationError({"animals": _("Only animals in the pound can be sold.")})
     calves = Animal.objects.filter(dam__in=animals, state=AnimalState.IMPOUNDED)
     animals += [c for c in calves if c not in animals]
-    if S16Case.objects.filter(animals__in=animals, status=S16Case.Status.OPEN).exists():
+    # Until it is settled, a case whose dues are covered still holds its remaining animals.
+    if S16Case.objects.filter(animals__in=animals).exclude(status=S16Case.Status.CLOSED).exists():
         raise ValidationError({"animals": _("A s.16 sale is already open for these animals.")})
     case = S16Case.objects.create(
         pound=entry.pound,
@@ -936,6 +1030,17 @@ def s16_position(case, as_of=None):
     proceeds so far. Covered when proceeds reach dues plus expenses."""
     animals = (
         Animal.objects.filter(s16_cases=case)
+        # Not the animals whose dues were met, or set aside, another way: claimed after all
+        # (s.13, s.15), released by a court's order, disposed of, or sold under s.14.
+        .exclude(
+            state__in=[
+                AnimalState.RELEASED_PAID,
+                AnimalState.RELEASED_ON_DEPOSIT,
+                AnimalState.RELEASED_BY_ORDER,
+                AnimalState.DISPOSED,
+            ]
+        )
+        .exclude(state=AnimalState.SOLD, sold_lot__auction__kind=Auction.Kind.UNCLAIMED)
         .select_related("impoundment__pound__district")
         .prefetch_related("custody_events")
     )
@@ -1092,6 +1197,8 @@ def settle_s16_case(
             at,
         )
         animal.save(update_fields=["state", "returned_by", "custody_ended_at"])
+    # An animal returned may still stand in a lot of a s.14 auction.
+    _withdraw_lots_of(remaining, by, "Returned to the owner (s.16)")
     record_event(
         action="s16.settled",
         section="s.16",
@@ -1127,6 +1234,9 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
     )
     if not animals or len(animals) != len(set(animal_ids)):
         raise ValidationError({"animals": _("Choose animals in the pound.")})
+    # A calf in the pound goes with its dam (ACT.md decision 12).
+    calves = Animal.objects.filter(dam__in=animals, state=AnimalState.IMPOUNDED)
+    animals += [c for c in calves if c not in animals]
     if not reason.strip():
         raise ValidationError({"reason": _("Say why a fair price is unlikely at auction.")})
     for animal in animals:

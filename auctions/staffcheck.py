@@ -4,6 +4,7 @@ or identity number, or a name that reads the same (a fuzzy match, rapidfuzz's to
 so that "Sunil Verma" matches "Sunil Kumar Verma", while a one-word name must match whole)."""
 
 import re
+import unicodedata
 
 from rapidfuzz import fuzz
 
@@ -20,10 +21,20 @@ def _norm_id(value):
     return re.sub(r"[^0-9A-Z]", "", (value or "").upper())
 
 
+# Titles, in English and in Hindi, say nothing about who the person is.
+TITLES = {"shri", "sri", "smt", "mr", "mrs", "ms", "dr", "km", "kumari", "hc", "si", "asi"}
+TITLES |= {"श्री", "श्रीमती", "सुश्री", "कुमारी", "डॉ"}
+
+
 def _norm_name(value):
-    words = re.sub(r"[^\w\s]", " ", (value or "").lower()).split()
-    titles = {"shri", "sri", "smt", "mr", "mrs", "ms", "dr", "km", "kumari", "hc", "si", "asi"}
-    return " ".join(w for w in words if w not in titles)
+    # The vowel signs and viramas of Indian scripts are Unicode marks, which \w does not count
+    # as word characters: kept, so that "सुनील" stays one word and not three consonants.
+    text = unicodedata.normalize("NFC", (value or "").lower())
+    text = "".join(
+        c if c.isalnum() or c.isspace() or unicodedata.category(c).startswith("M") else " "
+        for c in text
+    )
+    return " ".join(w for w in text.split() if w not in TITLES)
 
 
 def staff_users():

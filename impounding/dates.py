@@ -47,3 +47,20 @@ def days_between(first: date, last: date):
     while day <= last:
         yield day
         day += timedelta(days=1)
+
+
+def add_months(day: date, months: int) -> date:
+    """The same date `months` calendar months later (GCA s.3(35): a British calendar month),
+    clamped to the month's last day: 31 Jan + 1 month = 28 (or 29) Feb."""
+    import calendar
+
+    index = day.month - 1 + months
+    year, month = day.year + index // 12, index % 12 + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def surplus_expiry(received: date, sold: date, months: int = 3) -> date:
+    """s.17: the District Magistrate holds surplus proceeds for three months from the day his
+    office received them, and never less than three months from the sale (ACT.md decision 8).
+    The returned date is the last day of holding; the transfer is made the day after."""
+    return max(add_months(received, months), add_months(sold, months))

@@ -56,6 +56,17 @@ class DistrictPolicy(models.Model):
         _("seizure to pound limit (hours)"), default=24
     )
     complaint_days = models.PositiveSmallIntegerField(_("days to complain (s.20)"), default=10)
+    surplus_destination = models.CharField(
+        _("surplus sale proceeds go to"),
+        max_length=12,
+        choices=[
+            ("state", _("Revenues of the State (s.17)")),
+            ("local_fund", _("Local fund (s.31)")),
+        ],
+        default="state",
+    )
+    local_fund_name = models.CharField(_("local fund"), max_length=150, blank=True)
+    s31_notification = models.CharField(_("s.31 notification"), max_length=150, blank=True)
 
     class Meta:
         verbose_name = _("district policy")

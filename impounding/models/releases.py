@@ -162,6 +162,12 @@ class Deposit(models.Model):
     refunded_by = models.ForeignKey(
         User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
+    # The office may confirm ahead that the deposit is to be applied if no complaint is made in
+    # time; the daily run then applies it the day after the window closes.
+    application_confirmed_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    application_confirmed_at = models.DateTimeField(null=True, blank=True)
     refund_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
     refund_reference = models.CharField(max_length=120, blank=True)
 
@@ -281,6 +287,12 @@ class CourtOrder(models.Model):
     dues_payable_by = models.CharField(_("dues payable by"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The District Magistrate's office checks the recorded order against the scan.
+    reviewed_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_note = models.CharField(max_length=300, blank=True)
 
     class Meta:
         verbose_name = _("court order")

@@ -51,3 +51,70 @@ def report_and_notice(entry, keeper, officer, *, sent_days_ago, posted_days_ago)
 
 
 __all__ = ["Impoundment"]
+
+
+# --- Helpers for the service tests of the sale workflow ---------------------------------------
+
+
+def ready_for_sale(*, pound, keeper, officer, animals=None, days_ago=20, posted_days_ago=9):
+    """An entry reported and under a notice whose eighth day has come: it may be sold today."""
+    entry = unclaimed_entry(pound=pound, keeper=keeper, days_ago=days_ago, animals=animals)
+    report, notice = report_and_notice(
+        entry, keeper, officer, sent_days_ago=days_ago - 9, posted_days_ago=posted_days_ago
+    )
+    return entry, notice
+
+
+def schedule(pound, by, lots, *, kind="s14", when=None, officer=None, **kw):
+    """An auction later today (or `when`) conducted by `by` (or `officer`); `lots` is a list of
+    lists of animals or ids, in the order of sale."""
+    from auctions.models import Auction
+
+    return services.schedule_auction(
+        pound=pound,
+        kind=Auction.Kind(kind),
+        by=by,
+        scheduled_for=when or timezone.now() + timedelta(minutes=30),
+        lots=[[getattr(a, "pk", a) for a in group] for group in lots],
+        officer=officer or by,
+        **kw,
+    )
+
+
+def register(auction, by, **kw):
+    """A bidder who is nobody on the staff records, unless the fields say otherwise."""
+    fields = (
+        dict(
+            name="Mohd. Salim Qureshi",
+            address="Bakshi ka Talab",
+            id_kind="voter",
+            id_number="UPV1234567",
+            phone="9123456780",
+            declaration_signed=True,
+        )
+        | kw
+    )
+    return services.register_bidder(auction=auction, by=by, **fields)
+
+
+def refused(entry, keeper, animals=None, *, days_ago=2, **kw):
+    """A s.16 case recorded `days_ago` days ago, so that a sale may be held today."""
+    from auctions.models import S16Case
+
+    animals = animals or list(entry.animals.filter(dam__isnull=True))
+    fields = dict(owner_name="Shyam Lal", owner_address="Samesi") | kw
+    case = services.open_s16_case(
+        entry=entry, animal_ids=[a.pk for a in animals], by=keeper, **fields
+    )
+    S16Case.objects.filter(pk=case.pk).update(recorded_at=timezone.now() - timedelta(days=days_ago))
+    case.refresh_from_db()
+    return case
+
+
+def balances(district, pound):
+    """{account kind: balance} of the district's and the pound's ledger accounts that are not
+    at zero."""
+    from ledger.models import Account
+
+    rows = Account.objects.filter(district=district).with_balances()
+    return {a.kind: a.balance for a in rows if a.pound_id in (None, pound.pk) and a.balance}

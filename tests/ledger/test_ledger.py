@@ -10,7 +10,15 @@ from django.db import IntegrityError, connection, transaction
 
 from ledger import services as ledger
 from ledger.checks import run_checks, transactions_balance
-from ledger.models import Account, AccountKind, Posting, Transaction, TransactionKind
+from ledger.models import (
+    DISTRICT_ACCOUNTS,
+    POUND_ACCOUNTS,
+    Account,
+    AccountKind,
+    Posting,
+    Transaction,
+    TransactionKind,
+)
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
 
 D = Decimal
@@ -143,8 +151,10 @@ def test_open_accounts_creates_the_chart_once(pound):
     ledger.open_accounts(pound=pound)
     ledger.open_accounts(pound=pound)
 
-    assert Account.objects.filter(pound=pound).count() == 3
-    assert Account.objects.filter(district=pound.district, pound=None).count() == 3
+    assert Account.objects.filter(pound=pound).count() == len(POUND_ACCOUNTS)
+    assert Account.objects.filter(district=pound.district, pound=None).count() == len(
+        DISTRICT_ACCOUNTS
+    )
 
 
 # --- reversal ---
@@ -232,7 +242,8 @@ def test_check_ledger_agrees_after_normal_flows(pound, pound_keeper, district):
     call_command("check_ledger", stdout=out)
 
     assert run_checks() == []
-    assert "3 transactions, 6 accounts: every balance agrees" in out.getvalue()
+    accounts = len(POUND_ACCOUNTS) + len(DISTRICT_ACCOUNTS)
+    assert f"3 transactions, {accounts} accounts: every balance agrees" in out.getvalue()
 
 
 def test_check_ledger_fails_when_the_ledger_disagrees_with_the_records(

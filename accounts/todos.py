@@ -1,0 +1,95 @@
+"""To-dos for each role, and the e-mail that tells people about new ones.
+
+A to-do has a key naming its condition ("report_due:42"): creating it again does nothing, and
+the daily run closes those whose condition no longer holds.
+"""
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone, translation
+
+from .models import StaffAssignment, ToDo, User
+
+
+def recipients(role, district, pound=None):
+    """Active users holding `role` over the pound (or district)."""
+    assignments = StaffAssignment.objects.active().filter(role=role)
+    scope = Q(district=district) | Q(state_id=district.state_id)
+    if pound is not None:
+        scope |= Q(pound=pound) | Q(police_station_id=pound.nearest_police_station_id)
+    return User.objects.filter(pk__in=assignments.filter(scope).values("user_id"), is_active=True)
+
+
+def _mail(todo):
+    people = [u for u in recipients(todo.role, todo.district, todo.pound) if u.email]
+    if not people:
+        return
+    url = f"{settings.PUBLIC_BASE_URL}{todo.url}"
+    with translation.override("en"):
+        body = (
+            f"{todo.title}\n\n"
+            + (f"Due on {todo.due_on:%d-%m-%Y}.\n" if todo.due_on else "")
+            + f"Open: {url}\n\nPoundAdmin"
+        )
+    EmailMessage(
+        subject=f"[PoundAdmin] {todo.title}"[:200], body=body, to=[u.email for u in people]
+    ).send()
+
+
+def upsert(*, key, role, district, title, url, pound=None, section="", due_on=None, mail=True):
+    """Create the to-do if it is new (and mail the people who hold the role). A closed to-do
+    whose condition has come back (a lot unsold, a late complaint dismissed) is opened again,
+    as new."""
+    fields = {
+        "role": role,
+        "district": district,
+        "pound": pound,
+        "title": str(title)[:250],
+        "url": url,
+        "section": section,
+        "due_on": due_on,
+    }
+    todo, created = ToDo.objects.get_or_create(key=key, defaults=fields)
+    if not created and todo.done_at is not None:
+        # Conditional, so that of two overlapping runs only one reopens it and mails.
+        created = bool(
+            ToDo.objects.filter(pk=todo.pk, done_at__isnull=False).update(
+                done_at=None, created_at=timezone.now(), **fields
+            )
+        )
+        todo.refresh_from_db()
+    if created and mail:
+        # robust: a mail server that is down is logged, and never undoes or stops the run
+        # (Django 6.1 deprecates fail_silently).
+        transaction.on_commit(lambda: _mail(todo), robust=True)
+    return todo, created
+
+
+def close(key):
+    return ToDo.objects.filter(key=key, done_at__isnull=True).update(done_at=timezone.now())
+
+
+def close_all_except(keys, prefixes):
+    """Close the open to-dos of these kinds whose keys the run did not produce again."""
+    stale = ToDo.objects.filter(done_at__isnull=True)
+    stale = stale.filter(Q(*[Q(key__startswith=p) for p in prefixes], _connector=Q.OR))
+    return stale.exclude(key__in=keys).update(done_at=timezone.now())
+
+
+def for_user(user):
+    """Open to-dos for the roles the user holds, in his jurisdiction."""
+    from .scoping import grants_for, visible_district_ids, visible_pound_ids
+
+    roles = {g.role for g in grants_for(user)}
+    if not roles:
+        return ToDo.objects.none()
+    return (
+        ToDo.objects.filter(done_at__isnull=True, role__in=roles)
+        .filter(
+            Q(pound_id__in=visible_pound_ids(user))
+            | Q(pound__isnull=True, district_id__in=visible_district_ids(user))
+        )
+        .order_by("due_on", "created_at")
+    )
