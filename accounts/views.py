@@ -10,6 +10,7 @@ from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from auctions import selectors as auction_selectors
 from poundadmin.documents import pdf_response, render_pdf, verification_context
 
 from . import services
@@ -104,6 +105,10 @@ def home(request):
     context = {"roles": roles, "Role": Role}
     if roles & {Role.POUND_KEEPER, Role.POLICE_OFFICER}:
         context["my_pounds"] = _pound_queryset(user)
+    if Role.POUND_KEEPER in roles:
+        context["keeper_panel"] = auction_selectors.keeper_dashboard(user)
+    if Role.POLICE_OFFICER in roles:
+        context["officer_panel"] = auction_selectors.officer_dashboard(user)
     if roles & {Role.DM_CLERK, Role.MAGISTRATE, Role.AUDITOR}:
         context["my_districts"] = (
             District.objects.filter(pk__in=visible_district_ids(user, Permission.VIEW_REPORTS))

@@ -42,6 +42,38 @@ TABLE = [
     ("password_change", None, "get", {}, 200),
     ("logout", None, "get", {}, 405),
     ("login", None, "get", {}, 302),  # a signed-in user is sent on to the home page
+    # The auction, s.16 and disposal screens (issue 4).
+    ("auctions:conditions", None, "get", {"administrator": 403}, 200),
+    ("auctions:conditions_new", None, "get", {"dm_clerk": 200, "magistrate": 200}, 403),
+    ("auctions:auctions", None, "get", {"administrator": 403}, 200),
+    ("auctions:auction_new", None, "get", {"police_officer": 200}, 403),
+    ("auctions:disposals", None, "get", {"administrator": 403}, 200),
+    ("auctions:disposal_new", None, "get", {"dm_clerk": 200, "magistrate": 200}, 403),
+    # The s.14 report, notice and proclamation screens, and the public board (issue 4).
+    ("auctions:reports_due", None, "get", {"pound_keeper": 200, "outsider": 200}, 403),
+    ("auctions:reports", None, "get", {"administrator": 403}, 200),
+    ("board", None, "get", {}, 200),
+    # The District Magistrate's office: home page, approvals, to-dos (issue 5).
+    (
+        "ledger:office",
+        None,
+        "get",
+        {"pound_keeper": 403, "police_officer": 403, "outsider": 403},
+        200,
+    ),
+    (
+        "ledger:approvals",
+        None,
+        "get",
+        {"pound_keeper": 403, "police_officer": 403, "outsider": 403},
+        200,
+    ),
+    ("ledger:todos", None, "get", {}, 200),
+    # Returns (s.7) and exports (issue 5): whoever may read a pound's accounts; the per-pound,
+    # per-district and per-day routes are in tests/ledger/test_returns.py.
+    ("ledger:returns", None, "get", {"police_officer": 403, "administrator": 403}, 200),
+    ("ledger:export_register", None, "get", {"police_officer": 403, "administrator": 403}, 200),
+    ("ledger:export_ledger", None, "get", {"police_officer": 403, "administrator": 403}, 200),
 ]
 
 CASES = [

@@ -1,15 +1,135 @@
-"""Stub: filled in by the issue-4 work on this area."""
+"""The District Magistrate's disposal orders under the proviso to s.14: cattle unlikely to fetch a
+fair price at auction are disposed of as he thinks fit. The office prepares the order; the
+Magistrate approves it or not."""
 
-from django.http import Http404
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Case, Exists, IntegerField, OuterRef, Q, Value, When
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from accounts.decorators import require_permission
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+from impounding.models import Animal, AnimalState
+from impounding.views.common import add_service_errors
+
+from .. import services
+from ..forms.disposal import DecisionForm, DisposalForm
+from ..models import DisposalOrder, Lot, LotAnimal, Report
 
 
-def disposals(request, pk=None):
-    raise Http404
+def _orders(user):
+    return DisposalOrder.objects.for_user(user).select_related("pound", "prepared_by", "decided_by")
 
 
-def disposal_new(request, pk=None):
-    raise Http404
+@require_permission(Permission.VIEW_RECORDS)
+def disposals(request):
+    orders = list(
+        _orders(request.user)
+        .prefetch_related("animals__impoundment")
+        .annotate(
+            pending=Case(
+                When(status=DisposalOrder.Status.PROPOSED, then=Value(0)),
+                default=Value(1),
+                output_field=IntegerField(),
+            )
+        )
+        .order_by("pending", "-prepared_at", "-pk")
+    )
+    approve_in = set(visible_pound_ids(request.user, Permission.APPROVE))
+    for order in orders:
+        order.can_decide = order.pending == 0 and order.pound_id in approve_in
+    return render(
+        request,
+        "auctions/disposal/list.html",
+        {
+            "pending": [o for o in orders if o.pending == 0],
+            "decided": [o for o in orders if o.pending == 1],
+            "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
+        },
+    )
 
 
-def disposal_decide(request, pk=None):
-    raise Http404
+def _disposable(user):
+    """Animals reported unclaimed (s.14), or calves of a reported dam, still in a pound where the
+    user prepares orders, and in no order awaiting the Magistrate. A calf goes with its dam."""
+    reported = Report.objects.filter(animals=OuterRef("pk"))
+    dam_reported = Report.objects.filter(animals=OuterRef("dam_id"))
+    unsold = LotAnimal.objects.filter(animal=OuterRef("pk"), lot__status=Lot.Status.UNSOLD)
+    pending = DisposalOrder.objects.filter(
+        animals=OuterRef("pk"), status=DisposalOrder.Status.PROPOSED
+    )
+    return (
+        Animal.objects.filter(
+            impoundment__pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS),
+            state=AnimalState.IMPOUNDED,
+        )
+        .exclude(dam__state=AnimalState.IMPOUNDED)
+        .annotate(
+            reported=Exists(reported),
+            dam_reported=Exists(dam_reported),
+            was_unsold=Exists(unsold),
+            pending=Exists(pending),
+        )
+        .filter(Q(reported=True) | Q(dam_reported=True), pending=False)
+        .select_related("impoundment__pound")
+        .order_by("impoundment__pound__name", "impoundment__arrived_at", "number")
+    )
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def disposal_new(request):
+    animals = _disposable(request.user)
+    initial = {}
+    lot_id = request.GET.get("lot")
+    if lot_id and lot_id.isdigit():
+        initial["animals"] = list(animals.filter(lots__pk=lot_id).values_list("pk", flat=True))
+    form = DisposalForm(request.POST or None, animals=animals, initial=initial)
+    if form.is_valid():
+        data = dict(form.cleaned_data)
+        chosen = list(data.pop("animals"))
+        calves = Animal.objects.filter(dam__in=chosen, state=AnimalState.IMPOUNDED)
+        try:
+            order = services.propose_disposal(
+                pound=chosen[0].impoundment.pound,
+                animal_ids=[a.pk for a in chosen] + [c.pk for c in calves],
+                by=request.user,
+                **data,
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Disposal order %(number)s prepared for the Magistrate's approval.")
+                % {"number": order.number},
+            )
+            return redirect("auctions:disposals")
+    return render(request, "auctions/disposal/new.html", {"form": form})
+
+
+@require_permission(Permission.APPROVE)
+def disposal_decide(request, pk):
+    order = get_object_or_404(_orders(request.user), pk=pk)
+    if not has_permission(request.user, Permission.APPROVE, order.pound):
+        raise PermissionDenied
+    form = DecisionForm(request.POST or None)
+    if form.is_valid():
+        try:
+            order = services.decide_disposal(order=order, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Disposal order %(number)s: %(status)s.")
+                % {"number": order.number, "status": order.get_status_display()},
+            )
+            return redirect("auctions:disposals")
+    animals = order.animals.select_related("impoundment").order_by("impoundment_id", "number")
+    return render(
+        request,
+        "auctions/disposal/decide.html",
+        {"order": order, "animals": animals, "form": form},
+    )

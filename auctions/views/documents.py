@@ -1,19 +1,72 @@
-"""Stub: filled in by the issue-4 work on this area."""
+"""Downloads of the unclaimed-cattle and sale documents as PDFs. Each looks the record up within
+the user's jurisdiction (404 outside it), checks that he may see the records there (403), then
+asks auctions.documents for the bytes. The documents were registered by the services that made
+their records, so nothing here writes to the database or runs in a transaction."""
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
+from django.shortcuts import get_object_or_404
+
+from accounts.decorators import require_permission
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+from poundadmin.documents import pdf_response
+
+from .. import documents
+from ..models import Notice, Report, S16Case, Sale
 
 
-def report_pdf(request, pk=None):
-    raise Http404
+def _filename(*parts):
+    return "-".join(str(p).replace("/", "-") for p in parts) + ".pdf"
 
 
-def notice_pdf(request, pk=None):
-    raise Http404
+def _may_view(request, pound):
+    if not has_permission(request.user, Permission.VIEW_RECORDS, pound):
+        raise PermissionDenied
 
 
-def sale_certificate_pdf(request, pk=None):
-    raise Http404
+@require_permission(Permission.VIEW_RECORDS)
+def report_pdf(request, pk):
+    """The pound-keeper's report of unclaimed cattle to the officer (s.14)."""
+    report = get_object_or_404(Report.objects.for_user(request.user).select_related("pound"), pk=pk)
+    _may_view(request, report.pound)
+    return pdf_response(documents.report_pdf(report), _filename("report", report.number))
 
 
-def s16_account_pdf(request, pk=None):
-    raise Http404
+@require_permission(Permission.VIEW_RECORDS)
+def notice_pdf(request, pk):
+    """The officer's notice for the wall of his office (s.14)."""
+    notice = get_object_or_404(Notice.objects.for_user(request.user).select_related("pound"), pk=pk)
+    _may_view(request, notice.pound)
+    return pdf_response(documents.notice_pdf(notice), _filename("notice", notice.number))
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def sale_certificate_pdf(request, pk):
+    """The certificate of sale to the purchaser of a lot (ss.14, 16, 19)."""
+    sale = get_object_or_404(
+        Sale.objects.filter(
+            lot__auction__pound_id__in=visible_pound_ids(request.user)
+        ).select_related("lot__auction__pound", "certificate"),
+        pk=pk,
+    )
+    _may_view(request, sale.lot.auction.pound)
+    return pdf_response(
+        documents.sale_certificate_pdf(sale), _filename("sale-certificate", sale.certificate.number)
+    )
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def s16_account_pdf(request, pk):
+    """The account of items (a)-(f) given to the owner with the remaining cattle and the balance
+    (s.16). There is none until the case is settled: 404 before then."""
+    case = get_object_or_404(
+        S16Case.objects.for_user(request.user).select_related("pound", "account_document"),
+        pk=pk,
+    )
+    _may_view(request, case.pound)
+    try:
+        pdf = documents.s16_account_pdf(case)
+    except documents.NotSettled as exc:
+        raise Http404("The account is made when the case is settled.") from exc
+    return pdf_response(pdf, _filename("s16-account", case.account_document.number))

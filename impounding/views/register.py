@@ -46,7 +46,8 @@ def _custody_animals(pound_ids):
             impoundment__pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
         )
         .select_related("impoundment__pound__district")
-        .prefetch_related("custody_events")
+        # `reports`: the s.14 reports (auctions) that already name the animal.
+        .prefetch_related("custody_events", "reports")
         .order_by("impoundment__pound__name", "impoundment__arrived_at", "number")
     )
 
@@ -74,7 +75,10 @@ def pound_day_board(pounds, now=None):
                     "animal": animal,
                     "days": (today - arrived).days + 1,
                     "dues": statement.lines[i] if statement else None,
-                    "report_due": (today - arrived).days >= 8 and animal.state == "impounded",
+                    "report_due": (today - arrived).days >= 8
+                    and animal.state == "impounded"
+                    and not animal.born_at
+                    and not animal.reports.all(),
                 }
             )
         board.append(

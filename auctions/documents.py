@@ -1,0 +1,317 @@
+"""The documents of the unclaimed-cattle and sale workflow: one small function each, returning
+PDF bytes.
+
+- the pound-keeper's report to the officer of cattle not claimed within seven days (s.14);
+- the officer's notice for the wall of his office, a poster (s.14);
+- the certificate of sale to the purchaser (ss.14, 16, 19);
+- the account to the owner after a sale on his refusal to pay, items (a)-(f) (s.16).
+
+Bilingual like the register's documents (impounding.documents): English, with the Hindi beside
+it. Every one was registered as an IssuedDocument by the service that made its record
+(auctions.services), so these functions only read and render: no transaction, no lock.
+"""
+
+import base64
+import io
+import logging
+
+from django.db.models import Prefetch
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from PIL import Image, ImageOps
+
+from impounding.dates import days_between, ist_date
+from impounding.documents import Both, _animal_row, _offices, both
+from impounding.models import Animal, AnimalState
+from poundadmin.documents import render_pdf, verification_context
+from poundadmin.formatting import amount_in_words
+
+from .models import Auction, Lot, LotAnimal, Notice, Report, S16Case, Sale
+from .services import allocate
+
+log = logging.getLogger(__name__)
+
+# The notice's photographs: small enough to keep the poster light, large enough to recognise.
+THUMBNAIL_PX = 360
+
+
+def _person(user):
+    """A member of staff's name in English and in Hindi (empty when there is no Hindi name)."""
+    if user is None:
+        return None
+    return Both(user.get_full_name() or user.username, user.name_hi or "")
+
+
+def _named(obj):
+    """A place with English and Hindi names (pound, police station, village)."""
+    if obj is None:
+        return None
+    return Both(obj.name, obj.name_hi or obj.name)
+
+
+def _thumbnail(field, px=THUMBNAIL_PX):
+    """An image field as a small JPEG data URI, or None when there is no file or it cannot be
+    read: a missing photo never stops the notice."""
+    if not field:
+        return None
+    try:
+        with field.open("rb") as f:
+            image = ImageOps.exif_transpose(Image.open(f))
+            image.load()
+        if image.mode in ("RGBA", "LA", "P"):
+            # A signature drawn on the screen is a transparent PNG: put it on white paper.
+            image = image.convert("RGBA")
+            paper = Image.new("RGB", image.size, "white")
+            paper.paste(image, mask=image.getchannel("A"))
+            image = paper
+        image = image.convert("RGB")
+        image.thumbnail((px, px))
+        out = io.BytesIO()
+        image.save(out, format="JPEG", quality=72, optimize=True)
+    except Exception as exc:  # a missing or damaged file: Pillow and storage raise many kinds
+        log.warning("Photo %s could not be read for a document: %r", field.name, exc)
+        return None
+    return "data:image/jpeg;base64," + base64.b64encode(out.getvalue()).decode("ascii")
+
+
+def _addressee(report):
+    """To whom the s.14 report goes: the officer the District Magistrate appointed for the
+    pound, or else the officer in charge of the nearest police station."""
+    station = _named(report.police_station)
+    if report.officer is not None:
+        return {
+            "name": _person(report.officer),
+            "capacity": both(
+                lambda: _("Officer appointed by the District Magistrate for this pound")
+            ),
+            "station": station,
+        }
+    return {
+        "name": None,
+        "capacity": both(lambda: _("The officer in charge of the police station")),
+        "station": station,
+    }
+
+
+def _seizure_place(entry):
+    village = entry.seizure_village
+    return {"place": entry.seizure_place, "village": _named(village) if village else None}
+
+
+# s.14: the pound-keeper's report to the officer --------------------------------------------
+
+
+def report_pdf(report):
+    """The report of cattle not claimed within seven days of impounding (s.14), from the
+    pound-keeper to the officer: register number, number and description of the cattle, place
+    of seizure, place impounded, date impounded, and when it was due and sent."""
+    report = Report.objects.select_related(
+        "pound__district",
+        "impoundment__seizure_village",
+        "police_station",
+        "officer",
+        "sent_by",
+        "document",
+    ).get(pk=report.pk)
+    entry = report.impoundment
+    animals = [_animal_row(a) for a in report.animals.order_by("number")]
+    context = {
+        "report": report,
+        "entry": entry,
+        "animals": animals,
+        "to": _addressee(report),
+        "seizure": _seizure_place(entry),
+        "keeper": _person(report.sent_by),
+        "printed_at": timezone.now(),
+        **_offices(report.pound),
+        **verification_context(report.document),
+    }
+    return render_pdf("pdf/auctions/report.html", context, language="en")
+
+
+# s.14: the notice for the wall of the officer's office ------------------------------------
+
+
+def _poster_layout(count):
+    if count <= 2:
+        return "few"
+    if count <= 6:
+        return "some"
+    return "many" if count <= 12 else "mass"
+
+
+def notice_pdf(notice):
+    """The notice the officer sticks up in a conspicuous part of his office (s.14): (a) the
+    number and description of the cattle, with their photographs, (b) the place where they were
+    seized, (c) the place where they are impounded; the last day to claim and the earliest day
+    of sale. A poster, to be read from a distance: one A4 page. No owner or seizer is named."""
+    notice = Notice.objects.select_related(
+        "pound__district",
+        "document",
+        "report__impoundment__seizure_village",
+        "report__police_station",
+        "report__officer",
+    ).get(pk=notice.pk)
+    report = notice.report
+    entry = report.impoundment
+    animals = []
+    for animal in report.animals.order_by("number"):
+        row = _animal_row(animal)
+        row["photo"] = _thumbnail(animal.photo)
+        animals.append(row)
+    context = {
+        "notice": notice,
+        "report": report,
+        "entry": entry,
+        "animals": animals,
+        "photos": any(a["photo"] for a in animals),
+        # Few animals get large rows; more go in two or three columns, smaller, to stay on one
+        # page (up to about two dozen).
+        "layout": _poster_layout(len(animals)),
+        "dense": len(animals) > 6,
+        "officer": _addressee(report),
+        "seizure": _seizure_place(entry),
+        "pound": notice.pound,
+        **_offices(notice.pound),
+        **verification_context(notice.document),
+    }
+    return render_pdf("pdf/auctions/notice.html", context, language="en")
+
+
+# ss.14, 16 and 19: the certificate of sale to the purchaser --------------------------------
+
+
+def sale_certificate_pdf(sale):
+    """The certificate of sale to the purchaser: the auction, the lot and its animals, the
+    buyer, the price in figures and in words, the conducting officer, and the declarations of
+    s.19 (the buyer's, from the District Magistrate's conditions, and the officer's)."""
+    sale = Sale.objects.select_related(
+        "lot__auction__pound__district",
+        "lot__auction__conditions",
+        "lot__auction__officer",
+        "lot__auction__deputy",
+        "buyer",
+        "certificate",
+    ).get(pk=sale.pk)
+    lot = sale.lot
+    auction = lot.auction
+    animals = []
+    for animal in (
+        Animal.objects.filter(lotanimal__lot=lot)
+        .select_related("impoundment")
+        .order_by("impoundment__register_number", "number")
+    ):
+        row = _animal_row(animal)
+        row["reference"] = animal.reference
+        row["calf_of"] = animal.dam.number if animal.dam_id else None
+        animals.append(row)
+    buyer = sale.buyer
+    context = {
+        "sale": sale,
+        "lot": lot,
+        "auction": auction,
+        "conditions": auction.conditions,
+        "kind": both(auction.get_kind_display),
+        "section": both(
+            lambda: _("section 14") if auction.kind == Auction.Kind.UNCLAIMED else _("section 16")
+        ),
+        "animals": animals,
+        "buyer": buyer,
+        "buyer_id_kind": both(buyer.get_id_kind_display),
+        "payment_mode": both(sale.get_payment_mode_display),
+        "words_en": amount_in_words(sale.price, "en"),
+        "words_hi": amount_in_words(sale.price, "hi"),
+        "officer": _person(auction.officer),
+        "deputy": _person(auction.deputy),
+        "printed_at": timezone.now(),
+        **_offices(auction.pound),
+        **verification_context(sale.certificate),
+    }
+    return render_pdf("pdf/auctions/sale_certificate.html", context, language="en")
+
+
+# s.16: the account to the owner ------------------------------------------------------------
+
+
+class NotSettled(Exception):
+    """The s.16 account exists only once the case is settled."""
+
+
+def _calendar_days(start, end):
+    """IST calendar days from `start` to `end`, both counted."""
+    return sum(1 for _day in days_between(ist_date(start), ist_date(end)))
+
+
+def s16_account_pdf(case):
+    """The account delivered to the owner with the remaining cattle and the balance (s.16):
+    (a) the number of cattle seized, (b) the time they were impounded, (c) the fines and
+    charges, (d) the number sold, (e) the proceeds, (f) how the proceeds were disposed of
+    (s.17); then the animals returned and the owner's receipt for them and for the balance.
+    Raises NotSettled for a case not yet settled."""
+    case = S16Case.objects.select_related(
+        "pound__district", "impoundment", "closed_by", "account_document"
+    ).get(pk=case.pk)
+    if case.status != S16Case.Status.CLOSED or case.account_document is None:
+        raise NotSettled(case.pk)
+    entry = case.impoundment
+    animals = list(
+        case.animals.select_related("impoundment", "sold_lot__auction").order_by("number")
+    )
+    seized = [a for a in animals if a.born_at is None]
+    sold = [a for a in animals if a.state == AnimalState.SOLD]
+    returned = [
+        a for a in animals if a.state == AnimalState.RETURNED_S16 and a.returned_by_id == case.pk
+    ]
+    lots = list(
+        Lot.objects.filter(auction__s16_case=case, status=Lot.Status.SOLD)
+        .select_related("auction", "sale")
+        .prefetch_related(
+            Prefetch(
+                "lotanimal_set",
+                queryset=LotAnimal.objects.select_related("animal").order_by("animal__number"),
+            )
+        )
+        .order_by("auction__scheduled_for", "sequence")
+    )
+    sold_lots = [
+        {
+            "lot": lot,
+            "sale": lot.sale,
+            "animals": [_animal_row(la.animal) for la in lot.lotanimal_set.all()],
+        }
+        for lot in lots
+    ]
+    paid_expenses, paid_feeding, paid_fines, balance, short = allocate(
+        case.proceeds, fines=case.fines, feeding=case.feeding, expenses=case.expenses
+    )
+    if balance != case.balance or sum(short.values()) != case.shortfall:
+        # The stored account is what the owner was given: it wins, and the mismatch is logged.
+        log.error("s.16 case %s: stored balance or shortfall differs from the allocation", case.pk)
+    shortfall = getattr(case, "shortfall_record", None)
+    context = {
+        "case": case,
+        "entry": entry,
+        "document": case.account_document,
+        "seized_count": len(seized),
+        "born_count": len(animals) - len(seized),
+        "sold_count": len(sold),
+        "sold_lots": sold_lots,
+        "returned": [_animal_row(a) for a in returned],
+        "impounded_from": entry.arrived_at,
+        "impounded_to": case.closed_at,
+        "impounded_days": _calendar_days(entry.arrived_at, case.closed_at),
+        "charges": case.fines + case.feeding + case.expenses,
+        "paid_fines": paid_fines,
+        "paid_feeding": paid_feeding,
+        "paid_expenses": paid_expenses,
+        "shortfall": shortfall,
+        "balance_mode": both(case.get_balance_mode_display) if case.balance_mode else None,
+        "words_en": amount_in_words(case.balance, "en"),
+        "words_hi": amount_in_words(case.balance, "hi"),
+        "signature": _thumbnail(case.signature, px=480) if case.signature else None,
+        "officer": _person(case.closed_by),
+        "printed_at": timezone.now(),
+        **_offices(case.pound),
+        **verification_context(case.account_document),
+    }
+    return render_pdf("pdf/auctions/s16_account.html", context, language="en")

@@ -1,0 +1,212 @@
+"""Read models for the s.14 screens: the officer's lists of reports and notices, the home-page
+panels, and the public notice board. Every function runs a fixed number of queries, whatever the
+number of rows (the board: a fixed number per pound shown, for the indicative dues)."""
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.utils import timezone
+from django.utils.dateparse import parse_date, parse_datetime
+
+from accounts.roles import Permission
+from accounts.scoping import visible_pound_ids
+from impounding.dues import dues
+from impounding.models import Animal, AnimalState
+from impounding.tariffs import TariffBook, TariffMissing
+
+from .clocks import reports_due
+from .models import LotAnimal, Notice, Report
+
+PANEL_SIZE = 5
+LIST_SIZE = 25
+BOARD_SIZE = 20
+
+AWAITING, IN_PERIOD, MAY_BE_SOLD = "awaiting", "in_period", "may_be_sold"
+SECTIONS = (AWAITING, IN_PERIOD, MAY_BE_SOLD)
+
+
+def _open_reports(pound_ids):
+    """Reports of the pounds with at least one of their animals still in the pound: a report
+    whose animals were all claimed (or sold, or disposed of) needs nothing more."""
+    scheduled = LotAnimal.objects.filter(
+        animal__reports=OuterRef("pk"),
+        lot__status="open",
+        lot__auction__status="scheduled",
+    )
+    return (
+        Report.objects.filter(pound_id__in=pound_ids)
+        .annotate(
+            in_pound=Count("animals", filter=Q(animals__state=AnimalState.IMPOUNDED)),
+            animal_count=Count("animals"),
+            auction_scheduled=Exists(scheduled),
+        )
+        .filter(in_pound__gt=0)
+        .select_related("pound", "impoundment", "police_station", "notice")
+    )
+
+
+def _section_queryset(pound_ids, section, today):
+    qs = _open_reports(pound_ids)
+    if section == AWAITING:
+        return qs.filter(notice__isnull=True).order_by("-sent_at", "-pk")
+    if section == IN_PERIOD:
+        return qs.filter(notice__last_day_to_claim__gte=today).order_by(
+            "notice__last_day_to_claim", "pk"
+        )
+    return qs.filter(notice__earliest_sale__lte=today).order_by("notice__earliest_sale", "pk")
+
+
+def _cursor(section, report):
+    if section == AWAITING:
+        return f"{report.sent_at.isoformat()}|{report.pk}"
+    if section == IN_PERIOD:
+        return f"{report.notice.last_day_to_claim.isoformat()}|{report.pk}"
+    return f"{report.notice.earliest_sale.isoformat()}|{report.pk}"
+
+
+def _after(qs, section, after):
+    """Keyset: the rows after `after` ("<sort key>|<id>") in the section's order."""
+    if not after:
+        return qs
+    try:
+        key, pk = after.rsplit("|", 1)
+        pk = int(pk)
+        key = parse_datetime(key) if section == AWAITING else parse_date(key)
+    except (ValueError, TypeError):
+        return qs
+    if key is None:
+        return qs
+    if section == AWAITING:
+        return qs.filter(Q(sent_at__lt=key) | Q(sent_at=key, pk__lt=pk))
+    field_name = "notice__last_day_to_claim" if section == IN_PERIOD else "notice__earliest_sale"
+    return qs.filter(Q(**{f"{field_name}__gt": key}) | Q(**{field_name: key, "pk__gt": pk}))
+
+
+@dataclass
+class Section:
+    key: str
+    count: int
+    rows: list
+    next_cursor: str | None = None
+
+
+def _decorate(reports, today):
+    for r in reports:
+        r.days_since_sent = (today - timezone.localtime(r.sent_at).date()).days
+    return reports
+
+
+def officer_sections(user, *, today=None, only=None, after=None, size=None):
+    """The officer's three lists (reports awaiting a notice, notices in their claim period,
+    notices whose period has run out), each one page long. Two queries a list.
+
+    With `only`, just that list, from the keyset cursor `after`."""
+    today = today or timezone.localdate()
+    size = size or LIST_SIZE
+    pound_ids = visible_pound_ids(user, Permission.VIEW_RECORDS)
+    sections = []
+    for key in (only,) if only else SECTIONS:
+        qs = _section_queryset(pound_ids, key, today)
+        count = qs.count()
+        page = list(_after(qs, key, after if only else None)[: size + 1])
+        more = len(page) > size
+        page = _decorate(page[:size], today)
+        sections.append(Section(key, count, page, _cursor(key, page[-1]) if more else None))
+    return sections
+
+
+def officer_dashboard(user, today=None):
+    """The officer's home-page panel: reports awaiting a notice and notices in their claim
+    period in the pounds he handles (count and the first few of each)."""
+    today = today or timezone.localdate()
+    pound_ids = visible_pound_ids(user, Permission.HANDLE_UNCLAIMED)
+    panel = {}
+    for key in (AWAITING, IN_PERIOD):
+        qs = _section_queryset(pound_ids, key, today)
+        panel[key] = {"count": qs.count(), "rows": _decorate(list(qs[:PANEL_SIZE]), today)}
+    return panel
+
+
+def keeper_dashboard(user, today=None):
+    """The pound-keeper's home-page panel: how many register entries are due for a report."""
+    rows = reports_due(visible_pound_ids(user, Permission.SEND_REPORT), today)
+    return {"reports_due": len(rows), "animals": sum(len(r["animals"]) for r in rows)}
+
+
+# --- The public notice board ----------------------------------------------------------------
+
+
+@dataclass
+class BoardPage:
+    rows: list = field(default_factory=list)
+    next_cursor: str | None = None
+
+
+def board_animals(*, district=None, pound=None, species=None):
+    """Animals under a s.14 notice: in the pound, their report has a notice. Claimed, sold or
+    disposed of animals are no longer in the pound, so they leave the board by themselves."""
+    notice = Notice.objects.filter(report__animals=OuterRef("pk")).order_by("-posted_on")
+    qs = (
+        Animal.objects.filter(state=AnimalState.IMPOUNDED)
+        .annotate(
+            posted_on=Subquery(notice.values("posted_on")[:1]),
+            last_day_to_claim=Subquery(notice.values("last_day_to_claim")[:1]),
+            earliest_sale=Subquery(notice.values("earliest_sale")[:1]),
+            posted_at=Subquery(notice.values("posted_at")[:1]),
+        )
+        .filter(posted_on__isnull=False)
+    )
+    if district is not None:
+        qs = qs.filter(impoundment__pound__district=district)
+    if pound is not None:
+        qs = qs.filter(impoundment__pound=pound)
+    if species:
+        qs = qs.filter(species=species)
+    return qs
+
+
+def _board_after(qs, after):
+    if not after:
+        return qs
+    try:
+        day, pk = after.rsplit("|", 1)
+        day, pk = date.fromisoformat(day), int(pk)
+    except (ValueError, TypeError):
+        return qs
+    return qs.filter(Q(posted_on__lt=day) | Q(posted_on=day, pk__gt=pk))
+
+
+def board_page(*, after=None, size=None, now=None, **filters):
+    """One page of the board, newest notice first, each animal with its indicative dues as of
+    now. Queries: the page, the custody events, and the tariffs of each pound on the page."""
+    now = now or timezone.now()
+    size = size or BOARD_SIZE
+    qs = (
+        _board_after(board_animals(**filters), after)
+        .select_related("impoundment__pound__district", "impoundment__seizure_village")
+        .prefetch_related("custody_events")
+        .order_by("-posted_on", "pk")
+    )
+    animals = list(qs[: size + 1])
+    more = len(animals) > size
+    animals = animals[:size]
+    # One pound (and district) object per pound, so its tariffs and policy are read once.
+    pounds, by_pound = {}, {}
+    for animal in animals:
+        entry = animal.impoundment
+        entry.pound = pounds.setdefault(entry.pound_id, entry.pound)
+        by_pound.setdefault(entry.pound_id, []).append(animal)
+    estimate = {}
+    for pound_id, group in by_pound.items():
+        try:
+            statement = dues(group, as_of=now, book=TariffBook(pounds[pound_id]))
+        except TariffMissing:
+            continue
+        estimate.update({line.animal.pk: line.total for line in statement.lines})
+    rows = [{"animal": a, "dues": estimate.get(a.pk)} for a in animals]
+    cursor = None
+    if more:
+        last = animals[-1]
+        cursor = f"{last.posted_on.isoformat()}|{last.pk}"
+    return BoardPage(rows, cursor)
