@@ -1,6 +1,8 @@
 from django.urls import reverse
+from django.utils.translation import gettext as gettext_now
 from django.utils.translation import gettext_lazy as _
 
+from . import todos
 from .roles import Permission
 from .scoping import has_permission, roles_of
 
@@ -11,25 +13,36 @@ def navigation(request):
     if user is None or not user.is_authenticated:
         return {"nav_items": [], "user_roles": []}
     items = [(_("Home"), reverse("home"), None)]
+    # One COUNT query: the to-dos open for the user's roles in his jurisdiction.
+    open_todos = todos.for_user(user).count()
+    items.append(
+        (gettext_now("To do (%(count)s)") % {"count": open_todos}, reverse("ledger:todos"), None)
+    )
+    if has_permission(user, Permission.VIEW_REPORTS):
+        items.append((_("District office"), reverse("ledger:office"), None))
     if has_permission(user, Permission.VIEW_RECORDS):
         items += [
             (_("Today's animals"), reverse("impounding:today"), None),
             (_("Register"), reverse("impounding:register"), None),
+            (_("Auctions"), reverse("auctions:auctions"), None),
             (_("Tariffs"), reverse("impounding:tariffs"), None),
             (_("Jurisdiction"), reverse("accounts:jurisdiction"), None),
         ]
     if has_permission(user, Permission.VIEW_LEDGER):
-        items.insert(3, (_("Deposits"), reverse("impounding:deposits"), None))
+        after_register = next(
+            (i + 1 for i, item in enumerate(items) if item[1] == reverse("impounding:register")),
+            len(items),
+        )
+        items.insert(after_register, (_("Deposits"), reverse("impounding:deposits"), None))
     if has_permission(user, Permission.MANAGE_STAFF):
         items.append((_("Staff"), reverse("accounts:staff"), None))
     items.append((_("My appointments"), reverse("accounts:profile"), None))
     path = request.path
-    nav = [
-        {
-            "label": label,
-            "url": url,
-            "current": path == url or (url != "/" and path.startswith(url)),
-        }
-        for label, url, _unused in items
+    # The page belongs to the item with the longest matching address (/office/todos/ is "To
+    # do", not "District office").
+    matching = [
+        url for _l, url, _u in items if path == url or (url != "/" and path.startswith(url))
     ]
+    current = max(matching, key=len, default=None)
+    nav = [{"label": label, "url": url, "current": url == current} for label, url, _unused in items]
     return {"nav_items": nav, "user_roles": roles_of(user)}

@@ -27,6 +27,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("pound/", include("impounding.urls")),
     path("auctions/", include("auctions.urls")),
+    path("office/", include("ledger.urls")),
     path("notices/", auction_views.board, name="board"),
     path("admin/", admin.site.urls),
 ]
