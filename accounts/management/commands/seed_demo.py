@@ -19,6 +19,11 @@ class Command(BaseCommand):
         auction_demo.seed_conditions()
         if auction_demo.seed_unclaimed():
             self.stdout.write("Demo unclaimed cattle: reports, notices, an auction, a s.16 sale.")
+        from ledger import demo_history
+
+        entries = demo_history.seed_history("bbk")
+        if entries:
+            self.stdout.write(f"Demo history: a year of Barabanki ({entries} reported entries).")
         self.stdout.write(
             f"Demo data ready ({len(created)} new users). Sign in at /login/ with any of these "
             f"user names and the password {demo.DEMO_PASSWORD!r}:"
