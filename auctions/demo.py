@@ -167,7 +167,8 @@ def seed_unclaimed():
         kind=Auction.Kind.UNCLAIMED,
         by=officer,
         officer=officer,
-        scheduled_for=now + timedelta(minutes=5),
+        scheduled_for=now - timedelta(hours=1),
+        at=now - timedelta(days=1),
         lots=[[e4.animals.get().pk]],
     )
     buyer = services.register_bidder(
@@ -241,7 +242,8 @@ def seed_unclaimed():
         by=officer,
         officer=officer,
         s16_case=case,
-        scheduled_for=now + timedelta(minutes=5),
+        scheduled_for=now - timedelta(hours=1),
+        at=now - timedelta(days=1),
         lots=[[g1.pk], [g2.pk], [g3.pk]],
     )
     goat_buyer = services.register_bidder(

@@ -808,6 +808,14 @@ def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expense
         # so which animals are sold depends on it (ACT.md decision 7).
         if auction.lots.filter(status=Lot.Status.OPEN, sequence__lt=lot.sequence).exists():
             raise ValidationError(_("A lot is still open."))
+    if at > timezone.now() + timedelta(minutes=1):
+        raise ValidationError(_("The sale cannot be dated in the future."))
+    if at < auction.scheduled_for:
+        # The public were told the hour: a hammer before it shuts out the bidders who came.
+        raise ValidationError(
+            _("The auction was announced for %(when)s: no lot is sold before then.")
+            % {"when": timezone.localtime(auction.scheduled_for).strftime("%d-%m-%Y %H:%M IST")}
+        )
     number = f"CERT/{lot.auction.number.split('/', 1)[1]}/{lot.number}"
     certificate = _register_document(
         IssuedDocument.Kind.SALE_CERTIFICATE, number, pound, by, "auctions.sale", at

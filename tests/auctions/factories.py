@@ -74,7 +74,7 @@ def schedule(pound, by, lots, *, kind="s14", when=None, officer=None, **kw):
         pound=pound,
         kind=Auction.Kind(kind),
         by=by,
-        scheduled_for=when or timezone.now() + timedelta(minutes=30),
+        scheduled_for=when or timezone.now(),
         lots=[[getattr(a, "pk", a) for a in group] for group in lots],
         officer=officer or by,
         **kw,

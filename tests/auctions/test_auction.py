@@ -216,6 +216,36 @@ def test_sale_refused_at_the_hammer_before_the_eighth_day(
     assert entry.animals.get().state == AnimalState.IMPOUNDED
 
 
+def test_sale_refused_before_the_announced_hour(ready, pound, police_officer, time_machine):
+    """The public were told the hour of the auction: no hammer falls before it, even on a
+    lawful day; a paper record entered late cannot be dated before it, nor in the future."""
+    announced = timezone.now() + timedelta(hours=2)
+    auction = schedule(pound, police_officer, [ready.animals.all()], when=announced)
+    bidder = register(auction, police_officer)
+    before = written()
+
+    def sell(at=None):
+        return services.sell_lot(
+            lot=auction.lots.get(),
+            buyer=bidder,
+            price=Decimal("30000.00"),
+            by=police_officer,
+            at=at,
+        )
+
+    with pytest.raises(ValidationError, match="announced for .*: no lot is sold before then"):
+        sell()
+    with pytest.raises(ValidationError, match="cannot be dated in the future"):
+        sell(at=announced)
+    time_machine.move_to(announced + timedelta(minutes=30))
+    with pytest.raises(ValidationError, match="announced for .*: no lot is sold before then"):
+        sell(at=announced - timedelta(minutes=1))
+
+    assert written() == before
+    assert ready.animals.get().state == AnimalState.IMPOUNDED
+    assert sell(at=announced).sold_at == announced
+
+
 def test_schedule_in_the_past_refused(ready, pound, police_officer):
     before = written()
 
@@ -728,9 +758,7 @@ def test_unsold_lot_is_re_auctioned_in_a_new_auction(ready, pound, auction, bidd
         services.mark_unsold(lot=lot, by=police_officer)
     services.close_auction(auction=auction, by=police_officer)
 
-    again = schedule(
-        pound, police_officer, [ready.animals.all()], when=timezone.now() + timedelta(hours=2)
-    )
+    again = schedule(pound, police_officer, [ready.animals.all()], when=timezone.now())
     buyer = register(again, police_officer)
     sale = services.sell_lot(
         lot=again.lots.get(), buyer=buyer, price=Decimal("28000.00"), by=police_officer

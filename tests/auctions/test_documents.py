@@ -168,7 +168,7 @@ def sale(unclaimed, pound, police_officer):
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=30),
+        scheduled_for=timezone.now(),
         lots=[[cow_.pk], [goat_.pk]],
         officer=police_officer,
     )
@@ -208,7 +208,7 @@ def _s16_case(pound, pound_keeper, police_officer, prices, expenses="100.00"):
         kind=Auction.Kind.OWNER_REFUSED,
         by=police_officer,
         s16_case=case,
-        scheduled_for=timezone.now() + timedelta(minutes=10),
+        scheduled_for=timezone.now(),
         lots=[[a1.pk], [a2.pk], [a3.pk]],
         officer=police_officer,
     )
@@ -402,7 +402,7 @@ def test_sale_certificate_names_the_deputed_officer(
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=30),
+        scheduled_for=timezone.now(),
         lots=[[entry.animals.get(number=2).pk]],
         officer=police_officer,
         deputy=deputy,

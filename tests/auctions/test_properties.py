@@ -242,7 +242,7 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate, time_machine):
                 pound=pound,
                 kind=Auction.Kind.UNCLAIMED,
                 by=officer,
-                scheduled_for=now + timedelta(minutes=30),
+                scheduled_for=now,
                 lots=[[dam.pk, calf.pk], [second.pk], [the_goat.pk]],
                 officer=officer,
             )
@@ -268,7 +268,7 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate, time_machine):
                 pound=pound,
                 kind=Auction.Kind.OWNER_REFUSED,
                 by=officer,
-                scheduled_for=now + timedelta(minutes=30),
+                scheduled_for=now,
                 lots=[[a.pk] for a in refusing.animals.order_by("number")],
                 officer=officer,
                 s16_case=case,
@@ -379,7 +379,7 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate, time_machine):
                     pound=pound,
                     kind=Auction.Kind.UNCLAIMED,
                     by=officer,
-                    scheduled_for=self.clock + timedelta(minutes=30),
+                    scheduled_for=self.clock,
                     lots=chosen,
                     officer=officer,
                 )

@@ -35,7 +35,7 @@ def test_unclaimed_path_end_to_end(pound, pound_keeper, police_officer, district
             pound=pound,
             kind=Auction.Kind.UNCLAIMED,
             by=police_officer,
-            scheduled_for=timezone.now() + timedelta(hours=1),
+            scheduled_for=timezone.now(),
             lots=[[early.animals.get().pk]],
             officer=police_officer,
         )
@@ -43,7 +43,7 @@ def test_unclaimed_path_end_to_end(pound, pound_keeper, police_officer, district
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=30),
+        scheduled_for=timezone.now(),
         lots=[[entry.animals.get().pk]],
         officer=police_officer,
     )
@@ -79,7 +79,7 @@ def test_staff_bidder_is_blocked(pound, pound_keeper, police_officer, district, 
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=30),
+        scheduled_for=timezone.now(),
         lots=[[entry.animals.get().pk]],
         officer=police_officer,
     )
@@ -123,7 +123,7 @@ def test_s16_sells_as_many_as_necessary(pound, pound_keeper, police_officer, dis
         kind=Auction.Kind.OWNER_REFUSED,
         by=police_officer,
         s16_case=case,
-        scheduled_for=timezone.now() + timedelta(minutes=10),
+        scheduled_for=timezone.now(),
         lots=[[a1.pk], [a2.pk], [a3.pk]],
         officer=police_officer,
     )

@@ -46,7 +46,7 @@ def auction(noticed, pound, police_officer):
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=30),
+        scheduled_for=timezone.now(),
         lots=[[entry.animals.get().pk]],
         officer=police_officer,
         reserve_prices={1: Decimal("1000.00")},
@@ -357,7 +357,7 @@ def test_auctions_list_query_count_flat(
                 pound=pound,
                 kind=Auction.Kind.UNCLAIMED,
                 by=police_officer,
-                scheduled_for=timezone.now() + timedelta(hours=1),
+                scheduled_for=timezone.now(),
                 lots=[[entry.animals.get().pk]],
                 officer=police_officer,
             )
@@ -914,7 +914,7 @@ def test_s16_auction_page_shows_the_running_account_until_covered(
         kind=Auction.Kind.OWNER_REFUSED,
         by=police_officer,
         s16_case=S16Case.objects.get(pk=case.pk),
-        scheduled_for=timezone.now() + timedelta(minutes=10),
+        scheduled_for=timezone.now(),
         lots=[[first.pk], [second.pk]],
         officer=police_officer,
     )

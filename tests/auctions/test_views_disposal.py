@@ -188,7 +188,7 @@ def test_disposal_form_offers_reported_and_unsold_animals(
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=30),
+        scheduled_for=timezone.now(),
         lots=[[reported.pk]],
         officer=police_officer,
     )
@@ -259,7 +259,7 @@ def test_magistrate_approves_the_disposal(
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=30),
+        scheduled_for=timezone.now(),
         lots=[[reported.pk]],
         officer=police_officer,
     )

@@ -61,7 +61,7 @@ def auction(case, pound, police_officer):
         kind=Auction.Kind.OWNER_REFUSED,
         by=police_officer,
         s16_case=case,
-        scheduled_for=timezone.now() + timedelta(minutes=10),
+        scheduled_for=timezone.now(),
         lots=heads,
         officer=police_officer,
     )
@@ -399,7 +399,7 @@ def test_settle_after_a_sale_that_does_not_cover_records_the_shortfall(
         kind=Auction.Kind.OWNER_REFUSED,
         by=police_officer,
         s16_case=S16Case.objects.get(pk=case.pk),
-        scheduled_for=timezone.now() + timedelta(minutes=10),
+        scheduled_for=timezone.now(),
         lots=[[entry.animals.get().pk]],
         officer=police_officer,
     )

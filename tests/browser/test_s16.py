@@ -92,6 +92,10 @@ def test_owner_refuses_officer_sells_until_covered_and_settles(
     assert auction.kind == Auction.Kind.OWNER_REFUSED and auction.lots.count() == 3
     look(page, "auction")
 
+    # The sale opens at the hour announced; not a minute before.
+    time_machine.move_to(at(today, 11), tick=True)
+    sign_in(page, base, "police_officer")  # an hour idle ends the session
+    page.goto(base + auction.get_absolute_url())
     # A bidder registers, signing the declaration.
     page.get_by_role("link", name="Register a bidder").click()
     look(page, "bidder")

@@ -41,7 +41,7 @@ def test_remit_confirm_surplus_claim_and_transfer(
         pound=pound,
         kind=Auction.Kind.UNCLAIMED,
         by=police_officer,
-        scheduled_for=timezone.now() + timedelta(minutes=5),
+        scheduled_for=timezone.now(),
         lots=[[entry.animals.get().pk]],
         officer=police_officer,
     )

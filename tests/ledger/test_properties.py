@@ -156,7 +156,7 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate):
                 pound=pound,
                 kind=Auction.Kind.UNCLAIMED,
                 by=officer,
-                scheduled_for=at + timedelta(minutes=1),
+                scheduled_for=at,
                 lots=[[animal.pk]],
                 officer=officer,
             )
