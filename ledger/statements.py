@@ -67,8 +67,9 @@ def pound_positions(pounds):
     ids = [p.pk for p in pounds]
     credited = dict(
         Posting.objects.filter(
-            transaction__pound_id__in=ids, account__kind=AccountKind.FINES_DUE_DM, amount__lt=0
+            transaction__pound_id__in=ids, account__kind=AccountKind.FINES_DUE_DM
         )
+        .exclude(transaction__kind=TransactionKind.REMITTANCE_CONFIRMED)
         .values("transaction__pound_id")
         .annotate(total=Sum("amount"))
         .values_list("transaction__pound_id", "total")

@@ -129,6 +129,26 @@ def test_remittance_cannot_exceed_the_unremitted_fines(pound, pound_keeper, tari
     assert Remittance.objects.count() == 1
 
 
+def test_unremitted_fines_after_a_confirmed_remittance_agree_with_the_dashboard(
+    pound, pound_keeper, dm_clerk, tariffs
+):
+    """The office's confirmation debits the fines account too: it is counted once, as a
+    remittance, and the dashboard's sums (statements.pound_positions) agree with the service."""
+    from ledger.statements import pound_positions
+
+    fines_collected(pound, pound_keeper)
+    fines_collected(pound, pound_keeper)
+    office.confirm_remittance(remittance=remit(pound, pound_keeper, "30000.00"), by=dm_clerk)
+
+    assert office.unremitted_fines(pound) == D("10000.00")
+    assert pound_positions([pound])[pound.pk].fines_due == D("10000.00")
+    remit(pound, pound_keeper, "10000.00")
+    assert office.unremitted_fines(pound) == ZERO
+    assert pound_positions([pound])[pound.pk].fines_due == ZERO
+    with pytest.raises(ValidationError):
+        remit(pound, pound_keeper, "0.01")
+
+
 def test_remittance_from_cash_cannot_exceed_the_cash_in_hand(pound, pound_keeper, tariffs):
     fines_collected(pound, pound_keeper, mode="upi")  # the fines came in by UPI
     assert office.cash_in_hand(pound) == ZERO
