@@ -28,7 +28,13 @@ class EntryForm(forms.Form):
         label=_("Day and hour of arrival at the pound"), widget=DateTimeLocalInput()
     )
     seized_at = forms.DateTimeField(label=_("Day and hour of seizure"), widget=DateTimeLocalInput())
-    seizure_place = forms.CharField(label=_("Place of seizure"), max_length=200)
+    seizure_place = forms.CharField(
+        label=_("Place of seizure"),
+        max_length=200,
+        help_text=_(
+            "A field, road or landmark, without anyone's name: the public notice board shows it."
+        ),
+    )
     seizure_village = forms.ModelChoiceField(
         queryset=None,
         required=False,

@@ -1,7 +1,9 @@
 """The pound register (s.8): one entry per seizure brought to a pound, with its animals."""
 
+import re
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -166,6 +168,24 @@ class Impoundment(models.Model):
 
     def get_absolute_url(self):
         return reverse("impounding:entry", kwargs={"pk": self.pk})
+
+    def clean(self):
+        super().clean()
+        # The place of seizure goes on the s.14 notice and the public board, which carry no
+        # personal data: refuse it when it names the owner or the seizer (a name of at least
+        # four letters, matched as whole words).
+        place = " ".join(re.findall(r"\w+", self.seizure_place.casefold()))
+        for name in (self.owner_name, self.seizer_name):
+            words = " ".join(re.findall(r"\w+", name.casefold()))
+            if len(words.replace(" ", "")) >= 4 and f" {words} " in f" {place} ":
+                raise ValidationError(
+                    {
+                        "seizure_place": _(
+                            "Give the place without the owner's or the seizer's name: the "
+                            "public notice board shows it (s.14)."
+                        )
+                    }
+                )
 
     @property
     def district_id(self):

@@ -138,6 +138,31 @@ def test_new_entry_bad_pashu_aadhaar_tag_refused_beside_field(client, pound_keep
     assert "fails its check digit" in str(response.context["formset"].forms[0].errors)
 
 
+@pytest.mark.parametrize(
+    ("place", "owner", "refused"),
+    [
+        ("Field of Ram Prasad by the canal", "", True),  # the seizer's name
+        ("Shyam Lal's sugarcane field", "Shyam Lal", True),  # the owner's name
+        ("Ram Nagar crossing", "", False),  # "Ram" alone is not the seizer's whole name
+        ("Canal bank near Prasadpur", "", False),  # a word containing it is not the name
+    ],
+)
+def test_new_entry_place_of_seizure_must_not_name_the_owner_or_seizer(
+    client, pound_keeper, pound, tariffs, place, owner, refused
+):
+    """The place of seizure goes on the s.14 notice and the public board: no names on it."""
+    client.force_login(pound_keeper)
+    response = client.post(
+        reverse("impounding:entry_new"),
+        entry_post(pound, seizure_place=place, owner_name=owner, owner_residence="Samesi"),
+    )
+    assert Impoundment.objects.exists() is not refused
+    if refused:
+        assert response.status_code == 200
+        (message,) = response.context["form"].errors["seizure_place"]
+        assert "without the owner's or the seizer's name" in message
+
+
 def test_add_animal_without_javascript_keeps_typed_values(client, pound_keeper, pound):
     client.force_login(pound_keeper)
     response = client.post(
