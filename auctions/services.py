@@ -24,6 +24,7 @@ from impounding.models import Animal, AnimalState, PaymentMode
 from impounding.services.common import authorise, ensure_transition
 from ledger import services as ledger
 from ledger.models import AccountKind, TransactionKind
+from poundadmin.formatting import inr
 
 from .clocks import appointed_officer, notice_dates, reports_due
 from .models import (
@@ -650,7 +651,7 @@ def record_bid(*, lot, bidder, amount, by):
         raise ValidationError(
             {
                 "amount": _("A bid must beat the highest bid so far, %(amount)s.")
-                % {"amount": f"₹{best.amount}"}
+                % {"amount": inr(best.amount)}
             }
         )
     return Bid.objects.create(lot=lot, bidder=bidder, amount=amount, recorded_by=by)
@@ -765,7 +766,7 @@ def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expense
         raise ValidationError(
             {
                 "price": _("The price is below the reserve of %(reserve)s.")
-                % {"reserve": f"₹{lot.reserve_price}"}
+                % {"reserve": inr(lot.reserve_price)}
             }
         )
     if expenses < 0 or expenses > auction.conditions.max_expenses_per_lot:
@@ -775,7 +776,7 @@ def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expense
                     "The District Magistrate's conditions allow sale expenses of at most "
                     "%(max)s a lot."
                 )
-                % {"max": f"₹{auction.conditions.max_expenses_per_lot}"}
+                % {"max": inr(auction.conditions.max_expenses_per_lot)}
             }
         )
     if payment_mode != PaymentMode.CASH and not payment_reference.strip():

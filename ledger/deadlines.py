@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from accounts import todos
 from accounts.models import Pound
 from accounts.roles import Role
+from poundadmin.formatting import lakh
 
 PREFIXES = (
     "report_due:",
@@ -180,7 +181,7 @@ def run(today=None):
             Role.DM_CLERK,
             surplus.district,
             _("Receive the surplus of ₹%(amount)s from %(pound)s into deposit (s.17)")
-            % {"amount": surplus.amount, "pound": surplus.pound.name},
+            % {"amount": lakh(surplus.amount), "pound": surplus.pound.name},
             reverse("ledger:surplus"),
             surplus.pound,
             "s.17",
@@ -205,7 +206,7 @@ def run(today=None):
             Role.DM_CLERK,
             remittance.pound.district,
             _("Confirm remittance %(number)s of ₹%(amount)s (s.17)")
-            % {"number": remittance.number, "amount": remittance.amount},
+            % {"number": remittance.number, "amount": lakh(remittance.amount)},
             reverse("ledger:remittances"),
             remittance.pound,
             "s.17",
@@ -229,7 +230,8 @@ def run(today=None):
             f"shortfall_writeoff:{shortfall.pk}",
             Role.MAGISTRATE,
             shortfall.pound.district,
-            _("Write off a shortfall of ₹%(amount)s after a sale") % {"amount": shortfall.total},
+            _("Write off a shortfall of ₹%(amount)s after a sale")
+            % {"amount": lakh(shortfall.total)},
             reverse("ledger:approvals"),
             shortfall.pound,
             "s.17",

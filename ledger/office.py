@@ -19,6 +19,7 @@ from accounts.scoping import has_permission
 from impounding.dates import surplus_expiry
 from impounding.events import record_event
 from impounding.models import DistrictPolicy, PaymentMode
+from poundadmin.formatting import inr
 
 from . import services as ledger
 from .models import (
@@ -73,12 +74,12 @@ def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on,
     due = unremitted_fines(pound)
     if amount > due:
         raise ValidationError(
-            {"amount": _("Only %(due)s of fines is waiting to be remitted.") % {"due": f"₹{due}"}}
+            {"amount": _("Only %(due)s of fines is waiting to be remitted.") % {"due": inr(due)}}
         )
     held = cash_in_hand(pound, from_cash)
     if amount > held:
         raise ValidationError(
-            {"amount": _("The pound holds only %(held)s there.") % {"held": f"₹{held}"}}
+            {"amount": _("The pound holds only %(held)s there.") % {"held": inr(held)}}
         )
     year = remitted_on.year
     number = f"REM/{pound.code.upper()}/{year}/{Counter.next(f'rem:{pound.pk}:{year}'):05d}"

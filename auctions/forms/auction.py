@@ -16,6 +16,7 @@ from accounts.models import District
 from accounts.roles import Permission
 from impounding.forms.common import DateInput, DateTimeLocalInput
 from impounding.models import PaymentMode
+from poundadmin.formatting import inr
 
 from ..models import AuctionConditions, Bidder
 
@@ -324,15 +325,15 @@ class SaleForm(forms.Form):
                     "The District Magistrate's conditions allow sale expenses of at most "
                     "%(max)s a lot."
                 )
-                % {"max": f"₹{most}"},
+                % {"max": inr(most)},
             )
         )
         self.fields["expenses"].help_text = _(
             "At most %(most)s a lot, as the District Magistrate's conditions allow: %(what)s"
-        ) % {"most": f"₹{most}", "what": auction.conditions.chargeable_expenses}
+        ) % {"most": inr(most), "what": auction.conditions.chargeable_expenses}
         if lot.reserve_price:
             self.fields["price"].help_text = _("The reserve is %(reserve)s.") % {
-                "reserve": f"₹{lot.reserve_price}"
+                "reserve": inr(lot.reserve_price)
             }
 
     def clean(self):

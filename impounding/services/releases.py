@@ -17,6 +17,7 @@ from accounts.models import Counter, IssuedDocument
 from accounts.roles import Permission
 from ledger import services as ledger
 from ledger.models import AccountKind, TransactionKind
+from poundadmin.formatting import inr
 
 from ..dates import complaint_deadline, financial_year
 from ..dues import dues
@@ -215,7 +216,7 @@ def _release(
                     "The dues are now %(total)s, not %(tendered)s: check them again with "
                     "the claimant."
                 )
-                % {"total": f"₹{statement.total}", "tendered": f"₹{amount_tendered}"}
+                % {"total": inr(statement.total), "tendered": inr(amount_tendered)}
             }
         )
     if statement.total <= 0:

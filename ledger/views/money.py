@@ -25,6 +25,7 @@ from impounding.models import Animal, DistrictPolicy
 from impounding.uploads import SIGNATURES
 from impounding.views.common import add_service_errors, get_entry, get_pound
 from poundadmin.documents import pdf_response
+from poundadmin.formatting import inr
 
 from .. import documents, office, statements
 from ..forms import (
@@ -127,7 +128,7 @@ def remittance_new(request):
             messages.success(
                 request,
                 _("Remittance %(number)s of %(amount)s sent: the office will confirm it.")
-                % {"number": remittance.number, "amount": f"₹{remittance.amount}"},
+                % {"number": remittance.number, "amount": inr(remittance.amount)},
             )
             return redirect("ledger:remittances")
     return render(
@@ -153,7 +154,7 @@ def remittance_confirm(request, pk):
             messages.success(
                 request,
                 _("Remittance %(number)s confirmed: %(amount)s of fines received (s.17).")
-                % {"number": remittance.number, "amount": f"₹{remittance.amount}"},
+                % {"number": remittance.number, "amount": inr(remittance.amount)},
             )
             return redirect("ledger:remittances")
     return render(
@@ -261,7 +262,7 @@ def surplus_receive(request, pk):
                 request,
                 _("Surplus of %(amount)s received into deposit: held until %(date)s (s.17).")
                 % {
-                    "amount": f"₹{deposit.amount}",
+                    "amount": inr(deposit.amount),
                     "date": deposit.expires_on.strftime("%d-%m-%Y"),
                 },
             )

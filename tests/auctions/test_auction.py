@@ -631,7 +631,7 @@ def test_price_below_the_reserve_refused(ready, pound, police_officer):
     with pytest.raises(ValidationError) as refused:
         sell(auction, bidder, "4999.99", police_officer)
 
-    assert "₹5000.00" in refused.value.message_dict["price"][0]
+    assert "₹5,000.00" in refused.value.message_dict["price"][0]
     assert written() == before
     assert sell(auction, bidder, "5000.00", police_officer).price == Decimal("5000.00")
 
@@ -724,7 +724,7 @@ def test_bids_must_rise(auction, bidder, police_officer):
     )
     services.record_bid(lot=lot, bidder=bidder, amount=Decimal("20000"), by=police_officer)
 
-    with pytest.raises(ValidationError, match="₹20000.00"):
+    with pytest.raises(ValidationError, match="₹20,000.00"):
         services.record_bid(lot=lot, bidder=other, amount=Decimal("20000"), by=police_officer)
 
     services.record_bid(lot=lot, bidder=other, amount=Decimal("20500"), by=police_officer)

@@ -745,7 +745,7 @@ def test_bid_recorded(client, police_officer, lot, bidder):
     assert response.status_code == 302 and response["Location"] == url_
     assert Bid.objects.get().amount == Decimal("2000.00")
     response = client.post(url_, {"bid": "1", "bid-bidder": bidder.pk, "bid-amount": "1500"})
-    assert "A bid must beat the highest bid so far, ₹2000.00." in errors(
+    assert "A bid must beat the highest bid so far, ₹2,000.00." in errors(
         response, "amount", "bid_form"
     )
     assert Bid.objects.count() == 1
@@ -813,7 +813,7 @@ def test_hammer_invalid_writes_nothing(client, police_officer, lot, bidder):
     assert "at most ₹200.00 a lot" in errors(response, "expenses", "sale_form")[0]
     assert errors(response, "payment_reference", "sale_form")
     response = client.post(url_, sale_data(bidder, **{"sale-price": "500"}) | {"confirm": "1"})
-    assert "The price is below the reserve of ₹1000.00." in errors(response, "price", "sale_form")
+    assert "The price is below the reserve of ₹1,000.00." in errors(response, "price", "sale_form")
     assert snapshot() == before
 
 

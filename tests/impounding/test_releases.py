@@ -26,6 +26,7 @@ from impounding.models import (
 )
 from impounding.uploads import MAX_SCAN_BYTES
 from ledger.models import AccountKind, Posting, Transaction, TransactionKind
+from poundadmin.formatting import inr
 from tests.accounts.factories import PoundFactory, staff
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 
@@ -196,7 +197,7 @@ def test_amount_different_from_the_dues_is_refused_and_nothing_is_written(entry,
     with pytest.raises(ValidationError) as exc:
         claim(entry, pound_keeper, animals, amount=total - Decimal("500.00"))
 
-    assert f"₹{total}" in exc.value.message_dict["amount"][0]
+    assert inr(total) in exc.value.message_dict["amount"][0]
     assert_nothing_released(entry)
 
 

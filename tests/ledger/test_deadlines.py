@@ -178,7 +178,7 @@ def test_run_creates_a_to_do_for_each_condition_with_its_key_and_role(world, dis
     assert (auction.section, auction.due_on) == ("s.14", world.notice.earliest_sale)
     assert todo(f"deposit_apply:{world.deposit.pk}").section == "s.15"
     assert todo(f"court_order_review:{world.court_order.pk}").section == "s.19"
-    assert "₹5500.00" in todo(f"shortfall_writeoff:{world.shortfall.pk}").title
+    assert "₹5,500.00" in todo(f"shortfall_writeoff:{world.shortfall.pk}").title
     assert done["todos_created"] == done["todos_open"] == len(world.keys())
     assert (done["reports_due"], done["notices_due"], done["auctions_due"]) == (1, 1, 1)
     assert done["feeding_missed"] == 7

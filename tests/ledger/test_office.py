@@ -124,7 +124,7 @@ def test_remittance_cannot_exceed_the_unremitted_fines(pound, pound_keeper, tari
     with pytest.raises(ValidationError) as refused_:
         remit(pound, pound_keeper, "8000.01")
 
-    assert "₹8000.00" in refused_.value.message_dict["amount"][0]
+    assert "₹8,000.00" in refused_.value.message_dict["amount"][0]
     assert written() == before
     assert Remittance.objects.count() == 1
 
