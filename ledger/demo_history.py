@@ -256,6 +256,17 @@ def seed_history(district_code="bbk", days=365, seed=1871):
         complaint_deadline__lt=timezone.localdate() - timedelta(days=20),
     ):
         office.confirm_deposit_application(deposit=deposit, by=magistrate)
+    # The Magistrate wrote off the shortfalls of sales more than a month old; recent ones wait.
+    from auctions.models import Shortfall
+
+    for shortfall in Shortfall.objects.filter(
+        pound=pound,
+        status=Shortfall.Status.PENDING,
+        sale__sold_at__lt=timezone.now() - timedelta(days=30),
+    ):
+        office.write_off_shortfall(
+            shortfall=shortfall, by=magistrate, note="The best bid at a public auction."
+        )
     # The feeding log, kept every day there were animals.
     from impounding.selectors import custody_counts
 
