@@ -45,8 +45,9 @@ from impounding.models import (
 from impounding.services import deposit_awaiting_application
 from poundadmin.charts import Series, bar_chart
 
-from .models import AccountKind, Posting, Remittance, SurplusClaim, SurplusDeposit
+from .models import AccountKind, Remittance, SurplusClaim, SurplusDeposit
 from .returns import day_start
+from .statements import fines_credited
 
 ZERO = Decimal("0.00")
 MONTHS = 12
@@ -158,18 +159,8 @@ def fines_by_pound(pounds):
     remittances awaiting the office's confirmation, those confirmed, and what is still to be
     remitted. The same figures as office.unremitted_fines, for every pound in two queries."""
     rows = {p.pk: PoundFines(p) for p in pounds}
-    credited = (
-        Posting.objects.filter(
-            transaction__pound_id__in=rows,
-            account__kind=AccountKind.FINES_DUE_DM,
-            amount__lt=0,
-        )
-        .values("transaction__pound_id")
-        .annotate(total=Sum("amount"))
-        .order_by()
-    )
-    for r in credited:
-        rows[r["transaction__pound_id"]].credited = -r["total"]
+    for pound_id, credited in fines_credited(rows).items():
+        rows[pound_id].credited = credited
     remitted = (
         Remittance.objects.filter(pound_id__in=rows)
         .values("pound_id", "status")

@@ -24,12 +24,12 @@ from poundadmin.formatting import inr
 from . import services as ledger
 from .models import (
     AccountKind,
-    Posting,
     Remittance,
     SurplusClaim,
     SurplusDeposit,
     TransactionKind,
 )
+from .statements import fines_credited
 
 ZERO = Decimal("0.00")
 
@@ -44,15 +44,9 @@ def _acc(district, kind, pound=None):
 def unremitted_fines(pound):
     """Fines credited to the District Magistrate from this pound's collections, less what the
     pound has remitted so far (sent or confirmed)."""
-    # Net of reversals: every posting to the fines account from this pound's transactions,
-    # except the office's own confirmations of remittances, which the line below counts.
-    credited = (
-        Posting.objects.filter(transaction__pound=pound, account__kind=AccountKind.FINES_DUE_DM)
-        .exclude(transaction__kind=TransactionKind.REMITTANCE_CONFIRMED)
-        .aggregate(t=Sum("amount", default=ZERO))["t"]
-    )
+    credited = fines_credited([pound.pk]).get(pound.pk, ZERO)
     sent = Remittance.objects.filter(pound=pound).aggregate(t=Sum("amount", default=ZERO))["t"]
-    return -credited - sent
+    return credited - sent
 
 
 def cash_in_hand(pound, from_cash=True):

@@ -60,20 +60,30 @@ class PoundPosition:
         return max(min(self.fines_due, self.cash), ZERO)
 
 
+def fines_credited(pound_ids):
+    """{pound id: fines credited to the District Magistrate from the pound's collections}, in
+    one query, net of reversals. The office's confirmation of a remittance also posts to the
+    fines account; it is counted as a remittance, not here. Every "fines not yet remitted"
+    figure (the remittance form, the dashboard, the remittances page) starts from this."""
+    rows = (
+        Posting.objects.filter(
+            transaction__pound_id__in=pound_ids, account__kind=AccountKind.FINES_DUE_DM
+        )
+        .exclude(transaction__kind=TransactionKind.REMITTANCE_CONFIRMED)
+        .values("transaction__pound_id")
+        .annotate(total=Sum("amount"))
+        .order_by()
+        .values_list("transaction__pound_id", "total")
+    )
+    return {pound_id: -total for pound_id, total in rows}
+
+
 def pound_positions(pounds):
     """{pound id: PoundPosition} in three queries. The same sums as `office.unremitted_fines`
     and `office.cash_in_hand`, for many pounds at once and without creating accounts."""
     pounds = list(pounds)
     ids = [p.pk for p in pounds]
-    credited = dict(
-        Posting.objects.filter(
-            transaction__pound_id__in=ids, account__kind=AccountKind.FINES_DUE_DM
-        )
-        .exclude(transaction__kind=TransactionKind.REMITTANCE_CONFIRMED)
-        .values("transaction__pound_id")
-        .annotate(total=Sum("amount"))
-        .values_list("transaction__pound_id", "total")
-    )
+    credited = fines_credited(ids)
     sent = {
         row["pound_id"]: row
         for row in Remittance.objects.filter(pound_id__in=ids)
@@ -94,7 +104,7 @@ def pound_positions(pounds):
         row = sent.get(pound.pk, {})
         positions[pound.pk] = PoundPosition(
             pound=pound,
-            fines_due=-credited.get(pound.pk, ZERO) - row.get("total", ZERO),
+            fines_due=credited.get(pound.pk, ZERO) - row.get("total", ZERO),
             cash=held.get((pound.pk, AccountKind.POUND_CASH), ZERO),
             digital=held.get((pound.pk, AccountKind.POUND_DIGITAL), ZERO),
             awaiting_confirmation=row.get("pending", ZERO),
