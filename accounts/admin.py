@@ -3,6 +3,8 @@
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 
+from poundadmin.admin import ReadOnlyAdmin
+
 from . import models, services
 
 
@@ -106,3 +108,6 @@ class StaffEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+admin.site.register(models.DistrictPolicy, ReadOnlyAdmin)

@@ -5,3 +5,12 @@ from django.utils.translation import gettext_lazy as _
 class AccountsConfig(AppConfig):
     name = "accounts"
     verbose_name = _("Accounts and jurisdictions")
+
+    def ready(self):
+        from poundadmin.models import register_subject
+
+        from .models import District, Pound, User
+
+        register_subject("by", User)
+        register_subject("district", District)
+        register_subject("pound", Pound)

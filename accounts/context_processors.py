@@ -16,10 +16,10 @@ def navigation(request):
     # One COUNT query: the to-dos open for the user's roles in his jurisdiction.
     open_todos = todos.for_user(user).count()
     items.append(
-        (gettext_now("To do (%(count)s)") % {"count": open_todos}, reverse("ledger:todos"), None)
+        (gettext_now("To do (%(count)s)") % {"count": open_todos}, reverse("office:todos"), None)
     )
     if has_permission(user, Permission.VIEW_REPORTS):
-        items.append((_("District office"), reverse("ledger:office"), None))
+        items.append((_("District office"), reverse("office:office"), None))
     if has_permission(user, Permission.VIEW_RECORDS):
         items += [
             (_("Today's animals"), reverse("impounding:today"), None),

@@ -362,6 +362,48 @@ def new_token():
     return secrets.token_urlsafe(16)
 
 
+class IssuedDocumentManager(models.Manager):
+    def issue(
+        self,
+        *,
+        kind,
+        number,
+        by,
+        subject_type,
+        subject_id=0,
+        pound=None,
+        district=None,
+        office=None,
+        issued_at=None,
+        valid_until=None,
+    ):
+        """Register one document issued: the only way an IssuedDocument is made.
+
+        The issuing office is `office`, an (English, Hindi) pair, or else the pound's name; the
+        district is the pound's unless given. `subject_id` may be 0 until the record the document
+        is about has been saved (see `link`)."""
+        if office is None:
+            office = (pound.name, pound.name_hi or pound.name)
+        fields = {"issued_at": issued_at} if issued_at is not None else {}
+        return self.create(
+            kind=kind,
+            number=number,
+            issued_by=by,
+            district=district or (pound.district if pound is not None else None),
+            pound=pound,
+            issuing_office=office[0],
+            issuing_office_hi=office[1],
+            valid_until=valid_until,
+            subject_type=subject_type,
+            subject_id=subject_id,
+            **fields,
+        )
+
+    def link(self, document, record):
+        """Point a document issued before its record was saved at that record."""
+        self.filter(pk=document.pk).update(subject_id=record.pk)
+
+
 class IssuedDocument(models.Model):
     """Every PDF the system issues is registered here, so that its QR code can be verified."""
 
@@ -395,6 +437,8 @@ class IssuedDocument(models.Model):
     # The record the document is about, for the issuing app's own lookups (never shown publicly).
     subject_type = models.CharField(max_length=60)
     subject_id = models.PositiveBigIntegerField()
+
+    objects = IssuedDocumentManager()
 
     class Meta:
         verbose_name = _("issued document")
@@ -478,3 +522,63 @@ class ToDo(models.Model):
 
     def __str__(self):
         return self.title
+
+
+# District policy: the choices the Act leaves to each district ---------------------------------
+
+
+class FeedingRule(models.TextChoices):
+    CALENDAR_DAYS = (
+        "calendar_days",
+        _(
+            "Each calendar day or part of one, from the day of arrival to the day of release, "
+            "both included"
+        ),
+    )
+    BLOCKS_24H = "blocks_24h", _("Each 24 hours or part of 24 hours in custody")
+    ARRIVAL_DAY_FREE = (
+        "arrival_day_free",
+        _("Each calendar day or part of one after the day of arrival, to the day of release"),
+    )
+
+
+class DistrictPolicy(models.Model):
+    """The choices docs/domain.md leaves configurable per district, each with its default."""
+
+    district = models.OneToOneField(District, on_delete=models.PROTECT, related_name="policy")
+    feeding_rule = models.CharField(
+        _("feeding charge rule"),
+        max_length=20,
+        choices=FeedingRule.choices,
+        default=FeedingRule.CALENDAR_DAYS,
+    )
+    transfer_limit_hours = models.PositiveSmallIntegerField(
+        _("seizure to pound limit (hours)"), default=24
+    )
+    complaint_days = models.PositiveSmallIntegerField(_("days to complain (s.20)"), default=10)
+    surplus_destination = models.CharField(
+        _("surplus sale proceeds go to"),
+        max_length=12,
+        choices=[
+            ("state", _("Revenues of the State (s.17)")),
+            ("local_fund", _("Local fund (s.31)")),
+        ],
+        default="state",
+    )
+    local_fund_name = models.CharField(_("local fund"), max_length=150, blank=True)
+    s31_notification = models.CharField(_("s.31 notification"), max_length=150, blank=True)
+
+    class Meta:
+        verbose_name = _("district policy")
+        verbose_name_plural = _("district policies")
+
+    def __str__(self):
+        return str(self.district)
+
+    @classmethod
+    def for_district(cls, district):
+        policy = getattr(district, "_policy_cache", None)
+        if policy is None:
+            policy, _created = cls.objects.get_or_create(district=district)
+            district._policy_cache = policy
+        return policy

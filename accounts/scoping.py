@@ -7,7 +7,9 @@ district they belong to, so another district's record is simply not in the query
 
 from dataclasses import dataclass
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from .roles import ROLE_PERMISSIONS, Permission, Scope
 
@@ -193,3 +195,9 @@ def has_permission(user, perm, obj=None):
     if state_id is not None:
         return any(g.scope == Scope.STATE and g.scope_id == state_id for g in grants)
     return False
+
+
+def authorise(by, perm, obj, message=None):
+    """Services check the permission too, so no entry point can skip it."""
+    if not has_permission(by, Permission(perm), obj):
+        raise PermissionDenied(message or _("Your role does not allow this here."))

@@ -101,14 +101,13 @@ def appointment_card_for(*, assignment, by):
     year = timezone.localdate().year
     serial = Counter.next(f"appointment_card:{year}")
     office_en, office_hi, district = _office_of(assignment)
-    document = IssuedDocument.objects.create(
+    document = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.APPOINTMENT_CARD,
         number=f"APPT-{year}-{serial:05d}",
-        issued_by=by,
+        by=by,
         district=district,
         pound=assignment.pound,
-        issuing_office=office_en,
-        issuing_office_hi=office_hi,
+        office=(office_en, office_hi),
         valid_until=assignment.valid_to,
         subject_type="accounts.staffassignment",
         subject_id=assignment.pk,

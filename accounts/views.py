@@ -10,15 +10,14 @@ from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from auctions import selectors as auction_selectors
 from poundadmin.documents import pdf_response, render_pdf, verification_context
 
 from . import services
 from .decorators import require_permission
 from .forms import LoginForm
-from .models import District, IssuedDocument, Pound, PoundVillage, StaffAssignment, User
-from .roles import Permission, Role
-from .scoping import grants_for, has_permission, visible_district_ids, visible_pound_ids
+from .models import IssuedDocument, Pound, PoundVillage, StaffAssignment, User
+from .roles import Permission
+from .scoping import has_permission, visible_pound_ids
 
 
 class LoginView(auth_views.LoginView):
@@ -84,7 +83,7 @@ def set_language(request):
     return response
 
 
-def _pound_queryset(user):
+def pound_queryset(user):
     villages_today = PoundVillage.objects.in_force(timezone.localdate())
     return (
         Pound.objects.filter(pk__in=visible_pound_ids(user))
@@ -98,38 +97,11 @@ def _pound_queryset(user):
     )
 
 
-def home(request):
-    """Each role's home page. A user with several roles sees one panel per role."""
-    user = request.user
-    roles = {g.role for g in grants_for(user)}
-    context = {"roles": roles, "Role": Role}
-    if roles & {Role.POUND_KEEPER, Role.POLICE_OFFICER}:
-        context["my_pounds"] = _pound_queryset(user)
-    if Role.POUND_KEEPER in roles:
-        context["keeper_panel"] = auction_selectors.keeper_dashboard(user)
-    if Role.POLICE_OFFICER in roles:
-        context["officer_panel"] = auction_selectors.officer_dashboard(user)
-    if roles & {Role.DM_CLERK, Role.MAGISTRATE, Role.AUDITOR}:
-        context["my_districts"] = (
-            District.objects.filter(pk__in=visible_district_ids(user, Permission.VIEW_REPORTS))
-            .select_related("state")
-            .annotate(
-                pound_count=Count("pounds", distinct=True),
-                station_count=Count("police_stations", distinct=True),
-                village_count=Count("villages", distinct=True),
-            )
-        )
-    if Role.ADMINISTRATOR in roles:
-        context["staff_count"] = User.objects.filter(is_active=True).count()
-        context["assignment_count"] = StaffAssignment.objects.active().count()
-    return render(request, "accounts/home.html", context)
-
-
 @require_permission(Permission.VIEW_RECORDS)
 def jurisdiction(request):
     """The pounds a user can see, each with its police station and the villages it serves."""
     today = timezone.localdate()
-    pounds = _pound_queryset(request.user).prefetch_related(
+    pounds = pound_queryset(request.user).prefetch_related(
         Prefetch(
             "village_links",
             queryset=PoundVillage.objects.in_force(today).select_related("village"),

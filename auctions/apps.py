@@ -8,15 +8,15 @@ class AuctionsConfig(AppConfig):
 
     def ready(self):
         from impounding.services.releases import RELEASE_HOOKS
+        from ledger.checks import EXPECTATIONS
+        from poundadmin.events import register_actions
 
+        from .actions import Action
+        from .ledger_checks import expectations
         from .services import withdraw_claimed_lots
 
+        register_actions(Action)
         if withdraw_claimed_lots not in RELEASE_HOOKS:
             RELEASE_HOOKS.append(withdraw_claimed_lots)
-
-        from ledger.checks import EXPECTATIONS
-
-        from .ledger_checks import expectations
-
         if expectations not in EXPECTATIONS:
             EXPECTATIONS.append(expectations)

@@ -1,4 +1,5 @@
-"""The two clocks of s.14, counted in Asia/Kolkata calendar days (GCA s.9, ACT.md decision 1).
+"""The two clocks of s.14, counted in Asia/Kolkata calendar days (GCA s.9; docs/domain.md,
+decision 1).
 
 - Impounded on day D: the claim week is D+1..D+7; the report to the officer is due on D+8.
 - Notice posted on day N: the claim week is N+1..N+7; the earliest lawful sale is N+8.
@@ -11,8 +12,8 @@ from django.utils import timezone
 
 from accounts.models import StaffAssignment
 from accounts.roles import Role
-from impounding.dates import first_day_after, report_due_on, window_end
 from impounding.models import Animal, AnimalState
+from poundadmin.dates import first_day_after, report_due_on, window_end
 
 from .models import Report
 
@@ -39,7 +40,7 @@ def reports_due(pound_ids, today=None):
         )
         .annotate(reported=Exists(reported))
         .filter(reported=False)
-        # A calf born after its dam was reported goes under her notice (ACT.md decision 12).
+        # A calf born after its dam was reported goes under her notice (docs/domain.md decision 12).
         .exclude(dam__reports__isnull=False)
         .select_related("impoundment__pound")
         .order_by("impoundment__arrived_at", "impoundment_id", "number")

@@ -20,10 +20,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from PIL import Image, ImageOps
 
-from impounding.dates import days_between, ist_date
-from impounding.documents import Both, _animal_row, _offices, both
+from impounding.documents import animal_row
 from impounding.models import Animal, AnimalState
-from poundadmin.documents import render_pdf, verification_context
+from poundadmin.dates import days_between, ist_date
+from poundadmin.documents import Both, both, offices, render_pdf, verification_context
 from poundadmin.formatting import amount_in_words
 
 from .models import Auction, Lot, LotAnimal, Notice, Report, S16Case, Sale
@@ -114,7 +114,7 @@ def report_pdf(report):
         "document",
     ).get(pk=report.pk)
     entry = report.impoundment
-    animals = [_animal_row(a) for a in report.animals.order_by("number")]
+    animals = [animal_row(a) for a in report.animals.order_by("number")]
     context = {
         "report": report,
         "entry": entry,
@@ -123,7 +123,7 @@ def report_pdf(report):
         "seizure": _seizure_place(entry),
         "keeper": _person(report.sent_by),
         "printed_at": timezone.now(),
-        **_offices(report.pound),
+        **offices(report.pound),
         **verification_context(report.document),
     }
     return render_pdf("pdf/auctions/report.html", context, language="en")
@@ -156,7 +156,7 @@ def notice_pdf(notice):
     entry = report.impoundment
     animals = []
     for animal in report.animals.order_by("number"):
-        row = _animal_row(animal)
+        row = animal_row(animal)
         row["photo"] = _thumbnail(animal.photo)
         animals.append(row)
     context = {
@@ -172,7 +172,7 @@ def notice_pdf(notice):
         "officer": _addressee(report),
         "seizure": _seizure_place(entry),
         "pound": notice.pound,
-        **_offices(notice.pound),
+        **offices(notice.pound),
         **verification_context(notice.document),
     }
     return render_pdf("pdf/auctions/notice.html", context, language="en")
@@ -201,7 +201,7 @@ def sale_certificate_pdf(sale):
         .select_related("impoundment")
         .order_by("impoundment__register_number", "number")
     ):
-        row = _animal_row(animal)
+        row = animal_row(animal)
         row["reference"] = animal.reference
         row["calf_of"] = animal.dam.number if animal.dam_id else None
         animals.append(row)
@@ -224,7 +224,7 @@ def sale_certificate_pdf(sale):
         "officer": _person(auction.officer),
         "deputy": _person(auction.deputy),
         "printed_at": timezone.now(),
-        **_offices(auction.pound),
+        **offices(auction.pound),
         **verification_context(sale.certificate),
     }
     return render_pdf("pdf/auctions/sale_certificate.html", context, language="en")
@@ -254,14 +254,11 @@ def s16_account_pdf(case):
     if case.status != S16Case.Status.CLOSED or case.account_document is None:
         raise NotSettled(case.pk)
     entry = case.impoundment
-    animals = list(
-        case.animals.select_related("impoundment", "sold_lot__auction").order_by("number")
-    )
+    animals = list(case.animals.select_related("impoundment").order_by("number"))
+    returned_here = set(case.returned_animals.values_list("pk", flat=True))
     seized = [a for a in animals if a.born_at is None]
     sold = [a for a in animals if a.state == AnimalState.SOLD]
-    returned = [
-        a for a in animals if a.state == AnimalState.RETURNED_S16 and a.returned_by_id == case.pk
-    ]
+    returned = [a for a in animals if a.state == AnimalState.RETURNED_S16 and a.pk in returned_here]
     lots = list(
         Lot.objects.filter(auction__s16_case=case, status=Lot.Status.SOLD)
         .select_related("auction", "sale")
@@ -277,7 +274,7 @@ def s16_account_pdf(case):
         {
             "lot": lot,
             "sale": lot.sale,
-            "animals": [_animal_row(la.animal) for la in lot.lotanimal_set.all()],
+            "animals": [animal_row(la.animal) for la in lot.lotanimal_set.all()],
         }
         for lot in lots
     ]
@@ -296,7 +293,7 @@ def s16_account_pdf(case):
         "born_count": len(animals) - len(seized),
         "sold_count": len(sold),
         "sold_lots": sold_lots,
-        "returned": [_animal_row(a) for a in returned],
+        "returned": [animal_row(a) for a in returned],
         "impounded_from": entry.arrived_at,
         "impounded_to": case.closed_at,
         "impounded_days": _calendar_days(entry.arrived_at, case.closed_at),
@@ -311,7 +308,7 @@ def s16_account_pdf(case):
         "signature": _thumbnail(case.signature, px=480) if case.signature else None,
         "officer": _person(case.closed_by),
         "printed_at": timezone.now(),
-        **_offices(case.pound),
+        **offices(case.pound),
         **verification_context(case.account_document),
     }
     return render_pdf("pdf/auctions/s16_account.html", context, language="en")

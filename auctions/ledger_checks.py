@@ -1,8 +1,7 @@
 """What the sales say each ledger account should hold, for `manage.py check_ledger`."""
 
 from accounts.models import Pound
-from impounding.models import PaymentMode
-from ledger.models import AccountKind
+from ledger.models import AccountKind, PaymentMode, till
 
 from .models import S16Case, Sale
 
@@ -10,13 +9,10 @@ from .models import S16Case, Sale
 def expectations():
     districts = dict(Pound.objects.values_list("pk", "district_id"))
 
-    def cash(mode):
-        return AccountKind.POUND_CASH if mode == PaymentMode.CASH else AccountKind.POUND_DIGITAL
-
     for sale in Sale.objects.select_related("lot__auction"):
         auction = sale.lot.auction
         pound, district = auction.pound_id, districts[auction.pound_id]
-        yield (district, pound, cash(sale.payment_mode)), sale.price
+        yield (district, pound, till(sale.payment_mode)), sale.price
         if auction.s16_case_id is None:
             yield (district, None, AccountKind.FINES_DUE_DM), -sale.fines
             yield (district, pound, AccountKind.FEEDING_PK), -sale.feeding
@@ -32,7 +28,7 @@ def expectations():
         yield (district, None, AccountKind.FINES_DUE_DM), -(case.fines - short_fines)
         yield (district, pound, AccountKind.FEEDING_PK), -(case.feeding - short_feeding)
         yield (district, None, AccountKind.SALE_EXPENSES), -(case.expenses - short_exp)
-        yield (district, pound, cash(case.balance_mode or PaymentMode.CASH)), -case.balance
+        yield (district, pound, till(case.balance_mode or PaymentMode.CASH)), -case.balance
 
 
 def _short(case):

@@ -24,7 +24,8 @@ from accounts.models import (
     User,
     Village,
 )
-from impounding.models import Animal, Impoundment, PaymentMode
+from impounding.models import Animal, Impoundment
+from ledger.models import PaymentMode
 
 
 class PoundScopedQuerySet(models.QuerySet):
@@ -207,6 +208,8 @@ class S16Case(models.Model):
     pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
     impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT, related_name="s16_cases")
     animals = models.ManyToManyField(Animal, related_name="s16_cases")
+    # The animals given back to the owner when the case closed (s.16).
+    returned_animals = models.ManyToManyField(Animal, related_name="+", blank=True)
     owner_name = models.CharField(_("owner or agent"), max_length=150)
     owner_address = models.CharField(_("address"), max_length=250)
     refused = models.BooleanField(_("refused (not merely omitted) to pay"), default=True)

@@ -16,7 +16,7 @@ from impounding.models import Animal, AnimalState
 from impounding.tariffs import TariffBook, TariffMissing
 
 from .clocks import reports_due
-from .models import LotAnimal, Notice, Report
+from .models import DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case
 
 PANEL_SIZE = 5
 LIST_SIZE = 25
@@ -210,3 +210,23 @@ def board_page(*, after=None, size=None, now=None, **filters):
         last = animals[-1]
         cursor = f"{last.posted_on.isoformat()}|{last.pk}"
     return BoardPage(rows, cursor)
+
+
+# How an animal's time in the pound ended, read from the sales floor, which names the animals.
+
+
+def sold_lot(animal):
+    """The lot in which the animal was sold, or None."""
+    return Lot.objects.filter(lotanimal__animal=animal, lotanimal__sold=True).first()
+
+
+def disposal_order(animal):
+    """The approved order of the District Magistrate that disposed of the animal, or None."""
+    return DisposalOrder.objects.filter(
+        animals=animal, status=DisposalOrder.Status.APPROVED
+    ).first()
+
+
+def returned_by(animal):
+    """The s.16 case that gave the animal back to its owner, or None."""
+    return S16Case.objects.filter(returned_animals=animal).first()

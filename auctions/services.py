@@ -17,15 +17,16 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Counter, District, IssuedDocument
 from accounts.roles import Permission
-from accounts.scoping import has_permission
+from accounts.scoping import authorise, has_permission
 from impounding.dues import dues
-from impounding.events import record_event
-from impounding.models import Animal, AnimalState, PaymentMode
-from impounding.services.common import authorise, ensure_transition
+from impounding.models import Animal, AnimalState
+from impounding.services.common import ensure_transition
 from ledger import services as ledger
-from ledger.models import AccountKind, TransactionKind
+from ledger.models import AccountKind, PaymentMode, TransactionKind
+from poundadmin.events import record_event
 from poundadmin.formatting import inr
 
+from .actions import Action
 from .clocks import appointed_officer, notice_dates, reports_due
 from .models import (
     Auction,
@@ -45,6 +46,10 @@ from .models import (
 from .staffcheck import staff_matches
 
 ZERO = Decimal("0.00")
+
+# Called with the sale inside the transaction of every hammer, so that the office can follow:
+# the surplus of a s.14 sale goes into the District Magistrate's deposit (s.17).
+SALE_HOOKS = []
 
 
 def _today():
@@ -129,7 +134,7 @@ def send_report(*, entry, by, at=None):
     _link_document(document, report)
     to = report.officer.get_full_name() if report.officer else str(report.police_station)
     record_event(
-        action="s14.reported",
+        action=Action.S14_REPORTED,
         section="s.14",
         by=by,
         impoundment=entry,
@@ -187,7 +192,7 @@ def post_notice(*, report, by, posted_on, posted_at):
     _link_document(document, notice)
     late = (posted_on - sent).days
     record_event(
-        action="s14.notice_posted",
+        action=Action.S14_NOTICE_POSTED,
         section="s.14",
         by=by,
         impoundment=report.impoundment,
@@ -239,7 +244,7 @@ def record_proclamation(
         proclamation.photo.save("photo.jpg", resize_photo(photo), save=False)
     proclamation.save()
     record_event(
-        action="s14.proclaimed",
+        action=Action.S14_PROCLAIMED,
         section="s.14",
         by=by,
         impoundment=notice.report.impoundment,
@@ -308,7 +313,7 @@ def set_auction_conditions(
     conditions.full_clean()
     conditions.save()
     record_event(
-        action="s14.conditions_set",
+        action=Action.S14_CONDITIONS_SET,
         section="s.14",
         by=by,
         district=district,
@@ -336,7 +341,7 @@ def conditions_on(district, day):
 
 def _s16_first_day(case, conditions):
     """The first day of a s.16 sale: the gap the District Magistrate's conditions set after the
-    owner's refusal (ACT.md §1.1)."""
+    owner's refusal (docs/domain.md §1.1)."""
     return timezone.localtime(case.recorded_at).date() + timedelta(days=conditions.s16_min_gap_days)
 
 
@@ -350,11 +355,7 @@ def _lot_groups(animals, groups):
     """Check each lot is one animal, or a dam with her suckling calf. A calf in the pound is
     never parted from its dam, whether or not the other is offered at this auction."""
     by_pk = {a.pk: a for a in animals}
-    dams_with_calves = set(
-        Animal.objects.filter(dam__in=animals, state=AnimalState.IMPOUNDED).values_list(
-            "dam_id", flat=True
-        )
-    )
+    dams_with_calves = set(Animal.objects.calves_of(animals).values_list("dam_id", flat=True))
     for group in groups:
         members = [by_pk[pk] for pk in group]
         if len(members) == 1:
@@ -518,7 +519,7 @@ def schedule_auction(
             LotAnimal.objects.create(lot=lot, animal_id=pk)
     section = "s.14" if kind == Auction.Kind.UNCLAIMED else "s.16"
     record_event(
-        action="auction.scheduled",
+        action=Action.AUCTION_SCHEDULED,
         section=section,
         by=by,
         pound=pound,
@@ -572,7 +573,7 @@ def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, de
     bidder.full_clean(exclude=["auction"])
     bidder.save()
     record_event(
-        action="auction.bidder_blocked" if matches else "auction.bidder_registered",
+        action=Action.AUCTION_BIDDER_BLOCKED if matches else Action.AUCTION_BIDDER_REGISTERED,
         section="s.19",
         by=by,
         pound=auction.pound,
@@ -604,7 +605,7 @@ def override_block(*, bidder, by, reason):
     bidder.override_by, bidder.override_reason, bidder.override_at = by, reason, timezone.now()
     bidder.save(update_fields=["override_by", "override_reason", "override_at"])
     record_event(
-        action="auction.block_overridden",
+        action=Action.AUCTION_BLOCK_OVERRIDDEN,
         section="s.19",
         by=by,
         pound=bidder.auction.pound,
@@ -661,7 +662,7 @@ def record_bid(*, lot, bidder, amount, by):
 
 
 def allocate(proceeds, *, fines, feeding, expenses):
-    """Split proceeds: expenses first, then feeding, then fines (ACT.md decision 7). Returns
+    """Split proceeds: expenses first, then feeding, then fines (docs/domain.md decision 7). Returns
     (paid expenses, paid feeding, paid fines, surplus, shortfall by head)."""
     left = proceeds
     paid_expenses = min(left, expenses)
@@ -806,7 +807,7 @@ def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expense
         if timezone.localtime(at).date() < gap:
             raise ValidationError(_s16_gap_message(gap))
         # One lot at a time, in the officer's order: the sale stops when the dues are covered,
-        # so which animals are sold depends on it (ACT.md decision 7).
+        # so which animals are sold depends on it (docs/domain.md decision 7).
         if auction.lots.filter(status=Lot.Status.OPEN, sequence__lt=lot.sequence).exists():
             raise ValidationError(_("A lot is still open."))
     if at > timezone.now() + timedelta(minutes=1):
@@ -875,18 +876,15 @@ def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expense
             feeding=short["feeding"],
             expenses=short["expenses"],
         )
-    if auction.kind == Auction.Kind.UNCLAIMED and sale.surplus:
-        # The unclaimed surplus goes to the District Magistrate, who holds it three months.
-        from ledger.office import open_surplus_deposit
-
-        open_surplus_deposit(sale)
+    for hook in SALE_HOOKS:
+        hook(sale)
     lot.status = Lot.Status.SOLD
     lot.save(update_fields=["status"])
     LotAnimal.objects.filter(lot=lot).update(sold=True)
     for animal in animals:
         ensure_transition(animal, AnimalState.SOLD)
-        animal.state, animal.sold_lot, animal.custody_ended_at = AnimalState.SOLD, lot, at
-        animal.save(update_fields=["state", "sold_lot", "custody_ended_at"])
+        animal.state, animal.custody_ended_at = AnimalState.SOLD, at
+        animal.save(update_fields=["state", "custody_ended_at"])
     ledger.post(
         district=pound.district,
         pound=pound,
@@ -900,7 +898,7 @@ def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expense
         lines=lines,
     )
     record_event(
-        action="auction.sold",
+        action=Action.AUCTION_SOLD,
         section="s.14" if case is None else "s.16",
         by=by,
         pound=pound,
@@ -933,7 +931,7 @@ def mark_unsold(*, lot, by, note=""):
     lot.status, lot.note = Lot.Status.UNSOLD, note or "No bid, or no fair price"
     lot.save(update_fields=["status", "note"])
     record_event(
-        action="auction.unsold",
+        action=Action.AUCTION_UNSOLD,
         section="s.14",
         by=by,
         pound=lot.auction.pound,
@@ -955,7 +953,7 @@ def close_auction(*, auction, by):
     auction.officer_declaration_at = auction.officer_declaration_at or auction.closed_at
     auction.save(update_fields=["status", "closed_at", "officer_declaration_at"])
     record_event(
-        action="auction.closed",
+        action=Action.AUCTION_CLOSED,
         section="s.14",
         by=by,
         pound=auction.pound,
@@ -987,7 +985,7 @@ def _withdraw(lot, by, note):
     lot.status, lot.note = Lot.Status.WITHDRAWN, note
     lot.save(update_fields=["status", "note"])
     record_event(
-        action="auction.withdrawn",
+        action=Action.AUCTION_WITHDRAWN,
         section="s.14",
         by=by,
         pound=lot.auction.pound,
@@ -1008,7 +1006,7 @@ def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=T
         raise ValidationError({"animals": _("Choose the owner's animals.")})
     if any(a.state != AnimalState.IMPOUNDED for a in animals):
         raise ValidationError({"animals": _("Only animals in the pound can be sold.")})
-    calves = Animal.objects.filter(dam__in=animals, state=AnimalState.IMPOUNDED)
+    calves = Animal.objects.calves_of(animals)
     animals += [c for c in calves if c not in animals]
     # Until it is settled, a case whose dues are covered still holds its remaining animals.
     if S16Case.objects.filter(animals__in=animals).exclude(status=S16Case.Status.CLOSED).exists():
@@ -1023,7 +1021,7 @@ def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=T
     )
     case.animals.set(animals)
     record_event(
-        action="s16.refused",
+        action=Action.S16_REFUSED,
         section="s.16",
         by=by,
         impoundment=entry,
@@ -1049,7 +1047,12 @@ def s16_position(case, as_of=None):
                 AnimalState.DISPOSED,
             ]
         )
-        .exclude(state=AnimalState.SOLD, sold_lot__auction__kind=Auction.Kind.UNCLAIMED)
+        .exclude(
+            state=AnimalState.SOLD,
+            pk__in=LotAnimal.objects.filter(
+                sold=True, lot__auction__kind=Auction.Kind.UNCLAIMED
+            ).values("animal_id"),
+        )
         .select_related("impoundment__pound__district")
         .prefetch_related("custody_events")
     )
@@ -1079,7 +1082,7 @@ def _check_s16_covered(case, by, at):
             lot.status, lot.note = Lot.Status.NOT_NEEDED, "Dues covered"
             lot.save(update_fields=["status", "note"])
         record_event(
-            action="s16.covered",
+            action=Action.S16_COVERED,
             section="s.16",
             by=by,
             impoundment=case.impoundment,
@@ -1198,18 +1201,17 @@ def settle_s16_case(
             feeding=short["feeding"],
             expenses=short["expenses"],
         )
+    # The case names the animals it returns before they leave: the database refuses an animal
+    # returned under s.16 without its case.
+    case.returned_animals.add(*remaining)
     for animal in remaining:
         ensure_transition(animal, AnimalState.RETURNED_S16)
-        animal.state, animal.returned_by, animal.custody_ended_at = (
-            AnimalState.RETURNED_S16,
-            case,
-            at,
-        )
-        animal.save(update_fields=["state", "returned_by", "custody_ended_at"])
+        animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
+        animal.save(update_fields=["state", "custody_ended_at"])
     # An animal returned may still stand in a lot of a s.14 auction.
     _withdraw_lots_of(remaining, by, "Returned to the owner (s.16)")
     record_event(
-        action="s16.settled",
+        action=Action.S16_SETTLED,
         section="s.16",
         by=by,
         impoundment=case.impoundment,
@@ -1243,8 +1245,8 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
     )
     if not animals or len(animals) != len(set(animal_ids)):
         raise ValidationError({"animals": _("Choose animals in the pound.")})
-    # A calf in the pound goes with its dam (ACT.md decision 12).
-    calves = Animal.objects.filter(dam__in=animals, state=AnimalState.IMPOUNDED)
+    # A calf in the pound goes with its dam (docs/domain.md decision 12).
+    calves = Animal.objects.calves_of(animals)
     animals += [c for c in calves if c not in animals]
     if not reason.strip():
         raise ValidationError({"reason": _("Say why a fair price is unlikely at auction.")})
@@ -1270,7 +1272,7 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
     )
     order.animals.set(animals)
     record_event(
-        action="disposal.proposed",
+        action=Action.DISPOSAL_PROPOSED,
         section="s.14",
         by=by,
         pound=pound,
@@ -1290,6 +1292,10 @@ def decide_disposal(*, order, by, approve, note=""):
     now = timezone.now()
     order.decided_by, order.decided_at, order.decision_note = by, now, note
     if approve:
+        # The order is approved before the animals leave: the database refuses an animal
+        # disposed of without an approved order naming it.
+        order.status = DisposalOrder.Status.APPROVED
+        order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
         animals = list(Animal.objects.select_for_update().filter(disposal_orders=order))
         for animal in animals:
             if animal.state != AnimalState.IMPOUNDED:
@@ -1297,21 +1303,16 @@ def decide_disposal(*, order, by, approve, note=""):
                     _("Animal %(a)s is no longer in the pound.") % {"a": animal.reference}
                 )
             ensure_transition(animal, AnimalState.DISPOSED)
-            animal.state, animal.disposal_order, animal.custody_ended_at = (
-                AnimalState.DISPOSED,
-                order,
-                now,
-            )
-            animal.save(update_fields=["state", "disposal_order", "custody_ended_at"])
+            animal.state, animal.custody_ended_at = AnimalState.DISPOSED, now
+            animal.save(update_fields=["state", "custody_ended_at"])
         Lot.objects.filter(status=Lot.Status.OPEN, lotanimal__animal__in=animals).update(
             status=Lot.Status.WITHDRAWN, note="Disposed of by the DM's order"
         )
-        order.status = DisposalOrder.Status.APPROVED
     else:
         order.status = DisposalOrder.Status.REJECTED
-    order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
+        order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
     record_event(
-        action=f"disposal.{order.status}",
+        action=Action(f"disposal.{order.status}"),
         section="s.14",
         by=by,
         pound=order.pound,

@@ -4,18 +4,9 @@ particular no animal can be released from the admin (s.19)."""
 
 from django.contrib import admin
 
+from poundadmin.admin import ReadOnlyAdmin
+
 from . import models
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(models.Impoundment)
@@ -44,7 +35,5 @@ for model in (
     models.FeedingLog,
     models.FineScale,
     models.FeedingRateOrder,
-    models.Event,
-    models.DistrictPolicy,
 ):
     admin.site.register(model, ReadOnlyAdmin)

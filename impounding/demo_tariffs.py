@@ -1,7 +1,7 @@
 """A realistic scale of fines and feeding rates, used by the demo data and the tests.
 
-Modelled on the Chandigarh notification under s.12 (see ACT.md §2.3): the five categories and
-amounts of that scale, and feeding at ₹300 or ₹500 a day.
+Modelled on the Chandigarh notification under s.12 (see docs/domain.md §2.3): the five
+categories and amounts of that scale, and feeding at ₹300 or ₹500 a day.
 """
 
 from .models import AgeClass, Species

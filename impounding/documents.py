@@ -10,7 +10,6 @@ IssuedDocument was made with the receipt. Registration runs in its own short tra
 PDF is drawn after it: no lock is held while WeasyPrint works.
 """
 
-from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
@@ -18,64 +17,17 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from accounts.models import IssuedDocument, Pound
-from poundadmin.documents import render_pdf, verification_context
+from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound
+from poundadmin.dates import days_between, ist_date
+from poundadmin.documents import Both, both, offices, render_pdf, short_label, verification_context
+from poundadmin.events import record_event
 from poundadmin.formatting import amount_in_words, indate
 
-from .dates import days_between, ist_date
+from .actions import Action
 from .dues import custody_intervals, dues
-from .events import record_event
-from .models import (
-    Animal,
-    AnimalState,
-    DistrictPolicy,
-    FeedingRule,
-    Impoundment,
-    Receipt,
-    Release,
-)
+from .models import Animal, AnimalState, Impoundment, Receipt, Release
 from .tariffs import TariffBook
 from .warnings import describe_warnings
-
-
-@dataclass(frozen=True)
-class Both:
-    """One text in English and in Hindi. `same` when there is no Hindi yet (or none needed)."""
-
-    en: str
-    hi: str
-
-    @property
-    def same(self):
-        return self.en == self.hi
-
-
-def both(text):
-    """`text` (a lazy string, or a function giving one) evaluated in English and in Hindi."""
-    get = text if callable(text) else (lambda: text)
-    with translation.override("en"):
-        en = str(get())
-    with translation.override("hi"):
-        hi = str(get())
-    return Both(en, hi)
-
-
-def _short(label):
-    """A choice label without its parenthesis: "Cattle (cow, bull, ...)" -> "Cattle"."""
-    return str(label).split(" (")[0]
-
-
-def _offices(pound):
-    district = pound.district
-    with translation.override("en"):
-        district_office = str(district.office_label)
-    with translation.override("hi"):
-        district_office_hi = str(district.office_label)
-    return {
-        "pound_name": Both(pound.name, pound.name_hi or pound.name),
-        "district_name": Both(district.name, district.name_hi or district.name),
-        "district_office": Both(district_office, district_office_hi),
-    }
 
 
 def _warnings(entry):
@@ -87,12 +39,12 @@ def _warnings(entry):
     return [Both(e, h) for e, h in zip(en, hi, strict=True)]
 
 
-def _animal_row(animal):
+def animal_row(animal):
     return {
         "number": animal.number,
-        "species": both(lambda: _short(animal.get_species_display())),
+        "species": both(lambda: short_label(animal.get_species_display())),
         "sex": both(animal.get_sex_display),
-        "age": both(lambda: _short(animal.get_age_class_display())),
+        "age": both(lambda: short_label(animal.get_age_class_display())),
         "colour": animal.colour,
         "marks": animal.marks,
         "ear_tag": animal.ear_tag,
@@ -134,7 +86,7 @@ def register_copy_document(entry, by):
         subject_id=entry.pk,
     )
     record_event(
-        action="register.copy_issued",
+        action=Action.REGISTER_COPY_ISSUED,
         section="s.8",
         summary=f"{entry.register_number}: copy of the entry issued for the seizer",
         by=by,
@@ -154,12 +106,12 @@ def register_copy(entry, by):
         .get(pk=entry.pk)
     )
     # Calves born in the pound were not brought by the seizer: they are not on his copy.
-    animals = [_animal_row(a) for a in entry.animals.filter(born_at__isnull=True)]
+    animals = [animal_row(a) for a in entry.animals.filter(born_at__isnull=True)]
     keeper = entry.recorded_by
     context = {
         "entry": entry,
         "animals": animals,
-        "basis": both(lambda: _short(entry.get_basis_display())),
+        "basis": both(lambda: short_label(entry.get_basis_display())),
         "basis_full": both(entry.get_basis_display),
         "s11_site": both(entry.get_s11_site_display) if entry.s11_site else None,
         "s11_ground": both(entry.get_s11_ground_display) if entry.s11_ground else None,
@@ -168,7 +120,7 @@ def register_copy(entry, by):
         "keeper": Both(keeper.get_full_name() or keeper.username, keeper.name_hi or ""),
         "amendments": list(entry.amendments.all()),
         "printed_at": timezone.now(),
-        **_offices(entry.pound),
+        **offices(entry.pound),
         **verification_context(document),
     }
     return render_pdf("pdf/register_copy.html", context, language="en")
@@ -214,7 +166,7 @@ def receipt_pdf(receipt):
             lines.append(
                 {
                     "line": line,
-                    "animal": _animal_row(line.animal),
+                    "animal": animal_row(line.animal),
                     "periods": _feeding_detail(line),
                     "total": line.fine + line.feeding,
                 }
@@ -234,7 +186,7 @@ def receipt_pdf(receipt):
         "words_hi": amount_in_words(receipt.amount, "hi"),
         "issuer": Both(issuer.get_full_name() or issuer.username, issuer.name_hi or ""),
         "printed_at": timezone.now(),
-        **_offices(receipt.pound),
+        **offices(receipt.pound),
         **verification_context(receipt.document),
     }
     return render_pdf("pdf/receipt.html", context, language="en")
@@ -275,7 +227,7 @@ def dues_statement(entry, animals=None, as_of=None):
         rows.append(
             {
                 "line": line,
-                "animal": _animal_row(animal),
+                "animal": animal_row(animal),
                 "calf_of": animal.dam.number if animal.dam_id else None,
                 "days_in_custody": _days_in_custody(animal, statement.as_of),
             }
@@ -289,7 +241,7 @@ def dues_statement(entry, animals=None, as_of=None):
         "generated_at": now,
         "words_en": amount_in_words(statement.total, "en"),
         "words_hi": amount_in_words(statement.total, "hi"),
-        **_offices(entry.pound),
+        **offices(entry.pound),
     }
     return render_pdf("pdf/dues_statement.html", context, language="en")
 
@@ -319,12 +271,12 @@ def _kinds(rows):
             qualifier = ", ".join(
                 str(q)
                 for q in (
-                    _short(row.get_age_class_display()) if row.age_class else "",
+                    short_label(row.get_age_class_display()) if row.age_class else "",
                     row.get_sex_display() if row.sex else "",
                 )
                 if q
             )
-            groups.setdefault(qualifier, []).append(_short(row.get_species_display()))
+            groups.setdefault(qualifier, []).append(short_label(row.get_species_display()))
         parts = []
         for qualifier in sorted(groups, key=lambda q: (q != "", q)):
             names = ", ".join(sorted(groups[qualifier]))
@@ -357,15 +309,15 @@ def schedule_document(pound, on, by=None, valid_until=None):
     document = IssuedDocument.objects.filter(number=number).first()
     if document is not None:
         return document
-    offices = _offices(pound)
+    names = offices(pound)
     return IssuedDocument.objects.create(
         kind=IssuedDocument.Kind.TARIFF_SCHEDULE,
         number=number,
         issued_by=by,
         district=pound.district,
         pound=pound,
-        issuing_office=offices["district_office"].en,
-        issuing_office_hi=offices["district_office"].hi,
+        issuing_office=names["district_office"].en,
+        issuing_office_hi=names["district_office"].hi,
         valid_until=valid_until,
         subject_type="accounts.pound",
         subject_id=pound.pk,
@@ -424,7 +376,7 @@ def tariff_schedule(pound, on=None, *, by=None):
         "rates": rates,
         "rule": both(lambda: FeedingRule(policy.feeding_rule).label),
         "complaint_days": policy.complaint_days,
-        **_offices(pound),
+        **offices(pound),
         **verification_context(document),
     }
     return render_pdf("pdf/tariff_schedule.html", context, language="en")

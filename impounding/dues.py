@@ -1,5 +1,5 @@
 """What is owed for impounded animals at a given moment. The one function every screen, service
-and document uses (ACT.md decisions 2, 3 and 12).
+and document uses (docs/domain.md decisions 2, 3 and 12).
 
 - Fine (s.12): one per head, from the scale in force on the day of arrival at the pound.
 - Feeding (s.5): per head for each Asia/Kolkata calendar day or part of one in custody, from the
@@ -18,8 +18,10 @@ from decimal import Decimal
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .dates import ist_date
-from .models import CustodyEvent, DistrictPolicy, FeedingRule
+from accounts.models import DistrictPolicy, FeedingRule
+from poundadmin.dates import ist_date
+
+from .models import CustodyEvent
 from .tariffs import TariffBook
 
 ZERO = Decimal("0.00")

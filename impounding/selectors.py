@@ -13,7 +13,8 @@ from datetime import date, datetime, time, timedelta
 from django.db.models import Prefetch, Q
 from django.utils import timezone
 
-from .dates import days_between, ist_date
+from poundadmin.dates import days_between, ist_date
+
 from .dues import OUT, custody_intervals
 from .models import Animal, CustodyEvent, FeedingLog
 

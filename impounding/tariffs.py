@@ -15,8 +15,9 @@ from django.utils.translation import gettext as _
 from accounts.models import District
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from poundadmin.events import record_event
 
-from .events import record_event
+from .actions import Action
 from .models import (
     FeedingRate,
     FeedingRateOrder,
@@ -170,7 +171,7 @@ def create_fine_scale(
         for r in rules
     )
     record_event(
-        action="tariff.fine_scale_recorded",
+        action=Action.TARIFF_FINE_SCALE_RECORDED,
         section="s.12",
         summary=f"Fine scale {scale} in force from {valid_from:%d-%m-%Y}",
         by=by,
@@ -241,7 +242,7 @@ def create_feeding_order(
         new_rates.append(rate)
     FeedingRate.objects.bulk_create(new_rates)
     record_event(
-        action="tariff.feeding_order_recorded",
+        action=Action.TARIFF_FEEDING_ORDER_RECORDED,
         section="s.5",
         summary=f"Feeding rates {order} in force from {valid_from:%d-%m-%Y}",
         by=by,

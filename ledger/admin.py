@@ -2,18 +2,9 @@
 
 from django.contrib import admin
 
+from poundadmin.admin import ReadOnlyAdmin
+
 from . import models
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class PostingInline(admin.TabularInline):

@@ -5,10 +5,3 @@ from django.utils.translation import gettext_lazy as _
 class LedgerConfig(AppConfig):
     name = "ledger"
     verbose_name = _("Ledger")
-
-    def ready(self):
-        from .checks import EXPECTATIONS
-        from .office import expectations
-
-        if expectations not in EXPECTATIONS:
-            EXPECTATIONS.append(expectations)

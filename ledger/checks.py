@@ -1,7 +1,8 @@
 """Reconciliation of the ledger with itself and with the business records it mirrors.
 
 Each check returns a list of problems (strings); `manage.py check_ledger` runs them all.
-Later workflows add their own checks to CHECKS.
+The books know no business record: each app above registers what its records say the
+accounts should hold (EXPECTATIONS).
 """
 
 from collections import defaultdict
@@ -9,7 +10,7 @@ from decimal import Decimal
 
 from django.db.models import Count, F, Q, Sum
 
-from .models import Account, AccountKind, Posting, Transaction
+from .models import Account, Posting, Transaction
 
 ZERO = Decimal("0.00")
 
@@ -43,43 +44,9 @@ def _balances():
 
 
 def business_reconciles():
-    """Each account's balance equals what the business records say it should hold."""
-    from impounding.models import Deposit, PaymentMode, Receipt, Release
-
+    """Each account's balance equals what the business records say it should hold. The apps
+    that keep those records register what they expect in EXPECTATIONS (in AppConfig.ready())."""
     expected = defaultdict(lambda: ZERO)
-
-    def add(district_id, pound_id, kind, amount):
-        expected[(district_id, pound_id, kind)] += amount
-
-    for r in Receipt.objects.filter(cancelled_at__isnull=True).select_related("pound"):
-        kind = (
-            AccountKind.POUND_CASH
-            if r.payment_mode == PaymentMode.CASH
-            else AccountKind.POUND_DIGITAL
-        )
-        add(r.pound.district_id, r.pound_id, kind, r.amount)
-    for release in Release.objects.filter(kind=Release.Kind.PAYMENT).select_related(
-        "impoundment__pound"
-    ):
-        pound = release.impoundment.pound
-        add(pound.district_id, None, AccountKind.FINES_DUE_DM, -release.fines)
-        add(pound.district_id, pound.pk, AccountKind.FEEDING_PK, -release.feeding)
-    for d in Deposit.objects.select_related("release__impoundment__pound"):
-        pound = d.release.impoundment.pound
-        if d.status == Deposit.Status.HELD:
-            add(pound.district_id, None, AccountKind.DEPOSITS_HELD, -d.amount)
-        elif d.status == Deposit.Status.REFUND_DUE:
-            add(pound.district_id, None, AccountKind.DEPOSIT_REFUNDS_DUE, -d.amount)
-        elif d.status == Deposit.Status.APPLIED:
-            add(pound.district_id, None, AccountKind.FINES_DUE_DM, -d.fines)
-            add(pound.district_id, pound.pk, AccountKind.FEEDING_PK, -d.feeding)
-        elif d.status == Deposit.Status.REFUNDED:
-            kind = (
-                AccountKind.POUND_CASH
-                if d.refund_mode == PaymentMode.CASH
-                else AccountKind.POUND_DIGITAL
-            )
-            add(pound.district_id, pound.pk, kind, -d.amount)
     for extra in EXPECTATIONS:
         for key, amount in extra():
             expected[key] += amount
@@ -99,7 +66,7 @@ def business_reconciles():
     return problems
 
 
-# Later workflows append functions yielding ((district_id, pound_id, kind), amount) here.
+# Each app appends a function yielding ((district_id, pound_id, kind), amount) here.
 EXPECTATIONS = []
 
 CHECKS = [transactions_balance, business_reconciles]

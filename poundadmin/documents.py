@@ -6,6 +6,7 @@ Render after the database transaction has committed: never hold row locks while 
 """
 
 import functools
+from dataclasses import dataclass
 
 import segno
 from django.conf import settings
@@ -60,3 +61,46 @@ def pdf_response(pdf_bytes, filename, *, inline=False):
     response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
     response["Cache-Control"] = "private, no-store"
     return response
+
+
+# Bilingual parts shared by every document --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Both:
+    """One text in English and in Hindi. `same` when there is no Hindi yet (or none needed)."""
+
+    en: str
+    hi: str
+
+    @property
+    def same(self):
+        return self.en == self.hi
+
+
+def both(text):
+    """`text` (a lazy string, or a function giving one) evaluated in English and in Hindi."""
+    get = text if callable(text) else (lambda: text)
+    with translation.override("en"):
+        en = str(get())
+    with translation.override("hi"):
+        hi = str(get())
+    return Both(en, hi)
+
+
+def short_label(label):
+    """A choice label without its parenthesis: "Cattle (cow, bull, ...)" -> "Cattle"."""
+    return str(label).split(" (")[0]
+
+
+def offices(pound):
+    district = pound.district
+    with translation.override("en"):
+        district_office = str(district.office_label)
+    with translation.override("hi"):
+        district_office_hi = str(district.office_label)
+    return {
+        "pound_name": Both(pound.name, pound.name_hi or pound.name),
+        "district_name": Both(district.name, district.name_hi or district.name),
+        "district_office": Both(district_office, district_office_hi),
+    }

@@ -59,10 +59,13 @@ INSTALLED_APPS = [
     "crispy_forms",
     "crispy_bootstrap5",
     "axes",
+    # The six floors, bottom to top: each imports only from the floors below it.
+    "poundadmin",
     "accounts",
+    "ledger",
     "impounding",
     "auctions",
-    "ledger",
+    "office",
 ]
 
 MIDDLEWARE = [
@@ -97,7 +100,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.navigation",
             ],
-            "builtins": ["poundadmin.templatetags.pa"],
+            "builtins": ["poundadmin.templatetags.pa", "accounts.templatetags.roles"],
         },
     },
 ]

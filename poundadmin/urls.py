@@ -5,9 +5,10 @@ from django.urls import include, path, re_path
 
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
+from office.views import home as home_views
 
 urlpatterns = [
-    path("", account_views.home, name="home"),
+    path("", home_views.home, name="home"),
     path("login/", account_views.login_view, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
@@ -27,7 +28,7 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("pound/", include("impounding.urls")),
     path("auctions/", include("auctions.urls")),
-    path("office/", include("ledger.urls")),
+    path("office/", include("office.urls")),
     path("notices/", auction_views.board, name="board"),
     path("admin/", admin.site.urls),
 ]

@@ -55,25 +55,25 @@ TABLE = [
     ("board", None, "get", {}, 200),
     # The District Magistrate's office: home page, approvals, to-dos (issue 5).
     (
-        "ledger:office",
+        "office:office",
         None,
         "get",
         {"pound_keeper": 403, "police_officer": 403, "outsider": 403},
         200,
     ),
     (
-        "ledger:approvals",
+        "office:approvals",
         None,
         "get",
         {"pound_keeper": 403, "police_officer": 403, "outsider": 403},
         200,
     ),
-    ("ledger:todos", None, "get", {}, 200),
+    ("office:todos", None, "get", {}, 200),
     # Returns (s.7) and exports (issue 5): whoever may read a pound's accounts; the per-pound,
-    # per-district and per-day routes are in tests/ledger/test_returns.py.
-    ("ledger:returns", None, "get", {"police_officer": 403, "administrator": 403}, 200),
-    ("ledger:export_register", None, "get", {"police_officer": 403, "administrator": 403}, 200),
-    ("ledger:export_ledger", None, "get", {"police_officer": 403, "administrator": 403}, 200),
+    # per-district and per-day routes are in tests/office/test_returns.py.
+    ("office:returns", None, "get", {"police_officer": 403, "administrator": 403}, 200),
+    ("office:export_register", None, "get", {"police_officer": 403, "administrator": 403}, 200),
+    ("office:export_ledger", None, "get", {"police_officer": 403, "administrator": 403}, 200),
 ]
 
 CASES = [

@@ -5,7 +5,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from impounding.forms.releases import AnimalChoiceField, ConfirmForm
-from impounding.models import PaymentMode, Release
+from impounding.models import Release
+from ledger.models import PaymentMode
 
 from ..models import S16Case
 

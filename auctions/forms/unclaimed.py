@@ -6,8 +6,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound, Village
-from impounding.forms.common import DateInput
 from impounding.models import Species
+from poundadmin.forms import DateInput
 
 from ..models import Notice, Proclamation
 

@@ -20,8 +20,8 @@ from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids
 from impounding.models import Animal, AnimalState
-from impounding.views.common import add_service_errors
 from poundadmin.formatting import inr
+from poundadmin.views import add_service_errors
 
 from .. import services
 from ..forms.auction import (

@@ -12,7 +12,7 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Animal, AnimalState
-from impounding.views.common import add_service_errors
+from poundadmin.views import add_service_errors
 
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm
@@ -89,7 +89,7 @@ def disposal_new(request):
     if form.is_valid():
         data = dict(form.cleaned_data)
         chosen = list(data.pop("animals"))
-        calves = Animal.objects.filter(dam__in=chosen, state=AnimalState.IMPOUNDED)
+        calves = Animal.objects.calves_of(chosen)
         try:
             order = services.propose_disposal(
                 pound=chosen[0].impoundment.pound,

@@ -17,7 +17,8 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from impounding.models import AnimalState
-from impounding.views.common import add_service_errors, get_entry
+from impounding.views.common import get_entry
+from poundadmin.views import add_service_errors
 
 from .. import services
 from ..forms.s16 import RefusalForm, SettleForm
@@ -91,11 +92,7 @@ def s16_case(request, pk):
             account = s16_account(case, position)
     auctions = _case_auctions(case)
     open_auction = any(a.status == Auction.Status.SCHEDULED for a in auctions)
-    animals = list(
-        case.animals.select_related("impoundment", "sold_lot__auction").order_by(
-            "impoundment_id", "number"
-        )
-    )
+    animals = list(case.animals.select_related("impoundment").order_by("impoundment_id", "number"))
     in_pound = [a for a in animals if a.state == AnimalState.IMPOUNDED]
     open_lots = Lot.objects.filter(auction__s16_case=case, status=Lot.Status.OPEN).exists()
     can_run = has_permission(user, Permission.RUN_AUCTION, case.pound)

@@ -113,11 +113,7 @@ def running_account(case):
 def s16_account(case, position=None):
     """The account of items (a)-(f) of s.16, before the settlement (from the running account) or
     after it (from the figures settled)."""
-    animals = list(
-        case.animals.select_related("impoundment", "sold_lot__auction").order_by(
-            "impoundment_id", "number"
-        )
-    )
+    animals = list(case.animals.select_related("impoundment").order_by("impoundment_id", "number"))
     closed = case.status == S16Case.Status.CLOSED
     if closed:
         fines, feeding, expenses, proceeds = case.fines, case.feeding, case.expenses, case.proceeds

@@ -20,9 +20,10 @@ from django.views.decorators.http import require_http_methods
 from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
-from impounding.dates import report_due_on
 from impounding.models import AnimalState
-from impounding.views.common import add_service_errors, get_entry
+from impounding.views.common import get_entry
+from poundadmin.dates import report_due_on
+from poundadmin.views import add_service_errors
 
 from .. import clocks, selectors, services
 from ..forms.unclaimed import BoardFilterForm, NoticeForm, ProclamationForm, ReportSendForm

@@ -6,10 +6,11 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from ledger.models import PaymentMode
 from poundadmin.formatting import inr
+from poundadmin.forms import DateInput
 
-from ..models import Complaint, Deposit, PaymentMode
-from .common import DateInput
+from ..models import Complaint, Deposit
 
 
 class DepositChoiceField(forms.ModelChoiceField):

@@ -3,6 +3,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Village
+from poundadmin.forms import DateInput, DateTimeLocalInput
 
 from ..models import (
     AgeClass,
@@ -15,7 +16,6 @@ from ..models import (
     Species,
 )
 from ..tags import normalise_tag, validate_ear_tag
-from .common import DateInput, DateTimeLocalInput
 
 BLANK = [("", "---------")]
 

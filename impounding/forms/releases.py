@@ -6,9 +6,11 @@ from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.utils.translation import gettext_lazy as _
 
-from ..models import ClaimantRole, CourtOrder, PaymentMode, Release
-from ..uploads import validate_order_scan
-from .common import DateInput
+from ledger.models import PaymentMode
+from poundadmin.forms import DateInput
+from poundadmin.uploads import validate_order_scan
+
+from ..models import ClaimantRole, CourtOrder, Release
 
 MAX_SIGNATURE_BYTES = 400 * 1024
 

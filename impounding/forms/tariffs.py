@@ -11,10 +11,10 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
+from poundadmin.forms import DateInput
 
 from .. import demo_tariffs
 from ..models import AgeClass, Sex, Species
-from .common import DateInput
 
 
 class PoundChoiceField(forms.ModelMultipleChoiceField):

@@ -7,8 +7,6 @@ from .choices import (
     AgeClass,
     AnimalState,
     ClaimantRole,
-    FeedingRule,
-    PaymentMode,
     S11Ground,
     S11Site,
     SeizerCapacity,
@@ -16,15 +14,7 @@ from .choices import (
     Sex,
     Species,
 )
-from .events import GENESIS, ChainHead, Event
-from .register import (
-    Amendment,
-    Animal,
-    CustodyEvent,
-    DistrictPolicy,
-    FeedingLog,
-    Impoundment,
-)
+from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
     Complaint,
     CourtOrder,
@@ -44,7 +34,6 @@ from .tariffs import (
 
 __all__ = [
     "CAPACITIES_FOR_BASIS",
-    "GENESIS",
     "IN_CUSTODY",
     "OUT_OF_POUND",
     "TERMINAL",
@@ -53,23 +42,18 @@ __all__ = [
     "Amendment",
     "Animal",
     "AnimalState",
-    "ChainHead",
     "ClaimantRole",
     "Complaint",
     "CourtOrder",
     "CustodyEvent",
     "Deposit",
-    "DistrictPolicy",
-    "Event",
     "FeedingLog",
     "FeedingRate",
     "FeedingRateOrder",
-    "FeedingRule",
     "FineCategory",
     "FineCategoryRule",
     "FineScale",
     "Impoundment",
-    "PaymentMode",
     "Receipt",
     "Release",
     "ReleaseLine",

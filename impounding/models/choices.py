@@ -130,27 +130,6 @@ TRANSITIONS = {
 }
 
 
-class PaymentMode(models.TextChoices):
-    CASH = "cash", _("Cash")
-    UPI = "upi", _("UPI")
-    OTHER = "other", _("Other (cheque, demand draft, bank transfer)")
-
-
 class ClaimantRole(models.TextChoices):
     OWNER = "owner", _("Owner")
     AGENT = "agent", _("Agent of the owner")
-
-
-class FeedingRule(models.TextChoices):
-    CALENDAR_DAYS = (
-        "calendar_days",
-        _(
-            "Each calendar day or part of one, from the day of arrival to the day of release, "
-            "both included"
-        ),
-    )
-    BLOCKS_24H = "blocks_24h", _("Each 24 hours or part of 24 hours in custody")
-    ARRIVAL_DAY_FREE = (
-        "arrival_day_free",
-        _("Each calendar day or part of one after the day of arrival, to the day of release"),
-    )

@@ -11,12 +11,11 @@ from django.utils import timezone
 from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import District, Pound, User, Village
+from accounts.models import Pound, User, Village
 
 from .choices import (
     AgeClass,
     AnimalState,
-    FeedingRule,
     S11Ground,
     S11Site,
     SeizerCapacity,
@@ -42,48 +41,6 @@ class media_upload:  # noqa: N801 - used like a function in field definitions
 
     def __hash__(self):
         return hash(self.prefix)
-
-
-class DistrictPolicy(models.Model):
-    """The choices ACT.md leaves configurable per district, each with its default."""
-
-    district = models.OneToOneField(District, on_delete=models.PROTECT, related_name="policy")
-    feeding_rule = models.CharField(
-        _("feeding charge rule"),
-        max_length=20,
-        choices=FeedingRule.choices,
-        default=FeedingRule.CALENDAR_DAYS,
-    )
-    transfer_limit_hours = models.PositiveSmallIntegerField(
-        _("seizure to pound limit (hours)"), default=24
-    )
-    complaint_days = models.PositiveSmallIntegerField(_("days to complain (s.20)"), default=10)
-    surplus_destination = models.CharField(
-        _("surplus sale proceeds go to"),
-        max_length=12,
-        choices=[
-            ("state", _("Revenues of the State (s.17)")),
-            ("local_fund", _("Local fund (s.31)")),
-        ],
-        default="state",
-    )
-    local_fund_name = models.CharField(_("local fund"), max_length=150, blank=True)
-    s31_notification = models.CharField(_("s.31 notification"), max_length=150, blank=True)
-
-    class Meta:
-        verbose_name = _("district policy")
-        verbose_name_plural = _("district policies")
-
-    def __str__(self):
-        return str(self.district)
-
-    @classmethod
-    def for_district(cls, district):
-        policy = getattr(district, "_policy_cache", None)
-        if policy is None:
-            policy, _created = cls.objects.get_or_create(district=district)
-            district._policy_cache = policy
-        return policy
 
 
 class ImpoundmentQuerySet(models.QuerySet):
@@ -207,6 +164,11 @@ class AnimalQuerySet(models.QuerySet):
     def in_custody(self):
         return self.filter(state=AnimalState.IMPOUNDED)
 
+    def calves_of(self, dams):
+        """The calves still in the pound that go with these dams, wherever the dams go: released,
+        sold in their lot, disposed of (docs/domain.md decision 12). `dams` are animals or ids."""
+        return self.filter(dam__in=dams, state=AnimalState.IMPOUNDED)
+
 
 class Animal(models.Model):
     """One head of cattle in a register entry. Claims, deposits, deaths and releases are per
@@ -224,7 +186,8 @@ class Animal(models.Model):
     state = models.CharField(
         _("state"), max_length=20, choices=AnimalState.choices, default=AnimalState.IMPOUNDED
     )
-    # A calf born in the pound: linked to its dam, no fine, leaves with her (ACT decision 12).
+    # A calf born in the pound: linked to its dam, no fine, leaves with her (docs/domain.md,
+    # decision 12).
     dam = models.ForeignKey(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="calves"
     )
@@ -245,19 +208,9 @@ class Animal(models.Model):
         blank=True,
         related_name="animals",
     )
-    sold_lot = models.ForeignKey(
-        "auctions.Lot", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    disposal_order = models.ForeignKey(
-        "auctions.DisposalOrder",
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-    )
-    returned_by = models.ForeignKey(
-        "auctions.S16Case", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
+    # A sale, a disposal order and a s.16 return are recorded by the sales floor, which names
+    # the animals (LotAnimal.sold, DisposalOrder.animals, S16Case.animals); its trigger
+    # refuses an animal in one of those states without that record (docs/domain.md).
 
     objects = AnimalQuerySet.as_manager()
 
@@ -282,18 +235,6 @@ class Animal(models.Model):
             models.CheckConstraint(
                 condition=Q(born_at__isnull=True) | Q(dam__isnull=False),
                 name="animal_born_has_dam",
-            ),
-            models.CheckConstraint(
-                condition=~Q(state="sold") | Q(sold_lot__isnull=False),
-                name="animal_sale_recorded",
-            ),
-            models.CheckConstraint(
-                condition=~Q(state="disposed") | Q(disposal_order__isnull=False),
-                name="animal_disposal_recorded",
-            ),
-            models.CheckConstraint(
-                condition=~Q(state="returned_s16") | Q(returned_by__isnull=False),
-                name="animal_s16_return_recorded",
             ),
         ]
 
@@ -408,7 +349,6 @@ class FeedingLog(models.Model):
 
 
 __all__ = [
-    "DistrictPolicy",
     "Impoundment",
     "Animal",
     "Amendment",

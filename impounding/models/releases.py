@@ -8,8 +8,9 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import IssuedDocument, Pound, User
+from ledger.models import PaymentMode
 
-from .choices import ClaimantRole, PaymentMode
+from .choices import ClaimantRole
 from .register import Impoundment, media_upload
 
 

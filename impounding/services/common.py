@@ -1,8 +1,5 @@
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
-
-from accounts.roles import Permission
-from accounts.scoping import has_permission
 
 from ..models import TRANSITIONS, AnimalState
 
@@ -23,9 +20,3 @@ def ensure_transition(animal, to):
             }
         )
     return animal.state
-
-
-def authorise(by, perm, obj, message=None):
-    """Services check the permission too, so no entry point can skip it."""
-    if not has_permission(by, Permission(perm), obj):
-        raise PermissionDenied(message or _("Your role does not allow this here."))

@@ -6,10 +6,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.roles import Permission
+from accounts.scoping import authorise
+from poundadmin.events import record_event
 
-from ..events import record_event
+from ..actions import Action
 from ..models import AgeClass, Animal, AnimalState, CustodyEvent, FeedingLog, Sex
-from .common import authorise, ensure_transition
+from .common import ensure_transition
 
 
 def _lock(animal):
@@ -40,7 +42,7 @@ def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
         fields.append("custody_ended_at")
     animal.save(update_fields=fields)
     record_event(
-        action=f"custody.{kind}",
+        action=Action(f"custody.{kind}"),
         section=section,
         summary=summary,
         by=by,
@@ -53,7 +55,8 @@ def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
 
 @transaction.atomic
 def record_death(*, animal, by, at, cause, vet_name="", certificate="", carcass_disposal=""):
-    """Death ends custody: feeding stops accruing at the time of death (ACT.md decision 12)."""
+    """Death ends custody: feeding stops accruing at the time of death (docs/domain.md,
+    decision 12)."""
     animal = _lock(animal)
     authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
     if not cause.strip():
@@ -155,7 +158,7 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
         notes=_("Dam: %(dam)s") % {"dam": dam.reference},
     )
     record_event(
-        action="custody.born",
+        action=Action.CUSTODY_BORN,
         section="s.9",
         summary=f"{calf.reference} born to {dam.reference}",
         by=by,
@@ -188,7 +191,7 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
     except IntegrityError as exc:
         raise ValidationError({"date": _("The feeding for this day is already recorded.")}) from exc
     record_event(
-        action="custody.fed",
+        action=Action.CUSTODY_FED,
         section="s.9",
         summary=f"Fed and watered {animals_fed} animal(s) on {date:%d-%m-%Y}",
         by=by,

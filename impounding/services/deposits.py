@@ -1,4 +1,4 @@
-"""s.15 deposits and the complaint that decides their fate (ss.20-22), ACT.md decision 6.
+"""s.15 deposits and the complaint that decides their fate (ss.20-22), docs/domain.md decision 6.
 
 - Complaint upheld (seizure or detention illegal): the deposit is refunded, and the fines,
   charges and compensation are recorded against the seizer (s.22, recoverable under s.23).
@@ -14,15 +14,16 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts.models import DistrictPolicy
 from accounts.roles import Permission
-from accounts.scoping import has_permission
+from accounts.scoping import authorise, has_permission
 from ledger import services as ledger
-from ledger.models import AccountKind, TransactionKind
+from ledger.models import AccountKind, PaymentMode, TransactionKind
+from poundadmin.dates import complaint_deadline
+from poundadmin.events import record_event
 
-from ..dates import complaint_deadline
-from ..events import record_event
-from ..models import Complaint, Deposit, DistrictPolicy, PaymentMode, SeizerLiability
-from .common import authorise
+from ..actions import Action
+from ..models import Complaint, Deposit, SeizerLiability
 
 
 def _may_record_court_matters(by, pound):
@@ -89,7 +90,7 @@ def record_complaint(
     complaint.full_clean(exclude=["impoundment", "deposit"])
     complaint.save()
     record_event(
-        action="complaint.recorded",
+        action=Action.COMPLAINT_RECORDED,
         section="s.20",
         summary=f"Complaint by {complainant_name} filed {filed_on:%d-%m-%Y} in {court}"
         + ("" if complaint.in_time else " (after the 10 days of s.20)"),
@@ -201,7 +202,7 @@ def decide_complaint(
             compensation=compensation,
         )
     record_event(
-        action=f"complaint.{outcome}",
+        action=Action(f"complaint.{outcome}"),
         section="s.22",
         summary=f"Complaint by {complaint.complainant_name}: {complaint.get_outcome_display()}",
         by=by,
@@ -280,7 +281,7 @@ def apply_deposit(*, deposit, by):
         ],
     )
     record_event(
-        action="deposit.applied",
+        action=Action.DEPOSIT_APPLIED,
         section="s.15",
         summary=f"Deposit {deposit.release.receipt.number} of ₹{deposit.amount} applied "
         "as payment of fines and charges",
@@ -335,7 +336,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference=""):
         ],
     )
     record_event(
-        action="deposit.refunded",
+        action=Action.DEPOSIT_REFUNDED,
         section="s.22",
         summary=f"Deposit of ₹{deposit.amount} refunded",
         by=by,

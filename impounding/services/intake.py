@@ -10,21 +10,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from PIL import Image, ImageOps
 
-from accounts.models import Counter, PoundVillage
+from accounts.models import Counter, DistrictPolicy, PoundVillage
 from accounts.roles import Permission
+from accounts.scoping import authorise
 from ledger import services as ledger
+from poundadmin.events import record_event
 
-from ..events import record_event
-from ..models import (
-    CAPACITIES_FOR_BASIS,
-    Amendment,
-    Animal,
-    DistrictPolicy,
-    Impoundment,
-    SeizureBasis,
-)
+from ..actions import Action
+from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
 from ..tags import validate_ear_tag
-from .common import authorise
 
 PHOTO_MAX_PX = 1280
 
@@ -45,7 +39,7 @@ def resize_photo(upload):
 
 
 def intake_warnings(*, pound, seized_at, arrived_at, basis, seizer_capacity, seizure_village):
-    """Warnings for the Magistrate (ACT.md decision 13). They never refuse an arrival."""
+    """Warnings for the Magistrate (docs/domain.md decision 13). They never refuse an arrival."""
     warnings = []
     policy = DistrictPolicy.for_district(pound.district)
     if (
@@ -154,7 +148,7 @@ def create_entry(
         created.append(animal)
     ledger.open_accounts(pound=pound)
     record_event(
-        action="register.entered",
+        action=Action.REGISTER_ENTERED,
         section="s.8",
         summary=f"{entry.register_number}: {len(created)} animal(s) entered",
         by=by,
@@ -211,7 +205,7 @@ def _display(obj, field):
 @transaction.atomic
 def amend_entry(*, entry, by, reason, changes, animal=None):
     """Correct the register: each changed field becomes an Amendment that keeps the original
-    value, with the reason, who made it and when (ACT.md decision 10)."""
+    value, with the reason, who made it and when (docs/domain.md decision 10)."""
     authorise(by, Permission.RECORD_IMPOUNDMENT, entry.pound)
     if not reason.strip():
         raise ValidationError({"reason": _("Say why the register is being corrected.")})
@@ -250,7 +244,7 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
     target.save(update_fields=[a.field for a in amendments])
     Amendment.objects.bulk_create(amendments)
     record_event(
-        action="register.amended",
+        action=Action.REGISTER_AMENDED,
         section="s.8",
         summary=f"{entry.register_number}: "
         + ", ".join(a.field_label for a in amendments)

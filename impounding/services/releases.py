@@ -13,28 +13,20 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import Counter, IssuedDocument
+from accounts.models import Counter, DistrictPolicy, IssuedDocument
 from accounts.roles import Permission
+from accounts.scoping import authorise
 from ledger import services as ledger
-from ledger.models import AccountKind, TransactionKind
+from ledger.models import AccountKind, PaymentMode, TransactionKind
+from poundadmin.dates import complaint_deadline, financial_year
+from poundadmin.events import record_event
 from poundadmin.formatting import inr
+from poundadmin.uploads import validate_order_scan
 
-from ..dates import complaint_deadline, financial_year
+from ..actions import Action
 from ..dues import dues
-from ..events import record_event
-from ..models import (
-    Animal,
-    AnimalState,
-    CourtOrder,
-    Deposit,
-    DistrictPolicy,
-    PaymentMode,
-    Receipt,
-    Release,
-    ReleaseLine,
-)
-from ..uploads import validate_order_scan
-from .common import authorise, ensure_transition
+from ..models import Animal, AnimalState, CourtOrder, Deposit, Receipt, Release, ReleaseLine
+from .common import ensure_transition
 
 # Called with (animals, by) inside the transaction of every release, so that other workflows can
 # follow (auctions withdraw an open lot whose animal is claimed before the hammer).
@@ -52,7 +44,7 @@ def _lock_animals(entry, animal_ids):
     ids = set(animal_ids)
     if not ids:
         raise ValidationError({"animals": _("Choose at least one animal.")})
-    calves = Animal.objects.filter(dam_id__in=ids, state=AnimalState.IMPOUNDED)
+    calves = Animal.objects.calves_of(ids)
     ids |= set(calves.values_list("pk", flat=True))
     animals = list(
         Animal.objects.select_for_update().filter(pk__in=ids, impoundment=entry).order_by("pk")
@@ -330,7 +322,7 @@ def release_on_payment(*, entry, **kwargs):
         ],
     )
     record_event(
-        action="release.paid",
+        action=Action.RELEASE_PAID,
         section="s.13",
         summary=f"{len(animals)} animal(s) released to {release.claimant_name} on payment of "
         f"₹{release.amount} ({receipt.number})",
@@ -385,7 +377,7 @@ def release_on_deposit(*, entry, ground, **kwargs):
         ],
     )
     record_event(
-        action="release.deposit",
+        action=Action.RELEASE_DEPOSIT,
         section="s.15",
         summary=f"{len(animals)} animal(s) released to {release.claimant_name} on deposit of "
         f"₹{release.amount} ({receipt.number}); complaint due by "
@@ -457,7 +449,7 @@ def release_by_order(
         animal.save(update_fields=["state", "court_order", "custody_ended_at"])
     _after_release(animals, by)
     record_event(
-        action="release.court_order",
+        action=Action.RELEASE_COURT_ORDER,
         section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",
         summary=f"{len(animals)} animal(s) released by order of {court}, case {case_number}",
         by=by,

@@ -1,7 +1,7 @@
 """Lookups shared by the impounding views: scoped to the user's jurisdiction (404 outside it),
 then checked for the action (403 when the record is visible but the action is not allowed)."""
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
 
 from accounts.models import Pound
@@ -39,15 +39,3 @@ def get_pound(request, pk, perm=None):
     if perm is not None and not has_permission(request.user, Permission(perm), pound):
         raise PermissionDenied
     return pound
-
-
-def add_service_errors(form, error: ValidationError):
-    """Put a service's ValidationError beside the fields it names (or at the top of the form)."""
-    if hasattr(error, "error_dict"):
-        for field, messages in error.message_dict.items():
-            target = field if field in form.fields else None
-            for message in messages:
-                form.add_error(target, message)
-    else:
-        for message in error.messages:
-            form.add_error(None, message)

@@ -14,14 +14,16 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.decorators import require_permission
+from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
+from poundadmin.dates import complaint_deadline
+from poundadmin.views import add_service_errors
 
 from .. import services
-from ..dates import complaint_deadline
 from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm
-from ..models import Complaint, Deposit, DistrictPolicy
-from .common import add_service_errors, get_entry
+from ..models import Complaint, Deposit
+from .common import get_entry
 
 
 def _may_record_court_matters(user, pound):

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
+from poundadmin.views import add_service_errors
 
 from .. import selectors
 from ..forms.custody import (
@@ -24,7 +25,7 @@ from ..forms.custody import (
 )
 from ..models import TRANSITIONS, AnimalState, FeedingLog, Sex
 from ..services import custody as services
-from .common import add_service_errors, get_animal, get_pound
+from .common import get_animal, get_pound
 
 FEEDING_LOG_DAYS = 30
 

@@ -14,6 +14,8 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from poundadmin.models import Event
+from poundadmin.views import add_service_errors
 
 from .. import services
 from ..dues import dues
@@ -24,18 +26,11 @@ from ..forms.register import (
     EntryForm,
     RegisterSearchForm,
 )
-from ..models import (
-    OUT_OF_POUND,
-    Animal,
-    AnimalState,
-    CustodyEvent,
-    Event,
-    Impoundment,
-)
+from ..models import OUT_OF_POUND, Animal, AnimalState, CustodyEvent, Impoundment
 from ..selectors import missing_feeding_days
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
-from .common import add_service_errors, get_animal, get_entry
+from .common import get_animal, get_entry
 
 PAGE_SIZE = 25
 
@@ -265,9 +260,7 @@ def entry(request, pk):
             "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),
             "court_orders": entry.court_orders.order_by("order_date"),
             "amendments": entry.amendments.select_related("by", "animal").order_by("at"),
-            "events": Event.objects.filter(impoundment=entry)
-            .select_related("by")
-            .order_by("at", "seq"),
+            "events": Event.objects.filter(impoundment=entry).order_by("at", "seq").with_actors(),
             "can_record": has_permission(user, Permission.RECORD_IMPOUNDMENT, entry.pound),
             "can_release": has_permission(user, Permission.RELEASE_ANIMAL, entry.pound),
             "can_custody": has_permission(user, Permission.RECORD_CUSTODY, entry.pound),

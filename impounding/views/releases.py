@@ -14,13 +14,14 @@ from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
+from poundadmin.views import add_service_errors
 
 from .. import services
 from ..dues import dues
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm
 from ..models import AnimalState, Release
 from ..tariffs import TariffMissing
-from .common import add_service_errors, get_entry
+from .common import get_entry
 
 
 def _claimable(entry):

@@ -14,11 +14,11 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
+from poundadmin.views import add_service_errors
 
 from .. import tariffs as tariff_services
 from ..forms.tariffs import FeedingOrderEntry, FineScaleEntry
 from ..models import FeedingRateOrder, FineScale, Species
-from .common import add_service_errors
 
 SPECIES_ORDER = {s: i for i, s in enumerate(Species.values)}
 

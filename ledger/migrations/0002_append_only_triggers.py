@@ -1,5 +1,6 @@
 """PostgreSQL refuses any UPDATE or DELETE of posted ledger rows, even from raw SQL, and refuses to
-commit a transaction whose postings do not sum to zero.
+commit a transaction whose postings do not sum to zero. The refusing function is the kernel's
+(poundadmin 0002).
 
 On SQLite (the zero-setup demo database) the services are the only guard: Django's test flush
 deletes rows there, which such triggers would refuse.
@@ -8,13 +9,6 @@ deletes rows there, which such triggers would refuse.
 from django.db import migrations
 
 FORWARD = """
-CREATE OR REPLACE FUNCTION poundadmin_refuse_change() RETURNS trigger AS $$
-BEGIN
-    RAISE EXCEPTION '% on % refused: posted rows are append-only; reverse them instead',
-        TG_OP, TG_TABLE_NAME USING ERRCODE = 'integrity_constraint_violation';
-END;
-$$ LANGUAGE plpgsql;
-
 CREATE TRIGGER ledger_transaction_append_only BEFORE UPDATE OR DELETE ON ledger_transaction
     FOR EACH ROW EXECUTE FUNCTION poundadmin_refuse_change();
 CREATE TRIGGER ledger_posting_append_only BEFORE UPDATE OR DELETE ON ledger_posting
@@ -57,6 +51,6 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("ledger", "0001_initial")]
+    dependencies = [("ledger", "0001_initial"), ("poundadmin", "0002_event_log_append_only")]
 
     operations = [migrations.RunPython(forward, backward)]

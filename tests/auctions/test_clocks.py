@@ -1,4 +1,4 @@
-"""The two clocks of s.14, in Asia/Kolkata calendar days (GCA s.9, ACT.md decision 1).
+"""The two clocks of s.14, in Asia/Kolkata calendar days (GCA s.9, docs/domain.md decision 1).
 
 Impounded on day D: claims D+1..D+7, the report is due on D+8. Notice posted on day N: claims
 N+1..N+7, the earliest sale is N+8.
@@ -16,9 +16,9 @@ from accounts.roles import Role
 from auctions import services
 from auctions.clocks import appointed_officer, notice_dates, reports_due
 from auctions.models import Auction, Notice, Report
-from impounding.events import verify_chain
-from impounding.models import Event
 from ledger.checks import run_checks
+from poundadmin.events import verify_chain
+from poundadmin.models import Event
 from tests.accounts.factories import UserFactory, staff
 from tests.auctions.factories import conditions, schedule, unclaimed_entry
 from tests.impounding.factories import cow, goat, make_entry, pay

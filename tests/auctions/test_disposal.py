@@ -10,10 +10,12 @@ from django.utils import timezone
 
 from auctions import services
 from auctions.models import DisposalOrder, Lot
+from auctions.selectors import disposal_order
 from impounding import services as impounding
-from impounding.events import verify_chain
-from impounding.models import Animal, AnimalState, Event
+from impounding.models import Animal, AnimalState
 from ledger.checks import run_checks
+from poundadmin.events import verify_chain
+from poundadmin.models import Event
 from tests.auctions.factories import conditions, ready_for_sale, schedule, unclaimed_entry
 from tests.impounding.factories import cow, make_entry, pay
 
@@ -167,7 +169,7 @@ def test_approved_order_disposes_of_the_animals_and_withdraws_their_open_lots(
     )
     assert decided.decided_at is not None
     for animal in entry.animals.all():
-        assert (animal.state, animal.disposal_order) == (AnimalState.DISPOSED, decided)
+        assert (animal.state, disposal_order(animal)) == (AnimalState.DISPOSED, decided)
         assert animal.custody_ended_at == decided.decided_at
     assert set(auction.lots.values_list("status", flat=True)) == {Lot.Status.WITHDRAWN}
     services.close_auction(auction=auction, by=police_officer)
@@ -182,7 +184,7 @@ def test_rejected_order_leaves_the_animals_in_the_pound(entry, order, magistrate
 
     assert decided.status == DisposalOrder.Status.REJECTED
     assert all(a.state == AnimalState.IMPOUNDED for a in entry.animals.all())
-    assert all(a.disposal_order_id is None for a in entry.animals.all())
+    assert all(disposal_order(a) is None for a in entry.animals.all())
     event = Event.objects.get(action="disposal.rejected")
     assert (event.section, event.data["note"]) == ("s.14", "Try one more auction")
 

@@ -1,6 +1,7 @@
 """s.16: the owner appears and refuses or omits to pay. As many animals as necessary are sold,
 one lot at a time in the officer's order; the rest go back to him with the balance and the
-account of items (a)-(f). Any shortfall is split expenses, feeding, fines (ACT.md decision 7)."""
+account of items (a)-(f). Any shortfall is split expenses, feeding, fines (docs/domain.md,
+decision 7)."""
 
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -13,11 +14,13 @@ from django.utils import timezone
 from accounts.models import IssuedDocument
 from auctions import services
 from auctions.models import Auction, Lot, S16Case, Sale, Shortfall
+from auctions.selectors import returned_by
 from impounding import services as impounding
-from impounding.events import verify_chain
-from impounding.models import AnimalState, Event
+from impounding.models import AnimalState
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
+from poundadmin.events import verify_chain
+from poundadmin.models import Event
 from tests.auctions.factories import (
     balances,
     conditions,
@@ -379,7 +382,7 @@ def test_settlement_returns_the_rest_and_pays_the_balance_with_the_account(
         "41",
     )
     the_goat = herd.animals.get(number=3)
-    assert (the_goat.state, the_goat.returned_by) == (AnimalState.RETURNED_S16, settled)
+    assert (the_goat.state, returned_by(the_goat)) == (AnimalState.RETURNED_S16, settled)
     assert the_goat.custody_ended_at == settled.closed_at
     assert [a.state for a in herd.animals.order_by("number")] == ["sold", "sold", "returned_s16"]
     document = IssuedDocument.objects.get(pk=settled.account_document_id)

@@ -11,10 +11,11 @@ from django.utils import timezone
 from auctions import services
 from auctions.clocks import reports_due
 from auctions.models import Lot, Proclamation, Sale
-from impounding.events import verify_chain
-from impounding.models import AnimalState, Event, Release
+from impounding.models import AnimalState, Release
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction
+from poundadmin.events import verify_chain
+from poundadmin.models import Event
 from tests.accounts.factories import VillageFactory
 from tests.auctions.factories import (
     balances,

@@ -13,9 +13,10 @@ from accounts.roles import Role
 from auctions import services
 from auctions.models import Auction, Lot, S16Case, Sale, Shortfall
 from impounding import services as impounding_services
-from impounding.models import Animal, AnimalState, Event, Sex
+from impounding.models import Animal, AnimalState, Sex
 from ledger.checks import run_checks
 from ledger.models import Transaction
+from poundadmin.models import Event
 from tests.accounts.factories import staff
 from tests.auctions.factories import conditions
 from tests.impounding.factories import cow, goat, make_entry

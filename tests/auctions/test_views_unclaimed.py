@@ -15,7 +15,7 @@ from accounts.models import IssuedDocument
 from accounts.roles import Role
 from auctions import selectors, services
 from auctions.models import Notice, Proclamation, Report
-from impounding.models import Event
+from poundadmin.models import Event
 from tests.accounts.factories import StaffAssignmentFactory, VillageFactory, staff
 from tests.auctions.factories import report_and_notice, unclaimed_entry
 from tests.impounding.factories import cow, goat, pay

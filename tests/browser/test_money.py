@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from auctions import services as auctions
 from impounding import services as impounding
-from ledger.models import Remittance, SurplusClaim, SurplusDeposit
+from office.models import Remittance, SurplusClaim, SurplusDeposit
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
 from tests.impounding.factories import make_entry, pay, set_tariffs
@@ -73,7 +73,7 @@ def test_fines_remitted_and_surplus_claimed(
 
     # The pound-keeper remits the fines he collected.
     sign_in(page, base, "pound_keeper")
-    page.goto(base + reverse("ledger:remittances"))
+    page.goto(base + reverse("office:remittances"))
     assert page.get_by_role("heading", level=1).inner_text() == "Remittances of fines (s.17)"
     look(page, "remittances-keeper")
     page.get_by_role("link", name=f"Remit {pound.name}").click()
@@ -93,20 +93,20 @@ def test_fines_remitted_and_surplus_claimed(
     look(page, "remittance-errors")
     page.get_by_label("Amount remitted (₹)").fill("40000.00")
     page.get_by_role("button", name="Record the remittance").click()
-    page.wait_for_url(base + reverse("ledger:remittances"))
+    page.wait_for_url(base + reverse("office:remittances"))
     assert "sent" in page.get_by_role("status").inner_text()
     look(page, "remittances-sent")
     remittance = Remittance.objects.get()
 
-    page.goto(base + reverse("ledger:feeding_statement", args=[pound.pk]))
+    page.goto(base + reverse("office:feeding_statement", args=[pound.pk]))
     look(page, "feeding-statement")
-    page.goto(base + reverse("ledger:money_trail", args=[money["paid"].pk]))
+    page.goto(base + reverse("office:money_trail", args=[money["paid"].pk]))
     look(page, "money-trail-paid")
 
     # The clerk confirms it, and receives the surplus of the sale into deposit.
     sign_out(page)
     sign_in(page, base, "dm_clerk")
-    page.goto(base + reverse("ledger:remittances"))
+    page.goto(base + reverse("office:remittances"))
     look(page, "remittances-office")
     page.get_by_role("link", name=f"Confirm {remittance.number}").click()
     page.wait_for_load_state()
@@ -116,19 +116,19 @@ def test_fines_remitted_and_surplus_claimed(
     assert page.get_by_text("This field is required.").is_visible()
     page.get_by_label("I have checked that this amount reached the treasury").check()
     page.get_by_role("button", name="Confirm receipt").click()
-    page.wait_for_url(base + reverse("ledger:remittances"))
+    page.wait_for_url(base + reverse("office:remittances"))
     assert Remittance.objects.get().status == Remittance.Status.CONFIRMED
     look(page, "remittances-confirmed")
 
     surplus = money["surplus"]
     auction_number = surplus.sale.lot.auction.number
-    page.goto(base + reverse("ledger:surplus"))
+    page.goto(base + reverse("office:surplus"))
     look(page, "surplus-awaiting")
     page.get_by_role("link", name=f"Record receipt {auction_number} lot 1").click()
     page.wait_for_load_state()
     look(page, "surplus-receive")
     page.get_by_role("button", name="Record the receipt").click()
-    page.wait_for_url(base + reverse("ledger:surplus"))
+    page.wait_for_url(base + reverse("office:surplus"))
     assert "held until" in page.get_by_role("status").inner_text()
     surplus.refresh_from_db()
     assert surplus.status == SurplusDeposit.Status.HELD
@@ -145,7 +145,7 @@ def test_fines_remitted_and_surplus_claimed(
     scan.write_bytes(PDF)
     page.get_by_label("Scan of the proof (optional)").set_input_files(str(scan))
     page.get_by_role("button", name="Record the claim").click()
-    page.wait_for_url(base + reverse("ledger:surplus"))
+    page.wait_for_url(base + reverse("office:surplus"))
     claim = SurplusClaim.objects.get()
     assert claim.capacity == "heir" and claim.proof_scan
     look(page, "surplus-claimed")
@@ -153,7 +153,7 @@ def test_fines_remitted_and_surplus_claimed(
     # The Magistrate examines the proof and decides.
     sign_out(page)
     sign_in(page, base, "magistrate")
-    page.goto(base + reverse("ledger:surplus"))
+    page.goto(base + reverse("office:surplus"))
     page.get_by_role("link", name="Decide the claim by Shyam Lal").click()
     page.wait_for_load_state()
     assert page.get_by_role("link", name="Open the scan").is_visible()
@@ -166,11 +166,11 @@ def test_fines_remitted_and_surplus_claimed(
     look(page, "claim-decide-errors")
     page.get_by_label("Paid by").select_option("cash")
     page.get_by_role("button", name="Record the decision").click()
-    page.wait_for_url(base + reverse("ledger:surplus"))
+    page.wait_for_url(base + reverse("office:surplus"))
     surplus.refresh_from_db()
     assert surplus.status == SurplusDeposit.Status.PAID
     look(page, "surplus-paid")
 
-    page.goto(base + reverse("ledger:money_trail", args=[money["sold"].pk]))
+    page.goto(base + reverse("office:money_trail", args=[money["sold"].pk]))
     assert page.get_by_text("Surplus paid to the owner on a proved claim (s.17)").is_visible()
     look(page, "money-trail-sold")

@@ -132,7 +132,7 @@ def test_magistrate_works_through_the_office(page, live_server, district_at_work
     page.wait_for_load_state()
     assert Deposit.objects.get(pk=data["expired"].pk).status == Deposit.Status.APPLIED
 
-    page.goto(base + reverse("ledger:approvals"))
+    page.goto(base + reverse("office:approvals"))
     page.get_by_role("link", name="Write off").click()
     page.wait_for_load_state()
     assert "₹25,500.00" in page.get_by_role("table", name="Dues left unpaid").inner_text()

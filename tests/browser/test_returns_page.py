@@ -40,7 +40,7 @@ def test_office_chooses_and_downloads_returns(
     base = live_server.url
     sign_in(page, base, "dm_clerk")
 
-    page.goto(f"{base}{reverse('ledger:returns')}")
+    page.goto(f"{base}{reverse('office:returns')}")
     screenshot(page, "returns-default")
     check_a11y(page, "returns")
     check_fits_width(page)
@@ -52,7 +52,7 @@ def test_office_chooses_and_downloads_returns(
     page.get_by_role("button", name="Show the figures").click()
     page.wait_for_load_state()
     assert page.get_by_role("link", name="Return as PDF").get_attribute("href") == reverse(
-        "ledger:district_return", args=[district.pk, today.year, today.month, "pdf"]
+        "office:district_return", args=[district.pk, today.year, today.month, "pdf"]
     )
     screenshot(page, "returns-district")
     check_a11y(page, "returns, district")

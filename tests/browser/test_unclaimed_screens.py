@@ -20,7 +20,8 @@ from django.utils import timezone
 from PIL import Image
 
 from auctions.models import Auction, Lot, Notice, Proclamation, Report, Sale
-from impounding.models import AnimalState, Event, Impoundment
+from impounding.models import AnimalState, Impoundment
+from poundadmin.models import Event
 from tests.accounts.factories import VillageFactory
 from tests.auctions.factories import conditions
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot

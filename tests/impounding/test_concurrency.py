@@ -11,10 +11,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from impounding import services
-from impounding.events import record_event, verify_chain
-from impounding.models import Animal, AnimalState, Event, Impoundment, Receipt, Release
+from impounding.models import Animal, AnimalState, Impoundment, Receipt, Release
 from ledger.checks import run_checks
 from ledger.models import Transaction
+from poundadmin.events import record_event, verify_chain
+from poundadmin.models import Event
 from tests.impounding.factories import cow, make_entry, pay
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

@@ -14,11 +14,11 @@ from impounding.models import (
     Animal,
     AnimalState,
     CustodyEvent,
-    Event,
     FeedingLog,
     Impoundment,
 )
 from impounding.services import TransitionNotAllowed, ensure_transition
+from poundadmin.models import Event
 from tests.impounding.factories import cow, goat, make_entry
 
 IST = ZoneInfo("Asia/Kolkata")

@@ -1,4 +1,4 @@
-"""s.15 deposits and the complaint that decides them (ss.20-22), ACT.md decision 6."""
+"""s.15 deposits and the complaint that decides them (ss.20-22), docs/domain.md decision 6."""
 
 from datetime import date, datetime
 from decimal import Decimal
@@ -10,9 +10,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management import call_command
 
 from impounding import services
-from impounding.models import Complaint, Deposit, Event, SeizerLiability
+from impounding.models import Complaint, Deposit, SeizerLiability
 from ledger.checks import run_checks
 from ledger.models import Account, AccountKind, Transaction, TransactionKind
+from poundadmin.models import Event
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 
 IST = ZoneInfo("Asia/Kolkata")

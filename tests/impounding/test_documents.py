@@ -21,8 +21,9 @@ from django.utils import timezone
 
 from accounts.models import IssuedDocument
 from impounding import documents
-from impounding.models import Event, Impoundment, Receipt
+from impounding.models import Impoundment, Receipt
 from poundadmin.formatting import amount_in_words
+from poundadmin.models import Event
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 
 IST = zoneinfo.ZoneInfo("Asia/Kolkata")

@@ -1,4 +1,5 @@
-"""The one dues function: fines (s.12) and feeding charges (s.5), ACT.md decisions 2, 3 and 12."""
+"""The one dues function: fines (s.12) and feeding charges (s.5), docs/domain.md decisions 2,
+3 and 12."""
 
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -7,9 +8,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.utils import translation
 
+from accounts.models import DistrictPolicy, FeedingRule
 from impounding import demo_tariffs, services
 from impounding.dues import dues
-from impounding.models import DistrictPolicy, FeedingRule
 from impounding.tariffs import TariffMissing, create_feeding_order, create_fine_scale
 from tests.impounding.factories import cow, goat, make_entry
 

@@ -9,13 +9,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from accounts.models import Counter
+from accounts.models import Counter, DistrictPolicy
 from accounts.roles import Role
 from impounding.models import (
     Amendment,
     Animal,
-    DistrictPolicy,
-    Event,
     Impoundment,
     S11Ground,
     S11Site,
@@ -24,6 +22,7 @@ from impounding.models import (
 )
 from impounding.services import amend_entry
 from impounding.tags import verhoeff_check_digit, verhoeff_valid
+from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, VillageFactory, staff
 from tests.impounding.factories import cow, goat, make_entry
 
@@ -132,7 +131,7 @@ def test_entry_opens_the_pounds_ledger_accounts(pound, pound_keeper):
     )
 
 
-# --- warnings never refuse an arrival (ACT.md decision 13) ---
+# --- warnings never refuse an arrival (docs/domain.md decision 13) ---
 
 
 def test_late_transfer_is_warned_but_the_entry_is_made(pound, pound_keeper):
@@ -331,7 +330,7 @@ def test_a_file_that_is_not_a_photo_is_refused(pound, pound_keeper):
     assert nothing_written()
 
 
-# --- amendments (ACT.md decision 10) ---
+# --- amendments (docs/domain.md decision 10) ---
 
 
 @pytest.fixture

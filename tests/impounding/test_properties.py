@@ -29,10 +29,9 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from accounts.models import Counter
+from accounts.models import Counter, DistrictPolicy
 from impounding import services
 from impounding.dues import dues
-from impounding.events import verify_chain
 from impounding.models import (
     AgeClass,
     Animal,
@@ -40,8 +39,6 @@ from impounding.models import (
     Complaint,
     CourtOrder,
     Deposit,
-    DistrictPolicy,
-    Event,
     Impoundment,
     Receipt,
     Release,
@@ -50,6 +47,8 @@ from impounding.models import (
 from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import Transaction
+from poundadmin.events import verify_chain
+from poundadmin.models import Event
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
 
 HOURS = st.integers(min_value=1, max_value=30)

@@ -10,7 +10,6 @@ from impounding import demo_tariffs
 from impounding.models import (
     AgeClass,
     Animal,
-    Event,
     FeedingRateOrder,
     FineCategory,
     FineScale,
@@ -23,6 +22,7 @@ from impounding.tariffs import (
     create_feeding_order,
     create_fine_scale,
 )
+from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory
 
 

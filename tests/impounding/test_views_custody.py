@@ -7,7 +7,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from impounding import services
-from impounding.models import Animal, AnimalState, CustodyEvent, Event, FeedingLog, Sex
+from impounding.models import Animal, AnimalState, CustodyEvent, FeedingLog, Sex
+from poundadmin.models import Event
 from tests.impounding.factories import cow, goat, make_entry
 
 IST = ZoneInfo("Asia/Kolkata")

@@ -6,7 +6,8 @@ from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
 
-from impounding.models import Amendment, Animal, Event, Impoundment
+from impounding.models import Amendment, Animal, Impoundment
+from poundadmin.models import Event
 from tests.impounding.factories import cow, goat, make_entry
 
 

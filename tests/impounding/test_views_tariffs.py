@@ -8,7 +8,8 @@ from django.urls import reverse
 from accounts.roles import Role
 from impounding import demo_tariffs
 from impounding import tariffs as tariff_services
-from impounding.models import Event, FeedingRate, FeedingRateOrder, FineCategory, FineScale
+from impounding.models import FeedingRate, FeedingRateOrder, FineCategory, FineScale
+from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, staff
 from tests.impounding.factories import set_tariffs
 

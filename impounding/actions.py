@@ -1,0 +1,27 @@
+"""The register's event actions, each with the label the entry's timeline shows."""
+
+from django.utils.translation import gettext_lazy as _
+
+from poundadmin.events import EventAction
+
+
+class Action(EventAction):
+    REGISTER_ENTERED = "register.entered", _("Entered in the register")
+    REGISTER_AMENDED = "register.amended", _("Register corrected")
+    REGISTER_COPY_ISSUED = "register.copy_issued", _("Copy of the entry issued to the seizer")
+    CUSTODY_DIED = "custody.died", _("Died")
+    CUSTODY_ESCAPED = "custody.escaped", _("Escaped")
+    CUSTODY_RESCUED = "custody.rescued", _("Rescued from custody")
+    CUSTODY_RETURNED = "custody.returned", _("Back in the pound")
+    CUSTODY_BORN = "custody.born", _("Calf born in the pound")
+    CUSTODY_FED = "custody.fed", _("Fed and watered")
+    RELEASE_PAID = "release.paid", _("Released on payment")
+    RELEASE_DEPOSIT = "release.deposit", _("Released on deposit")
+    RELEASE_COURT_ORDER = "release.court_order", _("Released by court order")
+    COMPLAINT_RECORDED = "complaint.recorded", _("Complaint recorded")
+    COMPLAINT_UPHELD = "complaint.upheld", _("Complaint upheld: seizure illegal")
+    COMPLAINT_DISMISSED = "complaint.dismissed", _("Complaint dismissed")
+    DEPOSIT_APPLIED = "deposit.applied", _("Deposit applied as payment")
+    DEPOSIT_REFUNDED = "deposit.refunded", _("Deposit refunded")
+    TARIFF_FINE_SCALE_RECORDED = "tariff.fine_scale_recorded", _("Fine scale recorded")
+    TARIFF_FEEDING_ORDER_RECORDED = "tariff.feeding_order_recorded", _("Feeding rates recorded")

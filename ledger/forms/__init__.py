@@ -1,5 +1,0 @@
-"""The ledger's forms, one module per area as in impounding/forms and auctions/forms: money
-(remittances, surplus, claims), returns, and the office's approvals. The money forms are also
-importable from the package itself (`from ledger.forms import RemittanceForm`)."""
-
-from .money import *  # noqa: F403

@@ -1,0 +1,22 @@
+"""The District Magistrate's office's event actions, each with its timeline label. The values
+keep the "ledger." prefix they were first recorded with: the chain's stored events use them."""
+
+from django.utils.translation import gettext_lazy as _
+
+from poundadmin.events import EventAction
+
+
+class Action(EventAction):
+    REMITTANCE_SENT = "ledger.remittance_sent", _("Fines remitted to the District Magistrate")
+    REMITTANCE_CONFIRMED = "ledger.remittance_confirmed", _("Remittance of fines confirmed")
+    SURPLUS_RECEIVED = "ledger.surplus_received", _("Surplus received in deposit")
+    SURPLUS_CLAIMED = "ledger.surplus_claimed", _("Claim to the surplus filed")
+    SURPLUS_CLAIM_ALLOWED = "ledger.surplus_claim_allowed", _("Claim to the surplus allowed: paid")
+    SURPLUS_CLAIM_REJECTED = "ledger.surplus_claim_rejected", _("Claim to the surplus rejected")
+    SURPLUS_TRANSFERRED = "ledger.surplus_transferred", _("Surplus credited to revenue")
+    SHORTFALL_WRITTEN_OFF = "ledger.shortfall_written_off", _("Shortfall written off")
+    COURT_ORDER_REVIEWED = "ledger.court_order_reviewed", _("Court order checked by the office")
+    DEPOSIT_APPLICATION_CONFIRMED = (
+        "deposit.application_confirmed",
+        _("Application of the deposit confirmed"),
+    )

@@ -1,0 +1,147 @@
+"""The District Magistrate's office: fines remitted by the pounds, and the surplus proceeds of
+s.14 sales held in deposit for three months, claimed by owners or credited to revenue (s.17)."""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import District, IssuedDocument, Pound, User
+
+
+class Remittance(models.Model):
+    """Fines collected at a pound, remitted to the District Magistrate with a challan (s.17)."""
+
+    class Status(models.TextChoices):
+        SENT = "sent", _("Sent: awaiting the office's confirmation")
+        CONFIRMED = "confirmed", _("Confirmed received")
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="remittances")
+    number = models.CharField(_("remittance number"), max_length=40, unique=True)
+    amount = models.DecimalField(_("amount (₹)"), max_digits=12, decimal_places=2)
+    challan_number = models.CharField(_("challan or treasury reference"), max_length=80)
+    treasury = models.CharField(_("treasury or bank"), max_length=150)
+    remitted_on = models.DateField(_("remitted on"))
+    from_cash = models.BooleanField(_("paid from cash (not from UPI collections)"), default=True)
+    sent_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    sent_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SENT)
+    confirmed_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("remittance of fines")
+        verbose_name_plural = _("remittances of fines")
+        ordering = ["-remitted_on", "-pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="remittance_positive"),
+            models.CheckConstraint(
+                condition=~Q(status="confirmed") | Q(confirmed_at__isnull=False),
+                name="remittance_confirmed_dated",
+            ),
+        ]
+
+    def __str__(self):
+        return self.number
+
+
+class SurplusDeposit(models.Model):
+    """Surplus proceeds of a s.14 sale, held in deposit by the District Magistrate for three
+    months from the day his office received them, then credited to revenue (s.17; s.31)."""
+
+    class Status(models.TextChoices):
+        AWAITING_RECEIPT = "awaiting", _("At the pound: to be sent to the office")
+        HELD = "held", _("Held in deposit")
+        PAID = "paid", _("Paid to the owner on a proved claim")
+        TRANSFERRED = "transferred", _("Credited to revenue")
+
+    class Destination(models.TextChoices):
+        STATE_REVENUE = "state", _("Revenues of the State (s.17)")
+        LOCAL_FUND = "local_fund", _("Local fund (s.31)")
+
+    sale = models.OneToOneField(
+        "auctions.Sale", on_delete=models.PROTECT, related_name="surplus_deposit"
+    )
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(_("amount (₹)"), max_digits=12, decimal_places=2)
+    sale_date = models.DateField(_("date of sale"))
+    received_on = models.DateField(_("received by the office on"), null=True, blank=True)
+    received_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    expires_on = models.DateField(_("held until"), null=True, blank=True)
+    status = models.CharField(
+        max_length=12, choices=Status.choices, default=Status.AWAITING_RECEIPT
+    )
+    destination = models.CharField(max_length=12, choices=Destination.choices, blank=True)
+    transferred_at = models.DateTimeField(null=True, blank=True)
+    transfer_memo = models.OneToOneField(
+        IssuedDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("surplus deposit (s.17)")
+        verbose_name_plural = _("surplus deposits (s.17)")
+        ordering = ["expires_on", "pk"]
+        indexes = [models.Index(fields=["status", "expires_on"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="surplus_positive"),
+            models.CheckConstraint(
+                condition=Q(status="awaiting")
+                | Q(received_on__isnull=False, expires_on__isnull=False),
+                name="surplus_received_dated",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="transferred")
+                | Q(transferred_at__isnull=False) & ~Q(destination=""),
+                name="surplus_transfer_recorded",
+            ),
+        ]
+
+    def __str__(self):
+        return f"Surplus {self.amount} ({self.sale})"
+
+
+class SurplusClaim(models.Model):
+    """An owner's claim to a held surplus, with the proof examined, decided by the Magistrate."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Awaiting the Magistrate's decision")
+        ALLOWED = "allowed", _("Claim proved: paid")
+        REJECTED = "rejected", _("Claim not proved")
+
+    deposit = models.ForeignKey(SurplusDeposit, on_delete=models.PROTECT, related_name="claims")
+    claimant_name = models.CharField(_("claimant"), max_length=150)
+    claimant_address = models.CharField(_("address"), max_length=250)
+    capacity = models.CharField(
+        _("claims as"), max_length=120, help_text=_("Owner, his agent, or his heir.")
+    )
+    proof = models.TextField(_("proof offered"))
+    proof_scan = models.FileField(_("scan of the proof"), upload_to="claims/%Y/%m", blank=True)
+    filed_on = models.DateField(_("filed on"))
+    prepared_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision = models.TextField(_("findings on the proof"), blank=True)
+    payment_mode = models.CharField(max_length=10, blank=True)
+    payment_reference = models.CharField(max_length=120, blank=True)
+
+    class Meta:
+        verbose_name = _("claim to surplus (s.17)")
+        verbose_name_plural = _("claims to surplus (s.17)")
+        ordering = ["-filed_on"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status="pending") | Q(decided_by__isnull=False),
+                name="surplus_claim_decided_by",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.claimant_name}: {self.deposit}"

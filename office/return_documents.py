@@ -1,0 +1,374 @@
+"""The periodic returns (s.7) as documents: the monthly return of a pound, the district's
+consolidation and the daily cash book, each as a PDF and as a CSV file. One small function each;
+the figures all come from ledger.returns.
+
+The PDFs are bilingual like the register's documents (impounding.documents). A return for a
+month that is over is registered as an IssuedDocument (one per pound, or district, per month) the
+first time it is printed, in its own short transaction, and carries a QR code. A return for the
+month in progress shows figures to date, says so, and is not registered. The cash book is a
+working record of the pound, not a return sent to the office: it is not registered.
+
+CSV files open in Excel as they are: UTF-8 with a byte-order mark, one header row, amounts as
+plain decimals (no ₹ sign, no grouping) and counts as plain integers.
+"""
+
+import csv
+import io
+
+from django.db import transaction
+from django.utils import timezone, translation
+from django.utils.dateformat import format as date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from accounts.models import District, IssuedDocument, Pound
+from poundadmin.documents import Both, both, offices, render_pdf, verification_context
+
+from . import returns
+from .returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS
+
+CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
+# The headings the PDF tables share, in both languages.
+HEADINGS = {
+    "category": gettext_lazy("Category"),
+    "pound": gettext_lazy("Pound"),
+    "no_animals": gettext_lazy("No animals on the register in the month."),
+    "no_pounds": gettext_lazy("No pound of the district was open in the month."),
+}
+BOM = "\ufeff"
+
+
+def plain(value):
+    """A figure for a CSV cell: 12 or 1234.50, never 1,234.50 or ₹1,234.50."""
+    if value is None:
+        return ""
+    if isinstance(value, int):
+        return str(value)
+    return format(value, ".2f")
+
+
+def csv_bytes(header, rows):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return (BOM + buffer.getvalue()).encode("utf-8")
+
+
+# The columns that bracket a row (the animals on the register at the start and at the end) are
+# shaded, so that the eye finds them in a row of counts.
+_END_COLUMNS = {"opening", "closing"}
+
+
+def _columns(keys):
+    return [
+        {
+            "key": k,
+            "label": both(COLUMN_LABELS[k]),
+            "css": "num end" if k in _END_COLUMNS else "num",
+        }
+        for k in keys
+    ]
+
+
+def _cells(figures, keys):
+    """A row's figures as (value, css class) pairs, in the order of `keys`."""
+    return [(figures[k], "num end" if k in _END_COLUMNS else "num") for k in keys]
+
+
+def _species(code):
+    """A category's name in English and in Hindi, whatever the language of the request."""
+    return both(lambda: returns.species_label(code))
+
+
+def _month_name(day):
+    """The month and year ("March 2025") in English and in Hindi."""
+    return both(lambda: date_format(day, "F Y"))
+
+
+def _district_offices(district):
+    with translation.override("en"):
+        office = str(district.office_label)
+    with translation.override("hi"):
+        office_hi = str(district.office_label)
+    return {
+        "district_name": Both(district.name, district.name_hi or district.name),
+        "district_office": Both(office, office_hi),
+    }
+
+
+@transaction.atomic
+def _register(number, *, lock, by, **fields):
+    """The IssuedDocument numbered `number`: the one already issued, or a new one. The row
+    `lock` (the pound or district) is locked so that two first downloads register one."""
+    document = IssuedDocument.objects.filter(number=number).first()
+    if document is not None:
+        return document
+    type(lock).objects.select_for_update().get(pk=lock.pk)
+    document = IssuedDocument.objects.filter(number=number).first()
+    if document is not None:
+        return document
+    return IssuedDocument.objects.create(
+        kind=IssuedDocument.Kind.RETURN, number=number, issued_by=by, **fields
+    )
+
+
+def return_number(pound, year, month):
+    return f"RET/{pound.code.upper()}/{year:04d}-{month:02d}"
+
+
+def district_return_number(district, year, month):
+    # One segment more than a pound's number, so no pound code can collide with it.
+    return f"RET/{district.code.upper()}/DISTRICT/{year:04d}-{month:02d}"
+
+
+def monthly_return_document(pound, year, month, by):
+    return _register(
+        return_number(pound, year, month),
+        lock=pound,
+        by=by,
+        district=pound.district,
+        pound=pound,
+        issuing_office=pound.name,
+        issuing_office_hi=pound.name_hi or pound.name,
+        subject_type="accounts.pound",
+        subject_id=pound.pk,
+    )
+
+
+def district_return_document(district, year, month, by):
+    names = _district_offices(district)
+    return _register(
+        district_return_number(district, year, month),
+        lock=district,
+        by=by,
+        district=district,
+        issuing_office=names["district_office"].en,
+        issuing_office_hi=names["district_office"].hi,
+        subject_type="accounts.district",
+        subject_id=district.pk,
+    )
+
+
+# --- The monthly return of a pound ----------------------------------------------------------
+
+
+def monthly_return_pdf(pound, year, month, *, by):
+    """The monthly return of a pound (s.7): animals by category and how they left, and the money
+    of the month. Registered, with a QR code, once the month is over."""
+    pound = Pound.objects.select_related("district").get(pk=pound.pk)
+    figures = returns.pound_return(pound, year, month)
+    document = monthly_return_document(pound, year, month, by) if figures["complete"] else None
+    context = {
+        "r": figures,
+        "number": document.number if document else return_number(pound, year, month),
+        "month_name": _month_name(figures["first"]),
+        "animal_columns": _columns(ANIMAL_COLUMNS),
+        "animal_rows": [
+            {"label": _species(row["species"]), "cells": _cells(row, ANIMAL_COLUMNS)}
+            for row in figures["animals"]
+        ],
+        "animal_totals": _cells(figures["totals"], ANIMAL_COLUMNS),
+        "money_rows": [(both(COLUMN_LABELS[c]), figures["money"][c]) for c in MONEY_COLUMNS],
+        "cash_rows": [(both(COLUMN_LABELS[c]), figures["money"][c]) for c in CASH_COLUMNS],
+        "labels": {key: both(text) for key, text in HEADINGS.items()},
+        "printed_at": timezone.now(),
+        **offices(pound),
+        **(verification_context(document) if document else {}),
+    }
+    return render_pdf("pdf/office/monthly_return.html", context, language="en")
+
+
+def _header():
+    return [
+        _("Pound code"),
+        _("Pound"),
+        _("Month"),
+        _("Category"),
+        *[str(COLUMN_LABELS[c]) for c in ANIMAL_COLUMNS + MONEY_COLUMNS + CASH_COLUMNS],
+    ]
+
+
+def _row(code, name, month, category, animals, money=None):
+    money = money or {}
+    return [
+        code,
+        csv_text(name),
+        month,
+        category,
+        *[plain(animals[c]) for c in ANIMAL_COLUMNS],
+        *[plain(money.get(c)) for c in MONEY_COLUMNS + CASH_COLUMNS],
+    ]
+
+
+def monthly_return_csv(pound, year, month):
+    """One row per category with its animals, then the pound's total row with the money."""
+    figures = returns.pound_return(pound, year, month)
+    period = f"{year:04d}-{month:02d}"
+    rows = [
+        _row(pound.code, pound.name, period, line["label"], line) for line in figures["animals"]
+    ]
+    rows.append(
+        _row(
+            pound.code,
+            pound.name,
+            period,
+            _("All categories"),
+            figures["totals"],
+            figures["money"],
+        )
+    )
+    return csv_bytes(_header(), rows)
+
+
+# --- The district's consolidation -----------------------------------------------------------
+
+
+def _district_pounds(district):
+    return Pound.objects.filter(district=district).order_by("name")
+
+
+def district_return_pdf(district, year, month, *, by):
+    """The consolidated monthly return of a district: one row per pound and the district's
+    totals, for animals and for money."""
+    district = District.objects.get(pk=district.pk)
+    figures = returns.district_return(district, year, month, _district_pounds(district))
+    document = district_return_document(district, year, month, by) if figures["complete"] else None
+
+    def name(pound):
+        return Both(pound.name, pound.name_hi or pound.name)
+
+    rows = figures["pounds"]
+    context = {
+        "r": figures,
+        "number": document.number if document else district_return_number(district, year, month),
+        "month_name": _month_name(figures["first"]),
+        "animal_columns": _columns(ANIMAL_COLUMNS),
+        "animal_rows": [
+            {"label": name(row["pound"]), "cells": _cells(row["totals"], ANIMAL_COLUMNS)}
+            for row in rows
+        ],
+        "animal_totals": _cells(figures["totals"], ANIMAL_COLUMNS),
+        "category_rows": [
+            {"label": _species(line["species"]), "cells": _cells(line, ANIMAL_COLUMNS)}
+            for line in figures["animals"]
+        ],
+        "money_columns": _columns(MONEY_COLUMNS),
+        "money_rows": [
+            {"label": name(row["pound"]), "cells": _cells(row["money"], MONEY_COLUMNS)}
+            for row in rows
+        ],
+        "money_totals": _cells(figures["money"], MONEY_COLUMNS),
+        "cash_columns": _columns(CASH_COLUMNS),
+        "cash_rows": [
+            {"label": name(row["pound"]), "cells": _cells(row["money"], CASH_COLUMNS)}
+            for row in rows
+        ],
+        "cash_totals": _cells(figures["money"], CASH_COLUMNS),
+        "labels": {key: both(text) for key, text in HEADINGS.items()},
+        "printed_at": timezone.now(),
+        **_district_offices(district),
+        **(verification_context(document) if document else {}),
+    }
+    return render_pdf("pdf/office/district_return.html", context, language="en")
+
+
+def district_return_csv(district, year, month):
+    """One row per pound (all categories together), then the district's total row."""
+    figures = returns.district_return(district, year, month, _district_pounds(district))
+    period = f"{year:04d}-{month:02d}"
+    everything = _("All categories")
+    rows = [
+        _row(
+            row["pound"].code,
+            row["pound"].name,
+            period,
+            everything,
+            row["totals"],
+            row["money"],
+        )
+        for row in figures["pounds"]
+    ]
+    rows.append(
+        _row(
+            district.code,
+            _("Total: %(district)s") % {"district": district.name},
+            period,
+            everything,
+            figures["totals"],
+            figures["money"],
+        )
+    )
+    return csv_bytes(_header(), rows)
+
+
+# --- The daily cash book ----------------------------------------------------------------------
+
+
+def cash_book_pdf(pound, day):
+    """The daily cash book of a pound: opening balance, each receipt and payment, closing
+    balance, for its cash and its UPI and other collections."""
+    pound = Pound.objects.select_related("district").get(pk=pound.pk)
+    book = returns.cash_book(pound, day)
+    cash, upi = both(lambda: _("Cash")), both(lambda: _("UPI or other"))
+    context = {
+        "book": book,
+        "lines": [{**line, "mode": cash if line["cash"] else upi} for line in book["lines"]],
+        "cash_label": cash,
+        "upi_label": upi,
+        "printed_at": timezone.now(),
+        **offices(pound),
+    }
+    return render_pdf("pdf/office/cash_book.html", context, language="en")
+
+
+def cash_book_csv(pound, day):
+    """The opening balance, one row per receipt or payment, and the closing balance."""
+    book = returns.cash_book(pound, day)
+    header = [
+        _("Date and time (IST)"),
+        _("Transaction"),
+        _("Particulars"),
+        _("Reference"),
+        _("Cash or UPI"),
+        _("Receipt"),
+        _("Payment"),
+        _("Balance"),
+    ]
+    day_text = day.isoformat()
+    rows = [[day_text, "", _("Opening balance"), "", "", "", "", plain(book["opening"]["total"])]]
+    for line in book["lines"]:
+        rows.append(
+            [
+                timezone.localtime(line["at"]).strftime("%Y-%m-%d %H:%M"),
+                line["transaction"].pk,
+                csv_text(line["memo"]),
+                line["reference"],
+                _("Cash") if line["cash"] else _("UPI or other"),
+                plain(line["receipt"]),
+                plain(line["payment"]),
+                plain(line["balance"]),
+            ]
+        )
+    rows.append(
+        [
+            day_text,
+            "",
+            _("Closing balance"),
+            "",
+            "",
+            plain(book["receipts"]),
+            plain(book["payments"]),
+            plain(book["closing"]["total"]),
+        ]
+    )
+    return csv_bytes(header, rows)
+
+
+def csv_text(value):
+    """Free text for a spreadsheet cell. A cell that starts with =, +, - or @ would be taken by
+    Excel for a formula (CSV injection): a leading apostrophe keeps it text."""
+    value = "" if value is None else str(value)
+    if value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value

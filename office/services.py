@@ -1,0 +1,548 @@
+"""The District Magistrate's side of s.17: fines remitted by the pounds, surplus sale proceeds
+held in deposit for three months, owners' claims to them, and their transfer to revenue.
+
+Each function is atomic, checks the actor, writes its event (with its section) and posts one
+balanced ledger transaction in the same database transaction.
+"""
+
+from decimal import Decimal
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import Counter, DistrictPolicy, IssuedDocument
+from accounts.roles import Permission
+from accounts.scoping import has_permission
+from auctions.models import Auction
+from ledger import services as ledger
+from ledger.models import AccountKind, PaymentMode, TransactionKind
+from poundadmin.dates import surplus_expiry
+from poundadmin.events import record_event
+from poundadmin.formatting import inr
+
+from .actions import Action
+from .models import Remittance, SurplusClaim, SurplusDeposit
+from .statements import fines_credited
+
+ZERO = Decimal("0.00")
+
+
+def _acc(district, kind, pound=None):
+    return ledger.account(district=district, kind=kind, pound=pound)
+
+
+# --- Fines remitted by a pound --------------------------------------------------------------
+
+
+def unremitted_fines(pound):
+    """Fines credited to the District Magistrate from this pound's collections, less what the
+    pound has remitted so far (sent or confirmed)."""
+    credited = fines_credited([pound.pk]).get(pound.pk, ZERO)
+    sent = Remittance.objects.filter(pound=pound).aggregate(t=Sum("amount", default=ZERO))["t"]
+    return credited - sent
+
+
+def cash_in_hand(pound, from_cash=True):
+    kind = AccountKind.POUND_CASH if from_cash else AccountKind.POUND_DIGITAL
+    return _acc(pound.district, kind, pound).balance()
+
+
+@transaction.atomic
+def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on, from_cash=True):
+    """The pound-keeper remits fines to the District Magistrate with a challan (s.17)."""
+    if not has_permission(by, Permission.RECORD_PAYMENT, pound):
+        raise PermissionDenied(_("Only the pound's staff remit its fines."))
+    type(pound).objects.select_for_update().get(pk=pound.pk)  # one remittance at a time
+    amount = Decimal(amount)
+    if amount <= 0:
+        raise ValidationError({"amount": _("Enter the amount remitted.")})
+    if remitted_on > timezone.localdate():
+        raise ValidationError({"remitted_on": _("The date cannot be in the future.")})
+    due = unremitted_fines(pound)
+    if amount > due:
+        raise ValidationError(
+            {"amount": _("Only %(due)s of fines is waiting to be remitted.") % {"due": inr(due)}}
+        )
+    held = cash_in_hand(pound, from_cash)
+    if amount > held:
+        raise ValidationError(
+            {"amount": _("The pound holds only %(held)s there.") % {"held": inr(held)}}
+        )
+    year = remitted_on.year
+    number = f"REM/{pound.code.upper()}/{year}/{Counter.next(f'rem:{pound.pk}:{year}'):05d}"
+    remittance = Remittance(
+        pound=pound,
+        number=number,
+        amount=amount,
+        challan_number=challan_number,
+        treasury=treasury,
+        remitted_on=remitted_on,
+        from_cash=from_cash,
+        sent_by=by,
+    )
+    remittance.full_clean()  # the challan and the treasury are the proof of the remittance
+    remittance.save()
+    district = pound.district
+    ledger.post(
+        district=district,
+        pound=pound,
+        kind=TransactionKind.REMITTANCE_SENT,
+        by=by,
+        section="s.17",
+        source=f"ledger.remittance:{remittance.pk}",
+        memo=f"{number}: fines ₹{amount} remitted, challan {challan_number}",
+        lines=[
+            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
+            (
+                _acc(
+                    district,
+                    AccountKind.POUND_CASH if from_cash else AccountKind.POUND_DIGITAL,
+                    pound,
+                ),
+                -amount,
+            ),
+        ],
+    )
+    record_event(
+        action=Action.REMITTANCE_SENT,
+        section="s.17",
+        by=by,
+        pound=pound,
+        summary=f"{number}: ₹{amount} of fines remitted, challan {challan_number}",
+        data={"remittance": number, "amount": amount, "challan": challan_number},
+    )
+    return remittance
+
+
+@transaction.atomic
+def confirm_remittance(*, remittance, by):
+    """The office confirms the money reached the treasury: the fines are the District
+    Magistrate's (s.17)."""
+    remittance = (
+        Remittance.objects.select_for_update()
+        .select_related("pound__district")
+        .get(pk=remittance.pk)
+    )
+    pound, district = remittance.pound, remittance.pound.district
+    if not has_permission(by, Permission.PREPARE_ORDERS, district):
+        raise PermissionDenied(_("The District Magistrate's office confirms remittances."))
+    if remittance.status != Remittance.Status.SENT:
+        raise ValidationError(_("This remittance is already confirmed."))
+    remittance.status, remittance.confirmed_by = Remittance.Status.CONFIRMED, by
+    remittance.confirmed_at = timezone.now()
+    remittance.save(update_fields=["status", "confirmed_by", "confirmed_at"])
+    amount = remittance.amount
+    ledger.post(
+        district=district,
+        pound=pound,
+        kind=TransactionKind.REMITTANCE_CONFIRMED,
+        by=by,
+        section="s.17",
+        source=f"ledger.remittance:{remittance.pk}",
+        memo=f"{remittance.number}: ₹{amount} received, challan {remittance.challan_number}",
+        lines=[
+            (_acc(district, AccountKind.DM_TREASURY), amount),
+            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), -amount),
+            (_acc(district, AccountKind.FINES_DUE_DM), amount),
+            (_acc(district, AccountKind.FINES_RECEIVED), -amount),
+        ],
+    )
+    record_event(
+        action=Action.REMITTANCE_CONFIRMED,
+        section="s.17",
+        by=by,
+        pound=pound,
+        summary=f"{remittance.number}: ₹{amount} confirmed received",
+        data={"remittance": remittance.number},
+    )
+    return remittance
+
+
+# --- Surplus proceeds held in deposit (s.17) ----------------------------------------------
+
+
+def open_surplus_deposit(sale):
+    """Heard on every sale (auctions' SALE_HOOKS): the surplus of a s.14 sale awaits the office,
+    which holds it three months (s.17). A s.16 sale's balance belongs to the owner instead."""
+    if sale.lot.auction.kind != Auction.Kind.UNCLAIMED or not sale.surplus:
+        return None
+    pound = sale.lot.auction.pound
+    return SurplusDeposit.objects.create(
+        sale=sale,
+        pound=pound,
+        district=pound.district,
+        amount=sale.surplus,
+        sale_date=timezone.localtime(sale.sold_at).date(),
+    )
+
+
+@transaction.atomic
+def receive_surplus(*, deposit, by, received_on):
+    """The office records the day it received the surplus: the three months run from it, and
+    never end before three months from the sale."""
+    deposit = (
+        SurplusDeposit.objects.select_for_update()
+        .select_related("pound", "district")
+        .get(pk=deposit.pk)
+    )
+    if not has_permission(by, Permission.PREPARE_ORDERS, deposit.district):
+        raise PermissionDenied(_("The District Magistrate's office receives the surplus."))
+    if deposit.status != SurplusDeposit.Status.AWAITING_RECEIPT:
+        raise ValidationError(_("This surplus has already been received."))
+    if received_on < deposit.sale_date or received_on > timezone.localdate():
+        raise ValidationError({"received_on": _("The date must fall between the sale and today.")})
+    deposit.received_on, deposit.received_by = received_on, by
+    deposit.expires_on = surplus_expiry(received_on, deposit.sale_date)
+    deposit.status = SurplusDeposit.Status.HELD
+    deposit.save(update_fields=["received_on", "received_by", "expires_on", "status"])
+    ledger.post(
+        district=deposit.district,
+        pound=deposit.pound,
+        kind=TransactionKind.SURPLUS_RECEIVED,
+        by=by,
+        section="s.17",
+        source=f"ledger.surplusdeposit:{deposit.pk}",
+        memo=f"Surplus of {deposit.sale.lot.auction.number} lot {deposit.sale.lot.number} "
+        f"received; held until {deposit.expires_on:%d-%m-%Y}",
+        lines=[
+            (_acc(deposit.district, AccountKind.DM_TREASURY), deposit.amount),
+            (
+                _acc(
+                    deposit.district,
+                    AccountKind.POUND_CASH
+                    if deposit.sale.payment_mode == PaymentMode.CASH
+                    else AccountKind.POUND_DIGITAL,
+                    deposit.pound,
+                ),
+                -deposit.amount,
+            ),
+        ],
+    )
+    record_event(
+        action=Action.SURPLUS_RECEIVED,
+        section="s.17",
+        by=by,
+        pound=deposit.pound,
+        summary=f"Surplus ₹{deposit.amount} received on {received_on:%d-%m-%Y}; held "
+        f"until {deposit.expires_on:%d-%m-%Y}",
+        data={"deposit": deposit.pk, "expires_on": deposit.expires_on},
+    )
+    return deposit
+
+
+@transaction.atomic
+def file_surplus_claim(
+    *, deposit, by, claimant_name, claimant_address, capacity, proof, filed_on, proof_scan=None
+):
+    deposit = SurplusDeposit.objects.select_for_update().get(pk=deposit.pk)
+    if not has_permission(by, Permission.PREPARE_ORDERS, deposit.district):
+        raise PermissionDenied(_("The District Magistrate's office records claims."))
+    if deposit.status != SurplusDeposit.Status.HELD:
+        raise ValidationError(_("Only a surplus held in deposit can be claimed."))
+    if filed_on > timezone.localdate() or filed_on > deposit.expires_on:
+        raise ValidationError(
+            {
+                "filed_on": _("A claim must be made within the three months (until %(date)s).")
+                % {"date": deposit.expires_on.strftime("%d-%m-%Y")}
+            }
+        )
+    if filed_on < deposit.sale_date:
+        # There was no surplus to claim before the sale.
+        raise ValidationError({"filed_on": _("The date must fall between the sale and today.")})
+    if deposit.claims.filter(status=SurplusClaim.Status.PENDING).exists():
+        raise ValidationError(_("A claim to this surplus is already awaiting decision."))
+    claim = SurplusClaim(
+        deposit=deposit,
+        claimant_name=claimant_name,
+        claimant_address=claimant_address,
+        capacity=capacity,
+        proof=proof,
+        filed_on=filed_on,
+        prepared_by=by,
+    )
+    if proof_scan:
+        from poundadmin.uploads import validate_order_scan
+
+        validate_order_scan(proof_scan)
+        claim.proof_scan.save(getattr(proof_scan, "name", "proof.pdf"), proof_scan, save=False)
+    claim.full_clean(exclude=["deposit", "proof_scan"])
+    claim.save()
+    record_event(
+        action=Action.SURPLUS_CLAIMED,
+        section="s.17",
+        by=by,
+        pound=deposit.pound,
+        summary=f"Claim by {claimant_name} to surplus ₹{deposit.amount}",
+        data={"claim": claim.pk, "deposit": deposit.pk},
+    )
+    return claim
+
+
+@transaction.atomic
+def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment_reference=""):
+    """The Magistrate decides on the proof. A proved claim is paid from the deposit."""
+    claim = (
+        SurplusClaim.objects.select_for_update()
+        .select_related("deposit__district", "deposit__pound")
+        .get(pk=claim.pk)
+    )
+    deposit = SurplusDeposit.objects.select_for_update().get(pk=claim.deposit_id)
+    if not has_permission(by, Permission.APPROVE, deposit.district):
+        raise PermissionDenied(_("Only the District Magistrate decides a claim."))
+    if claim.status != SurplusClaim.Status.PENDING:
+        raise ValidationError(_("This claim has already been decided."))
+    if not decision.strip():
+        raise ValidationError({"decision": _("Record the findings on the proof.")})
+    claim.decided_by, claim.decided_at, claim.decision = by, timezone.now(), decision
+    if allow:
+        if deposit.status != SurplusDeposit.Status.HELD:
+            raise ValidationError(_("The surplus is no longer held."))
+        if payment_mode != PaymentMode.CASH and not payment_reference.strip():
+            raise ValidationError({"payment_reference": _("Give the payment reference.")})
+        claim.status = SurplusClaim.Status.ALLOWED
+        claim.payment_mode, claim.payment_reference = payment_mode, payment_reference
+        deposit.status = SurplusDeposit.Status.PAID
+        deposit.save(update_fields=["status"])
+        ledger.post(
+            district=deposit.district,
+            pound=deposit.pound,
+            kind=TransactionKind.SURPLUS_CLAIM_PAID,
+            by=by,
+            section="s.17",
+            source=f"ledger.surplusdeposit:{deposit.pk}",
+            memo=f"Surplus ₹{deposit.amount} paid to {claim.claimant_name} on a proved claim",
+            lines=[
+                (_acc(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
+                (_acc(deposit.district, AccountKind.DM_TREASURY), -deposit.amount),
+            ],
+        )
+    else:
+        claim.status = SurplusClaim.Status.REJECTED
+    claim.save(
+        update_fields=[
+            "status",
+            "decided_by",
+            "decided_at",
+            "decision",
+            "payment_mode",
+            "payment_reference",
+        ]
+    )
+    record_event(
+        action=Action(f"ledger.surplus_claim_{claim.status}"),
+        section="s.17",
+        by=by,
+        pound=deposit.pound,
+        summary=f"Claim by {claim.claimant_name}: {claim.get_status_display()}",
+        data={"claim": claim.pk, "decision": decision},
+    )
+    return claim
+
+
+@transaction.atomic
+def transfer_expired_surplus(*, deposit, by=None, today=None):
+    """At the end of the three months, with no claim proved, the surplus becomes revenue of the
+    State, or of the local fund where s.31 applies. Never before the expiry; never twice."""
+    deposit = (
+        SurplusDeposit.objects.select_for_update()
+        .select_related("district", "pound")
+        .get(pk=deposit.pk)
+    )
+    today = today or timezone.localdate()
+    if deposit.status != SurplusDeposit.Status.HELD:
+        return None
+    if today <= deposit.expires_on:
+        raise ValidationError(
+            _("The surplus is held until %(date)s (s.17).")
+            % {"date": deposit.expires_on.strftime("%d-%m-%Y")}
+        )
+    if deposit.claims.filter(status=SurplusClaim.Status.PENDING).exists():
+        raise ValidationError(_("A claim made in time awaits the Magistrate's decision."))
+    policy = DistrictPolicy.for_district(deposit.district)
+    local = policy.surplus_destination == "local_fund"
+    destination = (
+        SurplusDeposit.Destination.LOCAL_FUND if local else SurplusDeposit.Destination.STATE_REVENUE
+    )
+    number = (
+        f"TRF/{deposit.district.code.upper()}/{today.year}/"
+        f"{Counter.next(f'trf:{deposit.district_id}:{today.year}'):05d}"
+    )
+    deposit.transfer_memo = IssuedDocument.objects.create(
+        kind=IssuedDocument.Kind.TRANSFER_MEMO,
+        number=number,
+        issued_by=by,
+        district=deposit.district,
+        issuing_office=str(deposit.district.dm_office_name),
+        issuing_office_hi=deposit.district.dm_office_name_hi,
+        subject_type="ledger.surplusdeposit",
+        subject_id=deposit.pk,
+    )
+    deposit.status, deposit.destination = SurplusDeposit.Status.TRANSFERRED, destination
+    deposit.transferred_at = timezone.now()
+    deposit.save(update_fields=["status", "destination", "transferred_at", "transfer_memo"])
+    ledger.post(
+        district=deposit.district,
+        pound=deposit.pound,
+        kind=TransactionKind.SURPLUS_TRANSFERRED,
+        by=by,
+        section="s.31" if local else "s.17",
+        source=f"ledger.surplusdeposit:{deposit.pk}",
+        memo=f"{number}: surplus ₹{deposit.amount} credited to "
+        f"{policy.local_fund_name or 'the local fund' if local else 'the revenues of the State'}",
+        lines=[
+            (_acc(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
+            (
+                _acc(
+                    deposit.district, AccountKind.LOCAL_FUND if local else AccountKind.STATE_REVENUE
+                ),
+                -deposit.amount,
+            ),
+        ],
+    )
+    record_event(
+        action=Action.SURPLUS_TRANSFERRED,
+        section="s.31" if local else "s.17",
+        by=by,
+        pound=deposit.pound,
+        summary=f"{number}: surplus ₹{deposit.amount} credited to "
+        f"{deposit.get_destination_display()}",
+        data={"deposit": deposit.pk, "memo": number, "destination": destination},
+    )
+    return deposit
+
+
+def expectations():
+    """What remittances and surplus deposits say the accounts should hold (check_ledger)."""
+
+    for r in Remittance.objects.select_related("pound"):
+        district, pound = r.pound.district_id, r.pound_id
+        cash = AccountKind.POUND_CASH if r.from_cash else AccountKind.POUND_DIGITAL
+        yield (district, pound, cash), -r.amount
+        yield (district, None, AccountKind.REMITTANCES_IN_TRANSIT), r.amount
+        if r.status == Remittance.Status.CONFIRMED:
+            yield (district, None, AccountKind.REMITTANCES_IN_TRANSIT), -r.amount
+            yield (district, None, AccountKind.DM_TREASURY), r.amount
+            yield (district, None, AccountKind.FINES_DUE_DM), r.amount
+            yield (district, None, AccountKind.FINES_RECEIVED), -r.amount
+    for d in SurplusDeposit.objects.exclude(
+        status=SurplusDeposit.Status.AWAITING_RECEIPT
+    ).select_related("sale"):
+        cash = (
+            AccountKind.POUND_CASH
+            if d.sale.payment_mode == PaymentMode.CASH
+            else AccountKind.POUND_DIGITAL
+        )
+        yield (d.district_id, d.pound_id, cash), -d.amount
+        yield (d.district_id, None, AccountKind.DM_TREASURY), d.amount
+        if d.status == SurplusDeposit.Status.PAID:
+            yield (d.district_id, None, AccountKind.DM_SURPLUS_HELD), d.amount
+            yield (d.district_id, None, AccountKind.DM_TREASURY), -d.amount
+        elif d.status == SurplusDeposit.Status.TRANSFERRED:
+            kind = (
+                AccountKind.LOCAL_FUND
+                if d.destination == SurplusDeposit.Destination.LOCAL_FUND
+                else AccountKind.STATE_REVENUE
+            )
+            yield (d.district_id, None, AccountKind.DM_SURPLUS_HELD), d.amount
+            yield (d.district_id, None, kind), -d.amount
+
+
+# --- Approvals -------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def write_off_shortfall(*, shortfall, by, note=""):
+    """The Magistrate writes off dues a sale did not cover (docs/domain.md decision 7). No money
+    moves: the dues were never received; the record says who let them go and why."""
+    from auctions.models import Shortfall
+
+    shortfall = (
+        Shortfall.objects.select_for_update().select_related("pound__district").get(pk=shortfall.pk)
+    )
+    if not has_permission(by, Permission.APPROVE, shortfall.pound):
+        raise PermissionDenied(_("Only the District Magistrate writes off a shortfall."))
+    if shortfall.status != Shortfall.Status.PENDING:
+        raise ValidationError(_("This shortfall has already been written off."))
+    shortfall.status, shortfall.decided_by = Shortfall.Status.WRITTEN_OFF, by
+    shortfall.decided_at = timezone.now()
+    shortfall.save(update_fields=["status", "decided_by", "decided_at"])
+    record_event(
+        action=Action.SHORTFALL_WRITTEN_OFF,
+        section="s.17",
+        by=by,
+        pound=shortfall.pound,
+        summary=f"Shortfall of ₹{shortfall.total} written off" + (f": {note}" if note else ""),
+        data={
+            "shortfall": shortfall.pk,
+            "fines": shortfall.fines,
+            "feeding": shortfall.feeding,
+            "expenses": shortfall.expenses,
+            "note": note,
+        },
+    )
+    return shortfall
+
+
+@transaction.atomic
+def review_court_order(*, order, by, note=""):
+    """The office checks a court-ordered release recorded at a pound against its scan (s.19)."""
+    from impounding.models import CourtOrder
+
+    order = (
+        CourtOrder.objects.select_for_update()
+        .select_related("impoundment__pound__district")
+        .get(pk=order.pk)
+    )
+    if not has_permission(by, Permission.PREPARE_ORDERS, order.impoundment.pound):
+        raise PermissionDenied(_("The District Magistrate's office checks court orders."))
+    if order.reviewed_at is not None:
+        raise ValidationError(_("This order has already been checked."))
+    order.reviewed_by, order.reviewed_at, order.review_note = by, timezone.now(), note
+    order.save(update_fields=["reviewed_by", "reviewed_at", "review_note"])
+    record_event(
+        action=Action.COURT_ORDER_REVIEWED,
+        section="s.19",
+        by=by,
+        impoundment=order.impoundment,
+        summary=f"Court order {order.case_number} checked against its scan"
+        + (f": {note}" if note else ""),
+        data={"order": order.pk, "note": note},
+    )
+    return order
+
+
+@transaction.atomic
+def confirm_deposit_application(*, deposit, by):
+    """The Magistrate confirms that a s.15 deposit is to be applied as payment. Applied now if it
+    may be applied already; otherwise the daily run applies it the day after the complaint window
+    closes, unless a complaint is made in time."""
+    from impounding.models import Deposit
+    from impounding.services import apply_deposit, deposit_awaiting_application
+
+    deposit = (
+        Deposit.objects.select_for_update()
+        .select_related("release__impoundment__pound__district")
+        .get(pk=deposit.pk)
+    )
+    entry = deposit.release.impoundment
+    if not has_permission(by, Permission.APPROVE, entry.pound):
+        raise PermissionDenied(_("Only the District Magistrate confirms applying a deposit."))
+    if deposit.status != Deposit.Status.HELD:
+        raise ValidationError(_("This deposit is no longer held."))
+    if deposit_awaiting_application(deposit):
+        return apply_deposit(deposit=deposit, by=by)
+    deposit.application_confirmed_by, deposit.application_confirmed_at = by, timezone.now()
+    deposit.save(update_fields=["application_confirmed_by", "application_confirmed_at"])
+    record_event(
+        action=Action.DEPOSIT_APPLICATION_CONFIRMED,
+        section="s.15",
+        by=by,
+        impoundment=entry,
+        summary=f"To be applied after {deposit.complaint_deadline:%d-%m-%Y} unless a "
+        "complaint is made in time",
+        data={"deposit": deposit.pk},
+    )
+    return deposit

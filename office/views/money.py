@@ -1,0 +1,454 @@
+"""The money screens of the District Magistrate's office (s.17): remittances of fines from the
+pounds, the surplus deposit register with owners' claims and the transfer memo, the pound's
+feeding-money statement, and the money trail of a register entry.
+
+Records are looked up within the user's jurisdiction (another district's is a 404), then the
+action is checked (403). GET shows; POST acts through one service in `ledger.office`.
+"""
+
+from datetime import timedelta
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Prefetch
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.decorators import require_permission
+from accounts.models import DistrictPolicy, Pound
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
+from impounding.models import Animal
+from impounding.views.common import get_entry, get_pound
+from poundadmin.dates import add_months, surplus_expiry
+from poundadmin.documents import pdf_response
+from poundadmin.formatting import inr
+from poundadmin.uploads import SIGNATURES
+from poundadmin.views import add_service_errors
+
+from .. import documents, statements
+from .. import services as office
+from ..forms import (
+    Capacity,
+    ClaimDecisionForm,
+    ConfirmRemittanceForm,
+    MonthForm,
+    ReceiveSurplusForm,
+    RemittanceForm,
+    SurplusClaimForm,
+)
+from ..models import Remittance, SurplusClaim, SurplusDeposit
+
+CONFIRMED_SHOWN = 50  # the latest confirmed remittances listed; older ones are in the returns
+CLOSED_SHOWN = 100  # the latest surpluses paid or credited
+
+
+# --- Remittances of fines (s.17) ---------------------------------------------------------------
+
+
+def _remitting_pound_ids(user):
+    """Pounds whose fines the user may remit: he takes payments there and keeps its ledger."""
+    return set(visible_pound_ids(user, Permission.RECORD_PAYMENT)) & set(
+        visible_pound_ids(user, Permission.VIEW_LEDGER)
+    )
+
+
+def _remittances(user):
+    return Remittance.objects.filter(pound_id__in=visible_pound_ids(user)).select_related(
+        "pound__district", "sent_by", "confirmed_by"
+    )
+
+
+@require_permission(Permission.VIEW_LEDGER)
+def remittances(request):
+    user = request.user
+    pounds = Pound.objects.for_user(user, Permission.VIEW_LEDGER).order_by("name")
+    positions = list(statements.pound_positions(pounds).values())
+    may_remit = _remitting_pound_ids(user)
+    for position in positions:
+        position.can_remit = position.pound.pk in may_remit
+    listed = _remittances(user).filter(pound_id__in=[p.pound.pk for p in positions])
+    sent = list(listed.filter(status=Remittance.Status.SENT).order_by("remitted_on", "pk"))
+    for remittance in sent:
+        remittance.can_confirm = has_permission(user, Permission.PREPARE_ORDERS, remittance.pound)
+    confirmed = list(
+        listed.filter(status=Remittance.Status.CONFIRMED).order_by("-confirmed_at", "-pk")[
+            :CONFIRMED_SHOWN
+        ]
+    )
+    return render(
+        request,
+        "office/money/remittances.html",
+        {
+            "positions": positions,
+            "sent": sent,
+            "confirmed": confirmed,
+            "confirmed_shown": CONFIRMED_SHOWN,
+            "can_remit": bool(may_remit),
+        },
+    )
+
+
+def _pound_to_remit(request):
+    """The pound named by ?pound=, or the user's only one; None when he must choose."""
+    user = request.user
+    ids = _remitting_pound_ids(user)
+    if not ids:
+        raise PermissionDenied
+    raw = request.GET.get("pound", "")
+    if raw.isdigit():
+        pound = get_object_or_404(
+            Pound.objects.for_user(user).select_related("district"), pk=int(raw)
+        )
+        if pound.pk not in ids:
+            raise PermissionDenied
+        return pound
+    if len(ids) == 1:
+        return Pound.objects.select_related("district").get(pk=next(iter(ids)))
+    return None
+
+
+@require_permission(Permission.RECORD_PAYMENT)
+def remittance_new(request):
+    pound = _pound_to_remit(request)
+    if pound is None:
+        pounds = Pound.objects.filter(pk__in=_remitting_pound_ids(request.user)).order_by("name")
+        return render(request, "office/money/choose_pound.html", {"pounds": pounds})
+    position = statements.pound_positions([pound])[pound.pk]
+    form = RemittanceForm(
+        request.POST or None,
+        initial={"amount": position.remittable or None, "remitted_on": timezone.localdate()},
+    )
+    if form.is_valid():
+        try:
+            remittance = office.send_remittance(pound=pound, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Remittance %(number)s of %(amount)s sent: the office will confirm it.")
+                % {"number": remittance.number, "amount": inr(remittance.amount)},
+            )
+            return redirect("office:remittances")
+    return render(
+        request,
+        "office/money/remittance_new.html",
+        {"pound": pound, "position": position, "form": form},
+    )
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def remittance_confirm(request, pk):
+    remittance = get_object_or_404(_remittances(request.user), pk=pk)
+    if not has_permission(request.user, Permission.PREPARE_ORDERS, remittance.pound):
+        raise PermissionDenied
+    # Bound on any POST: the form is one checkbox, which an unticked POST leaves out.
+    form = ConfirmRemittanceForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        try:
+            office.confirm_remittance(remittance=remittance, by=request.user)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Remittance %(number)s confirmed: %(amount)s of fines received (s.17).")
+                % {"number": remittance.number, "amount": inr(remittance.amount)},
+            )
+            return redirect("office:remittances")
+    return render(
+        request, "office/money/remittance_confirm.html", {"remittance": remittance, "form": form}
+    )
+
+
+# --- The surplus deposit register (s.17) ---------------------------------------------------------
+
+
+def _deposits(user):
+    return SurplusDeposit.objects.filter(district_id__in=visible_district_ids(user)).select_related(
+        "district", "pound", "sale__lot__auction", "transfer_memo", "received_by"
+    )
+
+
+def _get_deposit(request, pk, perm):
+    deposit = get_object_or_404(_deposits(request.user), pk=pk)
+    if not has_permission(request.user, perm, deposit.district):
+        raise PermissionDenied
+    return deposit
+
+
+def _local_fund_names(district_ids):
+    return dict(
+        DistrictPolicy.objects.filter(district_id__in=district_ids).values_list(
+            "district_id", "local_fund_name"
+        )
+    )
+
+
+@require_permission(Permission.VIEW_LEDGER)
+def surplus(request):
+    user = request.user
+    today = timezone.localdate()
+    # The office sees its district's register; a pound-keeper the surpluses of his pounds.
+    deposits = _deposits(user).filter(pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER))
+    lots = Prefetch(
+        "sale__lot__animals",
+        queryset=Animal.objects.select_related("impoundment").order_by("impoundment_id", "number"),
+    )
+    claims = Prefetch("claims", queryset=SurplusClaim.objects.order_by("filed_on", "pk"))
+    open_ = list(
+        deposits.exclude(status__in=[SurplusDeposit.Status.PAID, SurplusDeposit.Status.TRANSFERRED])
+        .prefetch_related(lots, claims)
+        .order_by("status", "expires_on", "sale_date", "pk")
+    )
+    closed = list(
+        deposits.filter(status__in=[SurplusDeposit.Status.PAID, SurplusDeposit.Status.TRANSFERRED])
+        .prefetch_related(lots, claims)
+        .order_by("-sale_date", "-pk")[:CLOSED_SHOWN]
+    )
+    funds = _local_fund_names({d.district_id for d in open_ + closed})
+    for d in open_ + closed:
+        _annotate_deposit(user, d, today)
+        d.local_fund_name = funds.get(d.district_id, "")
+    return render(
+        request,
+        "office/money/surplus.html",
+        {
+            "awaiting": [d for d in open_ if d.status == SurplusDeposit.Status.AWAITING_RECEIPT],
+            "held": [d for d in open_ if d.status == SurplusDeposit.Status.HELD],
+            "closed": closed,
+            "closed_shown": CLOSED_SHOWN,
+            "today": today,
+        },
+    )
+
+
+def _annotate_deposit(user, deposit, today):
+    """What the user may do with a surplus, and its claims, for the register's rows."""
+    claims = list(deposit.claims.all())
+    for claim in claims:
+        claim.capacity_label = Capacity.label(claim.capacity)
+        claim.can_decide = claim.status == SurplusClaim.Status.PENDING and has_permission(
+            user, Permission.APPROVE, deposit.district
+        )
+    deposit.claim_list = claims
+    deposit.paid_claim = next((c for c in claims if c.status == SurplusClaim.Status.ALLOWED), None)
+    prepares = has_permission(user, Permission.PREPARE_ORDERS, deposit.district)
+    held = deposit.status == SurplusDeposit.Status.HELD
+    deposit.can_receive = prepares and deposit.status == SurplusDeposit.Status.AWAITING_RECEIPT
+    deposit.can_claim = (
+        prepares
+        and held
+        and today <= deposit.expires_on
+        and not any(c.status == SurplusClaim.Status.PENDING for c in claims)
+    )
+    deposit.at_least_until = add_months(deposit.sale_date, 3)
+    deposit.days_left = (deposit.expires_on - today).days if held else None
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def surplus_receive(request, pk):
+    deposit = _get_deposit(request, pk, Permission.PREPARE_ORDERS)
+    today = timezone.localdate()
+    form = ReceiveSurplusForm(request.POST or None, initial={"received_on": today})
+    if form.is_valid():
+        try:
+            deposit = office.receive_surplus(deposit=deposit, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Surplus of %(amount)s received into deposit: held until %(date)s (s.17).")
+                % {
+                    "amount": inr(deposit.amount),
+                    "date": deposit.expires_on.strftime("%d-%m-%Y"),
+                },
+            )
+            return redirect("office:surplus")
+    return render(
+        request,
+        "office/money/surplus_receive.html",
+        {
+            "deposit": deposit,
+            "form": form,
+            "animals": _sold_animals(deposit),
+            "today": today,
+            "sale_plus_three": add_months(deposit.sale_date, 3),
+            "received_plus_three": add_months(today, 3),
+            "expiry_if_today": surplus_expiry(today, deposit.sale_date),
+        },
+    )
+
+
+def _sold_animals(deposit):
+    return list(
+        Animal.objects.filter(lotanimal__lot=deposit.sale.lot_id)
+        .select_related("impoundment")
+        .order_by("impoundment_id", "number")
+    )
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def claim_new(request, pk):
+    deposit = _get_deposit(request, pk, Permission.PREPARE_ORDERS)
+    today = timezone.localdate()
+    form = SurplusClaimForm(
+        request.POST or None,
+        request.FILES or None,
+        deposit=deposit,
+        initial={"filed_on": today},
+    )
+    if form.is_valid():
+        try:
+            claim = office.file_surplus_claim(deposit=deposit, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Claim by %(name)s recorded: it goes to the Magistrate for decision.")
+                % {"name": claim.claimant_name},
+            )
+            return redirect("office:surplus")
+    pending = deposit.claims.filter(status=SurplusClaim.Status.PENDING).first()
+    return render(
+        request,
+        "office/money/claim_new.html",
+        {
+            "deposit": deposit,
+            "form": form,
+            "animals": _sold_animals(deposit),
+            "pending": pending,
+            "open": deposit.status == SurplusDeposit.Status.HELD and pending is None,
+            "today": today,
+        },
+    )
+
+
+def _proof_file(claim):
+    """The scan of the proof, shown in the browser to whoever may decide the claim."""
+    if not claim.proof_scan:
+        raise Http404
+    handle = claim.proof_scan.open("rb")
+    head = handle.read(8)
+    handle.seek(0)
+    kind = next((k for sig, k in SIGNATURES.items() if head.startswith(sig)), None)
+    types = {"PDF": "application/pdf", "JPEG": "image/jpeg", "PNG": "image/png"}
+    if kind is None:
+        handle.close()
+        raise Http404
+    response = FileResponse(
+        handle,
+        content_type=types[kind],
+        filename=f"claim-{claim.pk}-proof.{kind.lower()}",
+        as_attachment=False,
+    )
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+@require_permission(Permission.APPROVE)
+def claim_decide(request, pk):
+    claim = get_object_or_404(
+        SurplusClaim.objects.filter(
+            deposit__district_id__in=visible_district_ids(request.user)
+        ).select_related(
+            "deposit__district",
+            "deposit__pound",
+            "deposit__sale__lot__auction",
+            "prepared_by",
+            "decided_by",
+        ),
+        pk=pk,
+    )
+    deposit = claim.deposit
+    if not has_permission(request.user, Permission.APPROVE, deposit.district):
+        raise PermissionDenied
+    if request.method == "GET" and request.GET.get("file") == "proof":
+        return _proof_file(claim)
+    form = ClaimDecisionForm(request.POST or None)
+    if form.is_valid():
+        try:
+            claim = office.decide_surplus_claim(claim=claim, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Claim by %(name)s: %(status)s.")
+                % {"name": claim.claimant_name, "status": claim.get_status_display()},
+            )
+            return redirect("office:surplus")
+    claim.capacity_label = Capacity.label(claim.capacity)
+    animals = _sold_animals(deposit)
+    entries = {a.impoundment_id: a.impoundment for a in animals}
+    return render(
+        request,
+        "office/money/claim_decide.html",
+        {
+            "claim": claim,
+            "deposit": deposit,
+            "sale": deposit.sale,
+            "animals": animals,
+            "entries": list(entries.values()),
+            "others": deposit.claims.exclude(pk=claim.pk).order_by("filed_on", "pk"),
+            "form": form,
+        },
+    )
+
+
+@require_permission(Permission.VIEW_LEDGER)
+def transfer_memo_pdf(request, pk):
+    deposit = _get_deposit(request, pk, Permission.VIEW_LEDGER)
+    if deposit.transfer_memo_id is None:
+        raise Http404
+    pdf = documents.transfer_memo_pdf(deposit)
+    name = deposit.transfer_memo.number.replace("/", "-")
+    return pdf_response(pdf, f"transfer-memo-{name}.pdf")
+
+
+# --- The pound-keeper's feeding money, and the money trail of an entry --------------------------
+
+
+@require_permission(Permission.VIEW_LEDGER)
+def feeding_statement(request, pk):
+    pound = get_pound(request, pk, Permission.VIEW_LEDGER)
+    form = MonthForm(request.GET if "month" in request.GET else None)
+    first = form.first_day()
+    statement = statements.feeding_statement(pound, first)
+    if not form.is_bound:
+        form = MonthForm(initial={"month": first})
+    this_month = timezone.localdate().replace(day=1)
+    return render(
+        request,
+        "office/money/feeding_statement.html",
+        {
+            "pound": pound,
+            "form": form,
+            "statement": statement,
+            "previous": (first - timedelta(days=1)).replace(day=1),
+            "next": add_months(first, 1) if first < this_month else None,
+            "can_log": has_permission(request.user, Permission.RECORD_CUSTODY, pound),
+        },
+    )
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def money_trail(request, pk):
+    entry = get_entry(request, pk, Permission.VIEW_RECORDS)
+    trail = statements.money_trail(entry)
+    for d in trail.surpluses:
+        d.claim_list = list(d.claims.all())
+    return render(
+        request,
+        "office/money/money_trail.html",
+        {
+            "entry": entry,
+            "trail": trail,
+            "can_ledger": has_permission(request.user, Permission.VIEW_LEDGER, entry.pound),
+        },
+    )

@@ -1,0 +1,288 @@
+"""Periodic returns (s.7) and exports: the monthly return of a pound, the district's
+consolidation, the daily cash book, each as PDF or CSV, and CSV exports of the register and the
+ledger.
+
+All GET, all read-only, except that printing a return for a month that is over registers it
+(once) as an IssuedDocument. Pound-keepers see their pounds' returns and cash books; the
+District Magistrate's office and auditors see their districts', and the consolidation. A pound
+or district outside the user's jurisdiction is a 404; one inside it without the right is a 403.
+"""
+
+import re
+from datetime import date
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from accounts.decorators import require_permission
+from accounts.models import District, Pound
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+from poundadmin.documents import pdf_response
+
+from .. import exports, return_documents
+from .. import returns as figures
+from ..forms.returns import ReturnsForm
+from ..returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS
+
+FORMATS = ("pdf", "csv")
+DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def consolidating_district_ids(user):
+    """Districts whose consolidated return the user may see: the office's and the auditors',
+    over the whole district (a pound-keeper sees only his pounds)."""
+    return sorted(
+        set(exports.district_wide_ids(user, Permission.VIEW_REPORTS))
+        & set(exports.district_wide_ids(user, Permission.VIEW_LEDGER))
+    )
+
+
+def _pound(request, pk):
+    pound = get_object_or_404(
+        Pound.objects.for_user(request.user).select_related("district"), pk=pk
+    )
+    if not has_permission(request.user, Permission.VIEW_LEDGER, pound):
+        raise PermissionDenied
+    return pound
+
+
+def _district(request, pk):
+    district = get_object_or_404(District.objects.for_user(request.user), pk=pk)
+    if district.pk not in consolidating_district_ids(request.user):
+        raise PermissionDenied
+    return district
+
+
+def _month(year, month, fmt):
+    """A month that has begun, and a known format; anything else is not a page (404)."""
+    if fmt not in FORMATS or not 1 <= month <= 12 or year < 1900:
+        raise Http404
+    if date(year, month, 1) > timezone.localdate():
+        raise Http404
+    return year, month
+
+
+def _day(text):
+    if not DAY.match(text):
+        raise Http404
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise Http404 from None
+    if day > timezone.localdate():
+        raise Http404
+    return day
+
+
+def _csv_response(content, filename):
+    response = HttpResponse(content, content_type=return_documents.CSV_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def _send(content, fmt, stem):
+    if fmt == "pdf":
+        return pdf_response(content, f"{stem}.pdf")
+    return _csv_response(content, f"{stem}.csv")
+
+
+@require_GET
+@require_permission(Permission.VIEW_LEDGER)
+def monthly_return(request, pk, year, month, fmt):
+    pound = _pound(request, pk)
+    year, month = _month(year, month, fmt)
+    stem = f"return-{pound.code}-{year:04d}-{month:02d}"
+    if fmt == "csv":
+        content = return_documents.monthly_return_csv(pound, year, month)
+    else:
+        content = return_documents.monthly_return_pdf(pound, year, month, by=request.user)
+    return _send(content, fmt, stem)
+
+
+@require_GET
+@require_permission(Permission.VIEW_REPORTS)
+def district_return(request, pk, year, month, fmt):
+    district = _district(request, pk)
+    year, month = _month(year, month, fmt)
+    stem = f"district-return-{district.code}-{year:04d}-{month:02d}"
+    if fmt == "csv":
+        content = return_documents.district_return_csv(district, year, month)
+    else:
+        content = return_documents.district_return_pdf(district, year, month, by=request.user)
+    return _send(content, fmt, stem)
+
+
+@require_GET
+@require_permission(Permission.VIEW_LEDGER)
+def cash_book(request, pk, day, fmt):
+    pound = _pound(request, pk)
+    day = _day(day)
+    if fmt not in FORMATS:
+        raise Http404
+    stem = f"cash-book-{pound.code}-{day.isoformat()}"
+    if fmt == "csv":
+        content = return_documents.cash_book_csv(pound, day)
+    else:
+        content = return_documents.cash_book_pdf(pound, day)
+    return _send(content, fmt, stem)
+
+
+# --- Exports --------------------------------------------------------------------------------
+
+
+def _export_scope(request):
+    """The pounds (and, for the office, the districts) an export covers, and its period, from
+    ?pound=, ?from= and ?to=; None for the period when the dates are bad."""
+    pound_ids = visible_pound_ids(request.user, Permission.VIEW_LEDGER)
+    district_ids = exports.district_wide_ids(request.user, Permission.VIEW_LEDGER)
+    chosen = request.GET.get("pound")
+    if chosen:
+        if not chosen.isdigit():
+            raise Http404
+        pound = _pound(request, int(chosen))
+        pound_ids, district_ids = [pound.pk], []
+    try:
+        period = [
+            date.fromisoformat(request.GET[k]) if request.GET.get(k) else None
+            for k in ("from", "to")
+        ]
+    except ValueError:
+        period = None
+    return pound_ids, district_ids, period
+
+
+def _stream(header, rows, filename):
+    response = StreamingHttpResponse(
+        exports.stream_csv(header, rows), content_type=return_documents.CSV_CONTENT_TYPE
+    )
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+def _stamp(period):
+    first, last = period
+    if first or last:
+        return f"{first or ''}_{last or ''}".strip("_")
+    return timezone.localdate().isoformat()
+
+
+@require_GET
+@require_permission(Permission.VIEW_LEDGER)
+def export_register(request):
+    """Every animal of the register entries that arrived in the period, one row each."""
+    pound_ids, _districts, period = _export_scope(request)
+    if period is None:
+        return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
+    queryset = exports.register_queryset(pound_ids, *period)
+    return _stream(
+        exports.register_header(),
+        exports.register_rows(queryset),
+        f"register-{_stamp(period)}.csv",
+    )
+
+
+@require_GET
+@require_permission(Permission.VIEW_LEDGER)
+def export_ledger(request):
+    """Every posting of the period, one row each with its transaction."""
+    pound_ids, district_ids, period = _export_scope(request)
+    if period is None:
+        return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
+    queryset = exports.ledger_queryset(pound_ids, district_ids, *period)
+    return _stream(
+        exports.ledger_header(), exports.ledger_rows(queryset), f"ledger-{_stamp(period)}.csv"
+    )
+
+
+# --- The page to choose a return ------------------------------------------------------------
+
+
+def _table(columns, rows, totals=None):
+    """Headings and rows of figures for a screen table; rows are (label, [values])."""
+    return {
+        "headings": [COLUMN_LABELS[c] for c in columns],
+        "rows": [(label, [values[c] for c in columns]) for label, values in rows],
+        "totals": [totals[c] for c in columns] if totals is not None else None,
+    }
+
+
+def _links(name, args):
+    return {fmt: reverse(f"office:{name}", args=[*args, fmt]) for fmt in FORMATS}
+
+
+def _export_links(first, last, pound=None):
+    query = {"from": first.isoformat(), "to": last.isoformat()}
+    if pound is not None:
+        query["pound"] = pound.pk
+    query = urlencode(query)
+    return {
+        "register": f"{reverse('office:export_register')}?{query}",
+        "ledger": f"{reverse('office:export_ledger')}?{query}",
+    }
+
+
+def _pound_context(pound, first, day):
+    r = figures.pound_return(pound, first.year, first.month)
+    return {
+        "r": r,
+        "animals": _table(
+            ANIMAL_COLUMNS, [(row["label"], row) for row in r["animals"]], r["totals"]
+        ),
+        "money": [(COLUMN_LABELS[c], r["money"][c]) for c in MONEY_COLUMNS],
+        "cash": [(COLUMN_LABELS[c], r["money"][c]) for c in CASH_COLUMNS],
+        "links": _links("monthly_return", [pound.pk, first.year, first.month]),
+        "book": figures.cash_book(pound, day),
+        "book_links": _links("cash_book", [pound.pk, day.isoformat()]),
+        "exports": _export_links(r["first"], r["last"], pound),
+    }
+
+
+def _district_context(district, first):
+    pounds = Pound.objects.filter(district=district).order_by("name")
+    r = figures.district_return(district, first.year, first.month, pounds)
+    rows = [(row["pound"].label, row["totals"]) for row in r["pounds"]]
+    money_rows = [(row["pound"].label, row["money"]) for row in r["pounds"]]
+    return {
+        "r": r,
+        "animals": _table(ANIMAL_COLUMNS, rows, r["totals"]),
+        "money_table": _table(MONEY_COLUMNS + CASH_COLUMNS, money_rows, r["money"]),
+        "links": _links("district_return", [district.pk, first.year, first.month]),
+        "exports": _export_links(r["first"], r["last"]),
+    }
+
+
+@require_GET
+@require_permission(Permission.VIEW_LEDGER)
+def returns(request):
+    """Choose a pound (or the whole district) and a month, or a day for the cash book, and see
+    the figures with links to the PDF and CSV of each."""
+    user = request.user
+    pounds = list(
+        Pound.objects.for_user(user, Permission.VIEW_LEDGER)
+        .select_related("district")
+        .order_by("district__name", "name")
+    )
+    districts = list(District.objects.filter(pk__in=consolidating_district_ids(user)))
+    form = ReturnsForm(request.GET or None, pounds=pounds, districts=districts)
+    choices = [value for _group, options in form.fields["of"].choices for value, _l in options]
+    if not request.GET and choices:
+        form = ReturnsForm(ReturnsForm.defaults(choices[0]), pounds=pounds, districts=districts)
+    context = {"form": form, "has_choices": bool(choices)}
+    if choices and form.is_valid():
+        kind, subject = form.cleaned_data["of"]
+        first, day = form.cleaned_data["month"], form.cleaned_data["day"]
+        context |= {"kind": kind, "subject": subject, "first": first, "day": day}
+        if kind == "pound":
+            context |= _pound_context(subject, first, day)
+        else:
+            context |= _district_context(subject, first)
+    return render(request, "office/returns/returns.html", context)

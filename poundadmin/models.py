@@ -1,0 +1,154 @@
+"""The event log: every state change, who made it, when, and the section of the Act relied on.
+
+Each pound's events form a hash chain: an event stores the hash of the one before it, and its own
+hash covers its content and that link. Editing or deleting a row outside the application breaks
+the chain at that row, and `manage.py verify_chain` names the first broken link.
+
+The kernel sits below every app, so an event names the records it is about by their ids only
+(the acting user, the district, the pound, the register entry, the animal), never by a relation
+to an upper floor's model. Lookups may still pass the records themselves
+(`Event.objects.filter(animal=animal)`): the queryset reads their primary keys. The apps that own
+those records register their models here (`register_subject`, in AppConfig.ready()), so
+`event.animal` reads the animal without the kernel naming the app it lives in.
+"""
+
+import hashlib
+import json
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+GENESIS = "0" * 64
+
+# The records an event names, each by the id of its row, and the model each is a row of.
+SUBJECTS = ("by", "district", "pound", "impoundment", "animal")
+_SUBJECT_MODELS = {}
+
+
+def register_subject(name, model):
+    """Called by the app that owns `model`: an event's `name`_id is the id of one of its rows."""
+    if name not in SUBJECTS:
+        raise ValueError(f"an event names no {name!r}")
+    _SUBJECT_MODELS[name] = model
+
+
+class ChainHead(models.Model):
+    """The latest link of one chain. Appending locks this row, so links are strictly ordered."""
+
+    chain = models.CharField(max_length=40, unique=True)
+    seq = models.PositiveBigIntegerField(default=0)
+    hash = models.CharField(max_length=64, default=GENESIS)
+
+    def __str__(self):
+        return f"{self.chain}#{self.seq}"
+
+
+def _by_id(kwargs):
+    """`animal=obj` -> `animal_id=obj.pk`; `pound__in=[...]` -> `pound_id__in=[...]`."""
+    out = {}
+    for key, value in kwargs.items():
+        name, _sep, rest = key.partition("__")
+        if name in SUBJECTS:
+            key = f"{name}_id" + (f"__{rest}" if rest else "")
+            if rest == "in":
+                value = [getattr(v, "pk", v) for v in value]
+            else:
+                value = getattr(value, "pk", value)
+        out[key] = value
+    return out
+
+
+class EventQuerySet(models.QuerySet):
+    def _filter_or_exclude(self, negate, args, kwargs):
+        return super()._filter_or_exclude(negate, args, _by_id(kwargs))
+
+    def with_actors(self):
+        """Evaluate, and give each event its acting user from one query (no query per row)."""
+        events = list(self)
+        ids = {e.by_id for e in events if e.by_id is not None}
+        users = _SUBJECT_MODELS["by"].objects.in_bulk(ids) if ids else {}
+        for event in events:
+            event._subjects = {"by": users.get(event.by_id)}
+        return events
+
+
+class Event(models.Model):
+    chain = models.CharField(max_length=40)
+    seq = models.PositiveBigIntegerField()
+    at = models.DateTimeField(default=timezone.now)
+    by_id = models.BigIntegerField(null=True, blank=True)
+    action = models.CharField(_("what"), max_length=60)
+    section = models.CharField(_("section of the Act"), max_length=40, blank=True)
+    summary = models.CharField(max_length=300)
+    district_id = models.BigIntegerField()
+    pound_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    impoundment_id = models.BigIntegerField(null=True, blank=True)
+    animal_id = models.BigIntegerField(null=True, blank=True, db_index=True)
+    data = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    prev_hash = models.CharField(max_length=64)
+    hash = models.CharField(max_length=64)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
+        ordering = ["chain", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["chain", "seq"], name="event_chain_seq"),
+        ]
+        indexes = [models.Index(fields=["impoundment_id", "at"], name="event_impoundment_at")]
+
+    def __str__(self):
+        return f"{self.chain}#{self.seq} {self.action}"
+
+    def _subject(self, name):
+        cache = self.__dict__.setdefault("_subjects", {})
+        if name not in cache:
+            pk = getattr(self, f"{name}_id")
+            model = _SUBJECT_MODELS[name]
+            cache[name] = model.objects.filter(pk=pk).first() if pk is not None else None
+        return cache[name]
+
+    # The records the event is about, read on demand (None where the event names none).
+    by = property(lambda self: self._subject("by"))
+    district = property(lambda self: self._subject("district"))
+    pound = property(lambda self: self._subject("pound"))
+    impoundment = property(lambda self: self._subject("impoundment"))
+    animal = property(lambda self: self._subject("animal"))
+
+    @property
+    def label(self):
+        from .events import action_label
+
+        return action_label(self.action)
+
+    def payload(self):
+        """The content the hash covers, in a canonical form."""
+        return {
+            "chain": self.chain,
+            "seq": self.seq,
+            "at": self.at.astimezone(timezone.UTC).isoformat(timespec="microseconds"),
+            "by": self.by_id,
+            "action": self.action,
+            "section": self.section,
+            "summary": self.summary,
+            "district": self.district_id,
+            "pound": self.pound_id,
+            "impoundment": self.impoundment_id,
+            "animal": self.animal_id,
+            "data": self.data,
+            "prev": self.prev_hash,
+        }
+
+    def compute_hash(self):
+        text = json.dumps(
+            self.payload(),
+            sort_keys=True,
+            separators=(",", ":"),
+            cls=DjangoJSONEncoder,
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(text.encode()).hexdigest()
