@@ -1,0 +1,40 @@
+"""The six floors hold for models too: a model points only at models on its own floor or below,
+whether its relation is written as an import or as a string. import-linter checks the imports;
+this checks the relations Django resolved, which a string such as "auctions.Lot" would hide."""
+
+from django.apps import apps
+
+FLOORS = ["poundadmin", "accounts", "ledger", "impounding", "auctions", "office"]
+
+
+def _floor(label):
+    """The floor of an app; Django's own apps and libraries sit below the kernel."""
+    return FLOORS.index(label) if label in FLOORS else -1
+
+
+def _relations():
+    for model in apps.get_models(include_auto_created=True):
+        if model._meta.app_label not in FLOORS:
+            continue  # Django's own apps (the admin's log points at the user model, by design)
+        for field in model._meta.get_fields(include_hidden=True):
+            if field.is_relation and field.concrete and field.related_model is not None:
+                yield model, field
+
+
+def test_every_relation_points_down_or_sideways():
+    upward = [
+        f"{model._meta.label}.{field.name} -> {field.related_model._meta.label}"
+        for model, field in _relations()
+        if _floor(field.related_model._meta.app_label) > _floor(model._meta.app_label)
+    ]
+    assert upward == []
+
+
+def test_the_kernel_event_log_points_at_nothing_of_ours():
+    event = apps.get_model("poundadmin", "Event")
+    assert [f.name for f in event._meta.get_fields() if f.is_relation] == []
+
+
+def test_the_floors_are_the_installed_apps_in_order():
+    ours = [c.label for c in apps.get_app_configs() if c.label in FLOORS]
+    assert ours == FLOORS
