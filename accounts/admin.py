@@ -1,9 +1,13 @@
 """The admin is for superuser repair. Role changes go through the same services as the app."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.core.exceptions import ValidationError
 
 from poundadmin.admin import ReadOnlyAdmin
+from poundadmin.forms import DateInput
 
 from . import models, services
 
@@ -52,6 +56,16 @@ class VillageAdmin(admin.ModelAdmin):
     search_fields = ("name", "name_hi")
 
 
+class EndAssignmentForm(forms.Form):
+    # Optional on the action bar, which every action shares; the action itself asks for both.
+    on = forms.DateField(label="End on", required=False, widget=DateInput())
+    reason = forms.CharField(label="Reason", required=False, max_length=200)
+
+
+class StaffAssignmentActionForm(ActionForm, EndAssignmentForm):
+    pass
+
+
 @admin.register(models.StaffAssignment)
 class StaffAssignmentAdmin(admin.ModelAdmin):
     list_display = (
@@ -65,13 +79,14 @@ class StaffAssignmentAdmin(admin.ModelAdmin):
         "valid_to",
     )
     list_filter = ("role",)
+    action_form = StaffAssignmentActionForm
+    actions = ["end_assignments"]
 
     def has_change_permission(self, request, obj=None):
         # Appointments are added and ended through services, so each change is audited.
         return False
 
     def save_model(self, request, obj, form, change):
-        jurisdiction = {f: getattr(obj, f) for f in obj.SCOPE_FIELDS if getattr(obj, f"{f}_id")}
         created = services.assign_role(
             user=obj.user,
             role=obj.role,
@@ -79,9 +94,38 @@ class StaffAssignmentAdmin(admin.ModelAdmin):
             valid_from=obj.valid_from,
             valid_to=obj.valid_to,
             order_reference=obj.order_reference,
-            **jurisdiction,
+            state=obj.state,
+            district=obj.district,
+            police_station=obj.police_station,
+            pound=obj.pound,
         )
         obj.pk = created.pk
+
+    @admin.action(description="End on a date, with a reason")
+    def end_assignments(self, request, queryset):
+        form = EndAssignmentForm(request.POST)
+        if not form.is_valid() or not form.cleaned_data["on"] or not form.cleaned_data["reason"]:
+            self.message_user(
+                request, "Give the day the appointment ends and the reason.", messages.ERROR
+            )
+            return
+        ended = 0
+        for assignment in queryset:
+            try:
+                services.end_assignment(
+                    assignment=assignment,
+                    by=request.user,
+                    on=form.cleaned_data["on"],
+                    reason=form.cleaned_data["reason"],
+                )
+            except ValidationError as exc:
+                self.message_user(
+                    request, f"{assignment}: {' '.join(exc.messages)}", messages.ERROR
+                )
+            else:
+                ended += 1
+        if ended:
+            self.message_user(request, f"{ended} appointment(s) ended.", messages.SUCCESS)
 
 
 @admin.register(models.IssuedDocument)

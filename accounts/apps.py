@@ -7,6 +7,7 @@ class AccountsConfig(AppConfig):
     verbose_name = _("Accounts and jurisdictions")
 
     def ready(self):
+        # Imported here: these modules load models, which wait for the app registry.
         from poundadmin.models import register_subject
 
         from .models import District, Pound, User

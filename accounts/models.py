@@ -12,6 +12,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from .roles import ROLE_SCOPES, Role, Scope
+from .scoping import visible_district_ids, visible_pound_ids
 
 
 class BilingualNameMixin(models.Model):
@@ -73,8 +74,6 @@ class State(BilingualNameMixin):
 
 class DistrictQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        from .scoping import visible_district_ids
-
         return self.filter(pk__in=visible_district_ids(user, perm))
 
 
@@ -107,8 +106,6 @@ class District(BilingualNameMixin):
 
 class PoliceStationQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        from .scoping import visible_district_ids
-
         return self.filter(district_id__in=visible_district_ids(user, perm))
 
 
@@ -127,8 +124,6 @@ class PoliceStation(BilingualNameMixin):
 
 class PoundQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        from .scoping import visible_pound_ids
-
         return self.filter(pk__in=visible_pound_ids(user, perm))
 
     def active(self, on=None):

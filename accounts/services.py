@@ -12,15 +12,30 @@ from .scoping import forget_grants
 
 
 @transaction.atomic
-def assign_role(*, user, role, by, valid_from, valid_to=None, order_reference="", **jurisdiction):
-    """Give `user` a role in one jurisdiction (state=, district=, police_station= or pound=)."""
+def assign_role(
+    *,
+    user,
+    role,
+    by,
+    valid_from,
+    valid_to=None,
+    order_reference="",
+    state=None,
+    district=None,
+    police_station=None,
+    pound=None,
+):
+    """Give `user` a role in one jurisdiction: a state, district, police station or pound."""
     assignment = StaffAssignment(
         user=user,
         role=role,
         valid_from=valid_from,
         valid_to=valid_to,
         order_reference=order_reference,
-        **jurisdiction,
+        state=state,
+        district=district,
+        police_station=police_station,
+        pound=pound,
     )
     assignment.full_clean()
     assignment.save()

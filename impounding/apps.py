@@ -7,6 +7,7 @@ class ImpoundingConfig(AppConfig):
     verbose_name = _("Pound register")
 
     def ready(self):
+        # Imported here: these modules load models, which wait for the app registry.
         from ledger.checks import EXPECTATIONS
         from poundadmin.events import register_actions
         from poundadmin.models import register_subject

@@ -39,6 +39,10 @@ DEMO_SCAN = (
     b"trailer<</Root 1 0 R>>\n%%EOF\n"
 )
 
+COW, BUFFALO, GOAT = Species.CATTLE, Species.BUFFALO, Species.GOAT
+FEMALE, MALE, CASTRATED = Sex.FEMALE, Sex.MALE, Sex.CASTRATED
+ADULT, YOUNG = AgeClass.ADULT, AgeClass.YOUNG
+
 
 def seed_tariffs():
     for district in District.objects.all():
@@ -131,26 +135,17 @@ def _claim(entry, keeper, animals, at, *, deposit=False, **kw):
     return services.release_on_payment(**common, **kw)
 
 
-@transaction.atomic
-def seed_register():
-    pound = Pound.objects.filter(code=DEMO_POUND).first()
-    if pound is None or Impoundment.objects.filter(pound=pound).exists():
-        return 0
-    keeper = User.objects.get(username="keeper")
-    magistrate = User.objects.get(username="magistrate")
-    now = timezone.now()
-    cow, buffalo, goat = Species.CATTLE, Species.BUFFALO, Species.GOAT
-    F, M, C = Sex.FEMALE, Sex.MALE, Sex.CASTRATED
-    adult, young = AgeClass.ADULT, AgeClass.YOUNG
-
+def _in_the_pound(pound, keeper, now):
     # 1. Arrived this morning: two cows in the pound, one with a Pashu Aadhaar tag.
     _entry(
         pound,
         keeper,
         0,
         [
-            _animal(cow, F, adult, "White with brown patches", "Notched left ear", "123456789010"),
-            _animal(cow, M, young, "Brown"),
+            _animal(
+                COW, FEMALE, ADULT, "White with brown patches", "Notched left ear", "123456789010"
+            ),
+            _animal(COW, MALE, YOUNG, "Brown"),
         ],
         owner_name="",
         hours_in_transit=2,
@@ -161,8 +156,8 @@ def seed_register():
         keeper,
         3,
         [
-            _animal(buffalo, F, adult, "Black", "Horns curved back"),
-            _animal(goat, M, adult, "Black and white"),
+            _animal(BUFFALO, FEMALE, ADULT, "Black", "Horns curved back"),
+            _animal(GOAT, MALE, ADULT, "Black and white"),
         ],
         owner_name="Shyam Lal",
         owner_residence="Samesi",
@@ -179,8 +174,8 @@ def seed_register():
         keeper,
         10,
         [
-            _animal(cow, F, adult, "Grey", "Brand 'RK' on the left flank"),
-            _animal(cow, C, adult, "White", "Nose rope"),
+            _animal(COW, FEMALE, ADULT, "Grey", "Brand 'RK' on the left flank"),
+            _animal(COW, CASTRATED, ADULT, "White", "Nose rope"),
         ],
         hours_in_transit=30,
         seizure_place="Grazing ground beside the highway",
@@ -195,17 +190,24 @@ def seed_register():
         damage_description="",
     )
     services.record_birth(
-        dam=e3.animals.get(number=1), by=keeper, at=now - timedelta(days=6), sex=F, colour="Grey"
+        dam=e3.animals.get(number=1),
+        by=keeper,
+        at=now - timedelta(days=6),
+        sex=FEMALE,
+        colour="Grey",
     )
+
+
+def _claimed_on_payment(pound, keeper, now):
     # 4. Released on payment by two owners: one cow each (s.13), and one bullock died.
     e4 = _entry(
         pound,
         keeper,
         20,
         [
-            _animal(cow, F, adult, "Red Sindhi, red"),
-            _animal(cow, F, adult, "Sahiwal, light brown"),
-            _animal(cow, C, adult, "White bullock", "Left horn broken"),
+            _animal(COW, FEMALE, ADULT, "Red Sindhi, red"),
+            _animal(COW, FEMALE, ADULT, "Sahiwal, light brown"),
+            _animal(COW, CASTRATED, ADULT, "White bullock", "Left horn broken"),
         ],
         owner_name="Sita Devi and Mohan Singh",
         owner_residence="Gosainganj",
@@ -241,12 +243,15 @@ def seed_register():
         certificate="VH/MLG/2026/118",
         carcass_disposal="Buried at the pound",
     )
+
+
+def _deposit_not_disputed(pound, keeper, now):
     # 5. Released on deposit (s.15), no complaint made in time: awaiting the DM's confirmation.
     e5 = _entry(
         pound,
         keeper,
         25,
-        [_animal(buffalo, M, adult, "Black", "Ring in the nose")],
+        [_animal(BUFFALO, MALE, ADULT, "Black", "Ring in the nose")],
         owner_name="Abdul Rahman",
         owner_residence="Nigohan",
     )
@@ -260,12 +265,15 @@ def seed_register():
         owner_name="Abdul Rahman",
         ground="The buffalo was tied on my own land; it was taken from there",
     )
+
+
+def _deposit_complaint_upheld(pound, keeper, magistrate, now):
     # 6. Released on deposit, complaint filed in time and upheld: deposit due for refund.
     e6 = _entry(
         pound,
         keeper,
         14,
-        [_animal(cow, F, adult, "Black")],
+        [_animal(COW, FEMALE, ADULT, "Black")],
         owner_name="Kamla Devi",
         owner_residence="Samesi",
     )
@@ -299,12 +307,15 @@ def seed_register():
         compensation=Decimal("500.00"),
         payable_by="Ram Prasad Maurya, the seizer",
     )
+
+
+def _deposit_complaint_pending(pound, keeper, now):
     # 7. Released on deposit, complaint pending.
     e7 = _entry(
         pound,
         keeper,
         6,
-        [_animal(goat, F, adult, "Brown")],
+        [_animal(GOAT, FEMALE, ADULT, "Brown")],
         owner_name="Gita",
         owner_residence="Gosainganj",
     )
@@ -328,14 +339,17 @@ def seed_register():
         court="Court of the Sub-Divisional Magistrate, Mohanlalganj",
         filed_on=timezone.localdate() - timedelta(days=2),
     )
+
+
+def _released_by_order(pound, keeper, now):
     # 8. Released by a Civil Court's order (s.19), and one rescued by force (s.24).
     e8 = _entry(
         pound,
         keeper,
         9,
         [
-            _animal(cow, F, adult, "White", "Tag torn"),
-            _animal(buffalo, F, adult, "Black"),
+            _animal(COW, FEMALE, ADULT, "White", "Tag torn"),
+            _animal(BUFFALO, FEMALE, ADULT, "Black"),
         ],
         owner_name="Harish Chandra",
         owner_residence="Samesi",
@@ -359,6 +373,9 @@ def seed_register():
         police_reference="FIR 221/2026, PS Mohanlalganj",
         notes="Taken from the gate by three men",
     )
+
+
+def _feeding_logs(pound, keeper):
     # Feeding logs for the last ten days, except the day before yesterday (flagged, s.27).
     for back in range(10, -1, -1):
         day = timezone.localdate() - timedelta(days=back)
@@ -378,4 +395,21 @@ def seed_register():
             watered=True,
             cost=Decimal("850.00"),
         )
+
+
+@transaction.atomic
+def seed_register():
+    pound = Pound.objects.filter(code=DEMO_POUND).first()
+    if pound is None or Impoundment.objects.filter(pound=pound).exists():
+        return 0
+    keeper = User.objects.get(username="keeper")
+    magistrate = User.objects.get(username="magistrate")
+    now = timezone.now()
+    _in_the_pound(pound, keeper, now)
+    _claimed_on_payment(pound, keeper, now)
+    _deposit_not_disputed(pound, keeper, now)
+    _deposit_complaint_upheld(pound, keeper, magistrate, now)
+    _deposit_complaint_pending(pound, keeper, now)
+    _released_by_order(pound, keeper, now)
+    _feeding_logs(pound, keeper)
     return Impoundment.objects.filter(pound=pound).count()

@@ -73,15 +73,11 @@ def register_copy_document(entry, by):
     document = existing()
     if document is not None:
         return document
-    pound = entry.pound
-    document = IssuedDocument.objects.create(
+    document = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.REGISTER_COPY,
         number=entry.register_number,
-        issued_by=by,
-        district=pound.district,
-        pound=pound,
-        issuing_office=pound.name,
-        issuing_office_hi=pound.name_hi or pound.name,
+        by=by,
+        pound=entry.pound,
         subject_type="impounding.impoundment",
         subject_id=entry.pk,
     )
@@ -309,15 +305,13 @@ def schedule_document(pound, on, by=None, valid_until=None):
     document = IssuedDocument.objects.filter(number=number).first()
     if document is not None:
         return document
-    names = offices(pound)
-    return IssuedDocument.objects.create(
+    office = offices(pound)["district_office"]
+    return IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.TARIFF_SCHEDULE,
         number=number,
-        issued_by=by,
-        district=pound.district,
+        by=by,
         pound=pound,
-        issuing_office=names["district_office"].en,
-        issuing_office_hi=names["district_office"].hi,
+        office=(office.en, office.hi),
         valid_until=valid_until,
         subject_type="accounts.pound",
         subject_id=pound.pk,

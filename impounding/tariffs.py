@@ -92,30 +92,17 @@ def _authorise(by, district):
         raise PermissionDenied(_("Only the District Magistrate's office may fix tariffs."))
 
 
-@transaction.atomic
-def create_fine_scale(
-    *,
-    district,
-    by,
-    notification_number,
-    notification_date,
-    valid_from,
-    categories,
-    rules,
-    district_wide=True,
-    pounds=(),
-    title="",
-    valid_to=None,
-):
-    """Record a s.12 notification: its categories (code, label, label_hi, amount) and the rules
-    mapping species (with optional sex and age) to a category code."""
-    _authorise(by, district)
-    District.objects.select_for_update().get(pk=district.pk)  # one tariff change at a time
+def _pounds_covered(district, *, district_wide, pounds):
+    """The pounds an order names: none for the whole district, else some of the district's."""
     pounds = list(pounds)
     if not district_wide and not pounds:
         raise ValidationError({"pounds": _("Name the pounds, or apply it to the whole district.")})
     if any(p.district_id != district.pk for p in pounds):
         raise ValidationError({"pounds": _("Every pound must be in the district.")})
+    return pounds
+
+
+def _check_categories(categories, rules):
     if not categories:
         raise ValidationError(_("A scale needs at least one category."))
     codes = [c["code"] for c in categories]
@@ -125,27 +112,10 @@ def create_fine_scale(
     if unknown:
         raise ValidationError(_("A rule names a category the scale does not have."))
     _check_rows_cover_every_species(rules, _("category"))
-    superseded = _check_overlap(
-        FineScale,
-        district=district,
-        district_wide=district_wide,
-        pounds=pounds,
-        valid_from=valid_from,
-        valid_to=valid_to,
-    )
-    scale = FineScale(
-        district=district,
-        district_wide=district_wide,
-        valid_from=valid_from,
-        valid_to=valid_to,
-        notification_number=notification_number,
-        notification_date=notification_date,
-        title=title,
-        created_by=by,
-    )
-    scale.full_clean()
-    scale.save()
-    scale.pounds.set(pounds)
+
+
+def _add_categories(scale, categories, rules):
+    """Save a scale's categories and the rules that map animals to them; return them by code."""
     by_code = {}
     for c in categories:
         cat = FineCategory(
@@ -170,6 +140,52 @@ def create_fine_scale(
         )
         for r in rules
     )
+    return by_code
+
+
+@transaction.atomic
+def create_fine_scale(
+    *,
+    district,
+    by,
+    notification_number,
+    notification_date,
+    valid_from,
+    categories,
+    rules,
+    district_wide=True,
+    pounds=(),
+    title="",
+    valid_to=None,
+):
+    """Record a s.12 notification: its categories (code, label, label_hi, amount) and the rules
+    mapping species (with optional sex and age) to a category code."""
+    _authorise(by, district)
+    District.objects.select_for_update().get(pk=district.pk)  # one tariff change at a time
+    pounds = _pounds_covered(district, district_wide=district_wide, pounds=pounds)
+    _check_categories(categories, rules)
+    superseded = _check_overlap(
+        FineScale,
+        district=district,
+        district_wide=district_wide,
+        pounds=pounds,
+        valid_from=valid_from,
+        valid_to=valid_to,
+    )
+    scale = FineScale(
+        district=district,
+        district_wide=district_wide,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        notification_number=notification_number,
+        notification_date=notification_date,
+        title=title,
+        created_by=by,
+    )
+    scale.full_clean()
+    scale.save()
+    scale.pounds.set(pounds)
+    by_code = _add_categories(scale, categories, rules)
     record_event(
         action=Action.TARIFF_FINE_SCALE_RECORDED,
         section="s.12",
@@ -201,11 +217,7 @@ def create_feeding_order(
     """Record the District Magistrate's order under s.5: per-day rates by kind of animal."""
     _authorise(by, district)
     District.objects.select_for_update().get(pk=district.pk)
-    pounds = list(pounds)
-    if not district_wide and not pounds:
-        raise ValidationError({"pounds": _("Name the pounds, or apply it to the whole district.")})
-    if any(p.district_id != district.pk for p in pounds):
-        raise ValidationError({"pounds": _("Every pound must be in the district.")})
+    pounds = _pounds_covered(district, district_wide=district_wide, pounds=pounds)
     _check_rows_cover_every_species(rates, _("feeding rate"))
     superseded = _check_overlap(
         FeedingRateOrder,

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound, User
+from accounts.scoping import visible_district_ids
 
 
 class PaymentMode(models.TextChoices):
@@ -68,8 +69,6 @@ DISTRICT_ACCOUNTS = (
 
 class AccountQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        from accounts.scoping import visible_district_ids
-
         return self.filter(district_id__in=visible_district_ids(user, perm))
 
     def with_balances(self):

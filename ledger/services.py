@@ -7,7 +7,14 @@ from django.db import connection, transaction
 
 from poundadmin.formatting import PAISA
 
-from .models import DISTRICT_ACCOUNTS, POUND_ACCOUNTS, Account, Posting, Transaction
+from .models import (
+    DISTRICT_ACCOUNTS,
+    POUND_ACCOUNTS,
+    Account,
+    Posting,
+    Transaction,
+    TransactionKind,
+)
 
 
 def account(*, district, kind, pound=None):
@@ -74,8 +81,6 @@ def post(
 @transaction.atomic
 def reverse(*, txn, by, reason):
     """Undo a posted transaction with its mirror image. A transaction is reversed at most once."""
-    from .models import TransactionKind
-
     txn = Transaction.objects.select_for_update().get(pk=txn.pk)
     if hasattr(txn, "reversed_by"):
         raise ValidationError("this transaction has already been reversed")

@@ -4,6 +4,7 @@ General Clauses Act 1897 s.9: "within N days from day X" leaves out day X, so th
 X+1 .. X+N and the next step may be taken on X+N+1 (docs/domain.md decision 1).
 """
 
+import calendar
 from datetime import date, datetime, timedelta
 
 from django.utils import timezone
@@ -52,8 +53,6 @@ def days_between(first: date, last: date):
 def add_months(day: date, months: int) -> date:
     """The same date `months` calendar months later (GCA s.3(35): a British calendar month),
     clamped to the month's last day: 31 Jan + 1 month = 28 (or 29) Feb."""
-    import calendar
-
     index = day.month - 1 + months
     year, month = day.year + index // 12, index % 12 + 1
     return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))

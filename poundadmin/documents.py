@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import segno
 from django.conf import settings
 from django.contrib.staticfiles import finders
+from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
 
@@ -54,8 +55,6 @@ def verification_context(document):
 
 
 def pdf_response(pdf_bytes, filename, *, inline=False):
-    from django.http import HttpResponse
-
     response = HttpResponse(pdf_bytes, content_type="application/pdf")
     disposition = "inline" if inline else "attachment"
     response["Content-Disposition"] = f'{disposition}; filename="{filename}"'

@@ -5,6 +5,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from babel.numbers import format_currency, format_decimal
 from django.utils import timezone
+from num2words import num2words
 
 PAISA = Decimal("0.01")
 
@@ -105,8 +106,6 @@ def _hindi_number(n):
 
 
 def _english_number(n):
-    from num2words import num2words
-
     # en_IN counts in lakhs; crores are composed here, as num2words stops below 10^10. The
     # commas it puts between groups are dropped.
     crore, rest = divmod(n, 10_000_000)

@@ -1,5 +1,4 @@
 from django import forms
-from django.utils import timezone
 
 
 class DateTimeLocalInput(forms.DateTimeInput):
@@ -16,7 +15,3 @@ class DateInput(forms.DateInput):
 
     def __init__(self, attrs=None):
         super().__init__(attrs=attrs, format="%Y-%m-%d")
-
-
-def now_local_minute():
-    return timezone.localtime().replace(second=0, microsecond=0)

@@ -121,7 +121,7 @@ class Event(models.Model):
 
     @property
     def label(self):
-        from .events import action_label
+        from .events import action_label  # events imports this module's Event at load
 
         return action_label(self.action)
 

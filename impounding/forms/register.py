@@ -1,3 +1,5 @@
+import copy
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -15,6 +17,7 @@ from ..models import (
     Sex,
     Species,
 )
+from ..services.intake import AMENDABLE_ANIMAL_FIELDS, AMENDABLE_ENTRY_FIELDS
 from ..tags import normalise_tag, validate_ear_tag
 
 BLANK = [("", "---------")]
@@ -159,25 +162,6 @@ class RegisterSearchForm(forms.Form):
         self.fields["pound"].queryset = pounds
 
 
-ENTRY_AMENDABLE = [
-    "seized_at",
-    "seizure_place",
-    "seizure_village",
-    "basis",
-    "basis_other",
-    "s11_site",
-    "s11_ground",
-    "damage_description",
-    "pound_choice_reason",
-    "seizer_name",
-    "seizer_residence",
-    "seizer_capacity",
-    "seizer_phone",
-    "owner_name",
-    "owner_residence",
-]
-
-
 class EntryAmendForm(forms.ModelForm):
     reason = forms.CharField(
         label=_("Reason for the correction"),
@@ -187,7 +171,7 @@ class EntryAmendForm(forms.ModelForm):
 
     class Meta:
         model = Impoundment
-        fields = ENTRY_AMENDABLE
+        fields = AMENDABLE_ENTRY_FIELDS
         widgets = {
             "seized_at": DateTimeLocalInput(),
             "damage_description": forms.Textarea(attrs={"rows": 2}),
@@ -204,7 +188,9 @@ class EntryAmendForm(forms.ModelForm):
         pass
 
     def changes(self):
-        changes = {f: self.cleaned_data[f] for f in self.changed_data if f in ENTRY_AMENDABLE}
+        changes = {
+            f: self.cleaned_data[f] for f in self.changed_data if f in AMENDABLE_ENTRY_FIELDS
+        }
         # The picker shows minutes: an unchanged time must not read as a correction.
         if "seized_at" in changes and changes["seized_at"] and self.instance.seized_at:
             new, old = changes["seized_at"], self.instance.seized_at
@@ -214,15 +200,18 @@ class EntryAmendForm(forms.ModelForm):
 
 
 class AnimalAmendForm(forms.Form):
-    species = AnimalForm.base_fields["species"]
-    sex = AnimalForm.base_fields["sex"]
-    age_class = AnimalForm.base_fields["age_class"]
-    colour = AnimalForm.base_fields["colour"]
-    marks = AnimalForm.base_fields["marks"]
-    ear_tag = AnimalForm.base_fields["ear_tag"]
+    """The fields services.intake lets a correction change, asked as on arrival, and why."""
+
     reason = EntryAmendForm.base_fields["reason"]
 
     clean_ear_tag = AnimalForm.clean_ear_tag
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        reason = self.fields.pop("reason")
+        for name in AMENDABLE_ANIMAL_FIELDS:
+            self.fields[name] = copy.deepcopy(AnimalForm.base_fields[name])
+        self.fields["reason"] = reason
 
     def changes(self):
         return {f: self.cleaned_data[f] for f in self.changed_data if f != "reason"}

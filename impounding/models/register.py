@@ -12,6 +12,7 @@ from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Pound, User, Village
+from accounts.scoping import visible_pound_ids
 
 from .choices import (
     AgeClass,
@@ -45,8 +46,6 @@ class media_upload:  # noqa: N801 - used like a function in field definitions
 
 class ImpoundmentQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        from accounts.scoping import visible_pound_ids
-
         return self.filter(pound_id__in=visible_pound_ids(user, perm))
 
 
@@ -157,8 +156,6 @@ class Impoundment(models.Model):
 
 class AnimalQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        from accounts.scoping import visible_pound_ids
-
         return self.filter(impoundment__pound_id__in=visible_pound_ids(user, perm))
 
     def in_custody(self):

@@ -12,14 +12,13 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, InForceQuerySet, Pound, User
+from accounts.scoping import visible_district_ids
 
 from .choices import AgeClass, Sex, Species
 
 
 class TariffQuerySet(InForceQuerySet):
     def for_user(self, user, perm=None):
-        from accounts.scoping import visible_district_ids
-
         return self.filter(district_id__in=visible_district_ids(user, perm))
 
     def covering(self, pound):

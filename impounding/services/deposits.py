@@ -18,7 +18,7 @@ from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from ledger import services as ledger
-from ledger.models import AccountKind, PaymentMode, TransactionKind
+from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
 
@@ -108,6 +108,64 @@ def record_complaint(
     return complaint
 
 
+def _check_decision(complaint, *, outcome, decided_on):
+    if complaint.outcome != Complaint.Outcome.PENDING:
+        raise ValidationError(_("This complaint has already been decided."))
+    if outcome not in (Complaint.Outcome.UPHELD, Complaint.Outcome.DISMISSED):
+        raise ValidationError({"outcome": _("Choose the outcome.")})
+    if decided_on < complaint.filed_on or decided_on > timezone.localdate():
+        raise ValidationError(
+            {"decided_on": _("The decision date must fall between the filing date and today.")}
+        )
+
+
+def _refund_due(deposit, *, entry, by):
+    """s.22: a held deposit becomes due to the owner again; one already dealt with stays so."""
+    deposit = Deposit.objects.select_for_update().get(pk=deposit.pk)
+    if deposit.status != Deposit.Status.HELD:
+        return deposit
+    deposit.status = Deposit.Status.REFUND_DUE
+    deposit.save(update_fields=["status"])
+    district = entry.pound.district
+    ledger.post(
+        district=district,
+        pound=entry.pound,
+        kind=TransactionKind.DEPOSIT_REFUND_DUE,
+        memo=f"Deposit {deposit.release.receipt.number} to be refunded: {entry.register_number}",
+        by=by,
+        source=f"impounding.deposit:{deposit.pk}",
+        section="s.22",
+        impoundment_id=entry.pk,
+        lines=[
+            (ledger.account(district=district, kind=AccountKind.DEPOSITS_HELD), deposit.amount),
+            (
+                ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
+                -deposit.amount,
+            ),
+        ],
+    )
+    return deposit
+
+
+def _record_liability(complaint, *, entry, deposit):
+    """s.22: the fines and charges (those deposited, or else those paid) and the compensation
+    are recorded against whoever the order names, to be recovered under s.23."""
+    if deposit is not None:
+        fines, feeding = deposit.fines, deposit.feeding
+    else:
+        releases = list(entry.releases.all())
+        fines = sum((r.fines for r in releases), Decimal("0.00"))
+        feeding = sum((r.feeding for r in releases), Decimal("0.00"))
+    SeizerLiability.objects.create(
+        impoundment=entry,
+        complaint=complaint,
+        payable_by=complaint.payable_by,
+        fines=fines,
+        feeding=feeding,
+        compensation=complaint.compensation,
+    )
+
+
 @transaction.atomic
 def decide_complaint(
     *,
@@ -130,14 +188,7 @@ def decide_complaint(
         entry.pound,
         _("The District Magistrate's office records the court's decision."),
     )
-    if complaint.outcome != Complaint.Outcome.PENDING:
-        raise ValidationError(_("This complaint has already been decided."))
-    if outcome not in (Complaint.Outcome.UPHELD, Complaint.Outcome.DISMISSED):
-        raise ValidationError({"outcome": _("Choose the outcome.")})
-    if decided_on < complaint.filed_on or decided_on > timezone.localdate():
-        raise ValidationError(
-            {"decided_on": _("The decision date must fall between the filing date and today.")}
-        )
+    _check_decision(complaint, outcome=outcome, decided_on=decided_on)
     compensation = Decimal(compensation)
     if outcome == Complaint.Outcome.UPHELD and not payable_by.strip():
         raise ValidationError({"payable_by": _("Name who the order makes pay (s.22).")})
@@ -148,59 +199,18 @@ def decide_complaint(
         update_fields=["outcome", "decided_on", "order_reference", "compensation", "payable_by"]
     )
     deposit = complaint.deposit
-    if deposit is None and outcome == Complaint.Outcome.UPHELD:
-        # A complaint about the seizure covers the deposit made for that seizure, named or not.
-        deposit = (
-            Deposit.objects.filter(release__impoundment=entry, status=Deposit.Status.HELD)
-            .order_by("pk")
-            .first()
-        )
     if outcome == Complaint.Outcome.UPHELD:
+        if deposit is None:
+            # A complaint about the seizure covers the deposit made for that seizure, named or
+            # not.
+            deposit = (
+                Deposit.objects.filter(release__impoundment=entry, status=Deposit.Status.HELD)
+                .order_by("pk")
+                .first()
+            )
         if deposit is not None:
-            deposit = Deposit.objects.select_for_update().get(pk=deposit.pk)
-            if deposit.status == Deposit.Status.HELD:
-                deposit.status = Deposit.Status.REFUND_DUE
-                deposit.save(update_fields=["status"])
-                district = entry.pound.district
-                ledger.post(
-                    district=district,
-                    pound=entry.pound,
-                    kind=TransactionKind.DEPOSIT_REFUND_DUE,
-                    memo=f"Deposit {deposit.release.receipt.number} to be refunded: "
-                    f"{entry.register_number}",
-                    by=by,
-                    source=f"impounding.deposit:{deposit.pk}",
-                    section="s.22",
-                    impoundment_id=entry.pk,
-                    lines=[
-                        (
-                            ledger.account(district=district, kind=AccountKind.DEPOSITS_HELD),
-                            deposit.amount,
-                        ),
-                        (
-                            ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
-                            -deposit.amount,
-                        ),
-                    ],
-                )
-        fines = (
-            deposit.fines
-            if deposit
-            else sum((r.fines for r in entry.releases.all()), Decimal("0.00"))
-        )
-        feeding = (
-            deposit.feeding
-            if deposit
-            else sum((r.feeding for r in entry.releases.all()), Decimal("0.00"))
-        )
-        SeizerLiability.objects.create(
-            impoundment=entry,
-            complaint=complaint,
-            payable_by=payable_by,
-            fines=fines,
-            feeding=feeding,
-            compensation=compensation,
-        )
+            deposit = _refund_due(deposit, entry=entry, by=by)
+        _record_liability(complaint, entry=entry, deposit=deposit)
     record_event(
         action=Action(f"complaint.{outcome}"),
         section="s.22",
@@ -316,7 +326,6 @@ def pay_deposit_refund(*, deposit, by, mode, reference=""):
     deposit.save(
         update_fields=["status", "refunded_at", "refunded_by", "refund_mode", "refund_reference"]
     )
-    cash_kind = AccountKind.POUND_CASH if mode == PaymentMode.CASH else AccountKind.POUND_DIGITAL
     ledger.post(
         district=district,
         pound=pound,
@@ -332,7 +341,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference=""):
                 ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
                 deposit.amount,
             ),
-            (ledger.account(district=district, pound=pound, kind=cash_kind), -deposit.amount),
+            (ledger.account(district=district, pound=pound, kind=till(mode)), -deposit.amount),
         ],
     )
     record_event(

@@ -64,6 +64,54 @@ def intake_warnings(*, pound, seized_at, arrived_at, basis, seizer_capacity, sei
 ANIMAL_FIELDS = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
 
 
+def _check_arrival(*, animals, arrived_at, seized_at):
+    if not animals:
+        raise ValidationError(_("Enter at least one animal."))
+    if arrived_at > timezone.now() + timedelta(minutes=5):
+        raise ValidationError({"arrived_at": _("The arrival cannot be in the future.")})
+    if seized_at > arrived_at:
+        raise ValidationError({"seized_at": _("The seizure must come before the arrival.")})
+
+
+def _enter_animals(entry, animals):
+    """Number the animals of an entry from 1, in the order given."""
+    created = []
+    for number, data in enumerate(animals, start=1):
+        validate_ear_tag(data.get("ear_tag", ""))
+        animal = Animal(
+            impoundment=entry, number=number, **{f: data.get(f, "") for f in ANIMAL_FIELDS}
+        )
+        if data.get("photo"):
+            animal.photo.save("photo.jpg", resize_photo(data["photo"]), save=False)
+        animal.full_clean(exclude=["impoundment", "release", "court_order"])
+        animal.save()
+        created.append(animal)
+    return created
+
+
+def _record_entered(entry, animals, by):
+    record_event(
+        action=Action.REGISTER_ENTERED,
+        section="s.8",
+        summary=f"{entry.register_number}: {len(animals)} animal(s) entered",
+        by=by,
+        impoundment=entry,
+        data={
+            "register_number": entry.register_number,
+            "arrived_at": entry.arrived_at,
+            "seized_at": entry.seized_at,
+            "seizure_place": entry.seizure_place,
+            "basis": entry.basis,
+            "seizer": [entry.seizer_name, entry.seizer_residence, entry.seizer_capacity],
+            "owner": [entry.owner_name, entry.owner_residence],
+            "animals": [
+                {f: getattr(a, f) for f in ANIMAL_FIELDS} | {"number": a.number} for a in animals
+            ],
+            "warnings": entry.warnings,
+        },
+    )
+
+
 @transaction.atomic
 def create_entry(
     *,
@@ -93,22 +141,9 @@ def create_entry(
     optional photo (an uploaded file, resized here).
     """
     authorise(by, Permission.RECORD_IMPOUNDMENT, pound)
-    if not animals:
-        raise ValidationError(_("Enter at least one animal."))
-    if arrived_at > timezone.now() + timedelta(minutes=5):
-        raise ValidationError({"arrived_at": _("The arrival cannot be in the future.")})
-    if seized_at > arrived_at:
-        raise ValidationError({"seized_at": _("The seizure must come before the arrival.")})
+    _check_arrival(animals=animals, arrived_at=arrived_at, seized_at=seized_at)
     year = timezone.localtime(arrived_at).year
     serial = Counter.next(f"register:{pound.pk}:{year}")
-    warnings = intake_warnings(
-        pound=pound,
-        seized_at=seized_at,
-        arrived_at=arrived_at,
-        basis=basis,
-        seizer_capacity=seizer_capacity,
-        seizure_village=seizure_village,
-    )
     entry = Impoundment(
         pound=pound,
         register_year=year,
@@ -131,42 +166,20 @@ def create_entry(
         owner_name=owner_name,
         owner_residence=owner_residence,
         recorded_by=by,
-        warnings=warnings,
+        warnings=intake_warnings(
+            pound=pound,
+            seized_at=seized_at,
+            arrived_at=arrived_at,
+            basis=basis,
+            seizer_capacity=seizer_capacity,
+            seizure_village=seizure_village,
+        ),
     )
     entry.full_clean()
     entry.save()
-    created = []
-    for number, data in enumerate(animals, start=1):
-        validate_ear_tag(data.get("ear_tag", ""))
-        animal = Animal(
-            impoundment=entry, number=number, **{f: data.get(f, "") for f in ANIMAL_FIELDS}
-        )
-        if data.get("photo"):
-            animal.photo.save("photo.jpg", resize_photo(data["photo"]), save=False)
-        animal.full_clean(exclude=["impoundment", "release", "court_order"])
-        animal.save()
-        created.append(animal)
+    created = _enter_animals(entry, animals)
     ledger.open_accounts(pound=pound)
-    record_event(
-        action=Action.REGISTER_ENTERED,
-        section="s.8",
-        summary=f"{entry.register_number}: {len(created)} animal(s) entered",
-        by=by,
-        impoundment=entry,
-        data={
-            "register_number": entry.register_number,
-            "arrived_at": entry.arrived_at,
-            "seized_at": entry.seized_at,
-            "seizure_place": seizure_place,
-            "basis": basis,
-            "seizer": [seizer_name, seizer_residence, seizer_capacity],
-            "owner": [owner_name, owner_residence],
-            "animals": [
-                {f: getattr(a, f) for f in ANIMAL_FIELDS} | {"number": a.number} for a in created
-            ],
-            "warnings": warnings,
-        },
-    )
+    _record_entered(entry, created, by)
     return entry
 
 
@@ -189,7 +202,8 @@ AMENDABLE_ENTRY_FIELDS = (
     "owner_name",
     "owner_residence",
 )
-AMENDABLE_ANIMAL_FIELDS = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
+# Every field an animal is entered with, the photo aside, may be corrected.
+AMENDABLE_ANIMAL_FIELDS = ANIMAL_FIELDS
 
 
 def _display(obj, field):

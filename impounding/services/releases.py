@@ -5,6 +5,7 @@ released animal without a recorded release or order, and the admin cannot change
 """
 
 import uuid
+from dataclasses import asdict, dataclass
 from datetime import timedelta
 from decimal import Decimal
 
@@ -17,7 +18,7 @@ from accounts.models import Counter, DistrictPolicy, IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
-from ledger.models import AccountKind, PaymentMode, TransactionKind
+from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline, financial_year
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
@@ -77,24 +78,27 @@ def _lock_animals(entry, animal_ids):
     )
 
 
+def _replay(key):
+    """The release a confirmation with this key already made, marked as a replay; or None."""
+    release = Release.objects.filter(idempotency_key=key).first()
+    if release is not None:
+        release.replayed = True
+    return release
+
+
 def _issue_receipt(*, pound, kind, by, payer_name, amount, payment_mode, payment_reference, at):
     fy = financial_year(timezone.localtime(at).date())
     serial = Counter.next(f"receipt:{pound.pk}:{fy}")
     number = f"{pound.code.upper()}/{fy}/{serial:06d}"
-    office_en, office_hi = pound.name, pound.name_hi or pound.name
-    document = IssuedDocument.objects.create(
+    document = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.RECEIPT
         if kind == Receipt.Kind.PAYMENT
         else IssuedDocument.Kind.DEPOSIT_RECEIPT,
         number=number,
-        issued_at=at,
-        issued_by=by,
-        district=pound.district,
+        by=by,
         pound=pound,
-        issuing_office=office_en,
-        issuing_office_hi=office_hi,
+        issued_at=at,
         subject_type="impounding.receipt",
-        subject_id=0,
     )
     receipt = Receipt.objects.create(
         pound=pound,
@@ -110,92 +114,51 @@ def _issue_receipt(*, pound, kind, by, payer_name, amount, payment_mode, payment
         payment_reference=payment_reference,
         document=document,
     )
-    IssuedDocument.objects.filter(pk=document.pk).update(subject_id=receipt.pk)
+    IssuedDocument.objects.link(document, receipt)
     return receipt
 
 
 def _cash_account(pound, mode):
-    kind = AccountKind.POUND_CASH if mode == PaymentMode.CASH else AccountKind.POUND_DIGITAL
-    return ledger.account(district=pound.district, pound=pound, kind=kind)
+    return ledger.account(district=pound.district, pound=pound, kind=till(mode))
 
 
-def _validate_claim(
-    *,
-    claimant_role,
-    agent_authority,
-    acknowledgement,
-    register_page,
-    signature,
-    payment_mode,
-    payment_reference,
-):
+@dataclass(frozen=True)
+class _Claim:
+    """The claimant's answers, named as the Release records them."""
+
+    claimant_name: str
+    claimant_address: str
+    claimant_phone: str
+    claimant_role: str
+    owner_name: str
+    agent_authority: str
+    id_document: str
+    payment_mode: str
+    payment_reference: str
+    acknowledgement: str
+    register_page: str
+    ground: str
+
+
+def _validate_claim(claim, signature):
     errors = {}
-    if claimant_role == "agent" and not agent_authority.strip():
+    if claim.claimant_role == "agent" and not claim.agent_authority.strip():
         errors["agent_authority"] = _("Record the authority the agent relies on.")
-    if acknowledgement == Release.Acknowledgement.REGISTER_PAGE and not register_page.strip():
+    if (
+        claim.acknowledgement == Release.Acknowledgement.REGISTER_PAGE
+        and not claim.register_page.strip()
+    ):
         errors["register_page"] = _("Give the page of the register the claimant signed.")
-    if acknowledgement == Release.Acknowledgement.SIGNATURE and not signature:
+    if claim.acknowledgement == Release.Acknowledgement.SIGNATURE and not signature:
         errors["signature"] = _("The claimant must sign on the screen.")
-    if payment_mode != PaymentMode.CASH and not payment_reference.strip():
+    if claim.payment_mode != PaymentMode.CASH and not claim.payment_reference.strip():
         errors["payment_reference"] = _("Give the UPI transaction or other payment reference.")
     if errors:
         raise ValidationError(errors)
 
 
-def _release(
-    *,
-    kind,
-    entry,
-    animal_ids,
-    idempotency_key,
-    by,
-    claimant_name,
-    claimant_address,
-    claimant_role,
-    owner_name,
-    amount_tendered,
-    payment_mode,
-    acknowledgement,
-    claimant_phone="",
-    agent_authority="",
-    id_document="",
-    payment_reference="",
-    register_page="",
-    signature=None,
-    ground="",
-    at=None,
-):
-    key = uuid.UUID(str(idempotency_key))
-    pound = entry.pound
-    # Checked before the replay look-up, so a known key returns nothing to someone not allowed.
-    authorise(by, Permission.RELEASE_ANIMAL, pound)
-    authorise(by, Permission.RECORD_PAYMENT, pound)
-    existing = Release.objects.filter(idempotency_key=key).first()
-    if existing is not None:
-        return existing  # a replayed or double-clicked confirmation: the same release
-    _validate_claim(
-        claimant_role=claimant_role,
-        agent_authority=agent_authority,
-        acknowledgement=acknowledgement,
-        register_page=register_page,
-        signature=signature,
-        payment_mode=payment_mode,
-        payment_reference=payment_reference,
-    )
-    try:
-        animals = _lock_animals(entry, animal_ids)
-    except ValidationError:
-        # The same form confirmed a moment earlier released these animals while we waited for
-        # their locks: that is this release, not a refusal.
-        existing = Release.objects.filter(idempotency_key=key).first()
-        if existing is not None:
-            return existing
-        raise
-    # Someone may have confirmed the same form while we waited for the locks.
-    existing = Release.objects.filter(idempotency_key=key).first()
-    if existing is not None:
-        return existing
-    at = at or timezone.now()
+def _dues_tendered(animals, *, amount_tendered, at):
+    """The dues of the animals at `at`, which the claimant must have tendered to the paisa."""
     if at > timezone.now() + timedelta(minutes=1):
         raise ValidationError(_("A release cannot be dated in the future."))
     if isinstance(amount_tendered, float):
@@ -213,39 +176,10 @@ def _release(
         )
     if statement.total <= 0:
         raise ValidationError(_("There is nothing to pay for these animals."))
-    receipt = _issue_receipt(
-        pound=pound,
-        kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,
-        by=by,
-        payer_name=claimant_name,
-        amount=statement.total,
-        payment_mode=payment_mode,
-        payment_reference=payment_reference,
-        at=at,
-    )
-    release = Release(
-        impoundment=entry,
-        kind=kind,
-        idempotency_key=key,
-        claimant_name=claimant_name,
-        claimant_address=claimant_address,
-        claimant_phone=claimant_phone,
-        claimant_role=claimant_role,
-        owner_name=owner_name,
-        agent_authority=agent_authority,
-        id_document=id_document,
-        fines=statement.fines,
-        feeding=statement.feeding,
-        amount=statement.total,
-        payment_mode=payment_mode,
-        payment_reference=payment_reference,
-        ground=ground,
-        acknowledgement=acknowledgement,
-        register_page=register_page,
-        released_at=at,
-        released_by=by,
-        receipt=receipt,
-    )
+    return statement
+
+
+def _save_release(release, signature):
     if signature:
         release.signature.save("signature.png", signature, save=False)
     release.full_clean(exclude=["receipt", "signature"])
@@ -255,6 +189,10 @@ def _release(
     except IntegrityError:
         # The same key won a race we could not see: give back the release that was made.
         raise ValidationError(_("This release was already confirmed.")) from None
+
+
+def _save_lines(release, statement):
+    """Keep the itemised statement the claimant paid, as it stood at the release."""
     ReleaseLine.objects.bulk_create(
         ReleaseLine(
             release=release,
@@ -274,30 +212,23 @@ def _release(
         )
         for line in statement.lines
     )
+
+
+def _hand_over(animals, *, release, at):
     new_state = (
         AnimalState.RELEASED_PAID
-        if kind == Release.Kind.PAYMENT
+        if release.kind == Release.Kind.PAYMENT
         else AnimalState.RELEASED_ON_DEPOSIT
     )
     for animal in animals:
         ensure_transition(animal, new_state)
         animal.state, animal.release, animal.custody_ended_at = new_state, release, at
         animal.save(update_fields=["state", "release", "custody_ended_at"])
-    _after_release(animals, by)
-    return release, statement, receipt, animals
 
 
-@transaction.atomic
-def release_on_payment(*, entry, **kwargs):
-    """s.13: the owner or his agent pays the fines and charges and takes the animals back.
-
-    The receipt, the release, the animals' new state, the ledger transaction and the event are
-    written together or not at all. Confirming the same form twice gives the same release.
-    """
-    result = _release(kind=Release.Kind.PAYMENT, entry=entry, **kwargs)
-    if isinstance(result, Release):
-        return result
-    release, statement, receipt, animals = result
+def _book_payment(release, animals):
+    """s.13: the fines are owed to the District Magistrate, the feeding to the pound-keeper."""
+    entry, receipt = release.impoundment, release.receipt
     pound = entry.pound
     ledger.post(
         district=pound.district,
@@ -310,14 +241,14 @@ def release_on_payment(*, entry, **kwargs):
         impoundment_id=entry.pk,
         at=release.released_at,
         lines=[
-            (_cash_account(pound, release.payment_mode), statement.total),
+            (_cash_account(pound, release.payment_mode), release.amount),
             (
                 ledger.account(district=pound.district, kind=AccountKind.FINES_DUE_DM),
-                -statement.fines,
+                -release.fines,
             ),
             (
                 ledger.account(district=pound.district, pound=pound, kind=AccountKind.FEEDING_PK),
-                -statement.feeding,
+                -release.feeding,
             ),
         ],
     )
@@ -336,26 +267,18 @@ def release_on_payment(*, entry, **kwargs):
             "claimant": [release.claimant_name, release.claimant_role, release.agent_authority],
         },
     )
-    return release
 
 
-@transaction.atomic
-def release_on_deposit(*, entry, ground, **kwargs):
-    """s.15: the owner disputes the seizure and deposits the fines and charges; the animals go
-    back to him and the deposit is held apart until the complaint is decided."""
-    if not ground.strip():
-        raise ValidationError({"ground": _("Record why the owner says the seizure was illegal.")})
-    result = _release(kind=Release.Kind.DEPOSIT, entry=entry, ground=ground, **kwargs)
-    if isinstance(result, Release):
-        return result
-    release, statement, receipt, animals = result
+def _book_deposit(release, animals):
+    """s.15: the whole sum is held apart until the complaint is decided (ss.20-22)."""
+    entry, receipt = release.impoundment, release.receipt
     pound = entry.pound
     policy = DistrictPolicy.for_district(pound.district)
     deposit = Deposit.objects.create(
         release=release,
-        fines=statement.fines,
-        feeding=statement.feeding,
-        amount=statement.total,
+        fines=release.fines,
+        feeding=release.feeding,
+        amount=release.amount,
         complaint_deadline=complaint_deadline(entry.seizure_date(), policy.complaint_days),
     )
     ledger.post(
@@ -369,10 +292,10 @@ def release_on_deposit(*, entry, ground, **kwargs):
         impoundment_id=entry.pk,
         at=release.released_at,
         lines=[
-            (_cash_account(pound, release.payment_mode), statement.total),
+            (_cash_account(pound, release.payment_mode), release.amount),
             (
                 ledger.account(district=pound.district, kind=AccountKind.DEPOSITS_HELD),
-                -statement.total,
+                -release.amount,
             ),
         ],
     )
@@ -387,11 +310,180 @@ def release_on_deposit(*, entry, ground, **kwargs):
         data={
             "animals": [a.reference for a in animals],
             "receipt": receipt.number,
-            "ground": ground,
+            "ground": release.ground,
             "deadline": deposit.complaint_deadline,
         },
     )
+
+
+_BOOKING = {Release.Kind.PAYMENT: _book_payment, Release.Kind.DEPOSIT: _book_deposit}
+
+
+def _release(
+    *, kind, entry, by, animal_ids, idempotency_key, amount_tendered, claim, signature, at
+):
+    """The steps a release on payment and one on deposit share. Returns the Release, with
+    `replayed` True when this key's confirmation had already made it (nothing is written)."""
+    key = uuid.UUID(str(idempotency_key))
+    pound = entry.pound
+    # Checked before the replay look-up, so a known key returns nothing to someone not allowed.
+    authorise(by, Permission.RELEASE_ANIMAL, pound)
+    authorise(by, Permission.RECORD_PAYMENT, pound)
+    if (replayed := _replay(key)) is not None:
+        return replayed  # a replayed or double-clicked confirmation: the same release
+    _validate_claim(claim, signature)
+    try:
+        animals = _lock_animals(entry, animal_ids)
+    except ValidationError:
+        # The same form confirmed a moment earlier released these animals while we waited for
+        # their locks: that is this release, not a refusal.
+        if (replayed := _replay(key)) is not None:
+            return replayed
+        raise
+    # Someone may have confirmed the same form while we waited for the locks.
+    if (replayed := _replay(key)) is not None:
+        return replayed
+    at = at or timezone.now()
+    statement = _dues_tendered(animals, amount_tendered=amount_tendered, at=at)
+    receipt = _issue_receipt(
+        pound=pound,
+        kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,
+        by=by,
+        payer_name=claim.claimant_name,
+        amount=statement.total,
+        payment_mode=claim.payment_mode,
+        payment_reference=claim.payment_reference,
+        at=at,
+    )
+    release = Release(
+        impoundment=entry,
+        kind=kind,
+        idempotency_key=key,
+        **asdict(claim),
+        fines=statement.fines,
+        feeding=statement.feeding,
+        amount=statement.total,
+        released_at=at,
+        released_by=by,
+        receipt=receipt,
+    )
+    _save_release(release, signature)
+    _save_lines(release, statement)
+    _hand_over(animals, release=release, at=at)
+    _after_release(animals, by)
+    _BOOKING[kind](release, animals)
+    release.replayed = False
     return release
+
+
+@transaction.atomic
+def release_on_payment(
+    *,
+    entry,
+    by,
+    animal_ids,
+    idempotency_key,
+    amount_tendered,
+    claimant_name,
+    claimant_address,
+    claimant_role,
+    owner_name,
+    payment_mode,
+    acknowledgement,
+    claimant_phone="",
+    agent_authority="",
+    id_document="",
+    payment_reference="",
+    register_page="",
+    signature=None,
+    at=None,
+):
+    """s.13: the owner or his agent pays the fines and charges and takes the animals back.
+
+    The receipt, the release, the animals' new state, the ledger transaction and the event are
+    written together or not at all. Confirming the same form twice gives the same release, with
+    `replayed` set on it.
+    """
+    claim = _Claim(
+        claimant_name=claimant_name,
+        claimant_address=claimant_address,
+        claimant_phone=claimant_phone,
+        claimant_role=claimant_role,
+        owner_name=owner_name,
+        agent_authority=agent_authority,
+        id_document=id_document,
+        payment_mode=payment_mode,
+        payment_reference=payment_reference,
+        acknowledgement=acknowledgement,
+        register_page=register_page,
+        ground="",
+    )
+    return _release(
+        kind=Release.Kind.PAYMENT,
+        entry=entry,
+        by=by,
+        animal_ids=animal_ids,
+        idempotency_key=idempotency_key,
+        amount_tendered=amount_tendered,
+        claim=claim,
+        signature=signature,
+        at=at,
+    )
+
+
+@transaction.atomic
+def release_on_deposit(
+    *,
+    entry,
+    by,
+    animal_ids,
+    idempotency_key,
+    amount_tendered,
+    claimant_name,
+    claimant_address,
+    claimant_role,
+    owner_name,
+    payment_mode,
+    acknowledgement,
+    ground,
+    claimant_phone="",
+    agent_authority="",
+    id_document="",
+    payment_reference="",
+    register_page="",
+    signature=None,
+    at=None,
+):
+    """s.15: the owner disputes the seizure and deposits the fines and charges; the animals go
+    back to him and the deposit is held apart until the complaint is decided. Confirming the
+    same form twice gives the same release, with `replayed` set on it."""
+    if not ground.strip():
+        raise ValidationError({"ground": _("Record why the owner says the seizure was illegal.")})
+    claim = _Claim(
+        claimant_name=claimant_name,
+        claimant_address=claimant_address,
+        claimant_phone=claimant_phone,
+        claimant_role=claimant_role,
+        owner_name=owner_name,
+        agent_authority=agent_authority,
+        id_document=id_document,
+        payment_mode=payment_mode,
+        payment_reference=payment_reference,
+        acknowledgement=acknowledgement,
+        register_page=register_page,
+        ground=ground,
+    )
+    return _release(
+        kind=Release.Kind.DEPOSIT,
+        entry=entry,
+        by=by,
+        animal_ids=animal_ids,
+        idempotency_key=idempotency_key,
+        amount_tendered=amount_tendered,
+        claim=claim,
+        signature=signature,
+        at=at,
+    )
 
 
 @transaction.atomic

@@ -28,6 +28,7 @@ from ..forms.register import (
 )
 from ..models import OUT_OF_POUND, Animal, AnimalState, CustodyEvent, Impoundment
 from ..selectors import missing_feeding_days
+from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
 from .common import get_animal, get_entry
@@ -298,9 +299,7 @@ def entry_amend(request, pk):
 @require_permission(Permission.RECORD_IMPOUNDMENT)
 def animal_amend(request, pk):
     animal = get_animal(request, pk, Permission.RECORD_IMPOUNDMENT)
-    initial = {
-        f: getattr(animal, f) for f in ("species", "sex", "age_class", "colour", "marks", "ear_tag")
-    }
+    initial = {f: getattr(animal, f) for f in AMENDABLE_ANIMAL_FIELDS}
     form = AnimalAmendForm(request.POST or None, initial=initial)
     if form.is_valid():
         try:

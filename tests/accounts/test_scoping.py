@@ -1,13 +1,15 @@
 from datetime import date, timedelta
 
 import pytest
+from django.contrib.auth.models import AnonymousUser
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from accounts import services
 from accounts.models import District, Pound
 from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
-from tests.accounts.factories import PoundFactory, staff
+from tests.accounts.factories import PoundFactory, UserFactory, staff
 
 
 def test_pound_keeper_sees_only_own_pound(pound_keeper, pound, other_pound):
@@ -98,8 +100,6 @@ def test_inactive_user_has_no_permissions(pound_keeper, pound):
 
 
 def test_anonymous_user_has_no_permissions(pound):
-    from django.contrib.auth.models import AnonymousUser
-
     assert not has_permission(AnonymousUser(), Permission.VIEW_RECORDS, pound)
 
 
@@ -116,10 +116,6 @@ def test_permission_check_refuses_objects_without_jurisdiction(pound_keeper):
 
 
 def test_assignment_scope_must_fit_role(pound, district):
-    from django.core.exceptions import ValidationError
-
-    from tests.accounts.factories import UserFactory
-
     with pytest.raises(ValidationError):
         services.assign_role(
             user=UserFactory(),

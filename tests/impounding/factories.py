@@ -1,3 +1,4 @@
+import uuid
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -5,6 +6,7 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from impounding import demo_tariffs, services, tariffs
+from impounding.dues import dues
 from impounding.models import AgeClass, SeizerCapacity, SeizureBasis, Sex, Species
 from tests.accounts.factories import staff
 
@@ -89,10 +91,6 @@ def make_entry(*, pound, by, animals=None, arrived_at=None, seized_at=None, **kw
 
 def pay(entry, by, animals=None, *, at=None, mode="cash", key=None, **kw):
     """Release `animals` (default: all in the pound) on payment of exactly the dues."""
-    import uuid
-
-    from impounding.dues import dues
-
     animals = animals or list(entry.animals.filter(state="impounded", dam__isnull=True))
     statement = dues(animals, as_of=at)
     fields = (
@@ -120,10 +118,6 @@ def pay(entry, by, animals=None, *, at=None, mode="cash", key=None, **kw):
 
 
 def deposit(entry, by, animals=None, *, at=None, key=None, **kw):
-    import uuid
-
-    from impounding.dues import dues
-
     animals = animals or list(entry.animals.filter(state="impounded", dam__isnull=True))
     statement = dues(animals, as_of=at)
     fields = (

@@ -19,7 +19,7 @@ from impounding.models import (
 )
 from impounding.services import TransitionNotAllowed, ensure_transition
 from poundadmin.models import Event
-from tests.impounding.factories import cow, goat, make_entry
+from tests.impounding.factories import cow, goat, make_entry, pay
 
 IST = ZoneInfo("Asia/Kolkata")
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=IST)
@@ -214,8 +214,6 @@ def test_an_escaped_animal_cannot_escape_again(animal, pound_keeper):
 
 
 def test_a_released_animal_cannot_escape(animal, pound_keeper, tariffs):
-    from tests.impounding.factories import pay
-
     pay(animal.impoundment, pound_keeper, [animal])
 
     with pytest.raises(TransitionNotAllowed):

@@ -20,8 +20,9 @@ from impounding.models import (
     SeizerCapacity,
     SeizureBasis,
 )
-from impounding.services import amend_entry
+from impounding.services import amend_entry, create_entry
 from impounding.tags import verhoeff_check_digit, verhoeff_valid
+from ledger.models import DISTRICT_ACCOUNTS, POUND_ACCOUNTS, Account
 from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, VillageFactory, staff
 from tests.impounding.factories import cow, goat, make_entry
@@ -121,8 +122,6 @@ def test_entry_records_the_s8_particulars_and_an_event_on_the_pound_chain(pound,
 
 
 def test_entry_opens_the_pounds_ledger_accounts(pound, pound_keeper):
-    from ledger.models import DISTRICT_ACCOUNTS, POUND_ACCOUNTS, Account
-
     make_entry(pound=pound, by=pound_keeper)
 
     assert Account.objects.filter(pound=pound).count() == len(POUND_ACCOUNTS)
@@ -219,8 +218,6 @@ def test_seizure_after_arrival_is_refused(pound, pound_keeper):
 
 
 def test_entry_needs_an_animal(pound, pound_keeper):
-    from impounding.services import create_entry
-
     with pytest.raises(ValidationError):
         create_entry(
             pound=pound,

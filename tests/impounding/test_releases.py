@@ -223,6 +223,19 @@ def test_same_idempotency_key_gives_the_same_release_once(entry, pound_keeper):
     assert Counter.objects.get(key=f"receipt:{entry.pound_id}:2026-27").value == 1
 
 
+def test_replayed_key_gives_the_release_marked_as_a_replay(entry, pound_keeper):
+    animals = list(entry.animals.all())
+    key = uuid.uuid4()
+
+    first = claim(entry, pound_keeper, animals, key=key)
+    again = claim(entry, pound_keeper, animals, key=key)
+    on_deposit = deposit(entry, pound_keeper, animals, key=key)
+
+    assert type(again) is type(first) is Release
+    assert (first.replayed, again.replayed, on_deposit.replayed) == (False, True, True)
+    assert again.receipt.number == first.receipt.number
+
+
 def test_replayed_key_does_not_skip_the_permission_check(entry, pound_keeper, outsider):
     key = uuid.uuid4()
     claim(entry, pound_keeper, list(entry.animals.all()), key=key)

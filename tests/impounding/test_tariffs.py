@@ -6,6 +6,7 @@ from decimal import Decimal
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
+from accounts.roles import Role
 from impounding import demo_tariffs
 from impounding.models import (
     AgeClass,
@@ -23,7 +24,8 @@ from impounding.tariffs import (
     create_fine_scale,
 )
 from poundadmin.models import Event
-from tests.accounts.factories import PoundFactory
+from tests.accounts.factories import PoundFactory, staff
+from tests.impounding.factories import set_tariffs
 
 
 def scale(district, by, valid_from, *, valid_to=None, rules=None, categories=None, **kw):
@@ -258,9 +260,6 @@ def test_no_one_else_may_fix_tariffs(request, district, who):
 
 
 def test_dm_office_of_another_district_may_not_fix_this_districts_tariffs(district, other_district):
-    from accounts.roles import Role
-    from tests.accounts.factories import staff
-
     foreign_clerk = staff(Role.DM_CLERK, "foreign_clerk", district=other_district)
 
     with pytest.raises(PermissionDenied):
@@ -309,8 +308,6 @@ def test_tariff_missing_when_no_order_covers_the_day(pound, dm_clerk, district):
 
 
 def test_tariff_book_ignores_another_districts_orders(pound, other_district):
-    from tests.impounding.factories import set_tariffs
-
     set_tariffs(other_district)
 
     with pytest.raises(TariffMissing):

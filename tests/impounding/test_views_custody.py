@@ -9,7 +9,7 @@ from django.urls import reverse
 from impounding import services
 from impounding.models import Animal, AnimalState, CustodyEvent, FeedingLog, Sex
 from poundadmin.models import Event
-from tests.impounding.factories import cow, goat, make_entry
+from tests.impounding.factories import cow, goat, make_entry, pay
 
 IST = ZoneInfo("Asia/Kolkata")
 TODAY = date(2026, 3, 15)
@@ -184,7 +184,6 @@ def test_death_refused_at_an_impossible_time(keeper_client, animal, typed, messa
 def test_death_of_a_released_animal_is_refused_as_a_form_error(
     keeper_client, animal, pound_keeper, tariffs
 ):
-    from tests.impounding.factories import pay
 
     pay(animal.impoundment, pound_keeper)
     before = snapshot()

@@ -2,6 +2,8 @@ import io
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
@@ -248,8 +250,6 @@ def test_register_keyset_pagination_walks_every_entry_once(client, pound_keeper,
 def test_register_query_count_does_not_grow_with_rows(
     client, pound_keeper, pound, tariffs, django_assert_max_num_queries
 ):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
 
     client.force_login(pound_keeper)
     make_entry(pound=pound, by=pound_keeper, animals=[cow()])

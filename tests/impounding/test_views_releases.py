@@ -1,15 +1,18 @@
 import base64
 import io
+from datetime import timedelta
 from decimal import Decimal
 
+from django.contrib import admin
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import timezone
 from PIL import Image
 
 from impounding import services
-from impounding.models import AnimalState, Receipt, Release
+from impounding.models import Animal, AnimalState, Receipt, Release
 from ledger.models import Transaction
-from tests.impounding.factories import cow, goat, make_entry
+from tests.impounding.factories import cow, goat, make_entry, pay
 
 
 def claim_data(animals, **over):
@@ -209,10 +212,6 @@ def test_court_order_text_file_refused_beside_field(client, pound_keeper, pound,
 
 
 def test_no_other_release_path_in_admin(admin_client, pound_keeper, pound, tariffs):
-    from django.contrib import admin
-
-    from impounding.models import Animal
-
     entry = make_entry(pound=pound, by=pound_keeper)
     model_admin = admin.site._registry.get(Animal)
     if model_admin is not None:
@@ -221,12 +220,6 @@ def test_no_other_release_path_in_admin(admin_client, pound_keeper, pound, tarif
 
 
 def test_calf_whose_dam_died_can_be_released_alone(pound_keeper, pound, tariffs):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from tests.impounding.factories import pay
-
     entry = make_entry(
         pound=pound,
         by=pound_keeper,

@@ -3,6 +3,7 @@ from decimal import Decimal
 
 import pytest
 from django.template import Context, Template
+from django.utils import formats, translation
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -72,8 +73,6 @@ def test_to_rupees_rejects_garbage():
 
 
 def test_django_date_format_is_indian():
-    from django.utils import formats, translation
-
     for lang in ("en", "hi"):
         with translation.override(lang):
             assert formats.date_format(date(2026, 4, 9)) == "09-04-2026"
