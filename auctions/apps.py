@@ -7,6 +7,7 @@ class AuctionsConfig(AppConfig):
     verbose_name = _("Unclaimed cattle and auctions")
 
     def ready(self):
+        # Not at the top: these load models, which Django allows only once the apps are ready.
         from impounding.services.releases import RELEASE_HOOKS
         from ledger.checks import EXPECTATIONS
         from poundadmin.events import register_actions

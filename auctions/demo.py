@@ -3,7 +3,8 @@
 Runs after impounding.demo (which fills the live pound). Safe to run twice.
 """
 
-from datetime import date, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django.db import transaction
@@ -14,7 +15,11 @@ from impounding import demo as register_demo
 from impounding.models import AgeClass, AnimalState, Sex, Species
 
 from . import services
-from .models import Auction, AuctionConditions, Report
+from .models import Auction, AuctionConditions, Lot, Report, S16Case
+
+animal = register_demo._animal
+F, M, C = Sex.FEMALE, Sex.MALE, Sex.CASTRATED
+ADULT = AgeClass.ADULT
 
 
 def seed_conditions():
@@ -46,8 +51,64 @@ def seed_conditions():
         )
 
 
-def _old_entry(pound, keeper, days_ago, animals, **kw):
-    return register_demo._entry(pound, keeper, days_ago, animals, **kw)
+@dataclass(frozen=True)
+class _Cast:
+    """Who does what in the demo pound, and when "now" is."""
+
+    pound: Pound
+    keeper: User
+    officer: User
+    clerk: User
+    magistrate: User
+    village: Village | None
+    now: datetime
+    today: date
+
+
+def _old_entry(cast, days_ago, animals, **kw):
+    seizure = {
+        "seizure_village": cast.village,
+        "seizure_place": "Paddy field near the Gosainganj road",
+    }
+    return register_demo._entry(cast.pound, cast.keeper, days_ago, animals, **(seizure | kw))
+
+
+def _reported(cast, entry, *, sent_days_ago, posted_days_ago):
+    """Report `entry`, and have the officer post the notice; returns the notice."""
+    report = services.send_report(
+        entry=entry, by=cast.keeper, at=cast.now - timedelta(days=sent_days_ago)
+    )
+    return services.post_notice(
+        report=report,
+        by=cast.officer,
+        posted_on=cast.today - timedelta(days=posted_days_ago),
+        posted_at="Notice board, Mohanlalganj police station",
+    )
+
+
+def _drum(cast, notice, channel, made_on, place, village=None):
+    services.record_proclamation(
+        notice=notice,
+        by=cast.officer,
+        channel=channel,
+        made_on=made_on,
+        made_by="Chowkidar Bhola",
+        village=village,
+        place=place,
+    )
+
+
+def _bidder(cast, auction, name, address, id_kind, id_number, phone):
+    return services.register_bidder(
+        auction=auction,
+        by=cast.officer,
+        name=name,
+        address=address,
+        id_kind=id_kind,
+        id_number=id_number,
+        phone=phone,
+        declaration_signed=True,
+    )
 
 
 @transaction.atomic
@@ -55,221 +116,160 @@ def seed_unclaimed():
     pound = Pound.objects.filter(code=register_demo.DEMO_POUND).first()
     if pound is None or Report.objects.filter(pound=pound).exists():
         return 0
-    keeper = User.objects.get(username="keeper")
-    officer = User.objects.get(username="officer")
-    clerk = User.objects.get(username="clerk")
-    magistrate = User.objects.get(username="magistrate")
-    now, today = timezone.now(), timezone.localdate()
-    cow, buffalo, goat = Species.CATTLE, Species.BUFFALO, Species.GOAT
-    F, M, C = Sex.FEMALE, Sex.MALE, Sex.CASTRATED
-    adult = AgeClass.ADULT
-    animal = register_demo._animal
-    village = Village.objects.filter(code="lko-gosainganj").first()
-    common = {"seizure_village": village, "seizure_place": "Paddy field near the Gosainganj road"}
+    cast = _Cast(
+        pound=pound,
+        keeper=User.objects.get(username="keeper"),
+        officer=User.objects.get(username="officer"),
+        clerk=User.objects.get(username="clerk"),
+        magistrate=User.objects.get(username="magistrate"),
+        village=Village.objects.filter(code="lko-gosainganj").first(),
+        now=timezone.now(),
+        today=timezone.localdate(),
+    )
+    _seed_reported(cast)
+    _seed_claim_week(cast)
+    _seed_auction_today(cast)
+    _seed_sold(cast)
+    _seed_disposed(cast)
+    _seed_s16(cast)
+    return Report.objects.filter(pound=pound).count()
 
-    # Reported, the notice not yet posted.
-    e1 = _old_entry(
-        pound, keeper, 9, [animal(cow, F, adult, "Brown", "White star on the forehead")], **common
+
+def _seed_reported(cast):
+    """Reported, the notice not yet posted."""
+    entry = _old_entry(
+        cast, 9, [animal(Species.CATTLE, F, ADULT, "Brown", "White star on the forehead")]
     )
-    services.send_report(entry=e1, by=keeper, at=now - timedelta(hours=20))
-    # Notice posted four days ago: in its claim week; drum in the village and the market.
-    e2 = _old_entry(
-        pound, keeper, 13, [animal(buffalo, M, adult, "Black", "Left horn cut")], **common
+    services.send_report(entry=entry, by=cast.keeper, at=cast.now - timedelta(hours=20))
+
+
+def _seed_claim_week(cast):
+    """Notice posted four days ago: in its claim week; drum in the village and the market."""
+    entry = _old_entry(cast, 13, [animal(Species.BUFFALO, M, ADULT, "Black", "Left horn cut")])
+    notice = _reported(cast, entry, sent_days_ago=5, posted_days_ago=4)
+    _drum(cast, notice, "drum_village", notice.posted_on, "Gosainganj chaupal", cast.village)
+    _drum(
+        cast, notice, "drum_market", notice.posted_on + timedelta(days=1), "Nigohan weekly market"
     )
-    r2 = services.send_report(entry=e2, by=keeper, at=now - timedelta(days=5))
-    n2 = services.post_notice(
-        report=r2,
-        by=officer,
-        posted_on=today - timedelta(days=4),
-        posted_at="Notice board, Mohanlalganj police station",
-    )
-    services.record_proclamation(
-        notice=n2,
-        by=officer,
-        channel="drum_village",
-        made_on=n2.posted_on,
-        made_by="Chowkidar Bhola",
-        village=village,
-        place="Gosainganj chaupal",
-    )
-    services.record_proclamation(
-        notice=n2,
-        by=officer,
-        channel="drum_market",
-        made_on=n2.posted_on + timedelta(days=1),
-        made_by="Chowkidar Bhola",
-        place="Nigohan weekly market",
-    )
-    # Notice run out: to be sold. An auction is scheduled for today with a blocked bidder.
-    e3 = _old_entry(
-        pound,
-        keeper,
+
+
+def _seed_auction_today(cast):
+    """Notice run out: to be sold. An auction is scheduled for today with a blocked bidder."""
+    entry = _old_entry(
+        cast,
         20,
-        [animal(cow, C, adult, "Grey bullock", "Nose ring"), animal(goat, F, adult, "Brown")],
-        **common,
+        [
+            animal(Species.CATTLE, C, ADULT, "Grey bullock", "Nose ring"),
+            animal(Species.GOAT, F, ADULT, "Brown"),
+        ],
     )
-    r3 = services.send_report(entry=e3, by=keeper, at=now - timedelta(days=12))
-    n3 = services.post_notice(
-        report=r3,
-        by=officer,
-        posted_on=today - timedelta(days=10),
-        posted_at="Notice board, Mohanlalganj police station",
-    )
-    services.record_proclamation(
-        notice=n3,
-        by=officer,
-        channel="drum_village",
-        made_on=n3.posted_on,
-        made_by="Chowkidar Bhola",
-        village=village,
-        place="Gosainganj chaupal",
-    )
-    a31, a32 = e3.animals.order_by("number")
+    notice = _reported(cast, entry, sent_days_ago=12, posted_days_ago=10)
+    _drum(cast, notice, "drum_village", notice.posted_on, "Gosainganj chaupal", cast.village)
+    bullock, goat = entry.animals.order_by("number")
     auction = services.schedule_auction(
-        pound=pound,
+        pound=cast.pound,
         kind=Auction.Kind.UNCLAIMED,
-        by=officer,
-        officer=officer,
-        scheduled_for=now + timedelta(hours=2),
-        lots=[[a31.pk], [a32.pk]],
+        by=cast.officer,
+        officer=cast.officer,
+        scheduled_for=cast.now + timedelta(hours=2),
+        lots=[[bullock.pk], [goat.pk]],
     )
-    services.register_bidder(
-        auction=auction,
-        by=officer,
-        name="Mohd. Salim Qureshi",
-        address="Bakshi ka Talab",
-        id_kind="voter",
-        id_number="UPV1234567",
-        phone="9839000001",
-        declaration_signed=True,
+    _bidder(
+        cast, auction, "Mohd. Salim Qureshi", "Bakshi ka Talab", "voter", "UPV1234567", "9839000001"
     )
-    services.register_bidder(
-        auction=auction,
-        by=officer,
-        name="Ramesh Yadav",
-        address="Mohanlalganj",
-        id_kind="aadhaar",
-        id_number="4321",
-        phone="9450000001",
-        declaration_signed=True,
-    )  # the pound-keeper
-    # Sold earlier: a cow sold at auction, surplus held by the District Magistrate (s.17).
-    e4 = _old_entry(pound, keeper, 30, [animal(cow, F, adult, "White", "Tag 44 torn")], **common)
-    r4 = services.send_report(entry=e4, by=keeper, at=now - timedelta(days=22))
-    n4 = services.post_notice(
-        report=r4,
-        by=officer,
-        posted_on=today - timedelta(days=20),
-        posted_at="Notice board, Mohanlalganj police station",
-    )
+    # The pound-keeper: blocked (s.19).
+    _bidder(cast, auction, "Ramesh Yadav", "Mohanlalganj", "aadhaar", "4321", "9450000001")
+
+
+def _seed_sold(cast):
+    """Sold earlier: a cow sold at auction, surplus held by the District Magistrate (s.17)."""
+    entry = _old_entry(cast, 30, [animal(Species.CATTLE, F, ADULT, "White", "Tag 44 torn")])
+    _reported(cast, entry, sent_days_ago=22, posted_days_ago=20)
     sold = services.schedule_auction(
-        pound=pound,
+        pound=cast.pound,
         kind=Auction.Kind.UNCLAIMED,
-        by=officer,
-        officer=officer,
-        scheduled_for=now - timedelta(hours=1),
-        at=now - timedelta(days=1),
-        lots=[[e4.animals.get().pk]],
+        by=cast.officer,
+        officer=cast.officer,
+        scheduled_for=cast.now - timedelta(hours=1),
+        at=cast.now - timedelta(days=1),
+        lots=[[entry.animals.get().pk]],
     )
-    buyer = services.register_bidder(
-        auction=sold,
-        by=officer,
-        name="Jagdish Prasad",
-        address="Malihabad",
-        id_kind="voter",
-        id_number="UPV7654321",
-        phone="9839000002",
-        declaration_signed=True,
-    )
+    buyer = _bidder(cast, sold, "Jagdish Prasad", "Malihabad", "voter", "UPV7654321", "9839000002")
     services.sell_lot(
         lot=sold.lots.get(),
         buyer=buyer,
         price=Decimal("42000.00"),
-        by=officer,
+        by=cast.officer,
         expenses=Decimal("200.00"),
     )
-    services.close_auction(auction=sold, by=officer)
-    del n4
-    # An old, weak bullock nobody will pay a fair price for: the DM orders it to a gaushala.
-    e5 = _old_entry(
-        pound, keeper, 26, [animal(cow, C, adult, "White, very old", "Blind left eye")], **common
+    services.close_auction(auction=sold, by=cast.officer)
+
+
+def _seed_disposed(cast):
+    """An old, weak bullock nobody will pay a fair price for: the DM orders it to a gaushala."""
+    entry = _old_entry(
+        cast, 26, [animal(Species.CATTLE, C, ADULT, "White, very old", "Blind left eye")]
     )
-    r5 = services.send_report(entry=e5, by=keeper, at=now - timedelta(days=18))
-    services.post_notice(
-        report=r5,
-        by=officer,
-        posted_on=today - timedelta(days=17),
-        posted_at="Notice board, Mohanlalganj police station",
-    )
+    _reported(cast, entry, sent_days_ago=18, posted_days_ago=17)
     order = services.propose_disposal(
-        pound=pound,
-        animal_ids=[e5.animals.get().pk],
-        by=clerk,
+        pound=cast.pound,
+        animal_ids=[entry.animals.get().pk],
+        by=cast.clerk,
         reason="Old and blind bullock: no bid at two auctions and no fair price likely",
         mode="gaushala",
         recipient="Shri Krishna Gaushala, Nigohan",
     )
     services.decide_disposal(
-        order=order, by=magistrate, approve=True, note="Approved under the proviso to s.14"
+        order=order, by=cast.magistrate, approve=True, note="Approved under the proviso to s.14"
     )
-    # s.16: the owner came and refused to pay for three goats; two sold covered the dues.
-    e6 = _old_entry(
-        pound,
-        keeper,
+
+
+def _seed_s16(cast):
+    """s.16: the owner came and refused to pay for three goats; two sold covered the dues."""
+    entry = _old_entry(
+        cast,
         5,
         [
-            animal(goat, F, adult, "Black"),
-            animal(goat, F, adult, "White"),
-            animal(goat, M, adult, "Brown"),
+            animal(Species.GOAT, F, ADULT, "Black"),
+            animal(Species.GOAT, F, ADULT, "White"),
+            animal(Species.GOAT, M, ADULT, "Brown"),
         ],
         owner_name="Bansi Lal",
         owner_residence="Samesi",
-        **common,
     )
     case = services.open_s16_case(
-        entry=e6,
-        animal_ids=list(e6.animals.values_list("pk", flat=True)),
-        by=keeper,
+        entry=entry,
+        animal_ids=list(entry.animals.values_list("pk", flat=True)),
+        by=cast.keeper,
         owner_name="Bansi Lal",
         owner_address="Samesi",
     )
-    type(case).objects.filter(pk=case.pk).update(recorded_at=now - timedelta(days=3))
+    S16Case.objects.filter(pk=case.pk).update(recorded_at=cast.now - timedelta(days=3))
     case.refresh_from_db()
-    g1, g2, g3 = e6.animals.order_by("number")
-    s16 = services.schedule_auction(
-        pound=pound,
+    auction = services.schedule_auction(
+        pound=cast.pound,
         kind=Auction.Kind.OWNER_REFUSED,
-        by=officer,
-        officer=officer,
+        by=cast.officer,
+        officer=cast.officer,
         s16_case=case,
-        scheduled_for=now - timedelta(hours=1),
-        at=now - timedelta(days=1),
-        lots=[[g1.pk], [g2.pk], [g3.pk]],
+        scheduled_for=cast.now - timedelta(hours=1),
+        at=cast.now - timedelta(days=1),
+        lots=[[goat.pk] for goat in entry.animals.order_by("number")],
     )
-    goat_buyer = services.register_bidder(
-        auction=s16,
-        by=officer,
-        name="Kallu Khan",
-        address="Nigohan",
-        id_kind="voter",
-        id_number="UPV5550001",
-        phone="9839000003",
-        declaration_signed=True,
-    )
-    for lot in s16.lots.order_by("sequence"):
+    buyer = _bidder(cast, auction, "Kallu Khan", "Nigohan", "voter", "UPV5550001", "9839000003")
+    for lot in auction.lots.order_by("sequence"):
         lot.refresh_from_db()
-        if lot.status != "open":
+        if lot.status != Lot.Status.OPEN:
             continue
         services.sell_lot(
             lot=lot,
-            buyer=goat_buyer,
+            buyer=buyer,
             price=Decimal("6500.00"),
-            by=officer,
+            by=cast.officer,
             expenses=Decimal("100.00"),
         )
     services.settle_s16_case(
-        case=case, by=officer, acknowledgement="register_page", register_page="58"
+        case=case, by=cast.officer, acknowledgement="register_page", register_page="58"
     )
-    services.close_auction(auction=s16, by=officer)
-    assert e6.animals.filter(state=AnimalState.RETURNED_S16).exists()
-    return Report.objects.filter(pound=pound).count()
+    services.close_auction(auction=auction, by=cast.officer)
+    assert entry.animals.filter(state=AnimalState.RETURNED_S16).exists()

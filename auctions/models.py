@@ -24,14 +24,13 @@ from accounts.models import (
     User,
     Village,
 )
+from accounts.scoping import visible_pound_ids
 from impounding.models import Animal, Impoundment
 from ledger.models import PaymentMode
 
 
 class PoundScopedQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        from accounts.scoping import visible_pound_ids
-
         return self.filter(pound_id__in=visible_pound_ids(user, perm))
 
 
@@ -368,6 +367,19 @@ class Bidder(models.Model):
         return self.declaration_signed and (not self.blocked or self.override_by_id is not None)
 
 
+class LotQuerySet(models.QuerySet):
+    def open(self):
+        return self.filter(status=Lot.Status.OPEN)
+
+    def leave_open(self, status, *, note=None):
+        """The one way lots leave OPEN: sold, not sold, withdrawn or not needed. Only the lots
+        still open move, so none is moved twice; returns how many moved."""
+        if status == Lot.Status.OPEN:
+            raise ValueError("a lot leaves OPEN for another status")
+        fields = {"status": status} if note is None else {"status": status, "note": note}
+        return self.open().update(**fields)
+
+
 class Lot(models.Model):
     """One animal, or a dam with her suckling calf, offered as one."""
 
@@ -387,6 +399,8 @@ class Lot(models.Model):
     )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN)
     note = models.CharField(max_length=250, blank=True)
+
+    objects = LotQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("lot")

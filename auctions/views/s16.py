@@ -94,7 +94,7 @@ def s16_case(request, pk):
     open_auction = any(a.status == Auction.Status.SCHEDULED for a in auctions)
     animals = list(case.animals.select_related("impoundment").order_by("impoundment_id", "number"))
     in_pound = [a for a in animals if a.state == AnimalState.IMPOUNDED]
-    open_lots = Lot.objects.filter(auction__s16_case=case, status=Lot.Status.OPEN).exists()
+    open_lots = Lot.objects.open().filter(auction__s16_case=case).exists()
     can_run = has_permission(user, Permission.RUN_AUCTION, case.pound)
     covered = case.status == S16Case.Status.COVERED
     return render(

@@ -5,7 +5,9 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from auctions import services
+from auctions.models import Auction, S16Case
 from impounding.models import Impoundment
+from ledger.models import Account
 from tests.accounts.factories import staff
 from tests.impounding.factories import cow, make_entry
 
@@ -68,8 +70,6 @@ def ready_for_sale(*, pound, keeper, officer, animals=None, days_ago=20, posted_
 def schedule(pound, by, lots, *, kind="s14", when=None, officer=None, **kw):
     """An auction later today (or `when`) conducted by `by` (or `officer`); `lots` is a list of
     lists of animals or ids, in the order of sale."""
-    from auctions.models import Auction
-
     return services.schedule_auction(
         pound=pound,
         kind=Auction.Kind(kind),
@@ -99,8 +99,6 @@ def register(auction, by, **kw):
 
 def refused(entry, keeper, animals=None, *, days_ago=2, **kw):
     """A s.16 case recorded `days_ago` days ago, so that a sale may be held today."""
-    from auctions.models import S16Case
-
     animals = animals or list(entry.animals.filter(dam__isnull=True))
     fields = dict(owner_name="Shyam Lal", owner_address="Samesi") | kw
     case = services.open_s16_case(
@@ -114,7 +112,5 @@ def refused(entry, keeper, animals=None, *, days_ago=2, **kw):
 def balances(district, pound):
     """{account kind: balance} of the district's and the pound's ledger accounts that are not
     at zero."""
-    from ledger.models import Account
-
     rows = Account.objects.filter(district=district).with_balances()
     return {a.kind: a.balance for a in rows if a.pound_id in (None, pound.pk) and a.balance}

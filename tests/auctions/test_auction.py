@@ -24,7 +24,7 @@ from auctions.models import (
 )
 from auctions.selectors import sold_lot
 from impounding import services as impounding
-from impounding.models import AnimalState
+from impounding.models import Animal, AnimalState
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
 from poundadmin.events import verify_chain
@@ -39,7 +39,7 @@ from tests.auctions.factories import (
     schedule,
     unclaimed_entry,
 )
-from tests.impounding.factories import cow, goat
+from tests.impounding.factories import cow, goat, make_entry
 
 IST = ZoneInfo("Asia/Kolkata")
 ZERO = Decimal("0.00")
@@ -303,8 +303,6 @@ def test_schedule_refused_for_an_animal_without_a_notice(
 
 
 def test_schedule_refused_for_an_animal_of_another_pound(ready, pound, other_pound, police_officer):
-    from tests.impounding.factories import make_entry
-
     keeper = staff(Role.POUND_KEEPER, "keeper2", pound=other_pound)
     stranger = make_entry(pound=other_pound, by=keeper)
 
@@ -623,6 +621,17 @@ def test_animal_sold_once_even_against_a_direct_database_write(
 
     with pytest.raises(IntegrityError), transaction.atomic():
         LotAnimal.objects.filter(lot=lot).update(sold=True)
+
+
+@pytest.mark.postgres
+def test_database_refuses_a_sold_animal_without_a_sold_lot(ready, auction):
+    # In an open lot, but not knocked down: LotAnimal.sold is still False.
+    assert LotAnimal.objects.filter(animal__impoundment=ready, sold=False).exists()
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Animal.objects.filter(impoundment=ready).update(state=AnimalState.SOLD)
+
+    assert ready.animals.get().state == AnimalState.IMPOUNDED
 
 
 def test_price_below_the_reserve_refused(ready, pound, police_officer):

@@ -15,6 +15,7 @@ from accounts.roles import Role
 from auctions import selectors, services
 from impounding.dues import dues
 from impounding.models import Animal
+from impounding.services import custody
 from tests.accounts.factories import VillageFactory, staff
 from tests.auctions.factories import report_and_notice, unclaimed_entry
 from tests.impounding.factories import cow, goat, make_entry, pay, set_tariffs
@@ -154,8 +155,6 @@ def test_animal_disposed_of_by_the_magistrates_order_leaves_the_board(
 
 
 def test_animal_that_died_leaves_the_board(client, pound_keeper, entry):
-    from impounding.services import custody
-
     cow_, goat_ = entry.animals.order_by("number")
     custody.record_death(
         animal=cow_, by=pound_keeper, at=timezone.now() - timedelta(hours=1), cause="Old age"

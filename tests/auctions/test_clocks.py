@@ -16,6 +16,7 @@ from accounts.roles import Role
 from auctions import services
 from auctions.clocks import appointed_officer, notice_dates, reports_due
 from auctions.models import Auction, Notice, Report
+from impounding import services as impounding
 from ledger.checks import run_checks
 from poundadmin.events import verify_chain
 from poundadmin.models import Event
@@ -174,8 +175,6 @@ def test_animal_claimed_in_the_first_week_never_appears(pound, pound_keeper, tar
 def test_calf_born_after_its_dam_was_reported_goes_under_her_notice(
     pound, pound_keeper, police_officer, district, tariffs
 ):
-    from impounding import services as impounding
-
     conditions(district)
     entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
     services.send_report(entry=entry, by=pound_keeper, at=timezone.now() - timedelta(days=11))

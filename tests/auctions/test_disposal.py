@@ -213,6 +213,7 @@ def test_approval_refused_when_an_animal_was_claimed_meanwhile(
     assert order.status == DisposalOrder.Status.PROPOSED
 
 
+@pytest.mark.postgres
 def test_database_refuses_a_disposed_animal_without_an_order(pound, pound_keeper, tariffs):
     entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=10)
 

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import IssuedDocument
@@ -16,7 +17,7 @@ from auctions import services
 from auctions.models import Auction, Lot, S16Case, Sale, Shortfall
 from auctions.selectors import returned_by
 from impounding import services as impounding
-from impounding.models import AnimalState
+from impounding.models import Animal, AnimalState
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
 from poundadmin.events import verify_chain
@@ -381,7 +382,7 @@ def test_settlement_returns_the_rest_and_pays_the_balance_with_the_account(
         police_officer,
         "41",
     )
-    the_goat = herd.animals.get(number=3)
+    the_goat = herd.animals.order_by("number").last()
     assert (the_goat.state, returned_by(the_goat)) == (AnimalState.RETURNED_S16, settled)
     assert the_goat.custody_ended_at == settled.closed_at
     assert [a.state for a in herd.animals.order_by("number")] == ["sold", "sold", "returned_s16"]
@@ -584,3 +585,17 @@ def test_animal_returned_to_the_owner_leaves_its_lot_at_a_s14_auction(
     lot = s14.lots.get()
     assert (lot.status, lot.note) == (Lot.Status.WITHDRAWN, "Returned to the owner (s.16)")
     services.close_auction(auction=s14, by=police_officer)
+
+
+@pytest.mark.postgres
+def test_database_refuses_an_animal_returned_under_s16_without_its_case(herd, case):
+    # The case names the goat among its animals, but not among those it returned.
+    the_goat = herd.animals.order_by("number").last()
+    assert case.animals.filter(pk=the_goat.pk).exists()
+    assert not case.returned_animals.exists()
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Animal.objects.filter(pk=the_goat.pk).update(state=AnimalState.RETURNED_S16)
+
+    the_goat.refresh_from_db()
+    assert the_goat.state == AnimalState.IMPOUNDED

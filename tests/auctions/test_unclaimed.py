@@ -1,5 +1,6 @@
 """Claims during the notice period and before the hammer, and the proclamation (s.14)."""
 
+import io
 from datetime import timedelta
 from decimal import Decimal
 
@@ -7,10 +8,13 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
+from PIL import Image
 
 from auctions import services
 from auctions.clocks import reports_due
 from auctions.models import Lot, Proclamation, Sale
+from auctions.selectors import board_animals
+from impounding import services as impounding
 from impounding.models import AnimalState, Release
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction
@@ -39,8 +43,6 @@ def books_stay_whole():
 
 
 def under_notice(pound):
-    from auctions.selectors import board_animals
-
     return list(board_animals(pound=pound))
 
 
@@ -132,8 +134,6 @@ def test_claim_before_the_hammer_withdraws_the_open_lot(
 def test_release_by_court_order_before_the_hammer_withdraws_the_lot(
     pound, district, pound_keeper, police_officer, tariffs
 ):
-    from impounding import services as impounding
-
     conditions(district)
     entry, _ = ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
     auction = schedule(pound, police_officer, [entry.animals.all()])
@@ -155,8 +155,6 @@ def test_release_by_court_order_before_the_hammer_withdraws_the_lot(
 def test_claim_of_a_dam_withdraws_her_lot_with_the_calf(
     pound, district, pound_keeper, police_officer, tariffs
 ):
-    from impounding import services as impounding
-
     conditions(district)
     entry, _ = ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
     dam = entry.animals.get()
@@ -241,10 +239,6 @@ def test_further_channels_are_separate_records_beside_the_drum(notice, police_of
 
 
 def test_proclamation_with_a_photo(notice, police_officer):
-    import io
-
-    from PIL import Image
-
     buffer = io.BytesIO()
     Image.new("RGB", (2000, 1000), "red").save(buffer, format="JPEG")
     photo = SimpleUploadedFile("drum.jpg", buffer.getvalue(), content_type="image/jpeg")

@@ -20,7 +20,7 @@ from ledger.models import Transaction
 from poundadmin.models import Event
 from tests.accounts.factories import staff
 from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry
-from tests.impounding.factories import cow, goat, make_entry
+from tests.impounding.factories import cow, goat, make_entry, pay
 
 # --- Fixtures -----------------------------------------------------------------------------------
 
@@ -821,8 +821,6 @@ def test_hammer_invalid_writes_nothing(client, police_officer, lot, bidder):
 def test_lot_claimed_before_the_hammer_is_withdrawn(
     client, police_officer, pound_keeper, lot, bidder
 ):
-    from tests.impounding.factories import pay
-
     entry = lot.animals.get().impoundment
     pay(entry, pound_keeper)
     lot.refresh_from_db()

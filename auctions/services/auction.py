@@ -1,0 +1,402 @@
+"""The public auction: scheduling it (the lawful date of sale under s.14 or s.16), its bidders
+and the s.19 bar, bids, lots not sold, and closing it. The hammer itself is in `hammer.py`."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.validators import MinValueValidator
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.roles import Permission
+from accounts.scoping import authorise, has_permission
+from impounding.models import Animal, AnimalState
+from poundadmin.events import record_event
+from poundadmin.formatting import inr
+
+from ..actions import Action
+from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
+from ..staffcheck import staff_matches
+from .common import ZERO, move_lot, serial, withdraw_lots_of
+from .s16 import s16_first_day, s16_gap_message
+from .unclaimed import conditions_on
+
+# --- Scheduling the auction ------------------------------------------------------------------
+
+
+def _lot_groups(animals, groups):
+    """Check each lot is one animal, or a dam with her suckling calf. A calf in the pound is
+    never parted from its dam, whether or not the other is offered at this auction."""
+    by_pk = {a.pk: a for a in animals}
+    dams_with_calves = set(Animal.objects.calves_of(animals).values_list("dam_id", flat=True))
+    for group in groups:
+        members = [by_pk[pk] for pk in group]
+        if len(members) == 1:
+            (animal,) = members
+            dam = animal if animal.pk in dams_with_calves else None
+            if animal.dam_id and animal.dam.state == AnimalState.IMPOUNDED:
+                dam = animal.dam
+            if dam is not None:
+                raise ValidationError(
+                    {
+                        "lots": _("Animal %(dam)s goes in one lot with her calf.")
+                        % {"dam": dam.reference}
+                    }
+                )
+            continue
+        if len(members) == 2:
+            dam, calf = sorted(members, key=lambda a: a.dam_id is not None)
+            if calf.dam_id == dam.pk:
+                continue
+        raise ValidationError({"lots": _("A lot is one animal, or a dam with her suckling calf.")})
+
+
+@transaction.atomic
+def schedule_auction(
+    *,
+    pound,
+    kind,
+    by,
+    scheduled_for,
+    lots,
+    officer,
+    place="",
+    deputy=None,
+    deputation_order="",
+    s16_case=None,
+    reserve_prices=None,
+    at=None,
+):
+    """Schedule a public auction. `lots` is a list of lists of animal ids, in the order of sale.
+
+    A s.14 sale is refused, here and not only in the form, before the eighth day after the
+    notice was posted: the message names the lawful date. `at` is when the scheduling was done
+    (now, or earlier when a paper record is entered late); it may not be in the future.
+    """
+    at = at or timezone.now()
+    if at > timezone.now() + timedelta(minutes=1):
+        raise ValidationError(_("The scheduling cannot be dated in the future."))
+    _check_officers(pound=pound, by=by, officer=officer, deputy=deputy)
+    day = timezone.localtime(scheduled_for).date()
+    if day < timezone.localtime(at).date():
+        raise ValidationError({"scheduled_for": _("An auction cannot be scheduled in the past.")})
+    conditions = conditions_on(pound.district, day)
+    animals = _lock_offered(pound, lots)
+    _lot_groups(animals, lots)
+    if kind == Auction.Kind.UNCLAIMED:
+        _check_s14_day(animals, day)
+    else:
+        _check_s16_day(s16_case, animals, conditions, day)
+    auction = Auction.objects.create(
+        pound=pound,
+        kind=kind,
+        number=serial("auc", pound, day.year),
+        scheduled_for=scheduled_for,
+        place=place or conditions.place,
+        conditions=conditions,
+        officer=officer,
+        deputy=deputy,
+        deputation_order=deputation_order,
+        s16_case=s16_case,
+        created_by=by,
+        created_at=at,
+    )
+    _create_lots(auction, lots, reserve_prices or {})
+    section = "s.14" if kind == Auction.Kind.UNCLAIMED else "s.16"
+    record_event(
+        action=Action.AUCTION_SCHEDULED,
+        section=section,
+        by=by,
+        pound=pound,
+        summary=f"{auction.number} on {timezone.localtime(scheduled_for):%d-%m-%Y %H:%M}"
+        f" at {auction.place}: {len(lots)} lot(s)",
+        data={
+            "auction": auction.number,
+            "lots": lots,
+            "officer": officer.pk,
+            "deputy": deputy.pk if deputy else None,
+        },
+    )
+    return auction
+
+
+def _check_officers(*, pound, by, officer, deputy):
+    authorise(by, Permission.RUN_AUCTION, pound)
+    if not has_permission(officer, Permission.RUN_AUCTION, pound):
+        raise ValidationError(
+            {"officer": _("The conducting officer must be the officer for this pound.")}
+        )
+    if deputy is not None and not has_permission(deputy, Permission.RUN_AUCTION, pound):
+        raise ValidationError(
+            {"deputy": _("The deputed officer must be of the officer's establishment.")}
+        )
+
+
+def _lock_offered(pound, lots):
+    """Lock the animals of the lots: each offered once, in this pound, still in it, and in no
+    open lot of another auction."""
+    ids = [pk for group in lots for pk in group]
+    if not ids or len(ids) != len(set(ids)):
+        raise ValidationError({"lots": _("Put each animal in exactly one lot.")})
+    animals = list(
+        Animal.objects.select_for_update()
+        .select_related("impoundment")
+        .filter(pk__in=ids, impoundment__pound=pound)
+        .order_by("pk")
+    )
+    if len(animals) != len(ids):
+        raise ValidationError({"lots": _("An animal chosen is not in this pound.")})
+    for animal in animals:
+        if animal.state != AnimalState.IMPOUNDED:
+            raise ValidationError(
+                {
+                    "lots": _("Animal %(animal)s is no longer in the pound.")
+                    % {"animal": animal.reference}
+                }
+            )
+    busy = LotAnimal.objects.filter(
+        animal__in=animals,
+        lot__status=Lot.Status.OPEN,
+        lot__auction__status=Auction.Status.SCHEDULED,
+    )
+    if busy.exists():
+        raise ValidationError({"lots": _("An animal is already in a lot of another auction.")})
+    return animals
+
+
+def _check_s14_day(animals, day):
+    """A s.14 sale: each animal under a notice whose seven days of claim have run out by `day`."""
+    # The owner appeared: his animals are sold under s.16, with the balance to him.
+    open_cases = S16Case.objects.filter(animals__in=animals)
+    if open_cases.exclude(status=S16Case.Status.CLOSED).exists():
+        raise ValidationError({"lots": _("A s.16 sale is already open for these animals.")})
+    notices = {a.pk: Notice.objects.filter(report__animals=a).first() for a in animals}
+    for animal in animals:
+        notice = notices[animal.pk]
+        if notice is None and animal.dam_id:
+            # A calf born after the report goes under its dam's notice.
+            notice = (
+                notices.get(animal.dam_id)
+                or Notice.objects.filter(report__animals=animal.dam_id).first()
+            )
+        if notice is None:
+            raise ValidationError(
+                {
+                    "lots": _(
+                        "Animal %(animal)s has no notice under s.14: report it and have "
+                        "the notice "
+                        "posted first."
+                    )
+                    % {"animal": animal.reference}
+                }
+            )
+        if day < notice.earliest_sale:
+            raise ValidationError(
+                {
+                    "scheduled_for": _(
+                        "The earliest lawful date of sale for %(animal)s is %(date)s: "
+                        "the notice was "
+                        "posted on %(posted)s and the owner has seven days after it to claim "
+                        "(s.14)."
+                    )
+                    % {
+                        "animal": animal.reference,
+                        "date": notice.earliest_sale.strftime("%d-%m-%Y"),
+                        "posted": notice.posted_on.strftime("%d-%m-%Y"),
+                    }
+                }
+            )
+
+
+def _check_s16_day(case, animals, conditions, day):
+    """A s.16 sale: only the animals of the owner's open case, after the gap the conditions set."""
+    if case is None or case.status != S16Case.Status.OPEN:
+        raise ValidationError(_("A s.16 sale needs the owner's recorded refusal."))
+    if {a.pk for a in animals} - set(case.animals.values_list("pk", flat=True)):
+        raise ValidationError({"lots": _("Only the owner's animals in the case can be sold.")})
+    gap = s16_first_day(case, conditions)
+    if day < gap:
+        raise ValidationError({"scheduled_for": s16_gap_message(gap)})
+
+
+def _create_lots(auction, lots, reserve_prices):
+    for seq, group in enumerate(lots, start=1):
+        lot = Lot.objects.create(
+            auction=auction,
+            number=seq,
+            sequence=seq,
+            reserve_price=Decimal(reserve_prices.get(seq, ZERO)),
+        )
+        for pk in group:
+            LotAnimal.objects.create(lot=lot, animal_id=pk)
+
+
+# --- Bidders and the s.19 bar ----------------------------------------------------------------
+
+
+@transaction.atomic
+def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, declaration_signed):
+    """Register a bidder. Anyone who may be an officer or pound-keeper is blocked (s.19)."""
+    auction = Auction.objects.select_for_update().get(pk=auction.pk)
+    authorise(by, Permission.RUN_AUCTION, auction.pound)
+    if auction.status != Auction.Status.SCHEDULED:
+        raise ValidationError(_("This auction is closed."))
+    if not declaration_signed:
+        raise ValidationError(
+            {
+                "declaration_signed": _(
+                    "Every buyer signs the declaration that he is not an officer or "
+                    "pound-keeper, and "
+                    "does not buy for one (s.19)."
+                )
+            }
+        )
+    matches = staff_matches(name=name, phone=phone, id_number=id_number)
+    number = (auction.bidders.order_by("-number").values_list("number", flat=True).first() or 0) + 1
+    bidder = Bidder(
+        auction=auction,
+        number=number,
+        name=name,
+        address=address,
+        id_kind=id_kind,
+        id_number=id_number,
+        phone=phone,
+        declaration_signed=True,
+        matches=matches,
+        blocked=bool(matches),
+        registered_by=by,
+    )
+    bidder.full_clean(exclude=["auction"])
+    bidder.save()
+    record_event(
+        action=Action.AUCTION_BIDDER_BLOCKED if matches else Action.AUCTION_BIDDER_REGISTERED,
+        section="s.19",
+        by=by,
+        pound=auction.pound,
+        summary=f"{auction.number}: bidder {number}"
+        + (
+            f" blocked: may be staff ({', '.join(m['staff'] for m in matches)})"
+            if matches
+            else " registered"
+        ),
+        data={"auction": auction.number, "bidder": number, "matches": matches},
+    )
+    return bidder
+
+
+@transaction.atomic
+def override_block(*, bidder, by, reason):
+    """The Magistrate may let a blocked bidder bid, with a reason, after checking he is not staff
+    (a namesake, say). Logged."""
+    bidder = Bidder.objects.select_for_update().select_related("auction__pound").get(pk=bidder.pk)
+    if not has_permission(by, Permission.APPROVE, bidder.auction.pound):
+        raise PermissionDenied(_("Only the District Magistrate may override the s.19 check."))
+    if not bidder.blocked:
+        raise ValidationError(_("This bidder is not blocked."))
+    if not reason.strip():
+        raise ValidationError({"reason": _("Give the reason for the override.")})
+    staff_ids = {m["user"] for m in bidder.matches}
+    if staff_ids & {by.pk}:
+        raise ValidationError(_("You cannot clear a match against yourself."))
+    bidder.override_by, bidder.override_reason, bidder.override_at = by, reason, timezone.now()
+    bidder.save(update_fields=["override_by", "override_reason", "override_at"])
+    record_event(
+        action=Action.AUCTION_BLOCK_OVERRIDDEN,
+        section="s.19",
+        by=by,
+        pound=bidder.auction.pound,
+        summary=f"{bidder.auction.number}: bidder {bidder.number} cleared: {reason}",
+        data={"bidder": bidder.pk, "reason": reason, "matches": bidder.matches},
+    )
+    return bidder
+
+
+def assert_may_buy(bidder):
+    if not bidder.declaration_signed:
+        raise ValidationError(_("This bidder has not signed the declaration (s.19)."))
+    if bidder.blocked and bidder.override_by_id is None:
+        raise ValidationError(
+            _("This bidder is blocked: he may be an officer or pound-keeper (s.19).")
+        )
+    # Checked again at the hammer: staff records may have changed since registration.
+    fresh = staff_matches(name=bidder.name, phone=bidder.phone, id_number=bidder.id_number)
+    new = {m["user"] for m in fresh} - {m["user"] for m in bidder.matches}
+    if new:
+        raise ValidationError(
+            _("This bidder now matches a member of staff (s.19): register him again for the check.")
+        )
+
+
+@transaction.atomic
+def record_bid(*, lot, bidder, amount, by):
+    lot = Lot.objects.select_for_update().select_related("auction__pound").get(pk=lot.pk)
+    authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
+    if lot.status != Lot.Status.OPEN:
+        raise ValidationError(_("This lot is not open for bids."))
+    # From the database, not the caller's copy: the s.19 check must see the stored record.
+    bidder = Bidder.objects.get(pk=bidder.pk)
+    if bidder.auction_id != lot.auction_id:
+        raise ValidationError(_("The bidder is registered for another auction."))
+    assert_may_buy(bidder)
+    amount = Decimal(amount)
+    try:
+        MinValueValidator(Decimal("0.01"))(amount)
+    except ValidationError as error:
+        raise ValidationError({"amount": error.messages}) from None
+    best = lot.bids.order_by("-amount").first()
+    if best and amount <= best.amount:
+        raise ValidationError(
+            {
+                "amount": _("A bid must beat the highest bid so far, %(amount)s.")
+                % {"amount": inr(best.amount)}
+            }
+        )
+    return Bid.objects.create(lot=lot, bidder=bidder, amount=amount, recorded_by=by)
+
+
+@transaction.atomic
+def mark_unsold(*, lot, by, note=""):
+    lot = Lot.objects.select_for_update().select_related("auction__pound").get(pk=lot.pk)
+    authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
+    if lot.status != Lot.Status.OPEN:
+        raise ValidationError(_("This lot is not open."))
+    move_lot(lot, Lot.Status.UNSOLD, note=note or "No bid, or no fair price")
+    record_event(
+        action=Action.AUCTION_UNSOLD,
+        section="s.14",
+        by=by,
+        pound=lot.auction.pound,
+        summary=f"{lot.auction.number} lot {lot.number} not sold: {lot.note}",
+        data={"lot": lot.pk},
+    )
+    return lot
+
+
+@transaction.atomic
+def close_auction(*, auction, by):
+    auction = Auction.objects.select_for_update().get(pk=auction.pk)
+    authorise(by, Permission.RUN_AUCTION, auction.pound)
+    if auction.status != Auction.Status.SCHEDULED:
+        raise ValidationError(_("This auction is already closed."))
+    if auction.lots.open().exists():
+        raise ValidationError(_("Every lot must be sold, withdrawn or marked not sold first."))
+    auction.status, auction.closed_at = Auction.Status.CLOSED, timezone.now()
+    auction.officer_declaration_at = auction.officer_declaration_at or auction.closed_at
+    auction.save(update_fields=["status", "closed_at", "officer_declaration_at"])
+    record_event(
+        action=Action.AUCTION_CLOSED,
+        section="s.14",
+        by=by,
+        pound=auction.pound,
+        summary=f"{auction.number} closed",
+        data={"auction": auction.number},
+    )
+    return auction
+
+
+def withdraw_claimed_lots(animals, by):
+    """Called when animals are released: an open lot holding one of them is withdrawn.
+    Positional, as `impounding.services.releases.RELEASE_HOOKS` calls its hooks."""
+    withdraw_lots_of(animals, by, "Claimed before the hammer")

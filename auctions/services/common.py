@@ -1,0 +1,89 @@
+"""What the sale workflows share: numbering, the split of proceeds, the ledger accounts money
+lands in, and the withdrawal of a lot whose animal has left the pound."""
+
+from decimal import Decimal
+
+from django.utils import timezone
+
+from accounts.models import Counter
+from ledger import services as ledger
+from ledger.models import AccountKind, till
+from poundadmin.events import record_event
+
+from ..actions import Action
+from ..models import Lot, LotAnimal
+
+ZERO = Decimal("0.00")
+
+
+def today():
+    return timezone.localdate()
+
+
+def serial(prefix, pound, year):
+    n = Counter.next(f"{prefix}:{pound.pk}:{year}")
+    return f"{prefix.upper()}/{pound.code.upper()}/{year}/{n:05d}"
+
+
+def allocate(proceeds, *, fines, feeding, expenses):
+    """Split proceeds: expenses first, then feeding, then fines (docs/domain.md decision 7). Returns
+    (paid expenses, paid feeding, paid fines, surplus, shortfall by head)."""
+    left = proceeds
+    paid_expenses = min(left, expenses)
+    left -= paid_expenses
+    paid_feeding = min(left, feeding)
+    left -= paid_feeding
+    paid_fines = min(left, fines)
+    left -= paid_fines
+    short = {
+        "expenses": expenses - paid_expenses,
+        "feeding": feeding - paid_feeding,
+        "fines": fines - paid_fines,
+    }
+    return paid_expenses, paid_feeding, paid_fines, left, short
+
+
+def till_account(pound, mode):
+    return ledger.account(district=pound.district, pound=pound, kind=till(mode))
+
+
+def feeding_account(pound):
+    return ledger.account(district=pound.district, pound=pound, kind=AccountKind.FEEDING_PK)
+
+
+def district_account(pound, kind):
+    return ledger.account(district=pound.district, kind=kind)
+
+
+def move_lot(lot, status, *, note=None):
+    """Move one locked lot out of OPEN through `Lot.objects.leave_open`, and refresh the caller's
+    copy. Returns whether it moved (False when it had already left OPEN)."""
+    moved = Lot.objects.filter(pk=lot.pk).leave_open(status, note=note)
+    lot.refresh_from_db(fields=["status", "note"])
+    return bool(moved)
+
+
+def withdraw(lot, by, note):
+    """Withdraw an open lot (its animal has left the pound), with its event; a lot no longer open
+    is left alone."""
+    if not move_lot(lot, Lot.Status.WITHDRAWN, note=note):
+        return
+    record_event(
+        action=Action.AUCTION_WITHDRAWN,
+        section="s.14",
+        by=by,
+        pound=lot.auction.pound,
+        summary=f"{lot.auction.number} lot {lot.number} withdrawn: {note.lower()}",
+        data={"lot": lot.pk},
+    )
+
+
+def withdraw_lots_of(animals, by, note):
+    lot_ids = set(
+        LotAnimal.objects.filter(
+            animal__in=[a.pk for a in animals], lot__status=Lot.Status.OPEN
+        ).values_list("lot_id", flat=True)
+    )
+    locked = Lot.objects.select_for_update(of=("self",)).select_related("auction__pound")
+    for lot in locked.filter(pk__in=lot_ids).order_by("pk"):
+        withdraw(lot, by, note)

@@ -1,0 +1,104 @@
+"""The proviso to s.14: cattle unlikely to fetch a fair price at auction are disposed of as the
+District Magistrate thinks fit. His office proposes the order; only the Magistrate decides."""
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.roles import Permission
+from accounts.scoping import authorise, has_permission
+from impounding.models import Animal, AnimalState
+from impounding.services.common import ensure_transition
+from poundadmin.events import record_event
+
+from ..actions import Action
+from ..models import DisposalOrder, Lot, Report
+from .common import serial, today
+
+
+@transaction.atomic
+def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
+    """The office prepares an order under the proviso to s.14 for the Magistrate."""
+    authorise(by, Permission.PREPARE_ORDERS, pound)
+    animals = list(
+        Animal.objects.filter(
+            pk__in=animal_ids, impoundment__pound=pound, state=AnimalState.IMPOUNDED
+        )
+    )
+    if not animals or len(animals) != len(set(animal_ids)):
+        raise ValidationError({"animals": _("Choose animals in the pound.")})
+    # A calf in the pound goes with its dam (docs/domain.md decision 12).
+    calves = Animal.objects.calves_of(animals)
+    animals += [c for c in calves if c not in animals]
+    if not reason.strip():
+        raise ValidationError({"reason": _("Say why a fair price is unlikely at auction.")})
+    for animal in animals:
+        reported = Report.objects.filter(animals=animal).exists() or (
+            animal.dam_id and Report.objects.filter(animals=animal.dam_id).exists()
+        )
+        if not reported:
+            raise ValidationError(
+                {
+                    "animals": _("Animal %(a)s has not been reported as unclaimed (s.14).")
+                    % {"a": animal.reference}
+                }
+            )
+    order = DisposalOrder.objects.create(
+        pound=pound,
+        number=serial("dsp", pound, today().year),
+        reason=reason,
+        mode=mode,
+        recipient=recipient,
+        prepared_by=by,
+    )
+    order.animals.set(animals)
+    record_event(
+        action=Action.DISPOSAL_PROPOSED,
+        section="s.14",
+        by=by,
+        pound=pound,
+        summary=f"{order.number}: {len(animals)} animal(s) to {recipient} proposed",
+        data={"order": order.number, "animals": [a.reference for a in animals]},
+    )
+    return order
+
+
+@transaction.atomic
+def decide_disposal(*, order, by, approve, note=""):
+    order = DisposalOrder.objects.select_for_update().select_related("pound").get(pk=order.pk)
+    if not has_permission(by, Permission.APPROVE, order.pound):
+        raise PermissionDenied(_("Only the District Magistrate approves a disposal order."))
+    if order.status != DisposalOrder.Status.PROPOSED:
+        raise ValidationError(_("This order has already been decided."))
+    now = timezone.now()
+    order.decided_by, order.decided_at, order.decision_note = by, now, note
+    if approve:
+        # The order is approved before the animals leave: the database refuses an animal
+        # disposed of without an approved order naming it.
+        order.status = DisposalOrder.Status.APPROVED
+        order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
+        animals = list(Animal.objects.select_for_update().filter(disposal_orders=order))
+        for animal in animals:
+            if animal.state != AnimalState.IMPOUNDED:
+                raise ValidationError(
+                    _("Animal %(a)s is no longer in the pound.") % {"a": animal.reference}
+                )
+            ensure_transition(animal, AnimalState.DISPOSED)
+            animal.state, animal.custody_ended_at = AnimalState.DISPOSED, now
+            animal.save(update_fields=["state", "custody_ended_at"])
+        Lot.objects.open().filter(lotanimal__animal__in=animals).leave_open(
+            Lot.Status.WITHDRAWN, note="Disposed of by the DM's order"
+        )
+    else:
+        order.status = DisposalOrder.Status.REJECTED
+        order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
+    record_event(
+        action=Action(f"disposal.{order.status}"),
+        section="s.14",
+        by=by,
+        pound=order.pound,
+        summary=f"{order.number} {order.get_status_display()}",
+        data={"order": order.number, "note": note},
+    )
+    return order

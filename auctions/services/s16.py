@@ -1,0 +1,299 @@
+"""s.16: the owner appears and refuses or omits to pay. As many of his animals as necessary are
+sold (in `hammer.py`), then the rest go back to him with the balance and the account."""
+
+from datetime import timedelta
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import IssuedDocument
+from accounts.roles import Permission
+from accounts.scoping import authorise
+from impounding.dues import dues
+from impounding.models import Animal, AnimalState
+from impounding.services.common import ensure_transition
+from ledger import services as ledger
+from ledger.models import AccountKind, PaymentMode, TransactionKind
+from poundadmin.events import record_event
+
+from ..actions import Action
+from ..models import Auction, Lot, LotAnimal, S16Case, Sale, Shortfall
+from .common import (
+    ZERO,
+    allocate,
+    district_account,
+    feeding_account,
+    till_account,
+    withdraw_lots_of,
+)
+
+
+def s16_first_day(case, conditions):
+    """The first day of a s.16 sale: the gap the District Magistrate's conditions set after the
+    owner's refusal (docs/domain.md §1.1)."""
+    return timezone.localtime(case.recorded_at).date() + timedelta(days=conditions.s16_min_gap_days)
+
+
+def s16_gap_message(gap):
+    return _("The District Magistrate's conditions allow a s.16 sale from %(date)s.") % {
+        "date": gap.strftime("%d-%m-%Y")
+    }
+
+
+@transaction.atomic
+def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=True):
+    """Record that the owner appeared and refused or omitted to pay (or to deposit)."""
+    authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
+    animals = list(Animal.objects.select_for_update().filter(pk__in=animal_ids, impoundment=entry))
+    if not animals or len(animals) != len(set(animal_ids)):
+        raise ValidationError({"animals": _("Choose the owner's animals.")})
+    if any(a.state != AnimalState.IMPOUNDED for a in animals):
+        raise ValidationError({"animals": _("Only animals in the pound can be sold.")})
+    calves = Animal.objects.calves_of(animals)
+    animals += [c for c in calves if c not in animals]
+    # Until it is settled, a case whose dues are covered still holds its remaining animals.
+    if S16Case.objects.filter(animals__in=animals).exclude(status=S16Case.Status.CLOSED).exists():
+        raise ValidationError({"animals": _("A s.16 sale is already open for these animals.")})
+    case = S16Case.objects.create(
+        pound=entry.pound,
+        impoundment=entry,
+        owner_name=owner_name,
+        owner_address=owner_address,
+        refused=refused,
+        recorded_by=by,
+    )
+    case.animals.set(animals)
+    record_event(
+        action=Action.S16_REFUSED,
+        section="s.16",
+        by=by,
+        impoundment=entry,
+        summary=f"{owner_name} {'refused' if refused else 'omitted'} to pay for "
+        f"{len(animals)} animal(s): as many as necessary to be sold",
+        data={"case": case.pk, "animals": [a.reference for a in animals]},
+    )
+    return case
+
+
+def s16_position(case, *, as_of=None):
+    """The running account: dues of all the case's animals to date, sale expenses so far, and
+    proceeds so far. Covered when proceeds reach dues plus expenses."""
+    animals = (
+        Animal.objects.filter(s16_cases=case)
+        # Not the animals whose dues were met, or set aside, another way: claimed after all
+        # (s.13, s.15), released by a court's order, disposed of, or sold under s.14.
+        .exclude(
+            state__in=[
+                AnimalState.RELEASED_PAID,
+                AnimalState.RELEASED_ON_DEPOSIT,
+                AnimalState.RELEASED_BY_ORDER,
+                AnimalState.DISPOSED,
+            ]
+        )
+        .exclude(
+            state=AnimalState.SOLD,
+            pk__in=LotAnimal.objects.filter(
+                sold=True, lot__auction__kind=Auction.Kind.UNCLAIMED
+            ).values("animal_id"),
+        )
+        .select_related("impoundment__pound__district")
+        .prefetch_related("custody_events")
+    )
+    statement = dues(animals, as_of=as_of)
+    sales = Sale.objects.filter(lot__auction__s16_case=case)
+    proceeds = sum((s.price for s in sales), ZERO)
+    expenses = sum((s.expenses for s in sales), ZERO)
+    owed = statement.fines + statement.feeding + expenses
+    return {
+        "statement": statement,
+        "fines": statement.fines,
+        "feeding": statement.feeding,
+        "expenses": expenses,
+        "owed": owed,
+        "proceeds": proceeds,
+        "covered": proceeds >= owed,
+        "balance": max(proceeds - owed, ZERO),
+    }
+
+
+def check_s16_covered(case, by, at):
+    """After each s.16 hammer: once the proceeds cover the dues, the case's open lots are not
+    needed and no more animals are sold."""
+    position = s16_position(case, as_of=at)
+    if position["covered"]:
+        case.status = S16Case.Status.COVERED
+        case.save(update_fields=["status"])
+        Lot.objects.open().filter(auction__s16_case=case).leave_open(
+            Lot.Status.NOT_NEEDED, note="Dues covered"
+        )
+        record_event(
+            action=Action.S16_COVERED,
+            section="s.16",
+            by=by,
+            impoundment=case.impoundment,
+            summary=f"Proceeds ₹{position['proceeds']} cover the dues "
+            f"₹{position['owed']}: no more animals are sold",
+            data={"case": case.pk, "proceeds": position["proceeds"], "owed": position["owed"]},
+        )
+
+
+@transaction.atomic
+def settle_s16_case(
+    *,
+    case,
+    by,
+    acknowledgement,
+    register_page="",
+    signature=None,
+    balance_mode=PaymentMode.CASH,
+    balance_reference="",
+    at=None,
+):
+    """Deliver the remaining cattle and the balance to the owner with the account of items
+    (a)-(f); he signs for both. Proceeds go: fines to the District Magistrate, feeding to the
+    pound-keeper, the sale expenses, the balance to the owner (s.16, s.17)."""
+    case = S16Case.objects.select_for_update().select_related("pound__district").get(pk=case.pk)
+    authorise(by, Permission.RUN_AUCTION, case.pound)
+    at = at or timezone.now()
+    remaining = list(
+        Animal.objects.select_for_update()
+        .filter(s16_cases=case, state=AnimalState.IMPOUNDED)
+        .order_by("pk")
+    )
+    _check_settlement(case, remaining)
+    if acknowledgement == "register_page" and not register_page.strip():
+        raise ValidationError({"register_page": _("Give the page of the register signed.")})
+    if acknowledgement == "signature" and not signature:
+        raise ValidationError({"signature": _("The owner must sign on the screen.")})
+    position = s16_position(case, as_of=at)
+    split = allocate(
+        position["proceeds"],
+        fines=position["fines"],
+        feeding=position["feeding"],
+        expenses=position["expenses"],
+    )
+    case.balance_mode, case.balance_reference = balance_mode, balance_reference
+    case.acknowledgement, case.register_page = acknowledgement, register_page
+    _close_account(case, position=position, split=split, signature=signature, by=by, at=at)
+    _post_settlement(case, split=split, by=by, at=at)
+    _return_animals(case, remaining, by=by, at=at)
+    record_event(
+        action=Action.S16_SETTLED,
+        section="s.16",
+        by=by,
+        impoundment=case.impoundment,
+        summary=f"{len(remaining)} animal(s) and ₹{case.balance} returned to "
+        f"{case.owner_name} with account {case.account_document.number}",
+        data={
+            "case": case.pk,
+            "fines": case.fines,
+            "feeding": case.feeding,
+            "expenses": case.expenses,
+            "proceeds": case.proceeds,
+            "balance": case.balance,
+            "shortfall": case.shortfall,
+            "returned": [a.reference for a in remaining],
+        },
+    )
+    return case
+
+
+def _check_settlement(case, remaining):
+    if case.status == S16Case.Status.CLOSED:
+        raise ValidationError(_("This account is already settled."))
+    if case.status == S16Case.Status.OPEN and remaining:
+        raise ValidationError(
+            _("The dues are not yet covered: sell the next lot, or all of them, before settling.")
+        )
+    if Lot.objects.open().filter(auction__s16_case=case).exists():
+        raise ValidationError(_("A lot is still open."))
+
+
+def _close_account(case, *, position, split, signature, by, at):
+    """Write the account of items (a)-(f) onto the case, closed, with its document."""
+    _paid_exp, _paid_feed, _paid_fines, balance, short = split
+    case.fines, case.feeding, case.expenses = (
+        position["fines"],
+        position["feeding"],
+        position["expenses"],
+    )
+    case.proceeds, case.balance = position["proceeds"], balance
+    case.shortfall = sum(short.values(), ZERO)
+    case.status, case.closed_at, case.closed_by = S16Case.Status.CLOSED, at, by
+    if signature:
+        case.signature.save("signature.png", signature, save=False)
+    pound = case.pound
+    case.account_document = IssuedDocument.objects.issue(
+        kind=IssuedDocument.Kind.S16_ACCOUNT,
+        number=f"ACC/{pound.code.upper()}/{case.pk:05d}",
+        by=by,
+        subject_type="auctions.s16case",
+        pound=pound,
+        issued_at=at,
+    )
+    case.save()
+    IssuedDocument.objects.link(case.account_document, case)
+
+
+def _post_settlement(case, *, split, by, at):
+    """The proceeds held are applied (s.17), the balance paid to the owner (s.16), and any
+    shortfall recorded."""
+    paid_exp, paid_feed, paid_fines, balance, short = split
+    pound, number = case.pound, case.account_document.number
+    if case.proceeds:
+        ledger.post(
+            district=pound.district,
+            pound=pound,
+            kind=TransactionKind.S16_SETTLED,
+            by=by,
+            section="s.17",
+            source=f"auctions.s16case:{case.pk}",
+            at=at,
+            impoundment_id=case.impoundment_id,
+            memo=f"s.16 account {number}: proceeds ₹{case.proceeds} applied",
+            lines=[
+                (district_account(pound, AccountKind.SALE_PROCEEDS_HELD), case.proceeds),
+                (district_account(pound, AccountKind.SALE_EXPENSES), -paid_exp),
+                (feeding_account(pound), -paid_feed),
+                (district_account(pound, AccountKind.FINES_DUE_DM), -paid_fines),
+                (district_account(pound, AccountKind.OWNER_BALANCES_DUE), -balance),
+            ],
+        )
+    if balance:
+        ledger.post(
+            district=pound.district,
+            pound=pound,
+            kind=TransactionKind.S16_BALANCE_PAID,
+            by=by,
+            section="s.16",
+            source=f"auctions.s16case:{case.pk}",
+            at=at,
+            impoundment_id=case.impoundment_id,
+            memo=f"s.16 balance ₹{balance} paid to {case.owner_name}",
+            lines=[
+                (district_account(pound, AccountKind.OWNER_BALANCES_DUE), balance),
+                (till_account(pound, case.balance_mode), -balance),
+            ],
+        )
+    if case.shortfall:
+        Shortfall.objects.create(
+            pound=pound,
+            s16_case=case,
+            fines=short["fines"],
+            feeding=short["feeding"],
+            expenses=short["expenses"],
+        )
+
+
+def _return_animals(case, remaining, *, by, at):
+    # The case names the animals it returns before they leave: the database refuses an animal
+    # returned under s.16 without its case.
+    case.returned_animals.add(*remaining)
+    for animal in remaining:
+        ensure_transition(animal, AnimalState.RETURNED_S16)
+        animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
+        animal.save(update_fields=["state", "custody_ended_at"])
+    # An animal returned may still stand in a lot of a s.14 auction.
+    withdraw_lots_of(remaining, by, "Returned to the owner (s.16)")

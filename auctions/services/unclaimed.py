@@ -1,0 +1,284 @@
+"""Unclaimed cattle (s.14): the report to the officer, his notice and the proclamation, and the
+District Magistrate's standing order that sets the place, time and conditions of sale."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import District, IssuedDocument
+from accounts.roles import Permission
+from accounts.scoping import authorise, has_permission
+from impounding.models import Animal, AnimalState
+from impounding.services.intake import resize_photo
+from poundadmin.events import record_event
+
+from ..actions import Action
+from ..clocks import appointed_officer, notice_dates, reports_due
+from ..models import AuctionConditions, Notice, Proclamation, Report
+from .common import ZERO, serial, today
+
+# --- The first clock: the report (s.14) -----------------------------------------------------
+
+
+@transaction.atomic
+def send_report(*, entry, by, at=None):
+    """The pound-keeper reports the entry's unclaimed animals to the officer."""
+    pound = entry.pound
+    authorise(by, Permission.SEND_REPORT, pound)
+    at = at or timezone.now()
+    day = timezone.localtime(at).date()
+    rows = [r for r in reports_due([pound.pk], day) if r["entry"].pk == entry.pk]
+    if not rows:
+        due = entry.arrival_date() + timedelta(days=8)
+        if day < due:
+            raise ValidationError(
+                _(
+                    "The seven days for a claim run until the end of %(end)s (s.14). The report is "
+                    "due from %(due)s."
+                )
+                % {
+                    "end": (due - timedelta(days=1)).strftime("%d-%m-%Y"),
+                    "due": due.strftime("%d-%m-%Y"),
+                }
+            )
+        raise ValidationError(_("No animal of this entry is left unclaimed and unreported."))
+    row = rows[0]
+    animals = list(
+        Animal.objects.select_for_update().filter(
+            pk__in=[a.pk for a in row["animals"]], state=AnimalState.IMPOUNDED
+        )
+    )
+    if len(animals) != len(row["animals"]):
+        raise ValidationError(_("An animal was released meanwhile: look at the entry again."))
+    if Report.objects.filter(animals__in=animals).exists():
+        raise ValidationError(_("These animals have already been reported."))
+    number = serial("rep", pound, day.year)
+    document = IssuedDocument.objects.issue(
+        kind=IssuedDocument.Kind.S14_REPORT,
+        number=number,
+        by=by,
+        subject_type="auctions.report",
+        pound=pound,
+        issued_at=at,
+    )
+    report = Report.objects.create(
+        pound=pound,
+        impoundment=entry,
+        number=number,
+        police_station=pound.nearest_police_station,
+        officer=appointed_officer(pound, day),
+        due_on=row["due_on"],
+        sent_at=at,
+        sent_by=by,
+        document=document,
+    )
+    report.animals.set(animals)
+    IssuedDocument.objects.link(document, report)
+    to = report.officer.get_full_name() if report.officer else str(report.police_station)
+    record_event(
+        action=Action.S14_REPORTED,
+        section="s.14",
+        by=by,
+        impoundment=entry,
+        at=None,
+        summary=f"{number}: {len(animals)} unclaimed animal(s) reported to {to}",
+        data={
+            "report": number,
+            "animals": [a.reference for a in animals],
+            "due_on": row["due_on"],
+            "days_late": report.days_late,
+        },
+    )
+    return report
+
+
+# --- The second clock: notice and proclamation (s.14) ---------------------------------------
+
+
+@transaction.atomic
+def post_notice(*, report, by, posted_on, posted_at):
+    """The officer records the day he stuck up the notice in his office: the second clock."""
+    report = Report.objects.select_for_update().select_related("pound").get(pk=report.pk)
+    pound = report.pound
+    authorise(by, Permission.HANDLE_UNCLAIMED, pound)
+    if hasattr(report, "notice"):
+        raise ValidationError(_("The notice for this report is already recorded."))
+    sent = timezone.localtime(report.sent_at).date()
+    if posted_on < sent:
+        raise ValidationError(
+            {
+                "posted_on": _("The notice cannot be posted before the report was sent (%(date)s).")
+                % {"date": sent.strftime("%d-%m-%Y")}
+            }
+        )
+    if posted_on > today():
+        raise ValidationError(
+            {"posted_on": _("Record the notice on or after the day it is posted, not before.")}
+        )
+    last_day, earliest = notice_dates(posted_on)
+    number = serial("ntc", pound, posted_on.year)
+    document = IssuedDocument.objects.issue(
+        kind=IssuedDocument.Kind.S14_NOTICE,
+        number=number,
+        by=by,
+        subject_type="auctions.notice",
+        pound=pound,
+    )
+    notice = Notice.objects.create(
+        report=report,
+        pound=pound,
+        number=number,
+        posted_on=posted_on,
+        posted_at=posted_at,
+        last_day_to_claim=last_day,
+        earliest_sale=earliest,
+        recorded_by=by,
+        document=document,
+    )
+    IssuedDocument.objects.link(document, notice)
+    late = (posted_on - sent).days
+    record_event(
+        action=Action.S14_NOTICE_POSTED,
+        section="s.14",
+        by=by,
+        impoundment=report.impoundment,
+        summary=f"{number} posted on {posted_on:%d-%m-%Y} at {posted_at}; claims until "
+        f"{last_day:%d-%m-%Y}; sale not before {earliest:%d-%m-%Y}",
+        data={
+            "notice": number,
+            "posted_on": posted_on,
+            "last_day": last_day,
+            "earliest_sale": earliest,
+            "days_after_report": late,
+        },
+    )
+    return notice
+
+
+@transaction.atomic
+def record_proclamation(
+    *, notice, by, channel, made_on, made_by, place="", village=None, details="", photo=None
+):
+    """Proclamation by beat of drum in the village and at the nearest market-place (s.14), or a
+    further channel, recorded separately: a further channel never replaces the drum."""
+    authorise(by, Permission.HANDLE_UNCLAIMED, notice.pound)
+    if made_on < notice.posted_on or made_on > today():
+        raise ValidationError(
+            {"made_on": _("The date must fall between the posting of the notice and today.")}
+        )
+    if channel in (Proclamation.Channel.DRUM_VILLAGE, Proclamation.Channel.DRUM_MARKET) and not (
+        place.strip() or village
+    ):
+        raise ValidationError({"place": _("Name the village or the market-place.")})
+    if village is not None and village.district_id != notice.pound.district_id:
+        raise ValidationError({"village": _("The village must be in the pound's district.")})
+    proclamation = Proclamation(
+        notice=notice,
+        channel=channel,
+        made_on=made_on,
+        place=place,
+        village=village,
+        made_by=made_by,
+        details=details,
+        recorded_by=by,
+    )
+    # Check the record before the photo is stored, so that a refusal leaves no stray file.
+    proclamation.full_clean(exclude=["notice", "photo"])
+    if photo:
+        proclamation.photo.save("photo.jpg", resize_photo(photo), save=False)
+    proclamation.save()
+    record_event(
+        action=Action.S14_PROCLAIMED,
+        section="s.14",
+        by=by,
+        impoundment=notice.report.impoundment,
+        summary=f"{proclamation.get_channel_display()}, {made_on:%d-%m-%Y}, "
+        f"{place or village}, by {made_by}",
+        data={
+            "notice": notice.number,
+            "channel": channel,
+            "made_on": made_on,
+            "place": place,
+            "village": village.pk if village else None,
+        },
+    )
+    return proclamation
+
+
+# --- The District Magistrate's conditions of sale -------------------------------------------
+
+
+@transaction.atomic
+def set_auction_conditions(
+    *,
+    district,
+    by,
+    order_reference,
+    order_date,
+    valid_from,
+    place,
+    hours,
+    reserve_policy,
+    earnest_money,
+    buyer_declarations,
+    chargeable_expenses,
+    max_expenses_per_lot=ZERO,
+    s16_min_gap_days=1,
+    valid_to=None,
+):
+    """A new standing order; it ends the open-ended order before it (versioned, no overlap)."""
+    if not has_permission(by, Permission.PREPARE_ORDERS, district):
+        raise PermissionDenied(_("Only the District Magistrate's office sets the conditions."))
+    District.objects.select_for_update().get(pk=district.pk)
+    same = AuctionConditions.objects.filter(district=district)
+    superseded = list(same.filter(valid_to__isnull=True, valid_from__lt=valid_from))
+    clash = same.overlapping(valid_from, valid_to).exclude(pk__in=[o.pk for o in superseded])
+    if clash.exists():
+        raise ValidationError({"valid_from": _("These dates overlap another standing order.")})
+    for old in superseded:
+        old.valid_to = valid_from - timedelta(days=1)
+        old.save(update_fields=["valid_to"])
+    conditions = AuctionConditions(
+        district=district,
+        order_reference=order_reference,
+        order_date=order_date,
+        valid_from=valid_from,
+        valid_to=valid_to,
+        place=place,
+        hours=hours,
+        reserve_policy=reserve_policy,
+        earnest_money=Decimal(earnest_money),
+        buyer_declarations=buyer_declarations,
+        chargeable_expenses=chargeable_expenses,
+        max_expenses_per_lot=Decimal(max_expenses_per_lot),
+        s16_min_gap_days=s16_min_gap_days,
+        created_by=by,
+    )
+    conditions.full_clean()
+    conditions.save()
+    record_event(
+        action=Action.S14_CONDITIONS_SET,
+        section="s.14",
+        by=by,
+        district=district,
+        summary=f"Conditions of sale {order_reference} in force from {valid_from:%d-%m-%Y}",
+        data={"conditions": conditions.pk, "superseded": [o.pk for o in superseded]},
+    )
+    return conditions
+
+
+def conditions_on(district, day):
+    found = AuctionConditions.objects.filter(district=district).in_force(day).first()
+    if found is None:
+        raise ValidationError(
+            _(
+                "No standing order of the District Magistrate sets the place, "
+                "time and conditions of sale on %(date)s (s.14)."
+            )
+            % {"date": day.strftime("%d-%m-%Y")}
+        )
+    return found
