@@ -26,6 +26,9 @@ class Permission(StrEnum):
     VIEW_LEDGER = "view_ledger"
     MANAGE_STAFF = "manage_staff"
     DOWNLOAD_OWN_CARD = "download_own_card"
+    # The date-driven work of the Act, done by the daily run (see SYSTEM_PERMISSIONS).
+    APPLY_DEPOSIT = "apply_deposit"  # s.15 deposit becomes the payment (Magistrate, or the run)
+    TRANSFER_SURPLUS = "transfer_surplus"  # s.17 surplus to revenue once its three months end
 
 
 class Role(models.TextChoices):
@@ -86,6 +89,7 @@ ROLE_PERMISSIONS: dict[str, frozenset[Permission]] = {
             P.MANAGE_TARIFFS,
             P.PREPARE_ORDERS,
             P.APPROVE,
+            P.APPLY_DEPOSIT,
             P.VIEW_REPORTS,
             P.VIEW_LEDGER,
             P.DOWNLOAD_OWN_CARD,
@@ -105,3 +109,12 @@ ROLE_SCOPES: dict[str, frozenset[str]] = {
     Role.AUDITOR: frozenset({Scope.DISTRICT, Scope.STATE}),
     Role.ADMINISTRATOR: frozenset({Scope.NONE, Scope.STATE}),
 }
+
+# The daily run (`manage.py run_deadlines`) acts as one system user and is checked like a person,
+# holding only what the date-driven work needs: applying the deposits a Magistrate confirmed in
+# advance (s.15) and crediting unclaimed surplus to revenue (s.17); it may not decide, sell, release
+# or record anything else. Its role is not a Role choice, so no StaffAssignment can name it; and the
+# user name has a colon, which the admin's user forms refuse, so no person's account can take it.
+SYSTEM_ROLE = "system"
+SYSTEM_USERNAME = "system:run_deadlines"
+SYSTEM_PERMISSIONS = frozenset({P.APPLY_DEPOSIT, P.TRANSFER_SURPLUS})

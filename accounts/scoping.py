@@ -3,15 +3,26 @@
 A user's grants are worked out once per request (cached on the user object): each active
 assignment gives a set of permissions over a jurisdiction. Records are scoped by the pound or
 district they belong to, so another district's record is simply not in the queryset (a 404).
+The daily run is one more user, `system_actor()`, whose single grant is written in code
+(roles.SYSTEM_PERMISSIONS) and checked by the same functions.
 """
 
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
-from .roles import ROLE_PERMISSIONS, Permission, Scope
+from .roles import (
+    ROLE_PERMISSIONS,
+    SYSTEM_PERMISSIONS,
+    SYSTEM_ROLE,
+    SYSTEM_USERNAME,
+    Permission,
+    Scope,
+)
 
 _CACHE_ATTR = "_poundadmin_grants"
 
@@ -27,22 +38,49 @@ class Grant:
         return perm is None or Permission(perm) in self.permissions
 
 
+SYSTEM_GRANT = Grant(SYSTEM_ROLE, Scope.NONE, None, SYSTEM_PERMISSIONS)
+
+
+def is_system_actor(user):
+    """The daily run's own user: its name, and no password anybody could sign in with. Given a
+    password, it would be an ordinary user again, with only the roles assigned to it."""
+    return user.username == SYSTEM_USERNAME and not user.has_usable_password()
+
+
+def system_actor():
+    """The user the daily run acts as, created on first use with an unusable password. Refuses to
+    hand back a user that would not be recognised (deactivated, or given a password), so that the
+    run stops at once rather than failing one step after another."""
+    user, _created = get_user_model().objects.get_or_create(
+        username=SYSTEM_USERNAME, defaults={"password": make_password(None)}
+    )
+    if not (user.is_active and is_system_actor(user)):
+        raise PermissionDenied(f"{SYSTEM_USERNAME} is inactive or has a password: it cannot act.")
+    return user
+
+
 def grants_for(user):
     if user is None or not user.is_authenticated or not user.is_active:
         return ()
     cached = getattr(user, _CACHE_ATTR, None)
     if cached is not None:
         return cached
-    from .models import StaffAssignment
+    if is_system_actor(user):
+        # Its grant is in code: an assignment made to it in the admin gives it nothing more.
+        grants = (SYSTEM_GRANT,)
+    else:
+        grants = tuple(_assignment_grants(user))
+    setattr(user, _CACHE_ATTR, grants)
+    return grants
 
-    grants = []
+
+def _assignment_grants(user):
+    from .models import StaffAssignment  # accounts.models imports this module: a cycle
+
     for a in StaffAssignment.objects.active().filter(user=user):
         scope = a.scope
         scope_id = None if scope == Scope.NONE else getattr(a, f"{scope.value}_id")
-        grants.append(Grant(a.role, scope, scope_id, ROLE_PERMISSIONS.get(a.role, frozenset())))
-    grants = tuple(grants)
-    setattr(user, _CACHE_ATTR, grants)
-    return grants
+        yield Grant(a.role, scope, scope_id, ROLE_PERMISSIONS.get(a.role, frozenset()))
 
 
 def forget_grants(user):
@@ -74,7 +112,7 @@ def _covers_pound(grant, pound):
 def _pound_index(user):
     """(pound, district, police station, state) ids of every pound any grant reaches: one query
     per request, whatever permissions are asked about afterwards."""
-    from .models import Pound
+    from .models import Pound  # accounts.models imports this module: a cycle
 
     cached = getattr(user, "_poundadmin_pound_index", None)
     if cached is not None:
@@ -106,7 +144,7 @@ def _pound_index(user):
 
 def _district_index(user):
     """(district, state) ids of the districts a district-, State- or system-wide grant reaches."""
-    from .models import District
+    from .models import District  # accounts.models imports this module: a cycle
 
     cached = getattr(user, "_poundadmin_district_index", None)
     if cached is not None:
@@ -151,7 +189,7 @@ def visible_district_ids(user, perm=None):
 
 def _jurisdiction_of(obj):
     """(pound_id, district_id, state_id) of a jurisdiction object or of a record that has one."""
-    from .models import District, PoliceStation, Pound, State
+    from .models import District, PoliceStation, Pound, State  # a cycle, as above
 
     if isinstance(obj, Pound):
         return obj.pk, obj.district_id, None
@@ -182,7 +220,7 @@ def has_permission(user, perm, obj=None):
         return True
     if any(g.scope == Scope.NONE for g in grants):
         return True
-    from .models import PoliceStation
+    from .models import PoliceStation  # a cycle, as above
 
     pound_id, district_id, state_id = _jurisdiction_of(obj)
     if isinstance(obj, PoliceStation):

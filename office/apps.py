@@ -7,6 +7,7 @@ class OfficeConfig(AppConfig):
     verbose_name = _("District Magistrate's office")
 
     def ready(self):
+        # Not at the top: these load models, which Django allows only once the apps are ready.
         from auctions.services import SALE_HOOKS
         from ledger.checks import EXPECTATIONS
         from poundadmin.events import register_actions

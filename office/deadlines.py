@@ -1,259 +1,349 @@
 """The daily deadline run (`manage.py run_deadlines`): the date-driven work of the Act.
 
+Two registries say what the run does. WORK holds the steps that act on the date: a deposit the
+Magistrate confirmed in advance is applied once the complaint window has closed (s.15), and a
+surplus unclaimed for three months is credited to revenue (s.17). They act as the system actor
+(`accounts.scoping.system_actor`), checked like any person and holding only those two
+permissions. RULES holds one rule per kind of to-do: its key prefix, the role it serves and a
+function yielding the to-dos due today. The run closes the open to-dos of the rules' prefixes
+that it did not yield again, so no kind of to-do can be left out of the closing.
+
 Safe to run twice and from cron: every effect is guarded by the state it changes (a deposit is
 applied once, a surplus transferred once, under row locks), and to-dos are keyed by their
 condition. Overlapping runs therefore do the work once between them.
 """
 
 from collections import Counter as Tally
-from datetime import timedelta
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from functools import cached_property
 
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import todos
-from accounts.models import Pound
-from accounts.roles import Role
+from accounts.models import District, Pound, User
+from accounts.roles import Permission, Role
+from accounts.scoping import has_permission, system_actor
+from auctions.clocks import reports_due
+from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
+from impounding.models import AnimalState, CourtOrder, Deposit
+from impounding.selectors import missing_feeding_days
+from impounding.services import apply_deposit, deposit_awaiting_application
 from poundadmin.formatting import lakh
 
-PREFIXES = (
-    "report_due:",
-    "notice_due:",
-    "auction_due:",
-    "feeding_missed:",
-    "deposit_apply:",
-    "surplus_receive:",
-    "surplus_claim:",
-    "remittance_confirm:",
-    "disposal_decide:",
-    "shortfall_writeoff:",
-    "court_order_review:",
-)
+from .models import Remittance, SurplusClaim, SurplusDeposit
+from .services import transfer_expired_surplus
 
 
-def run(today=None):
-    """Do the day's work; returns a Tally of what was done, for the one-line summary."""
-    from auctions.clocks import reports_due
-    from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
-    from impounding.models import AnimalState, CourtOrder, Deposit
-    from impounding.selectors import missing_feeding_days
-    from impounding.services import apply_deposit, deposit_awaiting_application
+@dataclass
+class Day:
+    """What the steps and the rules of one run share."""
 
-    from .models import Remittance, SurplusClaim, SurplusDeposit
-    from .services import transfer_expired_surplus
+    today: date
+    actor: User
+    done: Tally = field(default_factory=Tally)
 
-    today = today or timezone.localdate()
-    if today > timezone.localdate():
-        # A day that has not come would lift surplus and apply deposits before their time.
-        raise ValueError(f"cannot run for {today:%d-%m-%Y}: that day has not come yet")
-    done, keys = Tally(), set()
+    @cached_property
+    def pounds(self):
+        return list(Pound.objects.select_related("district", "nearest_police_station"))
 
-    def todo(key, role, district, title, url, pound=None, section="", due_on=None):
-        keys.add(key)
-        _todo, created = todos.upsert(
-            key=key,
-            role=role,
-            district=district,
-            title=title,
-            url=url,
-            pound=pound,
-            section=section,
-            due_on=due_on,
+
+@dataclass(frozen=True)
+class Due:
+    """A to-do a rule yields. Its key is the rule's prefix followed by `condition`."""
+
+    condition: str | int
+    district: District
+    pound: Pound
+    title: str
+    url: str
+    section: str
+    due_on: date | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    prefix: str
+    role: str
+    dues: Callable[[Day], Iterable[Due]]
+    tally: str = ""  # the summary's count of the to-dos the rule yields, for those it has
+
+
+# --- The work of the day --------------------------------------------------------------------
+
+
+def apply_confirmed_deposits(day):
+    """s.15: a deposit the Magistrate confirmed in advance becomes the payment once the complaint
+    window has closed with no complaint upheld or pending. His confirmation stands while he holds
+    the office; once he has left, his successor is asked instead (the deposit_apply: to-do)."""
+    for deposit in Deposit.objects.filter(
+        status=Deposit.Status.HELD, application_confirmed_by__isnull=False
+    ).select_related("release__impoundment__pound__district", "application_confirmed_by"):
+        pound = deposit.release.impoundment.pound
+        if not deposit_awaiting_application(deposit, day.today):
+            continue
+        if not has_permission(deposit.application_confirmed_by, Permission.APPROVE, pound):
+            continue
+        try:
+            apply_deposit(deposit=deposit, by=day.actor)
+        except ValidationError:
+            continue  # applied meanwhile by an overlapping run, or no longer applicable
+        day.done["deposits_applied"] += 1
+
+
+def transfer_expired_surpluses(day):
+    """s.17: a surplus held past its three months goes to revenue, unless a claim made in time
+    still awaits the Magistrate's decision."""
+    for surplus in SurplusDeposit.objects.filter(
+        status=SurplusDeposit.Status.HELD, expires_on__lt=day.today
+    ):
+        try:
+            if transfer_expired_surplus(deposit=surplus, by=day.actor, today=day.today):
+                day.done["surplus_transferred"] += 1
+        except ValidationError:
+            day.done["surplus_waiting_on_claims"] += 1
+
+
+WORK = (apply_confirmed_deposits, transfer_expired_surpluses)
+
+
+# --- The to-dos, one rule each ----------------------------------------------------------------
+
+
+def reports_to_send(day):
+    pounds = {p.pk: p for p in day.pounds}
+    for row in reports_due(list(pounds), day.today):
+        entry = row["entry"]
+        pound = pounds[entry.pound_id]
+        yield Due(
+            entry.pk,
+            pound.district,
+            pound,
+            _("Report the unclaimed cattle of %(entry)s to the officer (s.14)")
+            % {"entry": entry.register_number},
+            reverse("auctions:report_send", args=[entry.pk]),
+            "s.14",
+            row["due_on"],
         )
-        done["todos_created"] += created
 
-    pounds = list(Pound.objects.select_related("district", "nearest_police_station"))
-    for pound in pounds:
-        district = pound.district
-        for row in reports_due([pound.pk], today):
-            entry = row["entry"]
-            todo(
-                f"report_due:{entry.pk}",
-                Role.POUND_KEEPER,
-                district,
-                _("Report the unclaimed cattle of %(entry)s to the officer (s.14)")
-                % {"entry": entry.register_number},
-                reverse("auctions:report_send", args=[entry.pk]),
+
+def feeding_days_missed(day):
+    week = (day.today - timedelta(days=7), day.today - timedelta(days=1))
+    for pound in day.pounds:
+        for missed in missing_feeding_days(pound, *week):
+            yield Due(
+                f"{pound.pk}:{missed.isoformat()}",
+                pound.district,
                 pound,
-                "s.14",
-                row["due_on"],
-            )
-            done["reports_due"] += 1
-        for day in missing_feeding_days(
-            pound, today - timedelta(days=7), today - timedelta(days=1)
-        ):
-            todo(
-                f"feeding_missed:{pound.pk}:{day.isoformat()}",
-                Role.POUND_KEEPER,
-                district,
                 _("No feeding record for %(date)s at %(pound)s (ss.9, 27)")
-                % {"date": day.strftime("%d-%m-%Y"), "pound": pound.name},
-                reverse("impounding:feeding_log", args=[pound.pk]) + f"?date={day.isoformat()}",
-                pound,
+                % {"date": missed.strftime("%d-%m-%Y"), "pound": pound.name},
+                reverse("impounding:feeding_log", args=[pound.pk]) + f"?date={missed.isoformat()}",
                 "s.9",
-                day,
+                missed,
             )
-            done["feeding_missed"] += 1
 
+
+def notices_to_post(day):
     for report in Report.objects.filter(notice__isnull=True).select_related("pound__district"):
-        todo(
-            f"notice_due:{report.pk}",
-            Role.POLICE_OFFICER,
+        yield Due(
+            report.pk,
             report.pound.district,
+            report.pound,
             _("Post the notice for report %(number)s and have it proclaimed (s.14)")
             % {"number": report.number},
             reverse("auctions:notice_post", args=[report.pk]),
-            report.pound,
             "s.14",
         )
-        done["notices_due"] += 1
+
+
+def auctions_due(day):
     open_lots = LotAnimal.objects.filter(lot__status=Lot.Status.OPEN).values("animal_id")
     for notice in (
         Notice.objects.filter(
-            earliest_sale__lte=today, report__animals__state=AnimalState.IMPOUNDED
+            earliest_sale__lte=day.today, report__animals__state=AnimalState.IMPOUNDED
         )
         .exclude(report__animals__in=open_lots)
         .select_related("pound__district", "report")
         .distinct()
     ):
-        todo(
-            f"auction_due:{notice.pk}",
-            Role.POLICE_OFFICER,
+        yield Due(
+            notice.pk,
             notice.pound.district,
+            notice.pound,
             _(
                 "Sell by public auction, or seek the District Magistrate's order: notice "
                 "%(number)s ran out on %(date)s (s.14)"
             )
             % {"number": notice.number, "date": notice.last_day_to_claim.strftime("%d-%m-%Y")},
             reverse("auctions:report", args=[notice.report_id]),
-            notice.pound,
             "s.14",
             notice.earliest_sale,
         )
-        done["auctions_due"] += 1
 
+
+def deposits_to_apply(day):
+    """The deposits that may be applied and were not by the work of the day: never confirmed,
+    or confirmed by a Magistrate who has since left."""
     for deposit in Deposit.objects.filter(status=Deposit.Status.HELD).select_related(
-        "release__impoundment__pound__district", "application_confirmed_by"
+        "release__impoundment__pound__district"
     ):
-        if not deposit_awaiting_application(deposit, today):
+        if not deposit_awaiting_application(deposit, day.today):
             continue
         entry = deposit.release.impoundment
-        if deposit.application_confirmed_by_id:
-            try:
-                with transaction.atomic():
-                    apply_deposit(deposit=deposit, by=deposit.application_confirmed_by)
-                done["deposits_applied"] += 1
-                continue
-            except (ValidationError, PermissionDenied):
-                # Applied meanwhile by an overlapping run, or no longer applicable; or the
-                # Magistrate who confirmed has left the office: then his successor is asked.
-                deposit.refresh_from_db(fields=["status"])
-                if not deposit_awaiting_application(deposit, today):
-                    continue
-        todo(
-            f"deposit_apply:{deposit.pk}",
-            Role.MAGISTRATE,
+        yield Due(
+            deposit.pk,
             entry.pound.district,
+            entry.pound,
             _("Confirm applying the s.15 deposit of %(entry)s as payment")
             % {"entry": entry.register_number},
             reverse("impounding:deposit_apply", args=[deposit.pk]),
-            entry.pound,
             "s.15",
         )
 
-    for surplus in SurplusDeposit.objects.filter(
-        status=SurplusDeposit.Status.HELD, expires_on__lt=today
-    ):
-        try:
-            with transaction.atomic():
-                if transfer_expired_surplus(deposit=surplus, today=today):
-                    done["surplus_transferred"] += 1
-        except ValidationError:
-            done["surplus_waiting_on_claims"] += 1
+
+def surpluses_to_receive(day):
     for surplus in SurplusDeposit.objects.filter(
         status=SurplusDeposit.Status.AWAITING_RECEIPT
     ).select_related("district", "pound"):
-        todo(
-            f"surplus_receive:{surplus.pk}",
-            Role.DM_CLERK,
+        yield Due(
+            surplus.pk,
             surplus.district,
+            surplus.pound,
             _("Receive the surplus of ₹%(amount)s from %(pound)s into deposit (s.17)")
             % {"amount": lakh(surplus.amount), "pound": surplus.pound.name},
             reverse("office:surplus"),
-            surplus.pound,
             "s.17",
         )
+
+
+def claims_to_decide(day):
     for claim in SurplusClaim.objects.filter(status=SurplusClaim.Status.PENDING).select_related(
         "deposit__district", "deposit__pound"
     ):
-        todo(
-            f"surplus_claim:{claim.pk}",
-            Role.MAGISTRATE,
+        yield Due(
+            claim.pk,
             claim.deposit.district,
+            claim.deposit.pound,
             _("Decide %(name)s's claim to a surplus (s.17)") % {"name": claim.claimant_name},
             reverse("office:claim_decide", args=[claim.pk]),
-            claim.deposit.pound,
             "s.17",
         )
+
+
+def remittances_to_confirm(day):
     for remittance in Remittance.objects.filter(status=Remittance.Status.SENT).select_related(
         "pound__district"
     ):
-        todo(
-            f"remittance_confirm:{remittance.pk}",
-            Role.DM_CLERK,
+        yield Due(
+            remittance.pk,
             remittance.pound.district,
+            remittance.pound,
             _("Confirm remittance %(number)s of ₹%(amount)s (s.17)")
             % {"number": remittance.number, "amount": lakh(remittance.amount)},
             reverse("office:remittances"),
-            remittance.pound,
             "s.17",
         )
+
+
+def disposals_to_decide(day):
     for order in DisposalOrder.objects.filter(status=DisposalOrder.Status.PROPOSED).select_related(
         "pound__district"
     ):
-        todo(
-            f"disposal_decide:{order.pk}",
-            Role.MAGISTRATE,
+        yield Due(
+            order.pk,
             order.pound.district,
+            order.pound,
             _("Decide disposal order %(number)s (s.14 proviso)") % {"number": order.number},
             reverse("auctions:disposal_decide", args=[order.pk]),
-            order.pound,
             "s.14",
         )
+
+
+def shortfalls_to_write_off(day):
     for shortfall in Shortfall.objects.filter(status=Shortfall.Status.PENDING).select_related(
         "pound__district"
     ):
-        todo(
-            f"shortfall_writeoff:{shortfall.pk}",
-            Role.MAGISTRATE,
+        yield Due(
+            shortfall.pk,
             shortfall.pound.district,
+            shortfall.pound,
             _("Write off a shortfall of ₹%(amount)s after a sale")
             % {"amount": lakh(shortfall.total)},
             reverse("office:approvals"),
-            shortfall.pound,
             "s.17",
         )
+
+
+def court_orders_to_check(day):
     for order in CourtOrder.objects.filter(reviewed_at__isnull=True).select_related(
         "impoundment__pound__district"
     ):
         pound = order.impoundment.pound
-        todo(
-            f"court_order_review:{order.pk}",
-            Role.DM_CLERK,
+        yield Due(
+            order.pk,
             pound.district,
+            pound,
             _("Check the court order %(case)s recorded at %(pound)s against its scan (s.19)")
             % {"case": order.case_number, "pound": pound.name},
             reverse("office:approvals"),
-            pound,
             "s.19",
         )
 
-    done["todos_closed"] = todos.close_all_except(keys, PREFIXES)
-    done["todos_open"] = len(keys)
-    return done
+
+RULES = (
+    Rule("report_due:", Role.POUND_KEEPER, reports_to_send, tally="reports_due"),
+    Rule("feeding_missed:", Role.POUND_KEEPER, feeding_days_missed, tally="feeding_missed"),
+    Rule("notice_due:", Role.POLICE_OFFICER, notices_to_post, tally="notices_due"),
+    Rule("auction_due:", Role.POLICE_OFFICER, auctions_due, tally="auctions_due"),
+    Rule("deposit_apply:", Role.MAGISTRATE, deposits_to_apply),
+    Rule("surplus_receive:", Role.DM_CLERK, surpluses_to_receive),
+    Rule("surplus_claim:", Role.MAGISTRATE, claims_to_decide),
+    Rule("remittance_confirm:", Role.DM_CLERK, remittances_to_confirm),
+    Rule("disposal_decide:", Role.MAGISTRATE, disposals_to_decide),
+    Rule("shortfall_writeoff:", Role.MAGISTRATE, shortfalls_to_write_off),
+    Rule("court_order_review:", Role.DM_CLERK, court_orders_to_check),
+)
+# The kinds of to-do the run owns, and so closes when their condition has gone.
+PREFIXES = tuple(rule.prefix for rule in RULES)
+
+
+# --- The run ----------------------------------------------------------------------------------
+
+
+def run(today=None):
+    """Do the day's work; returns a Tally of what was done, for the one-line summary."""
+    today = today or timezone.localdate()
+    if today > timezone.localdate():
+        # A day that has not come would lift surplus and apply deposits before their time.
+        raise ValueError(f"cannot run for {today:%d-%m-%Y}: that day has not come yet")
+    day = Day(today=today, actor=system_actor())
+    for step in WORK:
+        step(day)
+    keys = set()
+    for rule in RULES:
+        for due in rule.dues(day):
+            key = f"{rule.prefix}{due.condition}"
+            keys.add(key)
+            _todo, created = todos.upsert(
+                key=key,
+                role=rule.role,
+                district=due.district,
+                title=due.title,
+                url=due.url,
+                pound=due.pound,
+                section=due.section,
+                due_on=due.due_on,
+            )
+            day.done["todos_created"] += created
+            if rule.tally:
+                day.done[rule.tally] += 1
+    day.done["todos_closed"] = todos.close_all_except(keys, PREFIXES)
+    day.done["todos_open"] = len(keys)
+    return day.done
 
 
 def summary(done):

@@ -5,7 +5,7 @@ PDF bytes.
   fund where a s.31 notification applies.
 
 Bilingual like the register's documents (impounding.documents): English, with the Hindi beside
-it. The memo was registered as an IssuedDocument by the transfer itself (ledger.office), so this
+it. The memo was registered as an IssuedDocument by the transfer itself (office.services), so this
 only reads and renders: no transaction, no lock.
 """
 

@@ -1,6 +1,6 @@
 """The periodic returns (s.7) as documents: the monthly return of a pound, the district's
 consolidation and the daily cash book, each as a PDF and as a CSV file. One small function each;
-the figures all come from ledger.returns.
+the figures all come from office.returns.
 
 The PDFs are bilingual like the register's documents (impounding.documents). A return for a
 month that is over is registered as an IssuedDocument (one per pound, or district, per month) the
@@ -98,7 +98,9 @@ def _district_offices(district):
 
 
 @transaction.atomic
-def _register(number, *, lock, by, **fields):
+def _register(
+    *, number, lock, by, subject_type, subject_id, pound=None, district=None, office=None
+):
     """The IssuedDocument numbered `number`: the one already issued, or a new one. The row
     `lock` (the pound or district) is locked so that two first downloads register one."""
     document = IssuedDocument.objects.filter(number=number).first()
@@ -108,8 +110,15 @@ def _register(number, *, lock, by, **fields):
     document = IssuedDocument.objects.filter(number=number).first()
     if document is not None:
         return document
-    return IssuedDocument.objects.create(
-        kind=IssuedDocument.Kind.RETURN, number=number, issued_by=by, **fields
+    return IssuedDocument.objects.issue(
+        kind=IssuedDocument.Kind.RETURN,
+        number=number,
+        by=by,
+        subject_type=subject_type,
+        subject_id=subject_id,
+        pound=pound,
+        district=district,
+        office=office,
     )
 
 
@@ -124,27 +133,23 @@ def district_return_number(district, year, month):
 
 def monthly_return_document(pound, year, month, by):
     return _register(
-        return_number(pound, year, month),
+        number=return_number(pound, year, month),
         lock=pound,
         by=by,
-        district=pound.district,
         pound=pound,
-        issuing_office=pound.name,
-        issuing_office_hi=pound.name_hi or pound.name,
         subject_type="accounts.pound",
         subject_id=pound.pk,
     )
 
 
 def district_return_document(district, year, month, by):
-    names = _district_offices(district)
+    office = _district_offices(district)["district_office"]
     return _register(
-        district_return_number(district, year, month),
+        number=district_return_number(district, year, month),
         lock=district,
         by=by,
         district=district,
-        issuing_office=names["district_office"].en,
-        issuing_office_hi=names["district_office"].hi,
+        office=(office.en, office.hi),
         subject_type="accounts.district",
         subject_id=district.pk,
     )

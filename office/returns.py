@@ -25,11 +25,12 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from auctions.models import S16Case, Sale
 from impounding.models import Animal, AnimalState, Deposit, Release, Species
 from ledger.models import AccountKind, Posting, TransactionKind
 from poundadmin.dates import add_months
 
-from .models import Remittance
+from .models import Remittance, SurplusDeposit
 
 ZERO = Decimal("0.00")
 CASH_KINDS = (AccountKind.POUND_CASH, AccountKind.POUND_DIGITAL)
@@ -386,10 +387,6 @@ def _balances(by_kind):
 def document_numbers(transactions):
     """{transaction id: the number of the receipt, remittance, certificate or account the
     money moved on}, found from each transaction's source record, a few queries in all."""
-    from auctions.models import S16Case, Sale
-
-    from .models import SurplusDeposit
-
     wanted = defaultdict(set)
     for txn in transactions:
         kind, _sep, pk = txn.source.partition(":")

@@ -15,13 +15,16 @@ from django.utils.translation import gettext as _
 
 from accounts.models import Counter, DistrictPolicy, IssuedDocument
 from accounts.roles import Permission
-from accounts.scoping import has_permission
-from auctions.models import Auction
+from accounts.scoping import authorise, has_permission, system_actor
+from auctions.models import Auction, Shortfall
+from impounding.models import CourtOrder, Deposit
+from impounding.services import apply_deposit, deposit_awaiting_application
 from ledger import services as ledger
-from ledger.models import AccountKind, PaymentMode, TransactionKind
+from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import surplus_expiry
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
+from poundadmin.uploads import validate_order_scan
 
 from .actions import Action
 from .models import Remittance, SurplusClaim, SurplusDeposit
@@ -32,6 +35,11 @@ ZERO = Decimal("0.00")
 
 def _acc(district, kind, pound=None):
     return ledger.account(district=district, kind=kind, pound=pound)
+
+
+def _remitted_from(from_cash):
+    """The pound's account a remittance is paid out of: its cash box, or its UPI collections."""
+    return till(PaymentMode.CASH if from_cash else PaymentMode.UPI)
 
 
 # --- Fines remitted by a pound --------------------------------------------------------------
@@ -46,8 +54,7 @@ def unremitted_fines(pound):
 
 
 def cash_in_hand(pound, from_cash=True):
-    kind = AccountKind.POUND_CASH if from_cash else AccountKind.POUND_DIGITAL
-    return _acc(pound.district, kind, pound).balance()
+    return _acc(pound.district, _remitted_from(from_cash), pound).balance()
 
 
 @transaction.atomic
@@ -96,14 +103,7 @@ def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on,
         memo=f"{number}: fines ₹{amount} remitted, challan {challan_number}",
         lines=[
             (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
-            (
-                _acc(
-                    district,
-                    AccountKind.POUND_CASH if from_cash else AccountKind.POUND_DIGITAL,
-                    pound,
-                ),
-                -amount,
-            ),
+            (_acc(district, _remitted_from(from_cash), pound), -amount),
         ],
     )
     record_event(
@@ -210,13 +210,7 @@ def receive_surplus(*, deposit, by, received_on):
         lines=[
             (_acc(deposit.district, AccountKind.DM_TREASURY), deposit.amount),
             (
-                _acc(
-                    deposit.district,
-                    AccountKind.POUND_CASH
-                    if deposit.sale.payment_mode == PaymentMode.CASH
-                    else AccountKind.POUND_DIGITAL,
-                    deposit.pound,
-                ),
+                _acc(deposit.district, till(deposit.sale.payment_mode), deposit.pound),
                 -deposit.amount,
             ),
         ],
@@ -264,8 +258,6 @@ def file_surplus_claim(
         prepared_by=by,
     )
     if proof_scan:
-        from poundadmin.uploads import validate_order_scan
-
         validate_order_scan(proof_scan)
         claim.proof_scan.save(getattr(proof_scan, "name", "proof.pdf"), proof_scan, save=False)
     claim.full_clean(exclude=["deposit", "proof_scan"])
@@ -345,12 +337,17 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
 @transaction.atomic
 def transfer_expired_surplus(*, deposit, by=None, today=None):
     """At the end of the three months, with no claim proved, the surplus becomes revenue of the
-    State, or of the local fund where s.31 applies. Never before the expiry; never twice."""
+    State, or of the local fund where s.31 applies. Never before the expiry; never twice.
+
+    Nobody decides it: the Act does, on the date. So it is the daily run's system actor that acts
+    (`by` defaults to it), and only that actor holds TRANSFER_SURPLUS."""
     deposit = (
         SurplusDeposit.objects.select_for_update()
         .select_related("district", "pound")
         .get(pk=deposit.pk)
     )
+    by = by or system_actor()
+    authorise(by, Permission.TRANSFER_SURPLUS, deposit.district)
     today = today or timezone.localdate()
     if deposit.status != SurplusDeposit.Status.HELD:
         return None
@@ -370,13 +367,12 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
         f"TRF/{deposit.district.code.upper()}/{today.year}/"
         f"{Counter.next(f'trf:{deposit.district_id}:{today.year}'):05d}"
     )
-    deposit.transfer_memo = IssuedDocument.objects.create(
+    deposit.transfer_memo = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.TRANSFER_MEMO,
         number=number,
-        issued_by=by,
+        by=by,
         district=deposit.district,
-        issuing_office=str(deposit.district.dm_office_name),
-        issuing_office_hi=deposit.district.dm_office_name_hi,
+        office=(str(deposit.district.dm_office_name), deposit.district.dm_office_name_hi),
         subject_type="ledger.surplusdeposit",
         subject_id=deposit.pk,
     )
@@ -419,7 +415,7 @@ def expectations():
 
     for r in Remittance.objects.select_related("pound"):
         district, pound = r.pound.district_id, r.pound_id
-        cash = AccountKind.POUND_CASH if r.from_cash else AccountKind.POUND_DIGITAL
+        cash = _remitted_from(r.from_cash)
         yield (district, pound, cash), -r.amount
         yield (district, None, AccountKind.REMITTANCES_IN_TRANSIT), r.amount
         if r.status == Remittance.Status.CONFIRMED:
@@ -430,12 +426,7 @@ def expectations():
     for d in SurplusDeposit.objects.exclude(
         status=SurplusDeposit.Status.AWAITING_RECEIPT
     ).select_related("sale"):
-        cash = (
-            AccountKind.POUND_CASH
-            if d.sale.payment_mode == PaymentMode.CASH
-            else AccountKind.POUND_DIGITAL
-        )
-        yield (d.district_id, d.pound_id, cash), -d.amount
+        yield (d.district_id, d.pound_id, till(d.sale.payment_mode)), -d.amount
         yield (d.district_id, None, AccountKind.DM_TREASURY), d.amount
         if d.status == SurplusDeposit.Status.PAID:
             yield (d.district_id, None, AccountKind.DM_SURPLUS_HELD), d.amount
@@ -457,8 +448,6 @@ def expectations():
 def write_off_shortfall(*, shortfall, by, note=""):
     """The Magistrate writes off dues a sale did not cover (docs/domain.md decision 7). No money
     moves: the dues were never received; the record says who let them go and why."""
-    from auctions.models import Shortfall
-
     shortfall = (
         Shortfall.objects.select_for_update().select_related("pound__district").get(pk=shortfall.pk)
     )
@@ -489,8 +478,6 @@ def write_off_shortfall(*, shortfall, by, note=""):
 @transaction.atomic
 def review_court_order(*, order, by, note=""):
     """The office checks a court-ordered release recorded at a pound against its scan (s.19)."""
-    from impounding.models import CourtOrder
-
     order = (
         CourtOrder.objects.select_for_update()
         .select_related("impoundment__pound__district")
@@ -519,9 +506,6 @@ def confirm_deposit_application(*, deposit, by):
     """The Magistrate confirms that a s.15 deposit is to be applied as payment. Applied now if it
     may be applied already; otherwise the daily run applies it the day after the complaint window
     closes, unless a complaint is made in time."""
-    from impounding.models import Deposit
-    from impounding.services import apply_deposit, deposit_awaiting_application
-
     deposit = (
         Deposit.objects.select_for_update()
         .select_related("release__impoundment__pound__district")

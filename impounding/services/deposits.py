@@ -254,7 +254,7 @@ def apply_deposit(*, deposit, by):
     entry = deposit.release.impoundment
     authorise(
         by,
-        Permission.APPROVE,
+        Permission.APPLY_DEPOSIT,
         entry.pound,
         _("Only the District Magistrate (or a delegate) confirms applying a deposit."),
     )

@@ -1,6 +1,6 @@
 """Forms for the money screens of the District Magistrate's office (s.17): remittances of fines,
 the surplus deposit register and owners' claims to a surplus, and the month of the feeding-money
-statement. Each form's cleaned_data is the keyword arguments of one service in `ledger.office`;
+statement. Each form's cleaned_data is the keyword arguments of one service in `office.services`;
 the services keep the rules (no more than is due, within the three months)."""
 
 from datetime import date

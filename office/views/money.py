@@ -3,7 +3,7 @@ pounds, the surplus deposit register with owners' claims and the transfer memo, 
 feeding-money statement, and the money trail of a register entry.
 
 Records are looked up within the user's jurisdiction (another district's is a 404), then the
-action is checked (403). GET shows; POST acts through one service in `ledger.office`.
+action is checked (403). GET shows; POST acts through one service in `office.services`.
 """
 
 from datetime import timedelta
@@ -28,7 +28,7 @@ from poundadmin.formatting import inr
 from poundadmin.uploads import SIGNATURES
 from poundadmin.views import add_service_errors
 
-from .. import documents, statements
+from .. import documents, statements, trail
 from .. import services as office
 from ..forms import (
     Capacity,
@@ -245,7 +245,7 @@ def _annotate_deposit(user, deposit, today):
         and today <= deposit.expires_on
         and not any(c.status == SurplusClaim.Status.PENDING for c in claims)
     )
-    deposit.at_least_until = add_months(deposit.sale_date, 3)
+    deposit.at_least_until = statements.surplus_min_expiry(deposit)
     deposit.days_left = (deposit.expires_on - today).days if held else None
 
 
@@ -277,7 +277,7 @@ def surplus_receive(request, pk):
             "form": form,
             "animals": _sold_animals(deposit),
             "today": today,
-            "sale_plus_three": add_months(deposit.sale_date, 3),
+            "sale_plus_three": statements.surplus_min_expiry(deposit),
             "received_plus_three": add_months(today, 3),
             "expiry_if_today": surplus_expiry(today, deposit.sale_date),
         },
@@ -440,15 +440,15 @@ def feeding_statement(request, pk):
 @require_permission(Permission.VIEW_RECORDS)
 def money_trail(request, pk):
     entry = get_entry(request, pk, Permission.VIEW_RECORDS)
-    trail = statements.money_trail(entry)
-    for d in trail.surpluses:
+    followed = trail.money_trail(entry)
+    for d in followed.surpluses:
         d.claim_list = list(d.claims.all())
     return render(
         request,
         "office/money/money_trail.html",
         {
             "entry": entry,
-            "trail": trail,
+            "trail": followed,
             "can_ledger": has_permission(request.user, Permission.VIEW_LEDGER, entry.pound),
         },
     )

@@ -3,7 +3,7 @@ approvals decided here (a shortfall written off, a court order checked, a deposi
 application) and each user's to-do list.
 
 Records are looked up within the user's jurisdiction (another district's: 404), then the action
-is checked (403). The services in ledger.office check again, decide and write the event; the
+is checked (403). The services in office.services check again, decide and write the event; the
 view then closes the to-do the daily run had opened for it, so that it leaves the list at once.
 """
 

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import DistrictPolicy, IssuedDocument
 from accounts.roles import Role
+from accounts.scoping import system_actor
 from auctions.models import Shortfall
 from impounding import services as impounding
 from impounding.models import Complaint, CourtOrder, Deposit
@@ -697,10 +698,11 @@ def test_expired_surplus_is_credited_to_the_revenues_of_the_state_by_default(hel
     )
     assert moved.transferred_at is not None
     memo = moved.transfer_memo
+    # Issued by the system actor the daily run acts as: no step goes without an actor.
     assert (memo.kind, memo.district, memo.issued_by) == (
         IssuedDocument.Kind.TRANSFER_MEMO,
         district,
-        None,
+        system_actor(),
     )
     assert memo.number == f"TRF/HOME/{day.year}/00001"
     assert (memo.subject_type, memo.subject_id) == ("ledger.surplusdeposit", held.pk)
@@ -715,7 +717,7 @@ def test_expired_surplus_is_credited_to_the_revenues_of_the_state_by_default(hel
     assert balance(district, AccountKind.DM_SURPLUS_HELD) == ZERO
     assert balance(district, AccountKind.LOCAL_FUND) == ZERO
     event = last_event("ledger.surplus_transferred")
-    assert (event.section, event.data["memo"], event.by) == ("s.17", memo.number, None)
+    assert (event.section, event.data["memo"], event.by) == ("s.17", memo.number, system_actor())
 
 
 def test_expired_surplus_goes_to_the_local_fund_where_s31_applies(held, district):
@@ -937,7 +939,9 @@ def test_confirming_a_deposit_within_the_window_waits_for_the_daily_run_after_it
     time_machine.move_to(noon(date(2027, 3, 12)), tick=False)
     assert run()["deposits_applied"] == 1
     on_deposit.refresh_from_db()
-    assert (on_deposit.status, on_deposit.applied_by) == (Deposit.Status.APPLIED, magistrate)
+    # The daily run applies it as its system actor; the Magistrate is who confirmed it.
+    assert (on_deposit.status, on_deposit.applied_by) == (Deposit.Status.APPLIED, system_actor())
+    assert on_deposit.application_confirmed_by == magistrate
     assert Transaction.objects.filter(kind=TransactionKind.DEPOSIT_APPLIED).count() == 1
 
 

@@ -8,8 +8,6 @@ release, both included.
 
 import csv
 import io
-import shutil
-import subprocess
 import tracemalloc
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -33,6 +31,7 @@ from ledger.models import Account, AccountKind, Posting, Transaction, Transactio
 from office import exports, returns
 from office import services as office
 from office.return_documents import csv_text
+from tests import readpdf
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
@@ -40,7 +39,6 @@ from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_
 IST = ZoneInfo("Asia/Kolkata")
 D = Decimal
 ZERO = D("0.00")
-PDFTOTEXT = shutil.which("pdftotext")
 
 
 def at(month, day, hour=12, minute=0, year=2025):
@@ -59,12 +57,7 @@ def streamed(response):
 
 
 def pdf_text(content, tmp_path, layout=False):
-    if PDFTOTEXT is None:
-        pytest.skip("pdftotext (poppler-utils) is not installed")
-    path = tmp_path / "doc.pdf"
-    path.write_bytes(content)
-    args = ["pdftotext", *(["-layout"] if layout else []), str(path), "-"]
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return readpdf.text(content, layout=layout)
 
 
 # --- The known month --------------------------------------------------------------------------

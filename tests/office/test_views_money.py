@@ -2,8 +2,6 @@
 deposit register with owners' claims and the transfer memo, the feeding-money statement, and the
 money trail of a register entry."""
 
-import shutil
-import subprocess
 from datetime import datetime, time, timedelta
 from decimal import Decimal
 
@@ -25,6 +23,7 @@ from office import services as office
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 from poundadmin.dates import add_months, surplus_expiry
 from poundadmin.models import Event
+from tests import readpdf
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import (
     conditions,
@@ -722,14 +721,12 @@ def test_memo_not_found_before_the_transfer(client, dm_clerk, held):
 
 
 def _pdf_text(content, tmp_path):
-    path = tmp_path / "memo.pdf"
-    path.write_bytes(content)
-    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True)
-    fonts = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True)
-    return text.stdout, fonts.stdout
+    """The text laid out as on the page, and the fonts listed as pdffonts lists them: two header
+    lines, then one font a line."""
+    fonts = ["name", "----", *readpdf.fonts(content)]
+    return readpdf.text(content, layout=True), "\n".join(fonts)
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
 def test_transfer_memo_pdf(client, dm_clerk, transferred, tmp_path):
     client.force_login(dm_clerk)
     before = snapshot()
@@ -745,7 +742,6 @@ def test_transfer_memo_pdf(client, dm_clerk, transferred, tmp_path):
     assert {"Noto-Sans", "Noto-Sans-Bold", "Noto-Sans-Devanagari"} <= names
 
 
-@pytest.mark.skipif(shutil.which("pdftotext") is None, reason="needs poppler-utils")
 def test_transfer_memo_names_the_local_fund_under_s31(
     client, dm_clerk, district, held, tmp_path, time_machine
 ):

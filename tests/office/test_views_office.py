@@ -24,7 +24,9 @@ from impounding.selectors import missing_feeding_days
 from ledger.checks import run_checks
 from ledger.models import Transaction, TransactionKind
 from office import dashboard as selectors
+from office import overdue
 from office import services as office
+from office.charts import month_label
 from office.models import SurplusDeposit
 from poundadmin.events import verify_chain
 from poundadmin.models import Event
@@ -331,7 +333,7 @@ def test_missing_feeding_days_agree_with_the_pound_selector(
     )
     first, last = today - timedelta(days=7), today - timedelta(days=1)
 
-    missing = selectors.missing_feeding_days([pound.pk, second.pk], first, last)
+    missing = overdue.missing_feeding_days([pound.pk, second.pk], first, last)
 
     for p in (pound, second):
         assert missing[p.pk] == missing_feeding_days(p, first, last)
@@ -349,7 +351,7 @@ def test_overdue_lists_reports_notices_and_auctions_per_pound(
     auction_services.send_report(entry=reported, by=pound_keeper)
     ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
 
-    (row,) = selectors.overdue_by_pound([pound], today)
+    (row,) = overdue.overdue_by_pound([pound], today)
 
     assert (row.reports, row.notices, row.auctions) == (1, 1, 1)
 
@@ -394,14 +396,14 @@ def test_charts_tables_hold_the_figures_of_a_known_month(
     impounded = dict(charts["impoundments"].rows)
     assert charts["impoundments"].columns == [pound.label, "Zeta"]
     if month_of_claim == timezone.localdate().replace(day=1):
-        assert impounded[selectors._month_label(month_of_claim)] == [2, 1]
+        assert impounded[month_label(month_of_claim)] == [2, 1]
     assert sum(sum(values) for values in impounded.values()) == 3
     money = dict(charts["money"].rows)
     assert money["Fines to the District Magistrate (s.17)"] == [release.fines]
     assert money["Feeding money kept by the pound-keepers (s.17)"] == [release.feeding]
     assert money["Deposits held under s.15"] == [held.amount]
     assert money["Surplus sale proceeds held (s.17)"] == [Decimal("0.00")]
-    this_month = selectors._month_label(timezone.localdate().replace(day=1))
+    this_month = month_label(timezone.localdate().replace(day=1))
     custody = dict(charts["custody"].rows)
     # Two cows of three days each and one animal released within the hour: (3 + 3 + 0) / 3.
     assert custody[this_month][0] == 3

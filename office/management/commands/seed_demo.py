@@ -2,6 +2,9 @@ from django.core.management.base import BaseCommand
 from django.test.utils import override_settings
 
 from accounts import demo
+from auctions import demo as auction_demo
+from impounding import demo as register_demo
+from office import demo_history
 
 
 class Command(BaseCommand):
@@ -23,19 +26,13 @@ class Command(BaseCommand):
 
     def seed(self):
         created = demo.seed_all()
-        from impounding import demo as register_demo
-
         register_demo.seed_tariffs()
         entries = register_demo.seed_register()
         if entries:
             self.stdout.write(f"Demo pound register: {entries} entries, animals in every state.")
-        from auctions import demo as auction_demo
-
         auction_demo.seed_conditions()
         if auction_demo.seed_unclaimed():
             self.stdout.write("Demo unclaimed cattle: reports, notices, an auction, a s.16 sale.")
-        from office import demo_history
-
         entries = demo_history.seed_history("bbk")
         if entries:
             self.stdout.write(f"Demo history: a year of Barabanki ({entries} reported entries).")

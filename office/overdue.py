@@ -1,0 +1,107 @@
+"""The per-pound board of overdue work on the office's home page: reports of unclaimed cattle
+not sent (s.14), notices not posted, notices run out with the cattle unsold, and days of the last
+week with no feeding record (ss.9, 27). A fixed number of queries, whatever the number of pounds.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db.models import Count, Prefetch, Q
+from django.utils import timezone
+
+from auctions.clocks import reports_due
+from auctions.models import Lot, LotAnimal, Notice, Report
+from impounding.dues import OUT, custody_intervals
+from impounding.models import Animal, AnimalState, CustodyEvent, FeedingLog
+from poundadmin.dates import days_between, ist_date
+
+from .returns import day_start
+
+FEEDING_DAYS = 7
+
+
+@dataclass
+class PoundOverdue:
+    pound: object
+    reports: int = 0
+    notices: int = 0
+    auctions: int = 0
+    feeding_days: list = field(default_factory=list)
+
+    @property
+    def any(self):
+        return bool(self.reports or self.notices or self.auctions or self.feeding_days)
+
+
+def missing_feeding_days(pound_ids, first, last):
+    """{pound id: [dates]}: impounding.selectors.missing_feeding_days for several pounds at once,
+    with the same custody intervals. Three queries, whatever the number of pounds."""
+    start, end = day_start(first), day_start(last + timedelta(days=1))
+    as_of = min(timezone.now(), end)
+    animals = (
+        Animal.objects.filter(impoundment__pound_id__in=pound_ids, impoundment__arrived_at__lt=end)
+        .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
+        .select_related("impoundment")
+        .prefetch_related(
+            Prefetch(
+                "custody_events",
+                queryset=CustodyEvent.objects.filter(
+                    kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
+                ).order_by("at", "pk"),
+            )
+        )
+    )
+    in_pound = defaultdict(set)
+    for animal in animals:
+        for begin, finish in custody_intervals(animal, as_of):
+            in_pound[animal.impoundment.pound_id].update(
+                days_between(max(ist_date(begin), first), min(ist_date(finish), last))
+            )
+    fed = defaultdict(set)
+    for pound_id, day in FeedingLog.objects.filter(
+        pound_id__in=pound_ids, date__range=(first, last)
+    ).values_list("pound_id", "date"):
+        fed[pound_id].add(day)
+    return {pound_id: sorted(days - fed[pound_id]) for pound_id, days in in_pound.items() if days}
+
+
+def overdue_by_pound(pounds, today):
+    """Per pound: reports of unclaimed cattle not sent (s.14), reports whose notice is not
+    posted, notices run out with the cattle neither sold nor in a lot, and the days of the last
+    week with cattle in the pound and no feeding record (ss.9, 27). Six queries."""
+    rows = {p.pk: PoundOverdue(p) for p in pounds}
+    ids = list(rows)
+    for row in reports_due(ids, today):
+        rows[row["entry"].pound_id].reports += 1
+    # A report whose cattle have all left the pound needs no notice any more.
+    notices = (
+        Report.objects.filter(
+            pound_id__in=ids, notice__isnull=True, animals__state=AnimalState.IMPOUNDED
+        )
+        .values("pound_id")
+        .annotate(n=Count("pk", distinct=True))
+        .order_by()
+    )
+    for r in notices:
+        rows[r["pound_id"]].notices = r["n"]
+    open_lots = LotAnimal.objects.filter(lot__status=Lot.Status.OPEN).values("animal_id")
+    auctions = (
+        Notice.objects.filter(
+            pound_id__in=ids,
+            earliest_sale__lte=today,
+            report__animals__state=AnimalState.IMPOUNDED,
+        )
+        .exclude(report__animals__in=open_lots)
+        .values("pound_id")
+        .annotate(n=Count("pk", distinct=True))
+        .order_by()
+    )
+    for r in auctions:
+        rows[r["pound_id"]].auctions = r["n"]
+    missing = missing_feeding_days(
+        ids, today - timedelta(days=FEEDING_DAYS), today - timedelta(days=1)
+    )
+    for pound_id, days in missing.items():
+        rows[pound_id].feeding_days = days
+    return list(rows.values())
