@@ -206,8 +206,9 @@ class Animal(models.Model):
         related_name="animals",
     )
     # A sale, a disposal order and a s.16 return are recorded by the sales floor, which names
-    # the animals (LotAnimal.sold, DisposalOrder.animals, S16Case.animals); its trigger
-    # refuses an animal in one of those states without that record (docs/domain.md).
+    # the animals (LotAnimal.sold, DisposalOrder.animals, S16Case.returned_animals); its
+    # trigger refuses an animal in one of those states without that record (s.19;
+    # docs/domain.md §4.1, docs/decisions/0005).
 
     objects = AnimalQuerySet.as_manager()
 

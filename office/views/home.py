@@ -4,7 +4,7 @@ from django.db.models import Count
 from django.shortcuts import render
 
 from accounts.models import District, StaffAssignment, User
-from accounts.roles import Permission, Role
+from accounts.roles import SYSTEM_USERNAME, Permission, Role
 from accounts.scoping import grants_for, visible_district_ids
 from accounts.views import pound_queryset
 from auctions import selectors as auction_selectors
@@ -32,6 +32,8 @@ def home(request):
             )
         )
     if Role.ADMINISTRATOR in roles:
-        context["staff_count"] = User.objects.filter(is_active=True).count()
+        # People only: the daily run's system actor is no member of staff.
+        people = User.objects.filter(is_active=True).exclude(username=SYSTEM_USERNAME)
+        context["staff_count"] = people.count()
         context["assignment_count"] = StaffAssignment.objects.active().count()
     return render(request, "office/home.html", context)
