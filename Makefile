@@ -3,7 +3,7 @@ PORT ?= 8000
 PY := .venv/bin/python
 DEV := DEBUG=true
 
-.PHONY: run test lint format check bench messages clean
+.PHONY: run test lint format check messages clean
 
 .venv/.stamp-run: requirements.lock
 	scripts/bootstrap run
@@ -23,6 +23,7 @@ test: .venv/.stamp-dev
 lint: .venv/.stamp-dev
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
+	.venv/bin/lint-imports --no-logo --cache-dir .venv/.import_linter_cache
 
 format: .venv/.stamp-dev
 	.venv/bin/ruff check --fix .

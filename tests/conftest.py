@@ -8,7 +8,9 @@ import os
 import shutil
 
 import pytest
+import time_machine
 from django.conf import settings
+from django.utils import timezone
 
 from accounts.roles import Role
 from tests.accounts.factories import (
@@ -19,6 +21,7 @@ from tests.accounts.factories import (
     StateFactory,
     staff,
 )
+from tests.impounding.factories import set_tariffs
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls made by the same
 # test are still synchronous and safe.
@@ -29,6 +32,9 @@ ON_POSTGRES = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
 CHROMIUM = shutil.which("chromium") or (
     "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None
 )
+# Seconds before pytest-timeout fails a browser test; the others have pyproject.toml's `timeout`.
+# A browser test walks a whole workflow through many pages, and Playwright's own waits are 30 s.
+BROWSER_TIMEOUT = 240
 
 
 def pytest_configure(config):
@@ -47,6 +53,8 @@ def pytest_collection_modifyitems(config, items):
             if IN_CI:
                 raise pytest.UsageError("CI must run the browser tests: Chromium is missing.")
             item.add_marker(skip_browser)
+        if "browser" in item.keywords and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(BROWSER_TIMEOUT))
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -73,9 +81,6 @@ def midday_ist(request):
     """Every test runs at 12:00 IST on today's date, with the clock ticking, so that "two hours
     ago" is still today whenever CI happens to run. A test that takes the `time_machine` fixture
     sets its own clock instead."""
-    import time_machine
-    from django.utils import timezone
-
     if "time_machine" in request.fixturenames:
         yield
         return
@@ -94,8 +99,6 @@ def media_root(settings, tmp_path):
 @pytest.fixture
 def tariffs(district):
     """The demo fine scale and feeding rates, in force in the home district."""
-    from tests.impounding.factories import set_tariffs
-
     return set_tariffs(district)
 
 

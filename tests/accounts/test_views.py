@@ -1,6 +1,5 @@
 import html
 import re
-import subprocess
 from datetime import timedelta
 
 import pytest
@@ -8,9 +7,11 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts import services
 from accounts.models import IssuedDocument, StaffEvent
 from accounts.roles import Role
-from tests.accounts.factories import UserFactory
+from tests import readpdf
+from tests.accounts.factories import PoundFactory, UserFactory
 
 SAME_MESSAGE = "That user name and password do not match an active account."
 
@@ -115,8 +116,6 @@ def test_pound_keeper_home_lists_own_pound_not_others(client, pound_keeper, poun
 
 
 def test_home_query_count_is_flat(client, magistrate, district, django_assert_max_num_queries):
-    from tests.accounts.factories import PoundFactory
-
     for _ in range(15):
         PoundFactory(district=district)
     client.force_login(magistrate)
@@ -202,8 +201,6 @@ def test_verify_page_shows_document_without_personal_data(client, pound_keeper, 
 
 
 def test_verify_page_shows_card_no_longer_valid_after_appointment_ends(client, pound_keeper):
-    from accounts import services
-
     document = _card(client, pound_keeper)
     yesterday = timezone.localdate() - timedelta(days=1)
     services.end_assignment(
@@ -234,19 +231,13 @@ def test_pdftotext_reads_the_card(client, pound_keeper, tmp_path):
     pdf = client.get(
         reverse("accounts:appointment_card", args=[pound_keeper.assignments.get().pk])
     ).content
-    path = tmp_path / "card.pdf"
-    path.write_bytes(pdf)
-    text = subprocess.run(
-        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
+    text = readpdf.text(pdf)
     assert "Appointment card" in text
     assert pound_keeper.get_full_name() in text
     assert str(Role.POUND_KEEPER.label) in text
     assert "/verify/" in text
-    fonts = subprocess.run(
-        ["pdffonts", str(path)], capture_output=True, text=True, check=True
-    ).stdout
-    embedded = {line.split()[0].split("+")[-1] for line in fonts.splitlines()[2:]}
+    fonts = readpdf.fonts(pdf)
+    embedded = set(fonts)
     assert {
         "Noto-Sans",
         "Noto-Sans-Bold",

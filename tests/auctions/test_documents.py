@@ -1,6 +1,6 @@
 """The PDFs of the unclaimed-cattle and sale workflow: the s.14 report and notice, the sale
-certificate and the s.16 account. English text is read back with pdftotext; Hindi is not
-(pdftotext scrambles Devanagari), so the Devanagari fonts are checked with pdffonts instead.
+certificate and the s.16 account. English text is read back with pypdf (tests/readpdf.py); Hindi
+is not (the reader scrambles Devanagari), so the Devanagari fonts are checked instead.
 
 The records are made with the services, at 12:00 IST today (the suite's clock), so dates are
 counted back from today. Set PA_DOC_ARTIFACTS=<dir> to keep the PDFs, e.g. to look at them.
@@ -8,7 +8,6 @@ counted back from today. Set PA_DOC_ARTIFACTS=<dir> to keep the PDFs, e.g. to lo
 
 import io
 import os
-import subprocess
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -23,6 +22,7 @@ from accounts.roles import Role
 from auctions import documents, services
 from auctions.models import Auction, S16Case
 from poundadmin.formatting import amount_in_words, inr
+from tests import readpdf
 from tests.accounts.factories import staff
 from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry
 from tests.impounding.factories import cow, goat, make_entry
@@ -46,22 +46,14 @@ def _keep(name, pdf):
 
 
 def _text(pdf, tmp_path):
-    path = tmp_path / "doc.pdf"
-    path.write_bytes(pdf)
-    text = subprocess.run(
-        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
+    text = readpdf.text(pdf)
     return " ".join(text.split())  # a sentence wrapped over two lines reads as one
 
 
 def _lines(pdf, tmp_path):
-    """The text laid out as on the page (pdftotext -layout), one string per line, so that a
+    """The text laid out as on the page (as pdftotext -layout), one string per line, so that a
     label and its figure on the same row can be read together."""
-    path = tmp_path / "layout.pdf"
-    path.write_bytes(pdf)
-    out = subprocess.run(
-        ["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
+    out = readpdf.text(pdf, layout=True)
     return [" ".join(line.split()) for line in out.splitlines()]
 
 
@@ -71,29 +63,15 @@ def _row(lines, label, figure):
 
 
 def _pages(pdf, tmp_path):
-    path = tmp_path / "info.pdf"
-    path.write_bytes(pdf)
-    out = subprocess.run(["pdfinfo", str(path)], capture_output=True, text=True, check=True).stdout
-    info = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
-    return int(info["Pages"].strip()), info["Page size"].strip()
+    return readpdf.pages(pdf)
 
 
 def _images(pdf, tmp_path):
-    path = tmp_path / "images.pdf"
-    path.write_bytes(pdf)
-    out = subprocess.run(
-        ["pdfimages", "-list", str(path)], capture_output=True, text=True, check=True
-    )
-    return len(out.stdout.splitlines()[2:])
+    return readpdf.images(pdf)
 
 
 def _all_noto_embedded(pdf, tmp_path):
-    path = tmp_path / "fonts.pdf"
-    path.write_bytes(pdf)
-    out = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout
-    rows = [line.split() for line in out.splitlines()[2:]]
-    # name ... emb sub uni object id: "emb" is the fifth column from the right.
-    fonts = {row[0].split("+")[-1]: row[-5] for row in rows}
+    fonts = {name: "yes" if emb else "no" for name, emb in readpdf.fonts(pdf).items()}
     assert NOTO <= set(fonts), fonts
     assert all(fonts[name] == "yes" for name in NOTO), fonts
 

@@ -1,13 +1,12 @@
 """The register's PDF documents: the s.8 copy, receipts (s.13, s.15), the dues statement and the
-wall schedule. English text is read back with pdftotext; Hindi is not (pdftotext scrambles
-Devanagari), so the Devanagari fonts are checked with pdffonts instead.
+wall schedule. English text is read back with pypdf (tests/readpdf.py); Hindi is not (the reader
+scrambles Devanagari), so the Devanagari fonts are checked instead.
 
 Set PA_DOC_ARTIFACTS=<dir> to keep the PDFs these tests make, e.g. to look at them.
 """
 
 import os
 import re
-import subprocess
 import threading
 import zoneinfo
 from datetime import date, datetime
@@ -24,6 +23,7 @@ from impounding import documents
 from impounding.models import Impoundment, Receipt
 from poundadmin.formatting import amount_in_words
 from poundadmin.models import Event
+from tests import readpdf
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 
 IST = zoneinfo.ZoneInfo("Asia/Kolkata")
@@ -41,21 +41,12 @@ def _keep(name, pdf):
 
 
 def _text(pdf, tmp_path):
-    path = tmp_path / "doc.pdf"
-    path.write_bytes(pdf)
-    text = subprocess.run(
-        ["pdftotext", str(path), "-"], capture_output=True, text=True, check=True
-    ).stdout
+    text = readpdf.text(pdf)
     return " ".join(text.split())  # a sentence wrapped over two lines reads as one
 
 
 def _fonts(pdf, tmp_path):
-    path = tmp_path / "fonts.pdf"
-    path.write_bytes(pdf)
-    out = subprocess.run(["pdffonts", str(path)], capture_output=True, text=True, check=True).stdout
-    rows = [line.split() for line in out.splitlines()[2:]]
-    # name ... emb sub uni object id: "emb" is the fifth column from the right.
-    return {row[0].split("+")[-1]: row[-5] for row in rows}
+    return {name: "yes" if emb else "no" for name, emb in readpdf.fonts(pdf).items()}
 
 
 def _is_pdf(response):

@@ -1,0 +1,92 @@
+"""Read back the PDFs the app makes, in-process with pypdf.
+
+A fresh machine has no poppler-utils (pdftotext, pdffonts, pdfinfo, pdfimages); these functions
+read the same things without any system package. Like pdftotext, pypdf scrambles Devanagari (the
+shaped glyphs come out of order), so assert English text only and check the Hindi by its fonts.
+"""
+
+from io import BytesIO
+from pathlib import Path
+
+from pypdf import PdfReader
+from pypdf.generic import ContentStream
+
+
+def _reader(pdf):
+    """`pdf` is the document's bytes or the path of a file holding it."""
+    if isinstance(pdf, bytes | bytearray):
+        return PdfReader(BytesIO(pdf))
+    return PdfReader(Path(pdf))
+
+
+def _resolved(obj):
+    """The dictionary behind an indirect reference; an empty one for a missing entry."""
+    return {} if obj is None else obj.get_object()
+
+
+def text(pdf, *, layout=False):
+    """The text of every page. `layout=True` keeps the page's rows, as `pdftotext -layout` does,
+    so that a label and the figure printed on its right read as one line."""
+    mode = "layout" if layout else "plain"
+    return "\n".join(page.extract_text(extraction_mode=mode) for page in _reader(pdf).pages)
+
+
+def fonts(pdf):
+    """{font name: embedded?} for every font a page uses, the subset prefix ("ABCDEF+") dropped."""
+    found = {}
+    for page in _reader(pdf).pages:
+        _collect_fonts(page.get("/Resources"), found, seen=set())
+    return found
+
+
+def _collect_fonts(resources, found, seen):
+    resources = _resolved(resources)
+    for font in _resolved(resources.get("/Font")).values():
+        font = font.get_object()
+        # A composite (Type0) font, as WeasyPrint writes, keeps its descriptor on its descendant.
+        inner = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+        descriptor = _resolved(inner.get("/FontDescriptor"))
+        embedded = any(key in descriptor for key in ("/FontFile", "/FontFile2", "/FontFile3"))
+        name = str(font.get("/BaseFont", "")).lstrip("/").split("+")[-1]
+        found[name] = found.get(name, False) or embedded
+    # Fonts used only inside form XObjects and patterns count too, as pdffonts counts them.
+    for group in ("/XObject", "/Pattern"):
+        for ref in _resolved(resources.get(group)).values():
+            child = ref.get_object()
+            if id(child) not in seen and "/Resources" in child:
+                seen.add(id(child))
+                _collect_fonts(child["/Resources"], found, seen)
+
+
+def pages(pdf):
+    """(number of pages, size of the first page as pdfinfo prints it: "595.276 x 841.89 pts")."""
+    reader = _reader(pdf)
+    box = reader.pages[0].mediabox
+    return len(reader.pages), f"{float(box.width):g} x {float(box.height):g} pts"
+
+
+def images(pdf):
+    """How many images the pages draw, as `pdfimages -list` counts them: each drawing of an
+    image, and its soft mask (transparency) as one more."""
+    reader = _reader(pdf)
+    return sum(
+        _image_draws(page.get_contents(), page.get("/Resources"), reader) for page in reader.pages
+    )
+
+
+def _image_draws(content, resources, reader):
+    if content is None:
+        return 0
+    xobjects = _resolved(_resolved(resources).get("/XObject"))
+    count = 0
+    for operands, operator in content.operations:
+        if operator == b"INLINE IMAGE":
+            count += 1
+        elif operator == b"Do":
+            xobject = xobjects[operands[0]].get_object()
+            if xobject["/Subtype"] == "/Image":
+                count += 2 if "/SMask" in xobject else 1
+            elif xobject["/Subtype"] == "/Form":
+                inner = ContentStream(xobject, reader)
+                count += _image_draws(inner, xobject.get("/Resources", resources), reader)
+    return count
