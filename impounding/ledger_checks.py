@@ -1,28 +1,66 @@
 """What the register's receipts, releases and deposits say each ledger account should hold, for
-`manage.py check_ledger`."""
+`manage.py check_ledger`. Each is one grouped query: a row per pound (and per payment mode or
+deposit status), whatever the length of the register."""
 
-from ledger.models import AccountKind, till
+from django.db.models import Sum
+
+from ledger.checks import till_of
+from ledger.models import AccountKind
 
 from .models import Deposit, Receipt, Release
 
 
 def expectations():
-    for r in Receipt.objects.filter(cancelled_at__isnull=True).select_related("pound"):
-        yield (r.pound.district_id, r.pound_id, till(r.payment_mode)), r.amount
-    for release in Release.objects.filter(kind=Release.Kind.PAYMENT).select_related(
-        "impoundment__pound"
-    ):
-        pound = release.impoundment.pound
-        yield (pound.district_id, None, AccountKind.FINES_DUE_DM), -release.fines
-        yield (pound.district_id, pound.pk, AccountKind.FEEDING_PK), -release.feeding
-    for d in Deposit.objects.select_related("release__impoundment__pound"):
-        pound = d.release.impoundment.pound
-        if d.status == Deposit.Status.HELD:
-            yield (pound.district_id, None, AccountKind.DEPOSITS_HELD), -d.amount
-        elif d.status == Deposit.Status.REFUND_DUE:
-            yield (pound.district_id, None, AccountKind.DEPOSIT_REFUNDS_DUE), -d.amount
-        elif d.status == Deposit.Status.APPLIED:
-            yield (pound.district_id, None, AccountKind.FINES_DUE_DM), -d.fines
-            yield (pound.district_id, pound.pk, AccountKind.FEEDING_PK), -d.feeding
-        elif d.status == Deposit.Status.REFUNDED:
-            yield (pound.district_id, pound.pk, till(d.refund_mode)), -d.amount
+    yield from _receipts()
+    yield from _payments()
+    yield from _deposits()
+
+
+def _receipts():
+    rows = (
+        Receipt.objects.filter(cancelled_at__isnull=True)
+        .order_by()
+        .values("pound__district_id", "pound_id", account=till_of("payment_mode"))
+        .annotate(total=Sum("amount"))
+    )
+    for row in rows:
+        yield (row["pound__district_id"], row["pound_id"], row["account"]), row["total"]
+
+
+def _payments():
+    rows = (
+        Release.objects.filter(kind=Release.Kind.PAYMENT)
+        .order_by()
+        .values("impoundment__pound__district_id", "impoundment__pound_id")
+        .annotate(fines=Sum("fines"), feeding=Sum("feeding"))
+    )
+    for row in rows:
+        district, pound = row["impoundment__pound__district_id"], row["impoundment__pound_id"]
+        yield (district, None, AccountKind.FINES_DUE_DM), -row["fines"]
+        yield (district, pound, AccountKind.FEEDING_PK), -row["feeding"]
+
+
+def _deposits():
+    rows = (
+        Deposit.objects.order_by()
+        .values(
+            "release__impoundment__pound__district_id",
+            "release__impoundment__pound_id",
+            "status",
+            refunded_to=till_of("refund_mode"),
+        )
+        .annotate(amount=Sum("amount"), fines=Sum("fines"), feeding=Sum("feeding"))
+    )
+    for row in rows:
+        district = row["release__impoundment__pound__district_id"]
+        pound = row["release__impoundment__pound_id"]
+        status = row["status"]
+        if status == Deposit.Status.HELD:
+            yield (district, None, AccountKind.DEPOSITS_HELD), -row["amount"]
+        elif status == Deposit.Status.REFUND_DUE:
+            yield (district, None, AccountKind.DEPOSIT_REFUNDS_DUE), -row["amount"]
+        elif status == Deposit.Status.APPLIED:
+            yield (district, None, AccountKind.FINES_DUE_DM), -row["fines"]
+            yield (district, pound, AccountKind.FEEDING_PK), -row["feeding"]
+        elif status == Deposit.Status.REFUNDED:
+            yield (district, pound, row["refunded_to"]), -row["amount"]

@@ -13,7 +13,8 @@ class OfficeConfig(AppConfig):
         from poundadmin.events import register_actions
 
         from .actions import Action
-        from .services import expectations, open_surplus_deposit
+        from .ledger_checks import expectations
+        from .services import open_surplus_deposit
 
         register_actions(Action)
         if open_surplus_deposit not in SALE_HOOKS:

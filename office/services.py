@@ -410,37 +410,6 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
     return deposit
 
 
-def expectations():
-    """What remittances and surplus deposits say the accounts should hold (check_ledger)."""
-
-    for r in Remittance.objects.select_related("pound"):
-        district, pound = r.pound.district_id, r.pound_id
-        cash = _remitted_from(r.from_cash)
-        yield (district, pound, cash), -r.amount
-        yield (district, None, AccountKind.REMITTANCES_IN_TRANSIT), r.amount
-        if r.status == Remittance.Status.CONFIRMED:
-            yield (district, None, AccountKind.REMITTANCES_IN_TRANSIT), -r.amount
-            yield (district, None, AccountKind.DM_TREASURY), r.amount
-            yield (district, None, AccountKind.FINES_DUE_DM), r.amount
-            yield (district, None, AccountKind.FINES_RECEIVED), -r.amount
-    for d in SurplusDeposit.objects.exclude(
-        status=SurplusDeposit.Status.AWAITING_RECEIPT
-    ).select_related("sale"):
-        yield (d.district_id, d.pound_id, till(d.sale.payment_mode)), -d.amount
-        yield (d.district_id, None, AccountKind.DM_TREASURY), d.amount
-        if d.status == SurplusDeposit.Status.PAID:
-            yield (d.district_id, None, AccountKind.DM_SURPLUS_HELD), d.amount
-            yield (d.district_id, None, AccountKind.DM_TREASURY), -d.amount
-        elif d.status == SurplusDeposit.Status.TRANSFERRED:
-            kind = (
-                AccountKind.LOCAL_FUND
-                if d.destination == SurplusDeposit.Destination.LOCAL_FUND
-                else AccountKind.STATE_REVENUE
-            )
-            yield (d.district_id, None, AccountKind.DM_SURPLUS_HELD), d.amount
-            yield (d.district_id, None, kind), -d.amount
-
-
 # --- Approvals -------------------------------------------------------------------------------
 
 

@@ -1,8 +1,8 @@
-"""The read-only admin every app uses for its records, and the event log's own page."""
+"""The read-only admin every app uses for its records, and the event log's own pages."""
 
 from django.contrib import admin
 
-from .models import Event
+from .models import ChainCheckpoint, Event
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -19,3 +19,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 admin.site.register(Event, ReadOnlyAdmin)
+
+
+@admin.register(ChainCheckpoint)
+class ChainCheckpointAdmin(ReadOnlyAdmin):
+    """Where each chain was last found sound, and when: `verify_chain` moves it, nobody else."""
+
+    list_display = ["chain", "seq", "verified_at"]

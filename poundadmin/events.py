@@ -1,12 +1,14 @@
 """Writing and verifying the hash-chained event log."""
 
 import json
+from dataclasses import dataclass
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models
+from django.db.models import Subquery
 from django.utils import timezone
 
-from .models import GENESIS, ChainHead, Event
+from .models import GENESIS, ChainCheckpoint, ChainHead, Event
 
 # What each kind of event is called on screen; the stored summary keeps the particulars. Each app
 # declares its actions as an `EventAction` enum and registers it in its AppConfig.ready(), so
@@ -90,25 +92,108 @@ def record_event(
     return event
 
 
-def verify_chain(chain=None):
+@dataclass(frozen=True)
+class ChainWalk:
+    """What a verification found: the problems as (chain, seq, problem), and how much it read."""
+
+    problems: list
+    chains: int
+    events: int  # the links the chains hold, by their heads
+    walked: int  # the links read this time
+
+
+def verify_chain(chain=None, *, incremental=False):
     """Check every link. Returns a list of (chain, seq, problem); empty when all is well."""
-    problems = []
-    chains = [chain] if chain else ChainHead.objects.values_list("chain", flat=True)
-    for name in chains:
-        expected_prev, expected_seq = GENESIS, 1
-        for event in Event.objects.filter(chain=name).order_by("seq").iterator():
-            if event.seq != expected_seq:
-                problems.append((name, expected_seq, "missing link"))
-                break
-            if event.prev_hash != expected_prev:
-                problems.append((name, event.seq, "does not follow the link before it"))
-                break
-            if event.compute_hash() != event.hash:
-                problems.append((name, event.seq, "content changed after it was written"))
-                break
-            expected_prev, expected_seq = event.hash, event.seq + 1
-        else:
-            head = ChainHead.objects.filter(chain=name).first()
-            if head and (head.seq != expected_seq - 1 or head.hash != expected_prev):
-                problems.append((name, expected_seq, "links after this one are missing"))
-    return problems
+    return walk_chains(chain=chain, incremental=incremental).problems
+
+
+def walk_chains(*, chain=None, incremental=False):
+    """Walk each chain (or only `chain`) link by link, from its first link, or with
+    `incremental` from the link last found sound (its checkpoint), and move the checkpoint of
+    each sound chain to its head.
+
+    An incremental run reads only the checkpoint's link and those written since, so it finds a
+    change to them, a missing link and a head that does not match, but not a change to a link
+    before the checkpoint: the full walk finds that, and also holds each chain to the hash its
+    checkpoint recorded, so a chain rewritten from its start is caught too.
+    """
+    names = (
+        [chain]
+        if chain
+        else list(ChainHead.objects.order_by("chain").values_list("chain", flat=True))
+    )
+    checkpoints = ChainCheckpoint.objects.in_bulk(names, field_name="chain")
+    problems, sound, events, walked = [], [], 0, 0
+    for name in names:
+        # The head first: the links up to it were committed with it, so a link appended while
+        # this runs is left for the next run instead of looking like a broken head.
+        head = ChainHead.objects.filter(chain=name).first()
+        checkpoint = checkpoints.get(name)
+        problem, last, read = _walk(name, head, checkpoint, incremental=incremental)
+        events += head.seq if head else 0
+        walked += read
+        if problem:
+            problems.append(problem)
+        elif last is not None:
+            sound.append(ChainCheckpoint(chain=name, seq=last.seq, hash=last.hash))
+    _move_checkpoints(sound)
+    return ChainWalk(problems=problems, chains=len(names), events=events, walked=walked)
+
+
+def _walk(name, head, checkpoint, *, incremental):
+    """One chain's links in order: (the first problem or None, the last link, links read)."""
+    start = checkpoint.seq if incremental and checkpoint else 1
+    # From a checkpoint the link before it is not read: its hash was found sound then.
+    expected_seq, expected_prev = start, GENESIS if start == 1 else None
+    links = Event.objects.filter(chain=name, seq__gte=start)
+    if head is not None:
+        links = links.filter(seq__lte=head.seq)
+    last, read = None, 0
+    for event in links.order_by("seq").iterator():
+        read += 1
+        problem = _link_problem(event, expected_seq, expected_prev, checkpoint)
+        if problem:
+            return (name, *problem), None, read
+        last, expected_prev, expected_seq = event, event.hash, event.seq + 1
+    if head is None:
+        return None, last, read
+    if (
+        head.seq != expected_seq - 1
+        or head.hash != expected_prev
+        or (checkpoint and checkpoint.seq > head.seq)
+        or _written_past_the_head(name)
+    ):
+        return (name, expected_seq, "links after this one are missing"), None, read
+    return None, last, read
+
+
+def _link_problem(event, expected_seq, expected_prev, checkpoint):
+    """(seq, problem) for the first thing wrong with this link, or None."""
+    if event.seq != expected_seq:
+        return expected_seq, "missing link"
+    if expected_prev is not None and event.prev_hash != expected_prev:
+        return event.seq, "does not follow the link before it"
+    if event.compute_hash() != event.hash:
+        return event.seq, "content changed after it was written"
+    if checkpoint and event.seq == checkpoint.seq and event.hash != checkpoint.hash:
+        return event.seq, "is not the link found sound at the checkpoint"
+    return None
+
+
+def _written_past_the_head(name):
+    # One statement, so the head and the links are read as of the same moment: a link past
+    # the head there was written behind the application's back.
+    head_seq = ChainHead.objects.filter(chain=name).values("seq")
+    return Event.objects.filter(chain=name, seq__gt=Subquery(head_seq)).exists()
+
+
+def _move_checkpoints(sound):
+    now = timezone.now()
+    for checkpoint in sound:
+        checkpoint.verified_at = now
+    ChainCheckpoint.objects.bulk_create(
+        sound,
+        update_conflicts=True,
+        unique_fields=["chain"],
+        update_fields=["seq", "hash", "verified_at"],
+    )

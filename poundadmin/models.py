@@ -45,6 +45,24 @@ class ChainHead(models.Model):
         return f"{self.chain}#{self.seq}"
 
 
+class ChainCheckpoint(models.Model):
+    """The last link of a chain found sound by `verify_chain`: the next run starts here and walks
+    only the links written since. `verify_chain --full` still walks from the first link, and
+    also holds the chain to this hash, so a chain rewritten from its start is caught too."""
+
+    chain = models.CharField(max_length=40, unique=True)
+    seq = models.PositiveBigIntegerField()
+    hash = models.CharField(max_length=64)
+    verified_at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("chain checkpoint")
+        verbose_name_plural = _("chain checkpoints")
+
+    def __str__(self):
+        return f"{self.chain}#{self.seq}"
+
+
 def _by_id(kwargs):
     """`animal=obj` -> `animal_id=obj.pk`; `pound__in=[...]` -> `pound_id__in=[...]`."""
     out = {}
