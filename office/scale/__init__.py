@@ -1,0 +1,149 @@
+"""A State-sized data set for benchmarks (`manage.py seed_scale`): many pounds, a few districts,
+three years of register entries with animals in every state, their receipts, releases, ledger
+postings and hash-chained events, consistent with what the services write, so that
+`check_ledger` and `verify_chain` pass on it. Rows are built in memory a pound at a time and
+streamed in with COPY: a million entries is a matter of minutes, not hours.
+
+Left out: sales (ss.14, 16), court orders (s.19), complaints and deposits applied or refunded,
+remittances, births, feeding logs and to-dos. Every s.15 deposit is still held.
+"""
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from accounts.models import IssuedDocument
+from auctions.models import Report
+from impounding.models import (
+    Animal,
+    CustodyEvent,
+    Deposit,
+    Impoundment,
+    Receipt,
+    Release,
+    ReleaseLine,
+)
+from ledger.models import Posting, Transaction
+from poundadmin.models import Event
+
+from . import books, chain, master, plan, write
+from .rows import IdPool, Rows, animal_rows, register
+
+# The order tables are written in (their foreign keys are checked at commit, in any order).
+TABLES = [
+    Impoundment,
+    Animal,
+    CustodyEvent,
+    Report,
+    Receipt,
+    Release,
+    ReleaseLine,
+    Deposit,
+    Transaction,
+    Posting,
+]
+COUNTED = {"entries": Impoundment, "animals": Animal, "receipts": Receipt, "postings": Posting}
+SERIES = ("register:", "receipt:", "rep:")
+
+
+class ScaleRefused(Exception):
+    """The database is not one a scale data set may be written to."""
+
+
+@dataclass
+class Summary:
+    counts: Counter
+    pounds: int
+    districts: int
+    seconds: float
+
+    def line(self):
+        c = self.counts
+        return (
+            f"Scale data set: {c['entries']} register entries, {c['animals']} animals, "
+            f"{c['receipts']} receipts, {c['transactions']} ledger transactions, "
+            f"{c['events']} events, over {self.pounds} pounds in {self.districts} districts, "
+            f"in {self.seconds:.1f} s."
+        )
+
+
+def _check(append):
+    if connection.vendor != "postgresql":
+        raise ScaleRefused("seed_scale writes with PostgreSQL's COPY: run it on PostgreSQL.")
+    if not append and Impoundment.objects.exists():
+        raise ScaleRefused(
+            "The database already holds register entries: pass --append to add to them."
+        )
+
+
+def _shares(rng, entries, pounds):
+    """Entries per pound: busy pounds take up to three times a quiet one's share."""
+    weights = [1 + 2 * rng.random() for _ in range(pounds)]
+    total = sum(weights)
+    shares = [int(entries * w / total) for w in weights]
+    for i in range(entries - sum(shares)):
+        shares[i % pounds] += 1
+    return shares
+
+
+def _anchor():
+    """The data set ends at the start of this hour: the same seed gives the same rows all day
+    long, bar the hour of the newest entries."""
+    return timezone.now().replace(minute=0, second=0, microsecond=0)
+
+
+def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
+    """Write `entries` register entries over `pounds` pounds in `districts` districts."""
+    _check(append)
+    started = time.monotonic()
+    infos = master.build(districts=districts, pounds=pounds)
+    now = now or _anchor()
+    rng = random.Random(seed)
+    round_ = Impoundment.objects.count()
+    counters = {}
+    for prefix in SERIES:
+        counters |= write.counter_values(prefix)
+    heads, ids, counts = write.chain_heads(), IdPool(), Counter()
+    shares = _shares(rng, entries, len(infos))
+    for index, (info, count) in enumerate(zip(infos, shares, strict=True)):
+        pound_rng = random.Random(f"{seed}:{info.code}:{round_}")
+        with transaction.atomic():
+            counts += _seed_pound(
+                info, count, pound_rng, now, counters, heads, ids, keep_open=3 if index == 0 else 0
+            )
+    seconds = time.monotonic() - started
+    return Summary(counts, len(infos), len({i.district_id for i in infos}), seconds)
+
+
+def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open):
+    rows = Rows(info=info, ids=ids, rng=rng, counters=counters)
+    entries = [
+        plan.plan_entry(rng, at, now)
+        for at in plan.arrivals(rng, count, now, keep_open=min(keep_open, count))
+    ]
+    for entry in entries:
+        register(rows, entry, rng)
+    for entry in sorted((e for e in entries if e.claimed_at), key=lambda e: e.claimed_at):
+        books.release(rows, entry, rng)
+    for entry in entries:
+        animal_rows(rows, entry)
+    events = chain.link(rows, heads)
+    write.copy_rows(IssuedDocument, rows.tables[IssuedDocument])
+    for model in TABLES:
+        write.copy_rows(model, rows.tables[model])
+    write.copy_links(Report.animals.through, "report_id", "animal_id", rows.report_animals)
+    write.copy_rows(Event, events)
+    mine = f":{info.pk}:"
+    write.save_counters({k: v for k, v in counters.items() if mine in k})
+    write.save_heads({k: v for k, v in heads.items() if k == f"pound:{info.pk}"})
+    counts = Counter({name: len(rows.tables[model]) for name, model in COUNTED.items()})
+    counts["transactions"] = len(rows.tables[Transaction])
+    counts["events"] = len(events)
+    return counts
+
+
+__all__ = ["seed", "ScaleRefused", "Summary"]

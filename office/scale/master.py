@@ -1,0 +1,174 @@
+"""The master data of a scale data set: the demo's State, districts, pounds, staff and tariffs,
+and as many more districts and pounds as asked for, each with its keeper and its accounts."""
+
+from dataclasses import dataclass, field
+from datetime import date
+
+from django.db import transaction
+from django.db.models import Q
+
+from accounts import demo
+from accounts import services as staff
+from accounts.models import (
+    District,
+    DistrictPolicy,
+    PoliceStation,
+    Pound,
+    PoundVillage,
+    StaffAssignment,
+    State,
+    User,
+    Village,
+)
+from accounts.roles import Role
+from impounding import demo as register_demo
+from impounding.models import FeedingRateOrder, FineScale
+from ledger import services as ledger
+from ledger.models import Account
+
+SINCE = date(2019, 7, 1)
+
+
+@dataclass
+class PoundInfo:
+    """What the generator needs to know of one pound, read once."""
+
+    pk: int
+    code: str
+    name: str
+    name_hi: str
+    station_id: int
+    station: str
+    district_id: int
+    keeper_id: int
+    village_ids: list
+    accounts: dict = field(default_factory=dict)  # {(pound_id or None, kind): account id}
+    scale: str = ""
+    feeding_order: str = ""
+    complaint_days: int = 10
+
+
+def _user(username, role, **where):
+    user, created = User.objects.get_or_create(
+        username=username,
+        defaults={"first_name": username.split("_")[0].title(), "last_name": "Scale"},
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+        staff.assign_role(
+            user=user,
+            role=role,
+            by=None,
+            valid_from=demo.SINCE,
+            order_reference="Scale data set",
+            **where,
+        )
+    return user
+
+
+def _district(state, n):
+    code = f"sc{n:02d}"
+    district, _ = District.objects.get_or_create(
+        code=code,
+        defaults={
+            "state": state,
+            "name": f"Scale District {n}",
+            "name_hi": f"ज़िला {n}",
+            "dm_office_name": f"Office of the District Magistrate, Scale District {n}",
+        },
+    )
+    PoliceStation.objects.get_or_create(
+        code=f"{code}-ps", defaults={"district": district, "name": f"Kotwali {n}"}
+    )
+    _user(f"clerk_{code}", Role.DM_CLERK, district=district)
+    return district
+
+
+def _pound(district, n):
+    code = f"{district.code}-p{n:03d}"
+    station = PoliceStation.objects.filter(district=district).order_by("pk").first()
+    pound, created = Pound.objects.get_or_create(
+        code=code,
+        defaults={
+            "district": district,
+            "name": f"Kanji House {n}, {district.name}",
+            "address": f"Kanji House {n}, {district.name}",
+            "nearest_police_station": station,
+            "establishment_order": f"DM/{district.code.upper()}/Pound/{n}",
+            "establishment_order_date": SINCE,
+            "active_from": SINCE,
+        },
+    )
+    if created:
+        village = Village.objects.create(
+            code=f"{code}-v", district=district, name=f"Village {n} of {district.name}"
+        )
+        PoundVillage.objects.create(
+            pound=pound,
+            village=village,
+            valid_from=SINCE,
+            order_reference=pound.establishment_order,
+        )
+    return pound
+
+
+def _keeper(pound):
+    assignment = (
+        StaffAssignment.objects.filter(pound=pound, role=Role.POUND_KEEPER).order_by("pk").first()
+    )
+    if assignment is not None:
+        return assignment.user
+    return _user(f"keeper_{pound.code}", Role.POUND_KEEPER, pound=pound)
+
+
+@transaction.atomic
+def build(*, districts, pounds):
+    """The demo's master data, grown to `districts` districts and `pounds` pounds in all."""
+    demo.seed_all()
+    state = State.objects.get(code=demo.STATE["code"])
+    have = list(District.objects.order_by("pk"))
+    for n in range(len(have) + 1, districts + 1):
+        have.append(_district(state, n))
+    have = have[:districts]
+    existing = list(Pound.objects.filter(district__in=have).order_by("pk"))
+    n = 0
+    while len(existing) < pounds:
+        n += 1
+        district = have[n % len(have)]
+        pound = _pound(district, n)
+        if pound not in existing:
+            existing.append(pound)
+    register_demo.seed_tariffs()
+    return [_info(p) for p in existing[:pounds]]
+
+
+def _info(pound):
+    ledger.open_accounts(pound=pound)
+    accounts = {
+        (a.pound_id, a.kind): a.pk
+        for a in Account.objects.filter(district_id=pound.district_id).filter(
+            Q(pound=pound) | Q(pound__isnull=True)
+        )
+    }
+    scale = FineScale.objects.filter(district=pound.district_id).order_by("-valid_from").first()
+    order = (
+        FeedingRateOrder.objects.filter(district=pound.district_id).order_by("-valid_from").first()
+    )
+    return PoundInfo(
+        pk=pound.pk,
+        code=pound.code,
+        name=pound.name,
+        name_hi=pound.name_hi,
+        station_id=pound.nearest_police_station_id,
+        station=str(pound.nearest_police_station),
+        district_id=pound.district_id,
+        keeper_id=_keeper(pound).pk,
+        village_ids=list(
+            pound.village_links.order_by("village_id").values_list("village_id", flat=True)
+        ),
+        accounts=accounts,
+        scale=str(scale) if scale else "",
+        feeding_order=str(order) if order else "",
+        complaint_days=DistrictPolicy.for_district(pound.district).complaint_days,
+    )

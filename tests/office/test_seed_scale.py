@@ -1,0 +1,95 @@
+"""`manage.py seed_scale`: a data set the books, the chain and the services accept, written in
+bulk."""
+
+from collections import defaultdict
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import Counter, User
+from auctions.models import Report
+from impounding.models import Animal, AnimalState, Impoundment, Receipt
+from ledger.checks import run_checks
+from office import scale
+from poundadmin.events import verify_chain
+from poundadmin.models import ChainHead, Event
+from tests.impounding.factories import pay
+
+pytestmark = pytest.mark.postgres
+
+ENTRIES = 60
+
+
+def seed(entries=ENTRIES, **kw):
+    out = StringIO()
+    call_command("seed_scale", entries=entries, pounds=4, districts=3, seed=7, stdout=out, **kw)
+    return out.getvalue()
+
+
+@pytest.fixture
+def seeded():
+    return seed()
+
+
+def _receipts_are_gapless():
+    serials = defaultdict(list)
+    for pound_id, fy, serial in Receipt.objects.values_list("pound", "financial_year", "serial"):
+        serials[pound_id, fy].append(serial)
+    assert serials
+    for (pound_id, fy), got in serials.items():
+        assert sorted(got) == list(range(1, len(got) + 1))
+        assert Counter.objects.get(key=f"receipt:{pound_id}:{fy}").value == len(got)
+
+
+def test_a_consistent_register_in_every_state(seeded):
+    assert seeded.count("\n") == 1 and f"{ENTRIES} register entries" in seeded
+    assert Impoundment.objects.count() == ENTRIES
+    assert Impoundment.objects.values("pound").distinct().count() == 4
+    assert run_checks() == []
+    assert verify_chain() == []
+    for head in ChainHead.objects.all():
+        last = Event.objects.filter(chain=head.chain).order_by("-seq").first()
+        assert (head.seq, head.hash) == (last.seq, last.hash)
+    _receipts_are_gapless()
+    assert not Receipt.objects.filter(document__subject_id=0).exists()
+    states = set(Animal.objects.values_list("state", flat=True))
+    assert {AnimalState.IMPOUNDED, AnimalState.RELEASED_PAID} <= states
+    assert len(states) >= 4
+    assert Report.objects.exists()
+    assert Animal.objects.count() > ENTRIES
+
+
+def test_a_real_release_afterwards_continues_the_series(seeded):
+    animal = Animal.objects.filter(state=AnimalState.IMPOUNDED, dam__isnull=True).first()
+    entry = animal.impoundment
+    keeper = User.objects.get(pk=Event.objects.filter(impoundment=entry).first().by_id)
+    receipt = pay(entry, keeper, [animal]).receipt
+    series = Receipt.objects.filter(pound=entry.pound, financial_year=receipt.financial_year)
+    assert receipt.serial == series.count()
+    _receipts_are_gapless()
+    assert run_checks() == []
+    assert verify_chain() == []
+
+
+def test_refuses_a_register_with_entries_unless_appending_and_writes_in_bulk(seeded):
+    with pytest.raises(CommandError, match="--append"):
+        seed(5)
+    with CaptureQueriesContext(connection) as few:
+        seed(40, append=True)
+    with CaptureQueriesContext(connection) as many:
+        seed(400, append=True)
+    # The rows go in by COPY and their ids in blocks: ten times the entries, the same queries.
+    assert len(many) <= len(few) + 10
+    assert Impoundment.objects.count() == ENTRIES + 440
+    _receipts_are_gapless()
+    assert run_checks() == []
+    assert verify_chain() == []
+
+
+def test_refuses_sqlite(monkeypatch):
+    monkeypatch.setattr(scale.connection, "vendor", "sqlite")
+    with pytest.raises(scale.ScaleRefused, match="PostgreSQL"):
+        scale.seed(entries=1)
