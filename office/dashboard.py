@@ -7,10 +7,10 @@ lists are fetched with their relations in one go.
 """
 
 from dataclasses import dataclass, field
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, F, Prefetch, Sum
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Sum, prefetch_related_objects
 from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
@@ -26,6 +26,47 @@ from .overdue import overdue_by_pound
 from .statements import fines_credited
 
 ZERO = Decimal("0.00")
+LIST_ROWS = 10  # rows of each list on the home page and the approvals page: the most urgent
+QUEUE_PAGE = 25  # rows of one approval queue shown alone, paged by keyset
+
+
+# --- Keyset pages ---------------------------------------------------------------------------
+
+
+def _cursor_value(field_name, raw):
+    if field_name == "pk":
+        return int(raw)
+    return date.fromisoformat(raw) if len(raw) == 10 else datetime.fromisoformat(raw)
+
+
+def _after(qs, order, after):
+    parts = (after or "").split("|")
+    if len(parts) != len(order):
+        return qs
+    names = [f.lstrip("-") for f in order]
+    try:
+        values = [_cursor_value(n, raw) for n, raw in zip(names, parts, strict=True)]
+    except ValueError:
+        return qs
+    later = Q()
+    for i, field_name in enumerate(order):
+        step = "lt" if field_name.startswith("-") else "gt"
+        equal = dict(zip(names[:i], values[:i], strict=True))
+        later |= Q(**{f"{names[i]}__{step}": values[i]}, **equal)
+    return qs.filter(later)
+
+
+def keyset_page(qs, order, *, after=None, size):
+    """One page of `qs` in `order` (its own fields, "-" for descending, ending with "pk") from
+    the cursor `after`, as the pound register pages: the cursor is the last row's sort key,
+    "<value>|...|<id>", and one that does not parse gives the first page. Returns the rows and
+    the next page's cursor (None on the last page). One query, however deep the page."""
+    rows = list(_after(qs.order_by(*order), order, after)[: size + 1])
+    if len(rows) <= size:
+        return rows, None
+    rows = rows[:size]
+    return rows, "|".join(str(getattr(rows[-1], f.lstrip("-"))) for f in order)
+
 
 # The complaint that decides a deposit's fate (s.20): its status on the office's lists.
 COMPLAINT_STATUS = {
@@ -59,21 +100,55 @@ def complaint_status(complaints):
     return "dismissed"
 
 
-def held_deposits(pound_ids, today):
-    """Deposits held under s.15 in these pounds, last day to complain first. Three queries.
+DEPOSIT_ORDER = ("complaint_deadline", "pk")
 
-    Each carries `entry`, `complaint_status` (none, pending, dismissed, upheld) with its label,
-    `days_left` to complain, and `awaiting`: whether it may be applied as payment now."""
-    deposits = list(
-        Deposit.objects.filter(
-            release__impoundment__pound_id__in=pound_ids, status=Deposit.Status.HELD
-        )
-        .select_related(
-            "release__impoundment__pound__district", "release__receipt", "application_confirmed_by"
-        )
-        .prefetch_related("complaints", "release__impoundment__complaints")
-        .order_by("complaint_deadline", "pk")
+
+def deposit_queues(pound_ids, today):
+    """Deposits held under s.15 in these pounds, and the two approval queues among them, in
+    SQL: the same rule as deposit_awaiting_application and complaints_of (the complaints naming
+    the deposit decide it, else the entry's complaints that name no deposit)."""
+    held = Deposit.objects.filter(
+        release__impoundment__pound_id__in=pound_ids, status=Deposit.Status.HELD
     )
+    linked = Complaint.objects.filter(deposit=OuterRef("pk"))
+    loose = Complaint.objects.filter(
+        impoundment=OuterRef("release__impoundment"), deposit__isnull=True
+    )
+    has_linked, has_loose = Q(Exists(linked)), Q(Exists(loose))
+
+    def deciding(**outcome):
+        return (has_linked & Q(Exists(linked.filter(**outcome)))) | (
+            ~has_linked & Q(Exists(loose.filter(**outcome)))
+        )
+
+    undismissed = {"outcome__in": [Complaint.Outcome.PENDING, Complaint.Outcome.UPHELD]}
+    awaiting = ((has_linked | has_loose) & ~deciding(**undismissed)) | (
+        ~has_linked & ~has_loose & Q(complaint_deadline__lt=today)
+    )
+    upheld = deciding(outcome=Complaint.Outcome.UPHELD) & ~deciding(
+        outcome=Complaint.Outcome.PENDING
+    )
+    return held, {
+        "deposits_to_apply": awaiting,
+        "deposits_in_window": ~awaiting & ~upheld & Q(application_confirmed_by__isnull=True),
+    }
+
+
+def deposit_figures(held, queues):
+    """How many deposits are held and their total, and how many wait in each queue: one query."""
+    figures = held.aggregate(
+        count=Count("pk"),
+        total=Sum("amount"),
+        **{key: Count("pk", filter=where) for key, where in queues.items()},
+    )
+    figures["total"] = figures["total"] or ZERO
+    return figures
+
+
+def decorate_deposits(deposits, today):
+    """Each deposit of a page gets `entry`, `complaint_status` (none, pending, dismissed, upheld)
+    with its label, `days_left` to complain, and `awaiting`: whether it may be applied now."""
+    prefetch_related_objects(deposits, "complaints", "release__impoundment__complaints")
     for d in deposits:
         d.entry = d.release.impoundment
         d.complaint_list = complaints_of(d)
@@ -85,18 +160,32 @@ def held_deposits(pound_ids, today):
     return deposits
 
 
+def deposit_page(qs, *, after=None, size=LIST_ROWS):
+    """A page of one of deposit_queues' querysets, soonest last day to complain first."""
+    return keyset_page(
+        qs.select_related(
+            "release__impoundment__pound__district", "release__receipt", "application_confirmed_by"
+        ),
+        DEPOSIT_ORDER,
+        after=after,
+        size=size,
+    )
+
+
 # --- s.17 surplus and fines --------------------------------------------------------------------
 
 
-def surplus_deposits(district_ids, today):
+def surplus_deposits(district_ids, today, size=LIST_ROWS):
     """Surplus sale proceeds not yet paid out or transferred: at a pound awaiting the office, or
-    held in deposit, soonest expiry first. Two queries."""
+    held in deposit, soonest expiry first: the first `size` of them, with how many there are and
+    their total. Three queries."""
+    qs = SurplusDeposit.objects.filter(
+        district_id__in=district_ids,
+        status__in=[SurplusDeposit.Status.AWAITING_RECEIPT, SurplusDeposit.Status.HELD],
+    )
+    figures = qs.aggregate(count=Count("pk"), total=Sum("amount"))
     rows = list(
-        SurplusDeposit.objects.filter(
-            district_id__in=district_ids,
-            status__in=[SurplusDeposit.Status.AWAITING_RECEIPT, SurplusDeposit.Status.HELD],
-        )
-        .select_related("pound", "sale__lot__auction")
+        qs.select_related("pound", "sale__lot__auction")
         .prefetch_related(
             Prefetch(
                 "claims",
@@ -104,11 +193,11 @@ def surplus_deposits(district_ids, today):
                 to_attr="pending_claims",
             )
         )
-        .order_by(F("expires_on").asc(nulls_first=True), "sale_date", "pk")
+        .order_by(F("expires_on").asc(nulls_first=True), "sale_date", "pk")[:size]
     )
     for s in rows:
         s.days_left = (s.expires_on - today).days if s.expires_on else None
-    return rows
+    return rows, figures["count"], figures["total"] or ZERO
 
 
 @dataclass
@@ -153,10 +242,21 @@ def fines_by_pound(pounds):
 # --- Approvals waiting for the office ---------------------------------------------------------
 
 
+QUEUES = (
+    "deposits_to_apply",
+    "deposits_in_window",
+    "disposals",
+    "shortfalls",
+    "court_orders",
+    "claims",
+)
+
+
 @dataclass
 class Approvals:
-    """Everything waiting for the office, by kind. Each row has `may_act`: whether this user may
-    take the action (the clerk prepares; the Magistrate approves)."""
+    """Everything waiting for the office, by kind: the most urgent rows of each queue, with
+    `counts` of them all and the cursor of each queue's next page. Each row has `may_act`:
+    whether this user may take the action (the clerk prepares; the Magistrate approves)."""
 
     deposits_to_apply: list = field(default_factory=list)
     deposits_in_window: list = field(default_factory=list)
@@ -164,57 +264,89 @@ class Approvals:
     shortfalls: list = field(default_factory=list)
     court_orders: list = field(default_factory=list)
     claims: list = field(default_factory=list)
+    counts: dict = field(default_factory=dict)
+    cursors: dict = field(default_factory=dict)
 
     @property
     def total(self):
-        return (
-            len(self.deposits_to_apply)
-            + len(self.deposits_in_window)
-            + len(self.disposals)
-            + len(self.shortfalls)
-            + len(self.court_orders)
-            + len(self.claims)
-        )
+        return sum(self.counts.values())
 
 
-def approvals(user, pound_ids, district_ids, today, deposits=None):
-    """The approvals waiting in these pounds and districts. Four queries, plus three for the
-    deposits unless the caller has them already."""
+def _queues(pound_ids, district_ids, today):
+    """Each approval queue: its rows (with their relations) and the order it pages in."""
+    held, deposit_where = deposit_queues(pound_ids, today)
+    held = held.select_related(
+        "release__impoundment__pound__district",
+        "release__receipt",
+        "application_confirmed_by",
+    )
+    return {
+        "deposits_to_apply": (held.filter(deposit_where["deposits_to_apply"]), DEPOSIT_ORDER),
+        "deposits_in_window": (held.filter(deposit_where["deposits_in_window"]), DEPOSIT_ORDER),
+        "disposals": (
+            DisposalOrder.objects.filter(
+                pound_id__in=pound_ids, status=DisposalOrder.Status.PROPOSED
+            ).select_related("pound", "prepared_by"),
+            ("prepared_at", "pk"),
+        ),
+        "shortfalls": (
+            Shortfall.objects.filter(
+                pound_id__in=pound_ids, status=Shortfall.Status.PENDING
+            ).select_related("pound", "sale__lot__auction", "s16_case__impoundment"),
+            ("recorded_at", "pk"),
+        ),
+        "court_orders": (
+            CourtOrder.objects.filter(
+                impoundment__pound_id__in=pound_ids, reviewed_at__isnull=True
+            ).select_related("impoundment__pound", "recorded_by"),
+            ("recorded_at", "pk"),
+        ),
+        "claims": (
+            SurplusClaim.objects.filter(
+                deposit__district_id__in=district_ids, status=SurplusClaim.Status.PENDING
+            ).select_related("deposit__pound", "deposit__district", "prepared_by"),
+            ("filed_on", "pk"),
+        ),
+    }
+
+
+def approvals(
+    user,
+    pound_ids,
+    district_ids,
+    today,
+    *,
+    only=None,
+    after=None,
+    size=LIST_ROWS,
+    figures=None,
+    decorate=True,
+):
+    """The approvals waiting in these pounds and districts: a count and the first `size` rows
+    of each queue, or with `only` that queue alone, a page of QUEUE_PAGE rows from the cursor
+    `after`. Two queries a queue (the deposit queues count in one, or none if the caller has
+    their `figures`), and two for the deposits' complaints unless the caller decorates them."""
     approve_in = set(visible_pound_ids(user, Permission.APPROVE))
     prepare_in = set(visible_pound_ids(user, Permission.PREPARE_ORDERS))
     approve_districts = set(visible_district_ids(user, Permission.APPROVE))
+    if figures is None:
+        figures = deposit_figures(*deposit_queues(pound_ids, today))
     result = Approvals()
-    if deposits is None:
-        deposits = held_deposits(pound_ids, today)
-    for d in deposits:
-        d.may_act = d.entry.pound_id in approve_in
-        if d.awaiting:
-            result.deposits_to_apply.append(d)
-        elif d.complaint_status != "upheld" and not d.application_confirmed_by_id:
-            result.deposits_in_window.append(d)
-    result.disposals = list(
-        DisposalOrder.objects.filter(pound_id__in=pound_ids, status=DisposalOrder.Status.PROPOSED)
-        .select_related("pound", "prepared_by")
-        .annotate(animal_count=Count("animals"))
-        .order_by("prepared_at", "pk")
-    )
-    result.shortfalls = list(
-        Shortfall.objects.filter(pound_id__in=pound_ids, status=Shortfall.Status.PENDING)
-        .select_related("pound", "sale__lot__auction", "s16_case__impoundment")
-        .order_by("recorded_at", "pk")
-    )
-    result.court_orders = list(
-        CourtOrder.objects.filter(impoundment__pound_id__in=pound_ids, reviewed_at__isnull=True)
-        .select_related("impoundment__pound", "recorded_by")
-        .order_by("recorded_at", "pk")
-    )
-    result.claims = list(
-        SurplusClaim.objects.filter(
-            deposit__district_id__in=district_ids, status=SurplusClaim.Status.PENDING
+    for key, (qs, order) in _queues(pound_ids, district_ids, today).items():
+        result.counts[key] = figures[key] if key in figures else qs.count()
+        if only and key != only:
+            continue
+        if key == "disposals":
+            qs = qs.annotate(animal_count=Count("animals"))
+        rows, cursor = keyset_page(
+            qs, order, after=after if only else None, size=QUEUE_PAGE if only else size
         )
-        .select_related("deposit__pound", "deposit__district", "prepared_by")
-        .order_by("filed_on", "pk")
-    )
+        setattr(result, key, rows)
+        result.cursors[key] = cursor
+    if decorate:
+        decorate_deposits(result.deposits_to_apply + result.deposits_in_window, today)
+    for d in result.deposits_to_apply + result.deposits_in_window:
+        d.may_act = d.release.impoundment.pound_id in approve_in
     for row in result.disposals + result.shortfalls:
         row.may_act = row.pound_id in approve_in
     for order in result.court_orders:
@@ -233,7 +365,11 @@ class Dashboard:
     pounds: list
     today: date
     deposits: list
+    deposits_count: int
+    deposits_total: Decimal
     surplus: list
+    surplus_count: int
+    surplus_total: Decimal
     fines: list
     approvals: Approvals
     overdue: list
@@ -250,19 +386,30 @@ class Dashboard:
 
 
 def dashboard(user, district, pounds, today=None):
-    """The office's home page for one district: a fixed number of queries (about twenty)."""
+    """The office's home page for one district: a fixed number of queries, and the first
+    LIST_ROWS rows of each list, whatever the number of deposits or sales."""
     today = today or timezone.localdate()
     pound_ids = [p.pk for p in pounds]
-    deposits = held_deposits(pound_ids, today)
+    held, queues = deposit_queues(pound_ids, today)
+    figures = deposit_figures(held, queues)
+    deposits, _cursor = deposit_page(held)
+    waiting = approvals(user, pound_ids, [district.pk], today, figures=figures, decorate=False)
+    # One look-up of complaints for the home page's deposits and those of the two queues.
+    decorate_deposits(deposits + waiting.deposits_to_apply + waiting.deposits_in_window, today)
+    surplus, surplus_count, surplus_total = surplus_deposits([district.pk], today)
     months = charts.last_months(today)
     return Dashboard(
         district=district,
         pounds=pounds,
         today=today,
         deposits=deposits,
-        surplus=surplus_deposits([district.pk], today),
+        deposits_count=figures["count"],
+        deposits_total=figures["total"],
+        surplus=surplus,
+        surplus_count=surplus_count,
+        surplus_total=surplus_total,
         fines=fines_by_pound(pounds),
-        approvals=approvals(user, pound_ids, [district.pk], today, deposits=deposits),
+        approvals=waiting,
         overdue=overdue_by_pound(pounds, today),
         charts=[
             charts.impoundments_chart(pounds, today, months),

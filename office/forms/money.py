@@ -207,3 +207,26 @@ class MonthForm(forms.Form):
         if self.is_bound and self.is_valid() and self.cleaned_data["month"]:
             return self.cleaned_data["month"]
         return date(today.year, today.month, 1)
+
+
+class SurplusFilterForm(forms.Form):
+    """The surplus register's filter (GET): one list, one pound, or what expires by a day."""
+
+    LISTS = {
+        "awaiting": _("At the pounds: to be received"),
+        "held": _("Held in deposit"),
+        "closed": _("Paid or credited"),
+    }
+
+    list = forms.ChoiceField(label=_("Status"), required=False)
+    pound = forms.ModelChoiceField(
+        queryset=None, required=False, label=_("Pound"), empty_label=_("All my pounds")
+    )
+    expires_by = forms.DateField(
+        label=_("Held until on or before"), required=False, widget=DateInput()
+    )
+
+    def __init__(self, *args, pounds, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["list"].choices = [("", _("All three lists")), *self.LISTS.items()]
+        self.fields["pound"].queryset = pounds

@@ -6,11 +6,13 @@ Records are looked up within the user's jurisdiction (another district's is a 40
 action is checked (403). GET shows; POST acts through one service in `office.services`.
 """
 
+from dataclasses import dataclass
 from datetime import timedelta
+from decimal import Decimal
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Prefetch
+from django.db.models import Count, Prefetch, Q, Sum, prefetch_related_objects
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -30,6 +32,7 @@ from poundadmin.views import add_service_errors
 
 from .. import documents, statements, trail
 from .. import services as office
+from ..dashboard import keyset_page
 from ..forms import (
     Capacity,
     ClaimDecisionForm,
@@ -38,11 +41,12 @@ from ..forms import (
     ReceiveSurplusForm,
     RemittanceForm,
     SurplusClaimForm,
+    SurplusFilterForm,
 )
 from ..models import Remittance, SurplusClaim, SurplusDeposit
 
 CONFIRMED_SHOWN = 50  # the latest confirmed remittances listed; older ones are in the returns
-CLOSED_SHOWN = 100  # the latest surpluses paid or credited
+SURPLUS_PAGE = 25  # rows of each list of the surplus register, paged by keyset
 
 
 # --- Remittances of fines (s.17) ---------------------------------------------------------------
@@ -188,39 +192,98 @@ def _local_fund_names(district_ids):
     )
 
 
+# Each list of the register: which deposits, and the order it pages in by keyset.
+SURPLUS_LISTS = {
+    "awaiting": (Q(status=SurplusDeposit.Status.AWAITING_RECEIPT), ("sale_date", "pk")),
+    "held": (Q(status=SurplusDeposit.Status.HELD), ("expires_on", "sale_date", "pk")),
+    "closed": (
+        Q(status__in=[SurplusDeposit.Status.PAID, SurplusDeposit.Status.TRANSFERRED]),
+        ("-sale_date", "-pk"),
+    ),
+}
+
+
+@dataclass
+class RegisterList:
+    key: str
+    rows: list
+    count: int
+    total: Decimal
+    next_cursor: str | None
+    query: str
+
+
+def _surplus_lists(deposits, params, only):
+    """The register's lists, each one page long with its count and total (one query for all
+    of them), or only the list `only`, from the cursor `after` in `params`."""
+    figures = deposits.order_by().aggregate(
+        **{f"{k}_count": Count("pk", filter=where) for k, (where, _o) in SURPLUS_LISTS.items()},
+        **{f"{k}_total": Sum("amount", filter=where) for k, (where, _o) in SURPLUS_LISTS.items()},
+    )
+    base = params.copy()
+    base.pop("after", None)
+    lists = {}
+    for key, (where, order) in SURPLUS_LISTS.items():
+        if only and key != only:
+            continue
+        after = params.get("after") if only else None
+        rows, cursor = keyset_page(deposits.filter(where), order, after=after, size=SURPLUS_PAGE)
+        base["list"] = key
+        lists[key] = RegisterList(
+            key,
+            rows,
+            figures[f"{key}_count"],
+            figures[f"{key}_total"] or Decimal("0.00"),
+            cursor,
+            base.urlencode(),
+        )
+    return lists
+
+
 @require_permission(Permission.VIEW_LEDGER)
 def surplus(request):
     user = request.user
     today = timezone.localdate()
     # The office sees its district's register; a pound-keeper the surpluses of his pounds.
-    deposits = _deposits(user).filter(pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER))
-    lots = Prefetch(
-        "sale__lot__animals",
-        queryset=Animal.objects.select_related("impoundment").order_by("impoundment_id", "number"),
+    pound_ids = visible_pound_ids(user, Permission.VIEW_LEDGER)
+    deposits = _deposits(user).filter(pound_id__in=pound_ids)
+    form = SurplusFilterForm(
+        request.GET or None, pounds=Pound.objects.filter(pk__in=pound_ids).order_by("name")
     )
-    claims = Prefetch("claims", queryset=SurplusClaim.objects.order_by("filed_on", "pk"))
-    open_ = list(
-        deposits.exclude(status__in=[SurplusDeposit.Status.PAID, SurplusDeposit.Status.TRANSFERRED])
-        .prefetch_related(lots, claims)
-        .order_by("status", "expires_on", "sale_date", "pk")
+    only = None
+    if form.is_valid():
+        only = form.cleaned_data["list"] or None
+        if form.cleaned_data["pound"]:
+            deposits = deposits.filter(pound=form.cleaned_data["pound"])
+        if form.cleaned_data["expires_by"]:
+            deposits = deposits.filter(expires_on__lte=form.cleaned_data["expires_by"])
+    lists = _surplus_lists(deposits, request.GET, only)
+    shown = [d for register_list in lists.values() for d in register_list.rows]
+    prefetch_related_objects(
+        shown,
+        Prefetch(
+            "sale__lot__animals",
+            queryset=Animal.objects.select_related("impoundment").order_by(
+                "impoundment_id", "number"
+            ),
+        ),
+        Prefetch("claims", queryset=SurplusClaim.objects.order_by("filed_on", "pk")),
     )
-    closed = list(
-        deposits.filter(status__in=[SurplusDeposit.Status.PAID, SurplusDeposit.Status.TRANSFERRED])
-        .prefetch_related(lots, claims)
-        .order_by("-sale_date", "-pk")[:CLOSED_SHOWN]
-    )
-    funds = _local_fund_names({d.district_id for d in open_ + closed})
-    for d in open_ + closed:
+    funds = _local_fund_names({d.district_id for d in shown})
+    for d in shown:
         _annotate_deposit(user, d, today)
         d.local_fund_name = funds.get(d.district_id, "")
     return render(
         request,
         "office/money/surplus.html",
         {
-            "awaiting": [d for d in open_ if d.status == SurplusDeposit.Status.AWAITING_RECEIPT],
-            "held": [d for d in open_ if d.status == SurplusDeposit.Status.HELD],
-            "closed": closed,
-            "closed_shown": CLOSED_SHOWN,
+            "form": form,
+            "lists": lists,
+            "only": only,
+            "is_first_page": not request.GET.get("after"),
+            **{key: lists[key].rows if key in lists else [] for key in SURPLUS_LISTS},
+            **{f"{key}_list": lists.get(key) for key in SURPLUS_LISTS},
+            "closed_shown": SURPLUS_PAGE,
             "today": today,
         },
     )

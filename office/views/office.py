@@ -60,16 +60,27 @@ def dashboard(request):
 def approvals(request):
     user = request.user
     today = timezone.localdate()
+    # ?queue= shows one queue alone, a page at a time from the keyset cursor ?after=.
+    only = request.GET.get("queue")
+    only = only if only in selectors.QUEUES else None
     waiting = selectors.approvals(
         user,
         visible_pound_ids(user, Permission.VIEW_REPORTS),
         visible_district_ids(user, Permission.VIEW_REPORTS),
         today,
+        only=only,
+        after=request.GET.get("after"),
     )
     return render(
         request,
         "office/office/approvals.html",
-        {"waiting": waiting, "today": today, "several_districts": _several_districts(user)},
+        {
+            "waiting": waiting,
+            "today": today,
+            "several_districts": _several_districts(user),
+            "only": only,
+            "is_first_page": not request.GET.get("after"),
+        },
     )
 
 
