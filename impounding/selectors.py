@@ -10,13 +10,13 @@ Each function runs a fixed number of queries, whatever the number of animals or 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Prefetch, Q
+from django.db.models import Count, Prefetch, Q
 from django.utils import timezone
 
 from poundadmin.dates import days_between, ist_date
 
 from .dues import OUT, custody_intervals
-from .models import Animal, CustodyEvent, FeedingLog
+from .models import Animal, AnimalState, CustodyEvent, FeedingLog
 
 
 def _day_start(day):
@@ -96,3 +96,18 @@ def feeding_days(pound, first, last):
         )
     }
     return [FeedingDay(day, counts[day], logs.get(day)) for day in sorted(counts, reverse=True)]
+
+
+def animal_counts(entry_ids):
+    """{entry id: (animals, animals still in the pound)} for these register entries. One query
+    keyed by the ids (none when there are none), so a page counts its own rows only."""
+    if not entry_ids:
+        return {}
+    rows = (
+        Animal.objects.filter(impoundment_id__in=entry_ids)
+        .order_by()
+        .values("impoundment_id")
+        .annotate(total=Count("pk"), in_pound=Count("pk", filter=Q(state=AnimalState.IMPOUNDED)))
+        .values_list("impoundment_id", "total", "in_pound")
+    )
+    return {pk: (total, in_pound) for pk, total, in_pound in rows}

@@ -107,6 +107,9 @@ class Impoundment(models.Model):
         ordering = ["-arrived_at", "-pk"]
         indexes = [
             models.Index(fields=["pound", "-arrived_at", "-id"], name="imp_pound_arrived"),
+            # The register over many pounds (an auditor, a district clerk): the keyset's order
+            # across pounds, read newest first and stopped at the page's LIMIT.
+            models.Index(fields=["-arrived_at", "-id"], name="imp_arrived"),
             models.Index(fields=["owner_name"], name="imp_owner_name"),
         ]
         constraints = [

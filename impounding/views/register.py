@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
+from django.db.models import Q
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -27,7 +27,7 @@ from ..forms.register import (
     RegisterSearchForm,
 )
 from ..models import OUT_OF_POUND, Animal, AnimalState, CustodyEvent, Impoundment
-from ..selectors import missing_feeding_days
+from ..selectors import animal_counts, missing_feeding_days
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
@@ -122,12 +122,14 @@ def register(request):
         data = form.cleaned_data
         if data["q"]:
             q = data["q"].strip()
+            # The ear tag through a subquery, not a join: no DISTINCT over the whole scope.
+            tagged = Animal.objects.filter(ear_tag=q.replace(" ", "")).values("impoundment_id")
             qs = qs.filter(
                 Q(register_number__iexact=q)
                 | Q(register_number__iendswith="/" + q.lstrip("0").zfill(5))
-                | Q(animals__ear_tag=q.replace(" ", ""))
+                | Q(pk__in=tagged)
                 | Q(owner_name__icontains=q)
-            ).distinct()
+            )
         if data["pound"]:
             qs = qs.filter(pound=data["pound"])
         if data["date_from"]:
@@ -139,19 +141,16 @@ def register(request):
             )
             qs = qs.filter(arrived_at__lt=end)
     qs = (
-        _keyset(qs, request.GET.get("after"))
-        .select_related("pound")
-        .annotate(
-            animal_count=Count("animals", distinct=True),
-            in_pound=Count(
-                "animals", filter=Q(animals__state=AnimalState.IMPOUNDED), distinct=True
-            ),
-        )
-        .order_by("-arrived_at", "-pk")
+        _keyset(qs, request.GET.get("after")).select_related("pound").order_by("-arrived_at", "-pk")
     )
     page = list(qs[: PAGE_SIZE + 1])
     has_next = len(page) > PAGE_SIZE
     page = page[:PAGE_SIZE]
+    # Counted for the page's rows only, after the LIMIT: a GROUP BY in the page's query runs
+    # over every entry in scope before the LIMIT, and sorts them all.
+    counts = animal_counts([e.pk for e in page])
+    for e in page:
+        e.animal_count, e.in_pound = counts.get(e.pk, (0, 0))
     next_cursor = None
     if has_next:
         last = page[-1]

@@ -321,3 +321,14 @@ def test_amend_refused_to_police_officer(
     entry = make_entry(pound=pound, by=pound_keeper)
     client.force_login(police_officer)
     assert client.get(reverse(f"impounding:{name}", args=[entry.pk])).status_code == 403
+
+
+def test_register_counts_every_animal_of_an_entry_found_by_ear_tag(
+    client, pound_keeper, pound, tariffs
+):
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow(ear_tag="123456789010"), goat()])
+    client.force_login(pound_keeper)
+    response = client.get(reverse("impounding:register"), {"q": "123456789010"})
+    [row] = response.context["entries"]
+    assert row.pk == entry.pk
+    assert (row.animal_count, row.in_pound) == (2, 2)
