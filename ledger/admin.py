@@ -29,3 +29,12 @@ class TransactionAdmin(ReadOnlyAdmin):
 @admin.register(models.Account)
 class AccountAdmin(ReadOnlyAdmin):
     list_display = ("__str__", "district", "pound", "kind")
+
+
+@admin.register(models.AccountMonth)
+class AccountMonthAdmin(ReadOnlyAdmin):
+    """A derived cache of the postings: read-only here, kept by post() and reverse()."""
+
+    list_display = ("account", "pound", "kind", "month", "debit", "credit", "postings")
+    list_filter = ("kind", "month")
+    list_select_related = ("account__district", "account__pound", "pound")

@@ -15,7 +15,15 @@ from decimal import Decimal
 from django.db.models import Case, CharField, Count, F, Q, Sum, Value, When
 from django.db.models.lookups import Exact
 
-from .models import Account, PaymentMode, Posting, Transaction, till
+from .models import (
+    Account,
+    AccountMonth,
+    PaymentMode,
+    Posting,
+    Transaction,
+    months_of_postings,
+    till,
+)
 
 ZERO = Decimal("0.00")
 
@@ -93,11 +101,43 @@ def business_reconciles():
     return problems
 
 
+def _month_key(row):
+    return (row["account_id"], row["pound_id"], row["kind"], row["month"])
+
+
+def months_agree():
+    """The month totals (AccountMonth) say what the postings add up to, month by month: one
+    grouped query over the postings and one read of the month rows, a row per account, pound,
+    kind and month in memory."""
+    fields = ("debit", "credit", "postings")
+    want = {
+        _month_key(row): tuple(row[f] for f in fields) for row in months_of_postings().iterator()
+    }
+    have = {
+        _month_key(row): tuple(row[f] for f in fields)
+        for row in AccountMonth.objects.values("account_id", "pound_id", "kind", "month", *fields)
+        .order_by()
+        .iterator()
+    }
+    nothing = (ZERO, ZERO, 0)
+    problems = []
+    for key in sorted(set(want) | set(have), key=str):
+        if have.get(key, nothing) != want.get(key, nothing):
+            account, pound, kind, month = key
+            (hd, hc, hn), (wd, wc, wn) = have.get(key, nothing), want.get(key, nothing)
+            problems.append(
+                f"account #{account}, pound #{pound}, {kind}, {month:%Y-%m}: the month totals say"
+                f" {hd:.2f} debit and {hc:.2f} credit in {hn} posting(s), the postings say"
+                f" {wd:.2f} and {wc:.2f} in {wn}"
+            )
+    return problems
+
+
 # Each app appends a function yielding ((district_id, pound_id, kind), amount) here, one item
 # per group of its records (ledger_checks.py in each app), not one per record.
 EXPECTATIONS = []
 
-CHECKS = [transactions_balance, business_reconciles]
+CHECKS = [transactions_balance, business_reconciles, months_agree]
 
 
 def run_checks():

@@ -6,12 +6,16 @@ postings of a transaction sum to zero and an account's balance is the sum of its
 
 Posted rows are never updated or deleted: database triggers refuse it (see the migrations), and a
 mistake is undone by a reversing transaction.
+
+AccountMonth keeps each account's postings added up by month, so that a balance or a figure over
+all history reads a few month rows, not millions of postings (docs/decisions/0006).
 """
 
 from decimal import Decimal
 
 from django.db import models
-from django.db.models import Q, Sum
+from django.db.models import Count, F, Q, Sum
+from django.db.models.functions import TruncMonth
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -148,6 +152,8 @@ class Transaction(models.Model):
         verbose_name = _("ledger transaction")
         verbose_name_plural = _("ledger transactions")
         ordering = ["at", "pk"]
+        # A pound's transactions over a stretch of time: the money trail's running fines.
+        indexes = [models.Index(fields=["pound", "at"], name="transaction_pound_at")]
 
     def __str__(self):
         return f"#{self.pk} {self.get_kind_display()} {self.memo}"
@@ -165,6 +171,75 @@ class Posting(models.Model):
 
     def __str__(self):
         return f"{self.account}: {self.amount}"
+
+
+class AccountMonth(models.Model):
+    """The postings of one month to one account, added up, per pound and kind of their
+    transactions: the readers split the district's accounts by the transaction's pound, and
+    the fines figures leave out one kind (docs/decisions/0006). A derived cache, not a record:
+    `ledger.services.post` and `reverse` keep it in the posting's own transaction, and
+    check_ledger holds it against the postings. `month` is the first day, in Asia/Kolkata."""
+
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="months")
+    # The transaction's pound, which a district account's posting does not carry itself.
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    kind = models.CharField(max_length=30, choices=TransactionKind.choices)
+    month = models.DateField()
+    debit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))
+    credit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))
+    postings = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("month of an account")
+        verbose_name_plural = _("months of the accounts")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["account", "kind", "month", "pound"],
+                name="account_month_per_pound",
+                condition=Q(pound__isnull=False),
+            ),
+            models.UniqueConstraint(
+                fields=["account", "kind", "month"],
+                name="account_month_no_pound",
+                condition=Q(pound__isnull=True),
+            ),
+        ]
+        indexes = [models.Index(fields=["pound", "month"], name="account_month_pound")]
+
+    def __str__(self):
+        return f"{self.account} {self.month:%Y-%m} {self.kind}"
+
+
+def month_of(at):
+    """The month a transaction at `at` counts in: its first day, in Asia/Kolkata."""
+    return timezone.localtime(at).date().replace(day=1)
+
+
+def months_of_postings(postings=None):
+    """`postings` (all of them by default) added up as AccountMonth rows, by the database: one
+    grouped query, a row per account, pound, kind and month. What the month totals must say."""
+    postings = Posting.objects.all() if postings is None else postings
+    return (
+        postings.order_by()
+        .values(
+            "account_id",
+            pound_id=F("transaction__pound_id"),
+            kind=F("transaction__kind"),
+            month=TruncMonth("transaction__at", output_field=models.DateField()),
+        )
+        .annotate(
+            debit=Sum("amount", filter=Q(amount__gt=0), default=Decimal("0.00")),
+            credit=-Sum("amount", filter=Q(amount__lt=0), default=Decimal("0.00")),
+            postings=Count("pk"),
+        )
+    )
+
+
+def net_of_months():
+    """The balance of the month rows summed (debits positive, as a posting's amount)."""
+    return Sum(F("debit") - F("credit"), default=Decimal("0.00"))
 
 
 def till(mode):

@@ -11,10 +11,27 @@ from .models import (
     DISTRICT_ACCOUNTS,
     POUND_ACCOUNTS,
     Account,
+    AccountMonth,
     Posting,
     Transaction,
     TransactionKind,
+    month_of,
+    months_of_postings,
 )
+
+ZERO = Decimal("0.00")
+
+# Adds a transaction's postings to the month totals in one statement; the row of each account
+# is locked by its upsert until the business transaction commits (docs/decisions/0006).
+# Django's bulk_create(update_conflicts=True) would overwrite the totals, not add to them.
+UPSERT = """
+INSERT INTO ledger_accountmonth (account_id, pound_id, kind, month, debit, credit, postings)
+VALUES {values}
+ON CONFLICT (account_id, kind, month{pound}) WHERE pound_id IS {null} DO UPDATE SET
+    debit = ledger_accountmonth.debit + excluded.debit,
+    credit = ledger_accountmonth.credit + excluded.credit,
+    postings = ledger_accountmonth.postings + excluded.postings
+"""
 
 
 def account(*, district, kind, pound=None):
@@ -75,6 +92,7 @@ def post(
         **extra,
     )
     Posting.objects.bulk_create(Posting(transaction=txn, account=a, amount=v) for a, v in clean)
+    _add_to_months(txn, clean)
     return txn
 
 
@@ -95,7 +113,47 @@ def reverse(*, txn, by, reason):
         impoundment_id=txn.impoundment_id,
         reverses=txn,
     )
+    lines = [(p.account, -p.amount) for p in txn.postings.all()]
     Posting.objects.bulk_create(
-        Posting(transaction=mirror, account=p.account, amount=-p.amount) for p in txn.postings.all()
+        Posting(transaction=mirror, account=acc, amount=amount) for acc, amount in lines
     )
+    _add_to_months(mirror, lines)
     return mirror
+
+
+def _add_to_months(txn, lines):
+    """Add a transaction's (Account, amount) lines to its month's AccountMonth rows. The rows
+    go in account order, so that two transactions meeting on the same accounts lock them in
+    the same order."""
+    totals = {}
+    for acc, amount in lines:
+        debit, credit, count = totals.get(acc.pk, (ZERO, ZERO, 0))
+        if amount > 0:
+            debit += amount
+        else:
+            credit -= amount
+        totals[acc.pk] = (debit, credit, count + 1)
+    ops = connection.ops
+    month = ops.adapt_datefield_value(month_of(txn.at))
+    params = []
+    for account_id, (debit, credit, count) in sorted(totals.items()):
+        debit, credit = (ops.adapt_decimalfield_value(v, 16, 2) for v in (debit, credit))
+        params += [account_id, txn.pound_id, txn.kind, month, debit, credit, count]
+    sql = UPSERT.format(
+        values=", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(totals)),
+        pound=", pound_id" if txn.pound_id else "",
+        null="NOT NULL" if txn.pound_id else "NULL",
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def rebuild_months():
+    """Set the month totals afresh from the postings: for rows written past post(), such as a
+    bulk load. Two statements and one grouped query; memory grows with the month rows."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("ledger.rebuild_months() must run inside a transaction")
+    AccountMonth.objects.all().delete()
+    AccountMonth.objects.bulk_create(
+        (AccountMonth(**row) for row in months_of_postings().iterator()), batch_size=5000
+    )

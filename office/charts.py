@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import Avg, Count, DateField, DurationField, ExpressionWrapper, F, Sum
+from django.db.models import Avg, Count, DateField, DurationField, ExpressionWrapper, F
 from django.db.models.functions import Coalesce, TruncMonth
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from impounding.models import Animal, AnimalState, Impoundment
-from ledger.models import Account, AccountKind
+from ledger.models import AccountKind, AccountMonth, net_of_months
 from poundadmin.charts import Series, bar_chart
 from poundadmin.dates import add_months
 
@@ -141,15 +141,15 @@ DESTINATIONS = [
 
 def money_by_destination(district):
     """The district's money by where it has gone, from the ledger's account balances (all
-    credit balances, shown as positive amounts). One query."""
+    credit balances, shown as positive amounts), read off its month totals. One query."""
     balances = defaultdict(lambda: ZERO)
     for r in (
-        Account.objects.filter(district=district)
-        .values("kind")
-        .annotate(total=Sum("postings__amount", default=ZERO))
+        AccountMonth.objects.filter(account__district=district)
+        .values("account__kind")
+        .annotate(total=net_of_months())
         .order_by()
     ):
-        balances[r["kind"]] += r["total"]
+        balances[r["account__kind"]] += r["total"]
     return {key: -sum((balances[k] for k in kinds), ZERO) for key, _l, _s, kinds in DESTINATIONS}
 
 

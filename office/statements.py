@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from impounding.models import Impoundment
 from impounding.selectors import feeding_days
-from ledger.models import Account, AccountKind, Posting, TransactionKind
+from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind, net_of_months
 from poundadmin.dates import add_months
 
 from .models import Remittance
@@ -48,25 +48,25 @@ class PoundPosition:
 
 def fines_credited(pound_ids):
     """{pound id: fines credited to the District Magistrate from the pound's collections}, in
-    one query, net of reversals. The office's confirmation of a remittance also posts to the
-    fines account; it is counted as a remittance, not here. Every "fines not yet remitted"
-    figure (the remittance form, the dashboard, the remittances page) starts from this."""
+    one query over the ledger's month totals, net of reversals. The office's confirmation of a
+    remittance also posts to the fines account; it is counted as a remittance, not here. Every
+    "fines not yet remitted" figure (the remittance form, the dashboard, the remittances page)
+    starts from this."""
     rows = (
-        Posting.objects.filter(
-            transaction__pound_id__in=pound_ids, account__kind=AccountKind.FINES_DUE_DM
-        )
-        .exclude(transaction__kind=TransactionKind.REMITTANCE_CONFIRMED)
-        .values("transaction__pound_id")
-        .annotate(total=Sum("amount"))
+        AccountMonth.objects.filter(pound_id__in=pound_ids, account__kind=AccountKind.FINES_DUE_DM)
+        .exclude(kind=TransactionKind.REMITTANCE_CONFIRMED)
+        .values("pound_id")
+        .annotate(total=net_of_months())
         .order_by()
-        .values_list("transaction__pound_id", "total")
+        .values_list("pound_id", "total")
     )
     return {pound_id: -total for pound_id, total in rows}
 
 
 def pound_positions(pounds):
     """{pound id: PoundPosition} in three queries. The same sums as `office.unremitted_fines`
-    and `office.cash_in_hand`, for many pounds at once and without creating accounts."""
+    and `office.cash_in_hand`, for many pounds at once and without creating accounts, from the
+    ledger's month totals: a few rows a month, however long the pounds' history."""
     pounds = list(pounds)
     ids = [p.pk for p in pounds]
     credited = fines_credited(ids)
@@ -80,10 +80,15 @@ def pound_positions(pounds):
         )
     }
     held = {
-        (a.pound_id, a.kind): a.balance
-        for a in Account.objects.filter(
-            pound_id__in=ids, kind__in=[AccountKind.POUND_CASH, AccountKind.POUND_DIGITAL]
-        ).with_balances()
+        (pound_id, kind): balance
+        for pound_id, kind, balance in AccountMonth.objects.filter(
+            account__pound_id__in=ids,
+            account__kind__in=[AccountKind.POUND_CASH, AccountKind.POUND_DIGITAL],
+        )
+        .values("account__pound_id", "account__kind")
+        .annotate(balance=net_of_months())
+        .order_by()
+        .values_list("account__pound_id", "account__kind", "balance")
     }
     positions = {}
     for pound in pounds:

@@ -13,9 +13,18 @@ from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
 from impounding.models import Deposit
-from ledger.models import Account, AccountKind, Posting, Transaction, TransactionKind
+from ledger.models import (
+    Account,
+    AccountKind,
+    AccountMonth,
+    Posting,
+    Transaction,
+    TransactionKind,
+    month_of,
+)
 
 from .models import Remittance, SurplusClaim, SurplusDeposit
+from .returns import day_start
 
 ZERO = Decimal("0.00")
 CASH_LIKE = {AccountKind.POUND_CASH, AccountKind.POUND_DIGITAL, AccountKind.DM_TREASURY}
@@ -78,16 +87,34 @@ class Trail:
         return sum((d.amount for d in self.destinations), ZERO)
 
 
-def _fines_cover(pound, txn_ids):
+def _fines_cover(pound, txns):
     """Which of the pound's remittances carried this entry's fines, taking the pound's fines in
     the order they were credited and its remittances in the order they were sent (first in,
-    first out): remittances are lump sums for the pound, not for an entry."""
+    first out): remittances are lump sums for the pound, not for an entry.
+
+    The fines credited before the month of the entry's first fine come from the ledger's month
+    totals; only those since then are read posting by posting, so an entry page reads a month
+    or two of the pound's fines, not its whole history."""
+    since = min((month_of(t.at) for t in txns), default=None)
+    if since is None:
+        return []
     credits = Posting.objects.filter(
         transaction__pound=pound, account__kind=AccountKind.FINES_DUE_DM, amount__lt=0
     )
-    # The pound's fines credited before each of this entry's: ordered by time, then by id.
+    months_before = (
+        AccountMonth.objects.filter(
+            pound=pound, account__kind=AccountKind.FINES_DUE_DM, month__lt=since
+        )
+        .order_by()
+        .values("pound")
+        .annotate(total=Sum("credit"))
+        .values("total")
+    )
+    # The pound's fines credited since then and before each of this entry's: ordered by time,
+    # then by id.
     earlier = (
-        credits.filter(
+        credits.filter(transaction__at__gte=day_start(since))
+        .filter(
             Q(transaction__at__lt=OuterRef("transaction__at"))
             | Q(
                 transaction__at=OuterRef("transaction__at"),
@@ -100,12 +127,14 @@ def _fines_cover(pound, txn_ids):
         .annotate(total=Sum("amount"))
         .values("total")
     )
-    spans = [
-        (-(before or ZERO), -(before or ZERO) - amount)  # (start, end] in the pound's stream
-        for amount, before in credits.filter(transaction_id__in=txn_ids)
-        .annotate(before=Subquery(earlier))
-        .values_list("amount", "before")
-    ]
+    spans = []
+    for amount, months, since_then in (
+        credits.filter(transaction_id__in=[t.pk for t in txns])
+        .annotate(months=Subquery(months_before), since_then=Subquery(earlier))
+        .values_list("amount", "months", "since_then")
+    ):
+        start = (months or ZERO) - (since_then or ZERO)
+        spans.append((start, start - amount))  # (start, end] in the pound's stream
     shares = []
     if not spans:
         return shares
@@ -209,7 +238,7 @@ def _fines_split(entry, rows, funds):
     if fines <= 0:
         return FinesSplit(fines)
     fine_txns = [
-        t.txn.pk
+        t.txn
         for t in rows
         if any(line.account.kind == AccountKind.FINES_DUE_DM and line.credit for line in t.lines)
     ]

@@ -28,6 +28,7 @@ from impounding.models import (
     ReleaseLine,
 )
 from ledger.models import Posting, Transaction
+from ledger.services import rebuild_months
 from poundadmin.models import Event
 
 from . import books, chain, master, plan, write
@@ -115,6 +116,10 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
             counts += _seed_pound(
                 info, count, pound_rng, now, counters, heads, ids, keep_open=3 if index == 0 else 0
             )
+    # The postings went in by COPY, past ledger.post(): set the month totals from them
+    # (docs/decisions/0006).
+    with transaction.atomic():
+        rebuild_months()
     seconds = time.monotonic() - started
     return Summary(counts, len(infos), len({i.district_id for i in infos}), seconds)
 
