@@ -34,14 +34,18 @@ def _open_reports(pound_ids):
         lot__status="open",
         lot__auction__status="scheduled",
     )
+    # Filtered first, counted after: the counts are then made for the open reports only, not
+    # grouped over every report the pounds ever sent before the filter.
+    in_pound = Report.animals.through.objects.filter(
+        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
+    )
     return (
-        Report.objects.filter(pound_id__in=pound_ids)
+        Report.objects.filter(Exists(in_pound), pound_id__in=pound_ids)
         .annotate(
             in_pound=Count("animals", filter=Q(animals__state=AnimalState.IMPOUNDED)),
             animal_count=Count("animals"),
             auction_scheduled=Exists(scheduled),
         )
-        .filter(in_pound__gt=0)
         .select_related("pound", "impoundment", "police_station", "notice")
     )
 
@@ -146,15 +150,12 @@ class BoardPage:
 def board_animals(*, district=None, pound=None, species=None):
     """Animals under a s.14 notice: in the pound, their report has a notice. Claimed, sold or
     disposed of animals are no longer in the pound, so they leave the board by themselves."""
-    notice = Notice.objects.filter(report__animals=OuterRef("pk")).order_by("-posted_on")
+    # Only the date the board is ordered by: the rest of the notice is read for the page's
+    # animals alone (`_notices_of`), not by a subquery each for every animal in custody.
+    notice = Notice.objects.filter(report__animals=OuterRef("pk")).order_by("-posted_on", "-pk")
     qs = (
         Animal.objects.filter(state=AnimalState.IMPOUNDED)
-        .annotate(
-            posted_on=Subquery(notice.values("posted_on")[:1]),
-            last_day_to_claim=Subquery(notice.values("last_day_to_claim")[:1]),
-            earliest_sale=Subquery(notice.values("earliest_sale")[:1]),
-            posted_at=Subquery(notice.values("posted_at")[:1]),
-        )
+        .annotate(posted_on=Subquery(notice.values("posted_on")[:1]))
         .filter(posted_on__isnull=False)
     )
     if district is not None:
@@ -177,6 +178,23 @@ def _board_after(qs, after):
     return qs.filter(Q(posted_on__lt=day) | Q(posted_on=day, pk__gt=pk))
 
 
+def _notices_of(animals):
+    """Puts on each animal the latest notice that names it (as `board_animals` orders them):
+    one query for the page."""
+    rows = (
+        Notice.objects.filter(report__animals__in=animals)
+        .order_by("-posted_on", "-pk")
+        .values_list(
+            "report__animals", "posted_on", "last_day_to_claim", "earliest_sale", "posted_at"
+        )
+    )
+    latest = {}
+    for animal_id, *notice in rows:
+        latest.setdefault(animal_id, notice)
+    for animal in animals:
+        _, animal.last_day_to_claim, animal.earliest_sale, animal.posted_at = latest[animal.pk]
+
+
 def board_page(*, after=None, size=None, now=None, **filters):
     """One page of the board, newest notice first, each animal with its indicative dues as of
     now. Queries: the page, the custody events, and the tariffs of each pound on the page."""
@@ -191,6 +209,8 @@ def board_page(*, after=None, size=None, now=None, **filters):
     animals = list(qs[: size + 1])
     more = len(animals) > size
     animals = animals[:size]
+    if animals:
+        _notices_of(animals)
     # One pound (and district) object per pound, so its tariffs and policy are read once.
     pounds, by_pound = {}, {}
     for animal in animals:

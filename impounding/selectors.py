@@ -34,9 +34,20 @@ def custody_counts(pound, first, last):
         return counts
     start, end = _day_start(first), _day_start(last + timedelta(days=1))
     as_of = min(timezone.now(), end)
+    of_pound = Animal.objects.filter(impoundment__pound=pound).values("pk")
+    # Only the animals that can have been in the pound in the period, each arm served by an
+    # index: those in it now, those whose custody ended since `start`, and those out (escaped,
+    # rescued) since `start`. An animal out since before `start` adds no day; reading every
+    # animal the pound ever had to learn that grew with the register's history.
+    candidates = of_pound.filter(state=AnimalState.IMPOUNDED).union(
+        of_pound.filter(custody_ended_at__gte=start),
+        CustodyEvent.objects.filter(
+            kind__in=OUT, at__gte=start, animal__impoundment__pound=pound
+        ).values("animal_id"),
+    )
     # born_at is never before the entry's arrival, so filtering on the arrival is enough here.
     animals = (
-        Animal.objects.filter(impoundment__pound=pound, impoundment__arrived_at__lt=end)
+        Animal.objects.filter(pk__in=candidates, impoundment__arrived_at__lt=end)
         .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
         .select_related("impoundment")
         .prefetch_related(

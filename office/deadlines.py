@@ -76,13 +76,25 @@ class Rule:
 # --- The work of the day --------------------------------------------------------------------
 
 
+def _held_deposits():
+    """The held deposits with the complaints `deposit_awaiting_application` reads, prefetched:
+    two queries for them all rather than two a deposit."""
+    return (
+        Deposit.objects.filter(status=Deposit.Status.HELD)
+        .select_related("release__impoundment__pound__district")
+        .prefetch_related("complaints", "release__impoundment__complaints")
+    )
+
+
 def apply_confirmed_deposits(day):
     """s.15: a deposit the Magistrate confirmed in advance becomes the payment once the complaint
     window has closed with no complaint upheld or pending. His confirmation stands while he holds
     the office; once he has left, his successor is asked instead (the deposit_apply: to-do)."""
-    for deposit in Deposit.objects.filter(
-        status=Deposit.Status.HELD, application_confirmed_by__isnull=False
-    ).select_related("release__impoundment__pound__district", "application_confirmed_by"):
+    for deposit in (
+        _held_deposits()
+        .filter(application_confirmed_by__isnull=False)
+        .select_related("application_confirmed_by")
+    ):
         pound = deposit.release.impoundment.pound
         if not deposit_awaiting_application(deposit, day.today):
             continue
@@ -188,9 +200,7 @@ def auctions_due(day):
 def deposits_to_apply(day):
     """The deposits that may be applied and were not by the work of the day: never confirmed,
     or confirmed by a Magistrate who has since left."""
-    for deposit in Deposit.objects.filter(status=Deposit.Status.HELD).select_related(
-        "release__impoundment__pound__district"
-    ):
+    for deposit in _held_deposits():
         if not deposit_awaiting_application(deposit, day.today):
             continue
         entry = deposit.release.impoundment
@@ -323,26 +333,25 @@ def run(today=None):
     day = Day(today=today, actor=system_actor())
     for step in WORK:
         step(day)
-    keys = set()
+    wanted = {}
     for rule in RULES:
         for due in rule.dues(day):
-            key = f"{rule.prefix}{due.condition}"
-            keys.add(key)
-            _todo, created = todos.upsert(
-                key=key,
-                role=rule.role,
-                district=due.district,
-                title=due.title,
-                url=due.url,
-                pound=due.pound,
-                section=due.section,
-                due_on=due.due_on,
-            )
-            day.done["todos_created"] += created
+            wanted[f"{rule.prefix}{due.condition}"] = {
+                "role": rule.role,
+                "district": due.district,
+                "title": due.title,
+                "url": due.url,
+                "pound": due.pound,
+                "section": due.section,
+                "due_on": due.due_on,
+            }
             if rule.tally:
                 day.done[rule.tally] += 1
-    day.done["todos_closed"] = todos.close_all_except(keys, PREFIXES)
-    day.done["todos_open"] = len(keys)
+    # In bulk: a lookup a to-do grew with the number of to-dos open, not with the day's changes.
+    created, closed = todos.sync(wanted, PREFIXES)
+    day.done["todos_created"] = created
+    day.done["todos_closed"] = closed
+    day.done["todos_open"] = len(wanted)
     return day.done
 
 

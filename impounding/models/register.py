@@ -219,7 +219,12 @@ class Animal(models.Model):
         verbose_name = _("animal")
         verbose_name_plural = _("animals")
         ordering = ["impoundment", "number"]
-        indexes = [models.Index(fields=["state"], name="animal_state")]
+        indexes = [
+            models.Index(fields=["state"], name="animal_state"),
+            # Who was in the pound in a period (the feeding record, the daily run, the
+            # dashboard's charts): the animals whose custody ended since its start.
+            models.Index(fields=["custody_ended_at"], name="animal_custody_ended"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["impoundment", "number"], name="animal_number"),
             # s.19: an animal leaves the pound released only through a recorded release

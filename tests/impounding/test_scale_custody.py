@@ -1,0 +1,52 @@
+"""The keeper's today board and the custody counts behind it read the animals in custody, not
+every animal the pound ever had: the same queries at two sizes of history."""
+
+from datetime import timedelta
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from impounding.selectors import custody_counts
+from tests.impounding.factories import cow, goat, make_entry, pay
+
+
+def history(pound, keeper, n):
+    """n entries: most claimed and gone, a few still in the pound."""
+    for i in range(n):
+        if i % 5 == 0:
+            make_entry(pound=pound, by=keeper, animals=[cow(), goat()])
+            continue
+        arrived = timezone.now() - timedelta(days=20 + i, hours=3)
+        entry = make_entry(pound=pound, by=keeper, animals=[cow(), goat()], arrived_at=arrived)
+        pay(entry, keeper, at=arrived + timedelta(days=1))
+
+
+def queries_of_today(client):
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("impounding:today"))
+    assert response.status_code == 200
+    return len(queries.captured_queries)
+
+
+def test_today_board_makes_the_same_queries_at_two_sizes(client, pound_keeper, pound, tariffs):
+    client.force_login(pound_keeper)
+    history(pound, pound_keeper, 5)
+    small = queries_of_today(client)
+    history(pound, pound_keeper, 20)
+    assert queries_of_today(client) == small
+
+
+def test_custody_counts_makes_the_same_queries_at_two_sizes(pound_keeper, pound, tariffs):
+    today = timezone.localdate()
+    week = (today - timedelta(days=7), today)
+    history(pound, pound_keeper, 5)
+    with CaptureQueriesContext(connection) as small:
+        before = custody_counts(pound, *week)
+    history(pound, pound_keeper, 20)
+    with CaptureQueriesContext(connection) as large:
+        after = custody_counts(pound, *week)
+    assert len(large.captured_queries) == len(small.captured_queries)
+    # Five entries of two animals each are in the pound today; the claimed ones left long ago.
+    assert before[today] == 2 and after[today] == 10
