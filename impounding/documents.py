@@ -14,6 +14,7 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -25,7 +26,7 @@ from poundadmin.formatting import amount_in_words, indate
 
 from .actions import Action
 from .dues import custody_intervals, dues
-from .models import Animal, AnimalState, Impoundment, Receipt, Release
+from .models import Animal, AnimalState, Impoundment, Receipt, Release, ReleaseLine
 from .tariffs import TariffBook
 from .warnings import describe_warnings
 
@@ -148,9 +149,12 @@ def receipt_pdf(receipt):
         pk=receipt.pk
     )
     try:
+        # The release with its deposit in one query, its lines with their animals in one more.
         release = (
-            Release.objects.select_related("impoundment", "receipt")
-            .prefetch_related("lines__animal")
+            Release.objects.select_related("impoundment", "receipt", "deposit")
+            .prefetch_related(
+                Prefetch("lines", queryset=ReleaseLine.objects.select_related("animal"))
+            )
             .get(receipt=receipt)
         )
     except Release.DoesNotExist:

@@ -61,12 +61,20 @@ def stream_csv(header, rows):
     yield "".join(block).encode("utf-8")
 
 
-def _ist(moment):
-    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M") if moment else ""
+def _ist(moment, tz):
+    """YYYY-MM-DD HH:MM in `tz` (IST). isoformat() then cut: strftime takes several times as
+    long, and an export calls this four times a row."""
+    return moment.astimezone(tz).isoformat(" ", "minutes")[:16] if moment else ""
 
 
-def _label(choices, value):
-    return str(choices(value).label).split(" (")[0] if value else ""
+def _labels(choices, *, short=True):
+    """{value: label} of a choices class in the language of the export, looked up once per
+    file rather than translated once per row; "" for no value."""
+    labels = {
+        value: str(label).split(" (")[0] if short else str(label)
+        for value, label in choices.choices
+    }
+    return labels | {None: "", "": ""}
 
 
 def _range(queryset, field, date_from, date_to):
@@ -147,6 +155,10 @@ def register_queryset(pound_ids, date_from=None, date_to=None):
 
 
 def register_rows(queryset):
+    tz = timezone.get_current_timezone()
+    bases, capacities = _labels(SeizureBasis), _labels(SeizerCapacity)
+    species_labels, sexes, ages = _labels(Species), _labels(Sex), _labels(AgeClass)
+    states = _labels(AnimalState, short=False)
     for (
         _pk,
         pound_code,
@@ -179,26 +191,26 @@ def register_rows(queryset):
             csv_text(pound_name),
             register_number,
             number,
-            _ist(arrived_at),
-            _ist(seized_at),
+            _ist(arrived_at, tz),
+            _ist(seized_at, tz),
             csv_text(place),
             csv_text(village or ""),
-            _label(SeizureBasis, basis),
+            bases[basis],
             csv_text(seizer),
             csv_text(seizer_residence),
-            _label(SeizerCapacity, capacity),
+            capacities[capacity],
             csv_text(owner),
             csv_text(owner_residence),
-            _label(Species, species),
-            _label(Sex, sex),
-            _label(AgeClass, age_class),
+            species_labels[species],
+            sexes[sex],
+            ages[age_class],
             csv_text(colour),
             csv_text(marks),
             csv_text(ear_tag),
-            _ist(born_at),
+            _ist(born_at, tz),
             dam_number or "",
-            str(AnimalState(state).label),
-            _ist(ended_at),
+            states[state],
+            _ist(ended_at, tz),
         ]
 
 
@@ -269,9 +281,12 @@ def ledger_queryset(pound_ids, district_ids=(), date_from=None, date_to=None):
     if district_ids:
         scope |= Q(transaction__pound__isnull=True, transaction__district_id__in=district_ids)
     queryset = _range(Posting.objects.filter(scope), "transaction__at", date_from, date_to)
-    register = Impoundment.objects.filter(pk=OuterRef("transaction__impoundment_id")).values(
-        "register_number"
-    )[:1]
+    # order_by(): the register's own ordering would sort the one row it finds, once a posting.
+    register = (
+        Impoundment.objects.filter(pk=OuterRef("transaction__impoundment_id"))
+        .order_by()
+        .values("register_number")[:1]
+    )
     return (
         queryset.annotate(register_number=Subquery(register))
         .order_by("pk")
@@ -280,6 +295,8 @@ def ledger_queryset(pound_ids, district_ids=(), date_from=None, date_to=None):
 
 
 def ledger_rows(queryset):
+    tz = timezone.get_current_timezone()
+    kinds, accounts = _labels(TransactionKind, short=False), _labels(AccountKind, short=False)
     for (
         _pk,
         txn,
@@ -298,17 +315,17 @@ def ledger_rows(queryset):
     ) in queryset.iterator(chunk_size=CHUNK_SIZE):
         yield [
             txn,
-            _ist(at),
+            _ist(at, tz),
             district_code,
             pound_code or "",
-            str(TransactionKind(kind).label),
+            kinds[kind],
             section,
             csv_text(memo),
             source,
             register_number or "",
             reverses or "",
             username or "",
-            str(AccountKind(account_kind).label),
+            accounts[account_kind],
             plain(amount) if amount > 0 else "",
             plain(-amount) if amount < 0 else "",
             plain(amount),

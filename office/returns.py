@@ -16,6 +16,8 @@ month. A reversal counts against the figure of the transaction it reverses, so a
 in the same month nets to nothing.
 """
 
+import functools
+import operator
 from collections import defaultdict
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
@@ -121,38 +123,46 @@ def species_label(code):
 
 
 def _animal_figures(pound_ids, first, last):
-    """{pound id: {species: {column: count}}}: five grouped queries, whatever the size."""
+    """{pound id: {species: {column: count}}}: one grouped query over the animals that touch
+    the month (on the register at its start or end, or coming or leaving in it), whatever the
+    size, so the pound's animals are read once rather than once a column."""
     start, end = _window(first, last)
     figures = defaultdict(lambda: defaultdict(lambda: dict.fromkeys(ANIMAL_COLUMNS, 0)))
-    animals = Animal.objects.filter(impoundment__pound_id__in=pound_ids)
-
-    def count(queryset, column=None, by_state=False):
-        fields = ["impoundment__pound_id", "species"] + (["state"] if by_state else [])
-        rows = queryset.order_by().values(*fields).annotate(n=Count("pk"))
-        state_column = {state: key for key, state in OUTCOMES}
-        for row in rows:
-            key = state_column.get(row["state"]) if by_state else column
-            if key is not None:
-                figures[row["impoundment__pound_id"]][row["species"]][key] += row["n"]
 
     def on_register(moment):
         # On the register: brought in (or born) before the moment, not yet at an end.
-        return animals.alias(came=Coalesce("born_at", "impoundment__arrived_at")).filter(
-            Q(came__lt=moment), Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=moment)
+        return Q(came__lt=moment) & (
+            Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=moment)
         )
 
-    count(on_register(start), "opening")
-    count(
-        animals.filter(
+    columns = {
+        "opening": on_register(start),
+        "impounded": Q(
             born_at__isnull=True,
             impoundment__arrived_at__gte=start,
             impoundment__arrived_at__lt=end,
         ),
-        "impounded",
+        "born": Q(born_at__gte=start, born_at__lt=end),
+        "ended": Q(custody_ended_at__gte=start, custody_ended_at__lt=end),
+        "closing": on_register(end),
+    }
+    touching = functools.reduce(operator.or_, columns.values())
+    rows = (
+        Animal.objects.filter(impoundment__pound_id__in=pound_ids)
+        .alias(came=Coalesce("born_at", "impoundment__arrived_at"))
+        .filter(touching)
+        .order_by()
+        .values("impoundment__pound_id", "species", "state")
+        .annotate(**{key: Count("pk", filter=q) for key, q in columns.items()})
     )
-    count(animals.filter(born_at__gte=start, born_at__lt=end), "born")
-    count(animals.filter(custody_ended_at__gte=start, custody_ended_at__lt=end), by_state=True)
-    count(on_register(end), "closing")
+    state_column = {state: key for key, state in OUTCOMES}
+    for row in rows:
+        counts = figures[row["impoundment__pound_id"]][row["species"]]
+        for key in ("opening", "impounded", "born", "closing"):
+            counts[key] += row[key]
+        outcome = state_column.get(row["state"])
+        if outcome is not None:
+            counts[outcome] += row["ended"]
     return figures
 
 

@@ -1,0 +1,74 @@
+"""The returns at two sizes: the monthly return and the district's consolidation ask the same
+queries whatever the history behind them, as figures, as CSV and as PDF."""
+
+import io
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from accounts.models import District, Pound, User
+from office import return_documents, returns
+
+pytestmark = pytest.mark.postgres
+
+
+def seed(entries, *, append=False):
+    call_command(
+        "seed_scale",
+        entries=entries,
+        pounds=3,
+        districts=2,
+        seed=13,
+        append=append,
+        stdout=io.StringIO(),
+    )
+
+
+def _last_month():
+    first = timezone.localdate().replace(day=1) - timedelta(days=1)
+    return first.year, first.month
+
+
+def _queries(make):
+    with CaptureQueriesContext(connection) as queries:
+        make()
+    return len(queries.captured_queries)
+
+
+def _counts():
+    year, month = _last_month()
+    pound = Pound.objects.order_by("pk").first()
+    district = District.objects.get(pk=pound.district_id)
+    pounds = Pound.objects.filter(district=district).order_by("name")
+    by = User.objects.order_by("pk").first()
+    return {
+        "pound_return": _queries(lambda: returns.pound_return(pound, year, month)),
+        "district_return": _queries(lambda: returns.district_return(district, year, month, pounds)),
+        "monthly_csv": _queries(lambda: return_documents.monthly_return_csv(pound, year, month)),
+        "district_csv": _queries(
+            lambda: return_documents.district_return_csv(district, year, month)
+        ),
+        "monthly_pdf": _queries(
+            lambda: return_documents.monthly_return_pdf(pound, year, month, by=by)
+        ),
+        "district_pdf": _queries(
+            lambda: return_documents.district_return_pdf(district, year, month, by=by)
+        ),
+    }
+
+
+def test_the_returns_ask_the_same_queries_at_two_sizes():
+    seed(20)
+    # Print once first: a month that is over is registered the first time, in queries of its own.
+    _counts()
+    small = _counts()
+    seed(120, append=True)
+    large = _counts()
+    assert large == small
+    # The pound's animals in one query, its money in two, the month's remittances in two.
+    assert small["pound_return"] <= 5, small
+    assert small["district_return"] <= 6, small
