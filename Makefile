@@ -3,7 +3,7 @@ PORT ?= 8000
 PY := .venv/bin/python
 DEV := DEBUG=true
 
-.PHONY: run test lint format check messages clean
+.PHONY: run test lint format check messages clean bench
 
 .venv/.stamp-run: requirements.lock
 	scripts/bootstrap run
@@ -36,6 +36,13 @@ check: .venv/.stamp-dev
 messages: .venv/.stamp-dev
 	$(DEV) $(PY) manage.py makemessages -l hi --ignore=.venv --ignore="static/vendor/*" --ignore="tests/*" --no-obsolete
 	$(DEV) $(PY) manage.py compilemessages --ignore=.venv
+
+# issue 9's table at two data sizes (databases poundadmin_bench_N, built once and reused):
+# `make bench SIZES="100000 1000000" RUNS=7`.
+SIZES ?= 10000 100000
+RUNS ?= 7
+bench: .venv/.stamp-run
+	$(PY) scripts/bench --sizes $(SIZES) --runs $(RUNS)
 
 clean:
 	rm -rf .venv db.sqlite3 .test-db.sqlite3 staticfiles
