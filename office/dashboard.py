@@ -7,7 +7,7 @@ lists are fetched with their relations in one go.
 """
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Sum, prefetch_related_objects
@@ -19,6 +19,7 @@ from accounts.scoping import visible_district_ids, visible_pound_ids
 from auctions.models import DisposalOrder, Shortfall
 from impounding.models import Complaint, CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
+from poundadmin.views import keyset_page
 
 from . import charts
 from .models import Remittance, SurplusClaim, SurplusDeposit
@@ -28,44 +29,6 @@ from .statements import fines_credited
 ZERO = Decimal("0.00")
 LIST_ROWS = 10  # rows of each list on the home page and the approvals page: the most urgent
 QUEUE_PAGE = 25  # rows of one approval queue shown alone, paged by keyset
-
-
-# --- Keyset pages ---------------------------------------------------------------------------
-
-
-def _cursor_value(field_name, raw):
-    if field_name == "pk":
-        return int(raw)
-    return date.fromisoformat(raw) if len(raw) == 10 else datetime.fromisoformat(raw)
-
-
-def _after(qs, order, after):
-    parts = (after or "").split("|")
-    if len(parts) != len(order):
-        return qs
-    names = [f.lstrip("-") for f in order]
-    try:
-        values = [_cursor_value(n, raw) for n, raw in zip(names, parts, strict=True)]
-    except ValueError:
-        return qs
-    later = Q()
-    for i, field_name in enumerate(order):
-        step = "lt" if field_name.startswith("-") else "gt"
-        equal = dict(zip(names[:i], values[:i], strict=True))
-        later |= Q(**{f"{names[i]}__{step}": values[i]}, **equal)
-    return qs.filter(later)
-
-
-def keyset_page(qs, order, *, after=None, size):
-    """One page of `qs` in `order` (its own fields, "-" for descending, ending with "pk") from
-    the cursor `after`, as the pound register pages: the cursor is the last row's sort key,
-    "<value>|...|<id>", and one that does not parse gives the first page. Returns the rows and
-    the next page's cursor (None on the last page). One query, however deep the page."""
-    rows = list(_after(qs.order_by(*order), order, after)[: size + 1])
-    if len(rows) <= size:
-        return rows, None
-    rows = rows[:size]
-    return rows, "|".join(str(getattr(rows[-1], f.lstrip("-"))) for f in order)
 
 
 # The complaint that decides a deposit's fate (s.20): its status on the office's lists.

@@ -1,6 +1,9 @@
 """View helpers every app uses."""
 
+from datetime import date, datetime
+
 from django.core.exceptions import ValidationError
+from django.db.models import Q
 
 
 def add_service_errors(form, error: ValidationError):
@@ -13,3 +16,41 @@ def add_service_errors(form, error: ValidationError):
     else:
         for message in error.messages:
             form.add_error(None, message)
+
+
+# --- Keyset pages, for any list ordered by its own fields ---------------------------------
+
+
+def _cursor_value(field_name, raw):
+    if field_name == "pk":
+        return int(raw)
+    return date.fromisoformat(raw) if len(raw) == 10 else datetime.fromisoformat(raw)
+
+
+def _after(qs, order, after):
+    parts = (after or "").split("|")
+    if len(parts) != len(order):
+        return qs
+    names = [f.lstrip("-") for f in order]
+    try:
+        values = [_cursor_value(n, raw) for n, raw in zip(names, parts, strict=True)]
+    except ValueError:
+        return qs
+    later = Q()
+    for i, field_name in enumerate(order):
+        step = "lt" if field_name.startswith("-") else "gt"
+        equal = dict(zip(names[:i], values[:i], strict=True))
+        later |= Q(**{f"{names[i]}__{step}": values[i]}, **equal)
+    return qs.filter(later)
+
+
+def keyset_page(qs, order, *, after=None, size):
+    """One page of `qs` in `order` (its own fields, "-" for descending, ending with "pk") from
+    the cursor `after`, as the pound register pages: the cursor is the last row's sort key,
+    "<value>|...|<id>", and one that does not parse gives the first page. Returns the rows and
+    the next page's cursor (None on the last page). One query, however deep the page."""
+    rows = list(_after(qs.order_by(*order), order, after)[: size + 1])
+    if len(rows) <= size:
+        return rows, None
+    rows = rows[:size]
+    return rows, "|".join(str(getattr(rows[-1], f.lstrip("-"))) for f in order)

@@ -28,11 +28,10 @@ from poundadmin.dates import add_months, surplus_expiry
 from poundadmin.documents import pdf_response
 from poundadmin.formatting import inr
 from poundadmin.uploads import SIGNATURES
-from poundadmin.views import add_service_errors
+from poundadmin.views import add_service_errors, keyset_page
 
 from .. import documents, statements, trail
 from .. import services as office
-from ..dashboard import keyset_page
 from ..forms import (
     Capacity,
     ClaimDecisionForm,
