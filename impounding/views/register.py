@@ -4,7 +4,8 @@ from datetime import datetime, timedelta
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Q
+from django.db.models import Count, F, Q, Window
+from django.db.models.functions import RowNumber
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -36,51 +37,83 @@ from .common import get_animal, get_entry
 PAGE_SIZE = 25
 
 
-def _custody_animals(pound_ids):
-    return (
-        Animal.objects.filter(
-            impoundment__pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
-        )
-        .select_related("impoundment__pound__district")
-        # `reports`: the s.14 reports (auctions) that already name the animal.
-        .prefetch_related("custody_events", "reports")
-        .order_by("impoundment__pound__name", "impoundment__arrived_at", "number")
+# The board lists at most this many animals a pound, longest in the pound first, with the
+# pound's full count beside them: a pound with a backlog stays one screen, not thousands of rows.
+BOARD_ROWS = 50
+
+
+def _custody(pound_ids):
+    return Animal.objects.filter(
+        impoundment__pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
     )
 
 
-def pound_day_board(pounds, now=None):
-    """For each pound: its animals in custody with days and dues now, and the days of the last
-    week with no feeding record (s.27). A fixed number of queries per pound."""
+def _custody_animals(pound_ids, per_pound):
+    """The first `per_pound` animals in custody of each pound, in one query: a window numbers
+    each pound's animals by arrival, and only the first rows are fetched and prefetched."""
+    first = (
+        _custody(pound_ids)
+        .annotate(
+            row=Window(
+                RowNumber(),
+                partition_by=F("impoundment__pound_id"),
+                order_by=(F("impoundment__arrived_at").asc(), F("number").asc(), F("pk").asc()),
+            )
+        )
+        .filter(row__lte=per_pound)
+    )
+    return (
+        first.select_related("impoundment__pound__district")
+        # `reports`: the s.14 reports (auctions) that already name the animal.
+        .prefetch_related("custody_events", "reports")
+        .order_by("impoundment__pound__name", "impoundment__arrived_at", "number", "pk")
+    )
+
+
+def _custody_counts(pound_ids):
+    rows = _custody(pound_ids).order_by().values("impoundment__pound_id").annotate(n=Count("pk"))
+    return {r["impoundment__pound_id"]: r["n"] for r in rows}
+
+
+def _board_row(animal, line, today):
+    arrived = timezone.localtime(animal.born_at or animal.impoundment.arrived_at).date()
+    return {
+        "animal": animal,
+        "days": (today - arrived).days + 1,
+        "dues": line,
+        "report_due": (today - arrived).days >= 8
+        and animal.state == "impounded"
+        and not animal.born_at
+        and not animal.reports.all(),
+    }
+
+
+def pound_day_board(pounds, now=None, per_pound=None):
+    """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
+    pound first) with days and dues now, and the days of the last week with no feeding record
+    (s.27). A fixed number of queries per pound, whatever the pound holds."""
     now = now or timezone.now()
     today = timezone.localdate(now)
+    per_pound = per_pound or BOARD_ROWS
     by_pound = {p.pk: [] for p in pounds}
-    for animal in _custody_animals(list(by_pound)):
+    for animal in _custody_animals(list(by_pound), per_pound):
         by_pound[animal.impoundment.pound_id].append(animal)
+    counts = _custody_counts(list(by_pound)) if pounds else {}
     board = []
     for pound in pounds:
         animals = by_pound[pound.pk]
-        rows, problem = [], None
+        problem = None
         try:
             statement = dues(animals, as_of=now, book=TariffBook(pound)) if animals else None
         except TariffMissing as exc:
             statement, problem = None, exc.messages[0]
-        for i, animal in enumerate(animals):
-            arrived = timezone.localtime(animal.born_at or animal.impoundment.arrived_at).date()
-            rows.append(
-                {
-                    "animal": animal,
-                    "days": (today - arrived).days + 1,
-                    "dues": statement.lines[i] if statement else None,
-                    "report_due": (today - arrived).days >= 8
-                    and animal.state == "impounded"
-                    and not animal.born_at
-                    and not animal.reports.all(),
-                }
-            )
+        lines = statement.lines if statement else [None] * len(animals)
         board.append(
             {
                 "pound": pound,
-                "rows": rows,
+                "rows": [_board_row(a, ln, today) for a, ln in zip(animals, lines, strict=True)],
+                "in_custody": counts.get(pound.pk, 0),
+                "shown_all": counts.get(pound.pk, 0) <= len(animals),
                 "total": statement.total if statement else None,
                 "tariff_problem": problem,
                 "missing_feeding": missing_feeding_days(pound, today - timedelta(days=7), today),

@@ -50,3 +50,36 @@ def test_custody_counts_makes_the_same_queries_at_two_sizes(pound_keeper, pound,
     assert len(large.captured_queries) == len(small.captured_queries)
     # Five entries of two animals each are in the pound today; the claimed ones left long ago.
     assert before[today] == 2 and after[today] == 10
+
+
+def test_today_board_lists_a_bounded_page_with_the_full_count(client, pound_keeper, pound, tariffs):
+    """A pound holding more than a board's rows shows the longest-held first, says how many it
+    holds in all, and links to the register for the rest."""
+    from impounding.views import register as views
+
+    client.force_login(pound_keeper)
+    for i in range(4):
+        make_entry(
+            pound=pound,
+            by=pound_keeper,
+            animals=[cow(), goat()],
+            arrived_at=timezone.now() - timedelta(days=10 - i),
+        )
+    board = views.pound_day_board([pound], per_pound=3)
+    (item,) = board
+    assert item["in_custody"] == 8 and not item["shown_all"]
+    assert len(item["rows"]) == 3
+    days = [row["days"] for row in item["rows"]]
+    assert days == sorted(days, reverse=True) and days[0] == 11  # the longest held first
+    assert views.pound_day_board([pound], per_pound=8)[0]["shown_all"]
+
+    old = views.BOARD_ROWS
+    views.BOARD_ROWS = 3
+    try:
+        response = client.get(reverse("impounding:today"))
+    finally:
+        views.BOARD_ROWS = old
+    html = response.content.decode()
+    assert "8 animals in custody" in html
+    assert "the 3 longest in the pound are shown" in html
+    assert f"{reverse('impounding:register')}?pound={pound.pk}" in html
