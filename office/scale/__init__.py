@@ -120,6 +120,10 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
     # (docs/decisions/0006).
     with transaction.atomic():
         rebuild_months()
+    # Fresh statistics: the planner otherwise estimates the bulk-loaded tables as nearly empty
+    # and picks nested loops over tens of thousands of rows (the board's plan, seen at 100k).
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
     seconds = time.monotonic() - started
     return Summary(counts, len(infos), len({i.district_id for i in infos}), seconds)
 
