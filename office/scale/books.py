@@ -3,6 +3,7 @@ financial year), its issued document, the release with its itemised lines, the s
 and the balanced ledger transaction with the event, as `impounding.services.releases` posts
 them."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 from accounts.models import IssuedDocument
@@ -121,15 +122,15 @@ def _release_row(rows, entry, rng, release_id, receipt_id, deposit):
     }
 
 
-def _post(rows, entry, *, kind, memo, source, section, lines):
+def _post(rows, entry, *, kind, memo, source, section, lines, at=None, by_id=None):
     info = rows.info
     txn = rows.add(
         Transaction,
         district_id=info.district_id,
         pound_id=info.pk,
         kind=kind,
-        at=entry.claimed_at,
-        by_id=info.keeper_id,
+        at=at or entry.claimed_at,
+        by_id=by_id or info.keeper_id,
         memo=memo[:300],
         section=section,
         source=source,
@@ -209,4 +210,50 @@ def _book_deposit(rows, entry, animals, release, number):
             "ground": release["ground"],
             "deadline": deadline,
         },
+    )
+    if deadline + timedelta(days=APPLIED_AFTER) < plan.local_date(rows.now):
+        _apply_deposit(rows, entry, rows.tables[Deposit][-1], number)
+
+
+# Days after the last day to complain by which the office has confirmed and the daily run has
+# applied an uncontested deposit (s.15): older deposits are applied, as in a district that works.
+APPLIED_AFTER = 14
+
+
+def _apply_deposit(rows, entry, deposit, number):
+    """The office confirms the uncontested deposit the day after the complaint period ends, and
+    the daily run applies it the day after that, as impounding.services.apply_deposit posts it."""
+    info, deadline = rows.info, deposit["complaint_deadline"]
+    confirmed = plan.at_local(deadline + timedelta(days=1), hour=11)
+    applied = plan.at_local(deadline + timedelta(days=2), hour=0, minute=30)
+    deposit.update(
+        status=Deposit.Status.APPLIED,
+        application_confirmed_by_id=info.office_id,
+        application_confirmed_at=confirmed,
+        applied_at=applied,
+        applied_by_id=rows.system_id,
+    )
+    _post(
+        rows,
+        entry,
+        kind=TransactionKind.DEPOSIT_APPLIED,
+        memo=f"Deposit {number} applied: {entry.extras['number']}",
+        source=f"impounding.deposit:{deposit['id']}",
+        section="s.15",
+        lines=[
+            ((None, AccountKind.DEPOSITS_HELD), deposit["amount"]),
+            ((None, AccountKind.FINES_DUE_DM), -deposit["fines"]),
+            ((info.pk, AccountKind.FEEDING_PK), -deposit["feeding"]),
+        ],
+        at=applied,
+        by_id=rows.system_id,
+    )
+    rows.event(
+        at=applied,
+        action=Action.DEPOSIT_APPLIED,
+        section="s.15",
+        summary=f"Deposit {number} of ₹{deposit['amount']} applied as payment of fines and charges",
+        impoundment_id=entry.extras["id"],
+        data={"deposit": deposit["id"], "fines": deposit["fines"], "feeding": deposit["feeding"]},
+        by_id=rows.system_id,
     )

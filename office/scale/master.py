@@ -41,6 +41,7 @@ class PoundInfo:
     station: str
     district_id: int
     keeper_id: int
+    office_id: int  # who confirms a deposit's application (s.15): the district's office
     village_ids: list
     accounts: dict = field(default_factory=dict)  # {(pound_id or None, kind): account id}
     scale: str = ""
@@ -122,6 +123,18 @@ def _keeper(pound):
     return _user(f"keeper_{pound.code}", Role.POUND_KEEPER, pound=pound)
 
 
+def _office(pound):
+    """The district's Magistrate or clerk, else the keeper (a district with no office staff)."""
+    assignment = (
+        StaffAssignment.objects.filter(
+            district_id=pound.district_id, role__in=[Role.MAGISTRATE, Role.DM_CLERK]
+        )
+        .order_by("role", "pk")
+        .first()
+    )
+    return assignment.user if assignment is not None else _keeper(pound)
+
+
 @transaction.atomic
 def build(*, districts, pounds):
     """The demo's master data, grown to `districts` districts and `pounds` pounds in all."""
@@ -164,6 +177,7 @@ def _info(pound):
         station=str(pound.nearest_police_station),
         district_id=pound.district_id,
         keeper_id=_keeper(pound).pk,
+        office_id=_office(pound).pk,
         village_ids=list(
             pound.village_links.order_by("village_id").values_list("village_id", flat=True)
         ),

@@ -45,6 +45,10 @@ def local_date(at):
     return at.astimezone(ZONE).date()
 
 
+def at_local(day, hour, minute=0):
+    return datetime.combine(day, time(hour, minute), tzinfo=ZONE)
+
+
 @dataclass
 class AnimalPlan:
     number: int

@@ -49,16 +49,20 @@ class Rows:
     report_animals: list = field(default_factory=list)
     events: list = field(default_factory=list)  # (at, order, fields), chained later
     counters: dict = field(default_factory=dict)  # {counter key: last serial}
+    now: object = None  # the data set's end: what is older has been worked through
+    system_id: int = 0  # the daily run's user (accounts.scoping.system_actor)
 
     def add(self, model, **values):
         values["id"] = self.ids.next(model)
         self.tables[model].append(values)
         return values["id"]
 
-    def event(self, *, at, action, section, summary, impoundment_id, data, animal_id=None):
+    def event(
+        self, *, at, action, section, summary, impoundment_id, data, animal_id=None, by_id=None
+    ):
         fields = {
             "at": at,
-            "by_id": self.info.keeper_id,
+            "by_id": by_id or self.info.keeper_id,
             "action": str(action),
             "section": section,
             "summary": summary[:300],

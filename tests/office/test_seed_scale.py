@@ -62,6 +62,37 @@ def test_a_consistent_register_in_every_state(seeded):
     assert Animal.objects.count() > ENTRIES
 
 
+def test_old_uncontested_deposits_were_applied_and_recent_ones_are_held():
+    """A district that works has applied its old deposits: the office's queues hold the recent
+    ones only, and the books and the chain agree with both."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from accounts.scoping import system_actor
+    from impounding.models import Deposit
+    from ledger.models import Transaction, TransactionKind
+
+    seed(400)
+    today = timezone.localdate()
+    applied = Deposit.objects.filter(status=Deposit.Status.APPLIED)
+    held = Deposit.objects.filter(status=Deposit.Status.HELD)
+    assert applied.exists()
+    cutoff = today - timedelta(days=scale.books.APPLIED_AFTER)
+    assert not held.filter(complaint_deadline__lt=cutoff - timedelta(days=1)).exists()
+    assert not applied.filter(complaint_deadline__gte=cutoff).exists()
+    for deposit in applied[:5]:
+        assert deposit.applied_by == system_actor()
+        assert deposit.application_confirmed_by.username != deposit.applied_by.username
+        assert deposit.applied_at > deposit.application_confirmed_at
+        assert Transaction.objects.filter(
+            kind=TransactionKind.DEPOSIT_APPLIED, source=f"impounding.deposit:{deposit.pk}"
+        ).exists()
+        assert Event.objects.filter(action="deposit.applied", data__deposit=deposit.pk).exists()
+    assert run_checks() == []
+    assert verify_chain() == []
+
+
 def test_a_real_release_afterwards_continues_the_series(seeded):
     animal = Animal.objects.filter(state=AnimalState.IMPOUNDED, dam__isnull=True).first()
     entry = animal.impoundment
