@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from functools import cached_property
 
 from django.core.exceptions import ValidationError
+from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -160,7 +161,14 @@ def feeding_days_missed(day):
 
 
 def notices_to_post(day):
-    for report in Report.objects.filter(notice__isnull=True).select_related("pound__district"):
+    """Reports with no notice posted while cattle they name are still in the pound: a report
+    whose cattle were all claimed after it was sent needs no notice (as the overdue board)."""
+    in_pound = Report.animals.through.objects.filter(
+        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
+    )
+    for report in Report.objects.filter(Exists(in_pound), notice__isnull=True).select_related(
+        "pound__district"
+    ):
         yield Due(
             report.pk,
             report.pound.district,

@@ -514,3 +514,20 @@ def test_surplus_waiting_on_a_claim_is_counted_not_transferred(
     assert SurplusClaim.objects.get().status == SurplusClaim.Status.PENDING
     assert Remittance.objects.count() == 0
     assert Lot.objects.count() == 1
+
+
+def test_no_notice_to_post_once_the_reported_cattle_are_all_claimed(
+    standing_order, pound, pound_keeper
+):
+    """s.14's notice is for cattle still unclaimed: a report whose cattle were all released
+    after it was sent asks nobody to post one (as the overdue board counts it)."""
+    from tests.impounding.factories import pay
+
+    entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=12)
+    report = auctions.send_report(entry=entry, by=pound_keeper, at=days_ago(3))
+    run()
+    assert f"notice_due:{report.pk}" in open_keys()
+    pay(entry, pound_keeper)
+    done = run()
+    assert f"notice_due:{report.pk}" not in open_keys()
+    assert done["notices_due"] == 0
