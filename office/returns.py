@@ -22,14 +22,14 @@ from collections import defaultdict
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, F, Q, Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
 from impounding.models import Animal, AnimalState, Deposit, Release, Species
-from ledger.models import AccountKind, Posting, TransactionKind
+from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind
 from poundadmin.dates import add_months
 
 from .models import Remittance, SurplusDeposit
@@ -193,7 +193,9 @@ def _origin(kind, reversed_kind, reversed_reversed_kind):
 
 def _money_figures(pound_ids, first, last):
     """{pound id: {figure: Decimal}}: the money figures and the cash and UPI movement of the
-    month, in two grouped queries."""
+    calendar month `first`..`last`, in two grouped queries, neither over the months before."""
+    if first.day != 1 or last != add_months(first, 1) - timedelta(days=1):
+        raise ValueError(f"not a calendar month: {first} to {last}")
     start, end = _window(first, last)
     money = defaultdict(lambda: dict.fromkeys(MONEY_COLUMNS + CASH_COLUMNS, ZERO))
     rows = (
@@ -221,27 +223,26 @@ def _money_figures(pound_ids, first, last):
         for figure, accounts, kinds, sign in MONEY_RULES:
             if row["account__kind"] in accounts and origin in kinds:
                 money[row["transaction__pound_id"]][figure] += sign * row["total"]
+    # The cash and UPI movement from the month totals (docs/decisions/0006): the opening is
+    # every month before this one, the month's debits came in and its credits went out. A
+    # pound's till is its own account, so the account's pound is the pound.
     cash = (
-        Posting.objects.filter(
-            account__pound_id__in=pound_ids,
-            account__kind__in=CASH_KINDS,
-            transaction__at__lt=end,
+        AccountMonth.objects.filter(
+            account__pound_id__in=pound_ids, account__kind__in=CASH_KINDS, month__lte=first
         )
         .order_by()
         .values("account__pound_id")
         .annotate(
-            opening=Sum("amount", filter=Q(transaction__at__lt=start), default=ZERO),
-            received=Sum(
-                "amount", filter=Q(transaction__at__gte=start, amount__gt=0), default=ZERO
-            ),
-            paid=Sum("amount", filter=Q(transaction__at__gte=start, amount__lt=0), default=ZERO),
+            opening=Sum(F("debit") - F("credit"), filter=Q(month__lt=first), default=ZERO),
+            received=Sum("debit", filter=Q(month=first), default=ZERO),
+            paid=Sum("credit", filter=Q(month=first), default=ZERO),
         )
     )
     for row in cash:
         figures = money[row["account__pound_id"]]
         figures["cash_opening"] = row["opening"]
         figures["cash_in"] = row["received"]
-        figures["cash_out"] = -row["paid"]
+        figures["cash_out"] = row["paid"]
     for figures in money.values():
         figures["cash_closing"] = figures["cash_opening"] + figures["cash_in"] - figures["cash_out"]
     return money
@@ -342,14 +343,26 @@ def cash_book(pound, day):
     balance and the number of the receipt, remittance or other document behind it."""
     start, end = _window(day, day)
     postings = Posting.objects.filter(account__pound=pound, account__kind__in=CASH_KINDS)
+    # The opening: the month totals of the months before this one, then this month's postings
+    # before the day; never a sum over the pound's whole history.
+    month = day.replace(day=1)
     opening = dict.fromkeys(CASH_KINDS, ZERO)
     for row in (
-        postings.filter(transaction__at__lt=start)
+        AccountMonth.objects.filter(
+            account__pound=pound, account__kind__in=CASH_KINDS, month__lt=month
+        )
+        .order_by()
+        .values("account__kind")
+        .annotate(total=Sum(F("debit") - F("credit")))
+    ):
+        opening[row["account__kind"]] += row["total"]
+    for row in (
+        postings.filter(transaction__at__gte=day_start(month), transaction__at__lt=start)
         .order_by()
         .values("account__kind")
         .annotate(total=Sum("amount"))
     ):
-        opening[row["account__kind"]] = row["total"]
+        opening[row["account__kind"]] += row["total"]
     lines = list(
         postings.filter(transaction__at__gte=start, transaction__at__lt=end)
         .select_related("transaction", "account")

@@ -72,3 +72,34 @@ def test_the_returns_ask_the_same_queries_at_two_sizes():
     # The pound's animals in one query, its money in two, the month's remittances in two.
     assert small["pound_return"] <= 5, small
     assert small["district_return"] <= 6, small
+
+
+def test_cash_figures_from_the_month_totals_agree_with_the_postings():
+    """The return's and the cash book's openings are read from the month totals, not summed
+    over the pound's history: they must still say what the postings add up to."""
+    from decimal import Decimal
+
+    from django.db.models import Sum
+
+    from ledger.models import Posting
+    from office.returns import CASH_KINDS, day_start
+
+    seed(150)
+    year, month = _last_month()
+    first, last = returns.month_range(year, month)
+    for pound in Pound.objects.order_by("pk"):
+        till = Posting.objects.filter(account__pound=pound, account__kind__in=CASH_KINDS)
+
+        def total(**when):
+            return till.filter(**when).aggregate(t=Sum("amount"))["t"] or Decimal("0.00")
+
+        start, end = day_start(first), day_start(last + timedelta(days=1))
+        money = returns.pound_return(pound, year, month)["money"]
+        assert money["cash_opening"] == total(transaction__at__lt=start)
+        assert money["cash_closing"] == total(transaction__at__lt=end)
+        assert money["cash_in"] == total(
+            transaction__at__gte=start, transaction__at__lt=end, amount__gt=0
+        )
+        middle = first + timedelta(days=14)
+        book = returns.cash_book(pound, middle)
+        assert book["opening"]["total"] == total(transaction__at__lt=day_start(middle))
