@@ -90,7 +90,7 @@ def test_cash_figures_from_the_month_totals_agree_with_the_postings():
     for pound in Pound.objects.order_by("pk"):
         till = Posting.objects.filter(account__pound=pound, account__kind__in=CASH_KINDS)
 
-        def total(**when):
+        def total(till=till, **when):
             return till.filter(**when).aggregate(t=Sum("amount"))["t"] or Decimal("0.00")
 
         start, end = day_start(first), day_start(last + timedelta(days=1))
