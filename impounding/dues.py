@@ -93,23 +93,32 @@ class Statement:
 
 def custody_intervals(animal, as_of):
     """[(start, end)] of the time the animal was in the pound, up to `as_of` or the end."""
-    start = animal.born_at or animal.impoundment.arrived_at
-    end = min(animal.custody_ended_at or as_of, as_of)
+    moves = [(e.kind, e.at) for e in animal.custody_events.all()]
+    return intervals_between(
+        animal.born_at or animal.impoundment.arrived_at, animal.custody_ended_at, moves, as_of
+    )
+
+
+def intervals_between(came, ended, moves, as_of):
+    """custody_intervals from plain values: custody from `came` to `ended` (or `as_of`), paused
+    from each escape or rescue in `moves` [(kind, at)] until the return that follows it."""
+    start = came
+    end = min(ended or as_of, as_of)
     if end < start:
         return []
     intervals, current = [], start
     events = sorted(
-        (e for e in animal.custody_events.all() if e.kind in OUT | {CustodyEvent.Kind.RETURNED}),
-        key=lambda e: e.at,
+        ((kind, at) for kind, at in moves if kind in OUT | {CustodyEvent.Kind.RETURNED}),
+        key=lambda e: e[1],
     )
-    for e in events:
-        if e.at > end:
+    for kind, at in events:
+        if at > end:
             break
-        if e.kind in OUT and current is not None:
-            intervals.append((current, e.at))
+        if kind in OUT and current is not None:
+            intervals.append((current, at))
             current = None
-        elif e.kind == CustodyEvent.Kind.RETURNED and current is None:
-            current = e.at
+        elif kind == CustodyEvent.Kind.RETURNED and current is None:
+            current = at
     if current is not None:
         intervals.append((current, end))
     return intervals

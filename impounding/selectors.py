@@ -7,15 +7,16 @@ escape or a rescue. A day counts when the animal was in the pound at any time of
 Each function runs a fixed number of queries, whatever the number of animals or days.
 """
 
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
 from poundadmin.dates import days_between, ist_date
 
-from .dues import OUT, custody_intervals
+from .dues import OUT, intervals_between
 from .models import Animal, AnimalState, CustodyEvent, FeedingLog
 
 
@@ -23,49 +24,71 @@ def _day_start(day):
     return datetime.combine(day, time.min, tzinfo=timezone.get_default_timezone())
 
 
-def custody_counts(pound, first, last):
-    """{date: number of animals in the pound at any time of that IST day} for first..last.
+def custody_days(pound_ids, first, last):
+    """{pound id: {date: number of animals in the pound at any time of that IST day}} for
+    first..last, for several pounds at once. One query, two when an animal went out (escaped,
+    rescued) or came back, whatever the number of animals or pounds.
 
-    Two queries: the animals that could have been in the pound in the period, and their
-    escape, rescue and return events.
-    """
-    counts = dict.fromkeys(days_between(first, last), 0)
-    if not counts:
+    Only the animals that can have been in the pound in the period are read, each arm served by
+    an index: those in it now, those whose custody ended since `start`, and those out (escaped,
+    rescued) since `start`. An animal out since before `start` adds no day; reading every animal
+    the pounds ever had to learn that grew with the register's history. The animals are read as
+    plain values, not objects; the escape, rescue and return events only for those that have
+    any, and the intervals are `dues.custody_intervals`' own rule (`intervals_between`)."""
+    counts = {pk: dict.fromkeys(days_between(first, last), 0) for pk in pound_ids}
+    if not pound_ids or first > last:
         return counts
     start, end = _day_start(first), _day_start(last + timedelta(days=1))
     as_of = min(timezone.now(), end)
-    of_pound = Animal.objects.filter(impoundment__pound=pound).values("pk")
-    # Only the animals that can have been in the pound in the period, each arm served by an
-    # index: those in it now, those whose custody ended since `start`, and those out (escaped,
-    # rescued) since `start`. An animal out since before `start` adds no day; reading every
-    # animal the pound ever had to learn that grew with the register's history.
-    candidates = of_pound.filter(state=AnimalState.IMPOUNDED).union(
-        of_pound.filter(custody_ended_at__gte=start),
+    of_pounds = Animal.objects.filter(impoundment__pound_id__in=pound_ids).values("pk")
+    candidates = of_pounds.filter(state=AnimalState.IMPOUNDED).union(
+        of_pounds.filter(custody_ended_at__gte=start),
         CustodyEvent.objects.filter(
-            kind__in=OUT, at__gte=start, animal__impoundment__pound=pound
+            kind__in=OUT, at__gte=start, animal__impoundment__pound_id__in=pound_ids
         ).values("animal_id"),
     )
+    went_out = CustodyEvent.objects.filter(
+        animal=OuterRef("pk"), kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
+    )
     # born_at is never before the entry's arrival, so filtering on the arrival is enough here.
-    animals = (
+    rows = (
         Animal.objects.filter(pk__in=candidates, impoundment__arrived_at__lt=end)
         .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
-        .select_related("impoundment")
-        .prefetch_related(
-            Prefetch(
-                "custody_events",
-                queryset=CustodyEvent.objects.filter(
-                    kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
-                ).order_by("at", "pk"),
-            )
+        .annotate(moved=Exists(went_out))
+        .values_list(
+            "pk", "impoundment__pound_id", "born_at", "impoundment__arrived_at",
+            "custody_ended_at", "moved",
         )
-    )
-    for animal in animals:
-        days = set()
-        for begin, finish in custody_intervals(animal, as_of):
-            days.update(days_between(max(ist_date(begin), first), min(ist_date(finish), last)))
-        for day in days:
-            counts[day] += 1
+    )  # fmt: skip
+    rows = list(rows)
+    moved = [row[0] for row in rows if row[5]]
+    moves = defaultdict(list)
+    for animal_id, kind, at in (
+        CustodyEvent.objects.filter(
+            animal_id__in=moved, kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
+        ).values_list("animal_id", "kind", "at")
+        if moved
+        else ()
+    ):
+        moves[animal_id].append((kind, at))
+    for pk, pound_id, born_at, arrived_at, ended_at, _moved in rows:
+        intervals = intervals_between(born_at or arrived_at, ended_at, moves[pk], as_of)
+        _count(counts[pound_id], intervals, first, last)
     return counts
+
+
+def _count(days_of_pound, intervals, first, last):
+    """Add one to each day of first..last that the intervals touch (an animal counts once)."""
+    days = set()
+    for begin, finish in intervals:
+        days.update(days_between(max(ist_date(begin), first), min(ist_date(finish), last)))
+    for day in days:
+        days_of_pound[day] += 1
+
+
+def custody_counts(pound, first, last):
+    """{date: number of animals in the pound at any time of that IST day} for first..last."""
+    return custody_days([pound.pk], first, last)[pound.pk]
 
 
 def animals_in_custody_on(pound, day):
