@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import Avg, Count, DateField, DurationField, ExpressionWrapper, F
+from django.db.models import Count, DateField, DurationField, ExpressionWrapper, F, Sum
 from django.db.models.functions import Coalesce, TruncMonth
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -172,32 +172,40 @@ def money_chart(district):
     return _draw(chart, categories=[str(short) for _k, _l, short, _a in DESTINATIONS])
 
 
-def _ended_in(pounds, today, months):
+def ended_by_month(pounds, today, months):
+    """{(month, state): (animals, total time in custody)} of the animals whose custody ended in
+    each month, from arrival (or birth in the pound) to the end: one query for both the custody
+    and the outcomes chart."""
     start, end = _period(today, months)
-    return Animal.objects.filter(
-        impoundment__pound__in=pounds, custody_ended_at__gte=start, custody_ended_at__lt=end
-    ).annotate(month=_month_of("custody_ended_at"))
-
-
-def custody_chart(pounds, today, months):
-    """The average time in the pound of the animals whose custody ended each month, from
-    arrival (or birth in the pound) to the end of custody, in days. One query."""
     stay = ExpressionWrapper(
         F("custody_ended_at") - Coalesce("born_at", "impoundment__arrived_at"),
         output_field=DurationField(),
     )
-    per_month = {
-        r["month"]: r
-        for r in _ended_in(pounds, today, months)
-        .values("month")
-        .annotate(n=Count("pk"), average=Avg(stay))
+    rows = (
+        Animal.objects.filter(
+            impoundment__pound__in=pounds, custody_ended_at__gte=start, custody_ended_at__lt=end
+        )
+        .annotate(month=_month_of("custody_ended_at"))
+        .values("month", "state")
+        .annotate(n=Count("pk"), stay=Sum(stay))
         .order_by()
-    }
-    averages, counts = {}, {}
-    for month, r in per_month.items():
-        counts[month] = r["n"]
-        if r["average"] is not None:
-            days = Decimal(r["average"].total_seconds()) / Decimal(86400)
+    )
+    return {(r["month"], r["state"]): (r["n"], r["stay"]) for r in rows}
+
+
+def custody_chart(pounds, today, months, ended=None):
+    """The average time in the pound of the animals whose custody ended each month, from
+    arrival (or birth in the pound) to the end of custody, in days. One query, or none given
+    `ended` (ended_by_month)."""
+    ended = ended_by_month(pounds, today, months) if ended is None else ended
+    counts, stays = defaultdict(int), defaultdict(timedelta)
+    for (month, _state), (n, stay) in ended.items():
+        counts[month] += n
+        stays[month] += stay or timedelta()
+    averages = {}
+    for month, n in counts.items():
+        if n:
+            days = Decimal(stays[month].total_seconds()) / Decimal(86400) / n
             averages[month] = days.quantize(Decimal("0.1"))
     series = [Series(_("Average days in custody"), [averages.get(m, 0) for m in months])]
     chart = Chart(
@@ -228,13 +236,11 @@ OUTCOMES = [
 ]
 
 
-def outcomes_chart(pounds, today, months):
-    """How the animals whose custody ended each month left the pound. One query."""
-    counts = defaultdict(int)
-    for r in (
-        _ended_in(pounds, today, months).values("month", "state").annotate(n=Count("pk")).order_by()
-    ):
-        counts[(r["month"], r["state"])] = r["n"]
+def outcomes_chart(pounds, today, months, ended=None):
+    """How the animals whose custody ended each month left the pound. One query, or none given
+    `ended` (ended_by_month)."""
+    ended = ended_by_month(pounds, today, months) if ended is None else ended
+    counts = defaultdict(int, {key: n for key, (n, _stay) in ended.items()})
     series = [Series(str(label), [counts[(m, state)] for m in months]) for state, label in OUTCOMES]
     chart = Chart(
         key="outcomes",
