@@ -20,6 +20,7 @@ from ledger.models import AccountKind, AccountMonth, net_of_months
 from poundadmin.charts import Series, bar_chart
 from poundadmin.dates import add_months
 
+from .models import ChartMonth
 from .returns import day_start
 
 ZERO = Decimal("0.00")
@@ -67,26 +68,14 @@ def _draw(chart, months=None, categories=None):
     return chart
 
 
-def _period(today, months):
-    return day_start(months[0]), day_start(today + timedelta(days=1))
-
-
 def _month_of(field_name):
     return TruncMonth(field_name, output_field=DateField(), tzinfo=timezone.get_default_timezone())
 
 
-def impoundments_chart(pounds, today, months):
-    """Register entries made each month, per pound. One query."""
-    start, end = _period(today, months)
-    counts = defaultdict(int)
-    for r in (
-        Impoundment.objects.filter(pound__in=pounds, arrived_at__gte=start, arrived_at__lt=end)
-        .annotate(month=_month_of("arrived_at"))
-        .values("month", "pound_id")
-        .annotate(n=Count("pk"))
-        .order_by()
-    ):
-        counts[(r["month"], r["pound_id"])] = r["n"]
+def impoundments_chart(pounds, today, months, figures=None):
+    """Register entries made each month, per pound, from month_figures."""
+    figures = figures or month_figures(pounds, today, months)
+    counts = defaultdict(int, figures.impounded)
     series = [Series(p.label, [counts[(m, p.pk)] for m in months]) for p in pounds]
     chart = Chart(
         key="impoundments",
@@ -172,32 +161,107 @@ def money_chart(district):
     return _draw(chart, categories=[str(short) for _k, _l, short, _a in DESTINATIONS])
 
 
-def ended_by_month(pounds, today, months):
-    """{(month, state): (animals, total time in custody)} of the animals whose custody ended in
-    each month, from arrival (or birth in the pound) to the end: one query for both the custody
-    and the outcomes chart."""
-    start, end = _period(today, months)
-    stay = ExpressionWrapper(
+@dataclass
+class MonthFigures:
+    """The charts' figures over the months: {(month, pound id): entries} and
+    {(month, state): (animals, time in custody)} of the animals whose custody ended."""
+
+    impounded: dict
+    ended: dict
+
+
+def _stay():
+    return ExpressionWrapper(
         F("custody_ended_at") - Coalesce("born_at", "impoundment__arrived_at"),
         output_field=DurationField(),
     )
-    rows = (
+
+
+def _live(pound_ids, start, end):
+    """The figures of [start, end) from the register, per month and pound: two queries."""
+    impounded = {
+        (r["month"], r["pound_id"]): r["n"]
+        for r in Impoundment.objects.filter(
+            pound_id__in=pound_ids, arrived_at__gte=start, arrived_at__lt=end
+        )
+        .annotate(month=_month_of("arrived_at"))
+        .values("month", "pound_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+    }
+    ended = defaultdict(dict)
+    for r in (
         Animal.objects.filter(
-            impoundment__pound__in=pounds, custody_ended_at__gte=start, custody_ended_at__lt=end
+            impoundment__pound_id__in=pound_ids,
+            custody_ended_at__gte=start,
+            custody_ended_at__lt=end,
         )
         .annotate(month=_month_of("custody_ended_at"))
-        .values("month", "state")
-        .annotate(n=Count("pk"), stay=Sum(stay))
+        .values("month", "impoundment__pound_id", "state")
+        .annotate(n=Count("pk"), stay=Sum(_stay()))
         .order_by()
-    )
-    return {(r["month"], r["state"]): (r["n"], r["stay"]) for r in rows}
+    ):
+        stay = r["stay"] or timedelta()
+        ended[(r["month"], r["impoundment__pound_id"])][r["state"]] = [
+            r["n"],
+            int(stay.total_seconds()),
+        ]
+    return impounded, ended
 
 
-def custody_chart(pounds, today, months, ended=None):
+def _closed(pound_ids, closed):
+    """ChartMonth rows of the closed months, writing those not yet kept from the register: a
+    query to read, and on the first look at a month, two to count and one to write."""
+    kept = {(c.month, c.pound_id): c for c in ChartMonth.objects.filter(
+        pound_id__in=pound_ids, month__in=closed
+    )}  # fmt: skip
+    missing = [(m, p) for m in closed for p in pound_ids if (m, p) not in kept]
+    if missing:
+        months = sorted({m for m, _p in missing})
+        impounded, ended = _live(
+            sorted({p for _m, p in missing}),
+            day_start(months[0]),
+            day_start(add_months(months[-1], 1)),
+        )
+        fresh = [
+            ChartMonth(
+                pound_id=p, month=m, impounded=impounded.get((m, p), 0), ended=ended.get((m, p), {})
+            )
+            for m, p in missing
+        ]
+        ChartMonth.objects.bulk_create(fresh, ignore_conflicts=True)
+        kept.update({(c.month, c.pound_id): c for c in fresh})
+    return kept
+
+
+def month_figures(pounds, today, months):
+    """The charts' figures over `months`: the closed months from ChartMonth (kept the first
+    time each is charted), the current month live from the register, bounded by one month."""
+    pound_ids = [p.pk for p in pounds]
+    this_month = today.replace(day=1)
+    closed = [m for m in months if m < this_month]
+    rows = dict(_closed(pound_ids, closed)) if closed else {}
+    impounded, ended = _live(pound_ids, day_start(this_month), day_start(today + timedelta(days=1)))
+    figures = MonthFigures({}, defaultdict(lambda: (0, timedelta())))
+    for (month, pound_id), row in rows.items():
+        figures.impounded[(month, pound_id)] = row.impounded
+        _add_ended(figures.ended, month, row.ended)
+    figures.impounded.update(impounded)
+    for (month, _pound_id), by_state in ended.items():
+        _add_ended(figures.ended, month, by_state)
+    return figures
+
+
+def _add_ended(total, month, by_state):
+    for state, (n, seconds) in by_state.items():
+        had_n, had_stay = total[(month, state)]
+        total[(month, state)] = (had_n + n, had_stay + timedelta(seconds=seconds))
+
+
+def custody_chart(pounds, today, months, figures=None):
     """The average time in the pound of the animals whose custody ended each month, from
-    arrival (or birth in the pound) to the end of custody, in days. One query, or none given
-    `ended` (ended_by_month)."""
-    ended = ended_by_month(pounds, today, months) if ended is None else ended
+    arrival (or birth in the pound) to the end of custody, in days, from month_figures."""
+    ended = (figures or month_figures(pounds, today, months)).ended
     counts, stays = defaultdict(int), defaultdict(timedelta)
     for (month, _state), (n, stay) in ended.items():
         counts[month] += n
@@ -236,10 +300,9 @@ OUTCOMES = [
 ]
 
 
-def outcomes_chart(pounds, today, months, ended=None):
-    """How the animals whose custody ended each month left the pound. One query, or none given
-    `ended` (ended_by_month)."""
-    ended = ended_by_month(pounds, today, months) if ended is None else ended
+def outcomes_chart(pounds, today, months, figures=None):
+    """How the animals whose custody ended each month left the pound, from month_figures."""
+    ended = (figures or month_figures(pounds, today, months)).ended
     counts = defaultdict(int, {key: n for key, (n, _stay) in ended.items()})
     series = [Series(str(label), [counts[(m, state)] for m in months]) for state, label in OUTCOMES]
     chart = Chart(

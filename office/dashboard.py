@@ -361,7 +361,7 @@ def dashboard(user, district, pounds, today=None):
     decorate_deposits(deposits + waiting.deposits_to_apply + waiting.deposits_in_window, today)
     surplus, surplus_count, surplus_total = surplus_deposits([district.pk], today)
     months = charts.last_months(today)
-    ended = charts.ended_by_month(pounds, today, months)
+    by_month = charts.month_figures(pounds, today, months)
     return Dashboard(
         district=district,
         pounds=pounds,
@@ -376,9 +376,9 @@ def dashboard(user, district, pounds, today=None):
         approvals=waiting,
         overdue=overdue_by_pound(pounds, today),
         charts=[
-            charts.impoundments_chart(pounds, today, months),
+            charts.impoundments_chart(pounds, today, months, by_month),
             charts.money_chart(district),
-            charts.custody_chart(pounds, today, months, ended),
-            charts.outcomes_chart(pounds, today, months, ended),
+            charts.custody_chart(pounds, today, months, by_month),
+            charts.outcomes_chart(pounds, today, months, by_month),
         ],
     )

@@ -145,3 +145,28 @@ class SurplusClaim(models.Model):
 
     def __str__(self):
         return f"{self.claimant_name}: {self.deposit}"
+
+
+class ChartMonth(models.Model):
+    """The dashboard's figures of one pound for one month that is over: entries made, and the
+    animals whose custody ended, by how they left, with their total time in custody. A derived
+    cache, not a record: written the first time a closed month is charted, so that the charts
+    read twelve small rows a pound instead of a year of the register. A closed month's figures
+    are kept as they stood then, as its monthly return is; only the current month is live."""
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    month = models.DateField()  # its first day, in Asia/Kolkata
+    impounded = models.PositiveIntegerField(default=0)
+    # {state: [animals, seconds in custody]} of the animals whose custody ended in the month.
+    ended = models.JSONField(default=dict)
+    computed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("month of the charts")
+        verbose_name_plural = _("months of the charts")
+        constraints = [
+            models.UniqueConstraint(fields=["pound", "month"], name="chart_month_per_pound")
+        ]
+
+    def __str__(self):
+        return f"{self.pound} {self.month:%Y-%m}"

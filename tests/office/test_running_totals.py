@@ -77,6 +77,7 @@ def test_the_money_pages_make_the_same_queries_at_two_sizes(
 ):
     pay(make_entry(pound=pound, by=pound_keeper), pound_keeper)
     client.force_login(dm_clerk)
+    client.get(reverse(name))  # the charts keep each closed month the first time (ChartMonth)
     with CaptureQueriesContext(connection) as few:
         assert client.get(reverse(name)).status_code == 200
     for month in range(1, 13):

@@ -450,6 +450,8 @@ def test_page_query_counts_do_not_grow_with_the_records(
     populate(pound, pound_keeper, police_officer, 1)
     call_command("run_deadlines")
     client.force_login(magistrate)
+    # Once first: the charts keep each closed month the first time it is charted (ChartMonth).
+    client.get(reverse("office:office"))
     few = {name: count_queries(client, reverse(f"office:{name}")) for name in PAGES}
 
     populate(pound, pound_keeper, police_officer, 6)
