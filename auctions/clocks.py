@@ -7,7 +7,7 @@ decision 1).
 
 from datetime import timedelta
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts.models import StaffAssignment
@@ -31,17 +31,17 @@ def reports_due(pound_ids, today=None):
     latest_arrival = timezone.make_aware(
         timezone.datetime.combine(today - timedelta(days=7), timezone.datetime.min.time())
     )
-    reported = Report.objects.filter(animals=OuterRef("pk"))
+    # The report's link table alone: whether a report names the animal, or its dam.
+    named = Report.animals.through.objects
     animals = (
         Animal.objects.filter(
-            impoundment__pound_id__in=pound_ids,
+            pound_id__in=pound_ids,
             state=AnimalState.IMPOUNDED,
             impoundment__arrived_at__lt=latest_arrival,
         )
-        .annotate(reported=Exists(reported))
-        .filter(reported=False)
+        .filter(~Exists(named.filter(animal_id=OuterRef("pk"))))
         # A calf born after its dam was reported goes under her notice (docs/domain.md decision 12).
-        .exclude(dam__reports__isnull=False)
+        .filter(Q(dam__isnull=True) | ~Exists(named.filter(animal_id=OuterRef("dam_id"))))
         .select_related("impoundment__pound")
         .order_by("impoundment__arrived_at", "impoundment_id", "number")
     )

@@ -161,7 +161,7 @@ def board_animals(*, district=None, pound=None, species=None):
     if district is not None:
         qs = qs.filter(impoundment__pound__district=district)
     if pound is not None:
-        qs = qs.filter(impoundment__pound=pound)
+        qs = qs.filter(pound=pound)
     if species:
         qs = qs.filter(species=species)
     return qs

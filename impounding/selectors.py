@@ -7,14 +7,14 @@ escape or a rescue. A day counts when the animal was in the pound at any time of
 Each function runs a fixed number of queries, whatever the number of animals or days.
 """
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from poundadmin.dates import days_between, ist_date
+from poundadmin.dates import days_between
 
 from .dues import OUT, intervals_between
 from .models import Animal, AnimalState, CustodyEvent, FeedingLog
@@ -40,11 +40,11 @@ def custody_days(pound_ids, first, last):
         return counts
     start, end = _day_start(first), _day_start(last + timedelta(days=1))
     as_of = min(timezone.now(), end)
-    of_pounds = Animal.objects.filter(impoundment__pound_id__in=pound_ids).values("pk")
+    of_pounds = Animal.objects.filter(pound_id__in=pound_ids).values("pk")
     candidates = of_pounds.filter(state=AnimalState.IMPOUNDED).union(
         of_pounds.filter(custody_ended_at__gte=start),
         CustodyEvent.objects.filter(
-            kind__in=OUT, at__gte=start, animal__impoundment__pound_id__in=pound_ids
+            kind__in=OUT, at__gte=start, animal__pound_id__in=pound_ids
         ).values("animal_id"),
     )
     went_out = CustodyEvent.objects.filter(
@@ -55,8 +55,9 @@ def custody_days(pound_ids, first, last):
         Animal.objects.filter(pk__in=candidates, impoundment__arrived_at__lt=end)
         .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
         .annotate(moved=Exists(went_out))
+        .order_by()
         .values_list(
-            "pk", "impoundment__pound_id", "born_at", "impoundment__arrived_at",
+            "pk", "pound_id", "born_at", "impoundment__arrived_at",
             "custody_ended_at", "moved",
         )
     )  # fmt: skip
@@ -71,19 +72,20 @@ def custody_days(pound_ids, first, last):
         else ()
     ):
         moves[animal_id].append((kind, at))
+    zone = timezone.get_default_timezone()
+    first_day, last_day = first.toordinal(), last.toordinal()
+    tallies = defaultdict(Counter)
     for pk, pound_id, born_at, arrived_at, ended_at, _moved in rows:
-        intervals = intervals_between(born_at or arrived_at, ended_at, moves[pk], as_of)
-        _count(counts[pound_id], intervals, first, last)
+        days = set()  # an animal counts once a day, however often it went out and came back
+        for begin, finish in intervals_between(born_at or arrived_at, ended_at, moves[pk], as_of):
+            a = max(begin.astimezone(zone).date().toordinal(), first_day)
+            b = min(finish.astimezone(zone).date().toordinal(), last_day)
+            days.update(range(a, b + 1))
+        tallies[pound_id].update(days)
+    for pound_id, tally in tallies.items():
+        for day, n in tally.items():
+            counts[pound_id][date.fromordinal(day)] = n
     return counts
-
-
-def _count(days_of_pound, intervals, first, last):
-    """Add one to each day of first..last that the intervals touch (an animal counts once)."""
-    days = set()
-    for begin, finish in intervals:
-        days.update(days_between(max(ist_date(begin), first), min(ist_date(finish), last)))
-    for day in days:
-        days_of_pound[day] += 1
 
 
 def custody_counts(pound, first, last):
@@ -98,14 +100,47 @@ def animals_in_custody_on(pound, day):
 
 def missing_feeding_days(pound, first, last):
     """The dates in first..last (both included) on which animals were in the pound and no
-    feeding and watering record exists: each is a possible s.27 offence. Three queries."""
-    counts = custody_counts(pound, first, last)
-    fed = set(
-        FeedingLog.objects.filter(pound=pound, date__range=(first, last)).values_list(
-            "date", flat=True
-        )
+    feeding and watering record exists: each is a possible s.27 offence."""
+    return missing_feeding_by_pound([pound.pk], first, last).get(pound.pk, [])
+
+
+def missing_feeding_by_pound(pound_ids, first, last):
+    """{pound id: [dates]}: missing_feeding_days for several pounds at once, in at most four
+    queries whatever the number of pounds or animals. The days with a record need no custody
+    figures; a pound holding an animal that came before the period and never went out had
+    cattle every day of it; only the other pounds' custody days are worked out."""
+    last = min(last, timezone.localdate())  # a day still to come has nothing missing yet
+    fed = defaultdict(set)
+    for pound_id, day in FeedingLog.objects.filter(
+        pound_id__in=pound_ids, date__range=(first, last)
+    ).values_list("pound_id", "date"):
+        fed[pound_id].add(day)
+    days = list(days_between(first, last))
+    unfed = [p for p in pound_ids if any(d not in fed[p] for d in days)]
+    if not unfed:
+        return {}
+    start = _day_start(first)
+    moves = CustodyEvent.objects.filter(
+        animal=OuterRef("pk"), kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
     )
-    return [day for day, count in counts.items() if count and day not in fed]
+    throughout = set(
+        Animal.objects.filter(
+            pound_id__in=unfed, state=AnimalState.IMPOUNDED, impoundment__arrived_at__lt=start
+        )
+        .filter(Q(born_at__isnull=True) | Q(born_at__lt=start))
+        .filter(~Exists(moves))
+        .order_by()
+        .values_list("pound_id", flat=True)
+        .distinct()
+    )
+    rest = [p for p in unfed if p not in throughout]
+    counts = custody_days(rest, first, last) if rest else {}
+    missing = {}
+    for pound_id in unfed:
+        held = days if pound_id in throughout else [d for d, n in counts[pound_id].items() if n]
+        if gaps := sorted(d for d in held if d not in fed[pound_id]):
+            missing[pound_id] = gaps
+    return missing
 
 
 @dataclass

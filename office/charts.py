@@ -192,17 +192,17 @@ def _live(pound_ids, start, end):
     ended = defaultdict(dict)
     for r in (
         Animal.objects.filter(
-            impoundment__pound_id__in=pound_ids,
+            pound_id__in=pound_ids,
             custody_ended_at__gte=start,
             custody_ended_at__lt=end,
         )
         .annotate(month=_month_of("custody_ended_at"))
-        .values("month", "impoundment__pound_id", "state")
+        .values("month", "pound_id", "state")
         .annotate(n=Count("pk"), stay=Sum(_stay()))
         .order_by()
     ):
         stay = r["stay"] or timedelta()
-        ended[(r["month"], r["impoundment__pound_id"])][r["state"]] = [
+        ended[(r["month"], r["pound_id"])][r["state"]] = [
             r["n"],
             int(stay.total_seconds()),
         ]

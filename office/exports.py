@@ -149,7 +149,7 @@ def register_header():
 def register_queryset(pound_ids, date_from=None, date_to=None):
     """The animals of the pounds' register entries that arrived in the period, by primary key:
     plain tuples, no model instances, no photos."""
-    queryset = Animal.objects.filter(impoundment__pound_id__in=pound_ids)
+    queryset = Animal.objects.filter(pound_id__in=pound_ids)
     queryset = _range(queryset, "impoundment__arrived_at", date_from, date_to)
     return queryset.order_by("pk").values_list(*REGISTER_FIELDS)
 

@@ -3,16 +3,15 @@ not sent (s.14), notices not posted, notices run out with the cattle unsold, and
 week with no feeding record (ss.9, 27). A fixed number of queries, whatever the number of pounds.
 """
 
-from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
 
 from auctions.clocks import reports_due
 from auctions.models import Lot, LotAnimal, Notice, Report
-from impounding.models import AnimalState, FeedingLog
-from impounding.selectors import custody_days
+from impounding.models import Animal, AnimalState
+from impounding.selectors import missing_feeding_by_pound
 
 FEEDING_DAYS = 7
 
@@ -31,19 +30,9 @@ class PoundOverdue:
 
 
 def missing_feeding_days(pound_ids, first, last):
-    """{pound id: [dates]}: impounding.selectors.missing_feeding_days for several pounds at once,
-    from the same custody days. A fixed number of queries, whatever the number of pounds."""
-    in_pound = custody_days(pound_ids, first, last)
-    fed = defaultdict(set)
-    for pound_id, day in FeedingLog.objects.filter(
-        pound_id__in=pound_ids, date__range=(first, last)
-    ).values_list("pound_id", "date"):
-        fed[pound_id].add(day)
-    return {
-        pound_id: missed
-        for pound_id, days in in_pound.items()
-        if (missed := sorted(d for d, n in days.items() if n and d not in fed[pound_id]))
-    }
+    """{pound id: [dates]}: impounding.selectors.missing_feeding_days for several pounds at once
+    (impounding.selectors.missing_feeding_by_pound)."""
+    return missing_feeding_by_pound(pound_ids, first, last)
 
 
 def overdue_by_pound(pounds, today):
@@ -55,12 +44,17 @@ def overdue_by_pound(pounds, today):
     for row in reports_due(ids, today):
         rows[row["entry"].pound_id].reports += 1
     # A report whose cattle have all left the pound needs no notice any more.
+    # Read from the animals in the pound (an index range a pound), each looking up the report
+    # naming it that has no notice yet, rather than from every report the pounds have sent.
+    unnoticed = Report.animals.through.objects.filter(
+        animal_id=OuterRef("pk"), report__notice__isnull=True
+    ).values("report_id")[:1]
     notices = (
-        Report.objects.filter(
-            pound_id__in=ids, notice__isnull=True, animals__state=AnimalState.IMPOUNDED
-        )
+        Animal.objects.filter(pound_id__in=ids, state=AnimalState.IMPOUNDED)
+        .annotate(report=Subquery(unnoticed))
+        .filter(report__isnull=False)
         .values("pound_id")
-        .annotate(n=Count("pk", distinct=True))
+        .annotate(n=Count("report", distinct=True))
         .order_by()
     )
     for r in notices:

@@ -147,17 +147,20 @@ def _animal_figures(pound_ids, first, last):
         "closing": on_register(end),
     }
     touching = functools.reduce(operator.or_, columns.values())
+    # Every column's animals were on the register at some moment from `start` on, so their
+    # custody had not ended before it: that bound lets the pound's index skip its history.
     rows = (
-        Animal.objects.filter(impoundment__pound_id__in=pound_ids)
+        Animal.objects.filter(pound_id__in=pound_ids)
+        .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
         .alias(came=Coalesce("born_at", "impoundment__arrived_at"))
         .filter(touching)
         .order_by()
-        .values("impoundment__pound_id", "species", "state")
+        .values("pound_id", "species", "state")
         .annotate(**{key: Count("pk", filter=q) for key, q in columns.items()})
     )
     state_column = {state: key for key, state in OUTCOMES}
     for row in rows:
-        counts = figures[row["impoundment__pound_id"]][row["species"]]
+        counts = figures[row["pound_id"]][row["species"]]
         for key in ("opening", "impounded", "born", "closing"):
             counts[key] += row[key]
         outcome = state_column.get(row["state"])

@@ -62,7 +62,7 @@ def _disposable(user):
     )
     return (
         Animal.objects.filter(
-            impoundment__pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS),
+            pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS),
             state=AnimalState.IMPOUNDED,
         )
         .exclude(dam__state=AnimalState.IMPOUNDED)

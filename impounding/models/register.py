@@ -159,7 +159,7 @@ class Impoundment(models.Model):
 
 class AnimalQuerySet(models.QuerySet):
     def for_user(self, user, perm=None):
-        return self.filter(impoundment__pound_id__in=visible_pound_ids(user, perm))
+        return self.filter(pound_id__in=visible_pound_ids(user, perm))
 
     def in_custody(self):
         return self.filter(state=AnimalState.IMPOUNDED)
@@ -175,6 +175,13 @@ class Animal(models.Model):
     animal; the entry closes when every animal has reached an end."""
 
     impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT, related_name="animals")
+    # The entry's pound, copied so that a pound's animals in custody (or leaving it in a period)
+    # are an index range, not a walk over every entry the pound ever made. Never set by hand:
+    # save() copies it, and on PostgreSQL a trigger sets it from the entry on every insert and
+    # update (docs/decisions/0007).
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
+    )  # served by the (pound, state) and (pound, custody_ended_at) indexes below
     number = models.PositiveSmallIntegerField(_("animal number in the entry"))
     species = models.CharField(_("species"), max_length=20, choices=Species.choices)
     sex = models.CharField(_("sex"), max_length=12, choices=Sex.choices)
@@ -224,6 +231,9 @@ class Animal(models.Model):
             # Who was in the pound in a period (the feeding record, the daily run, the
             # dashboard's charts): the animals whose custody ended since its start.
             models.Index(fields=["custody_ended_at"], name="animal_custody_ended"),
+            # The same, a pound at a time: its animals in custody, and those that left it.
+            models.Index(fields=["pound", "state"], name="animal_pound_state"),
+            models.Index(fields=["pound", "custody_ended_at"], name="animal_pound_ended"),
         ]
         constraints = [
             models.UniqueConstraint(fields=["impoundment", "number"], name="animal_number"),
@@ -246,6 +256,11 @@ class Animal(models.Model):
 
     def __str__(self):
         return f"{self.impoundment.register_number}/{self.number}"
+
+    def save(self, *args, **kwargs):
+        if self.pound_id is None and self.impoundment_id is not None:
+            self.pound_id = self.impoundment.pound_id
+        super().save(*args, **kwargs)
 
     @property
     def reference(self):

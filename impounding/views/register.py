@@ -44,7 +44,7 @@ BOARD_ROWS = 50
 
 def _custody(pound_ids):
     return Animal.objects.filter(
-        impoundment__pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
+        pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
     )
 
 
@@ -56,7 +56,7 @@ def _custody_animals(pound_ids, per_pound):
         .annotate(
             row=Window(
                 RowNumber(),
-                partition_by=F("impoundment__pound_id"),
+                partition_by=F("pound_id"),
                 order_by=(F("impoundment__arrived_at").asc(), F("number").asc(), F("pk").asc()),
             )
         )
@@ -71,8 +71,8 @@ def _custody_animals(pound_ids, per_pound):
 
 
 def _custody_counts(pound_ids):
-    rows = _custody(pound_ids).order_by().values("impoundment__pound_id").annotate(n=Count("pk"))
-    return {r["impoundment__pound_id"]: r["n"] for r in rows}
+    rows = _custody(pound_ids).order_by().values("pound_id").annotate(n=Count("pk"))
+    return {r["pound_id"]: r["n"] for r in rows}
 
 
 def _board_row(animal, line, today):
@@ -97,7 +97,7 @@ def pound_day_board(pounds, now=None, per_pound=None):
     per_pound = per_pound or BOARD_ROWS
     by_pound = {p.pk: [] for p in pounds}
     for animal in _custody_animals(list(by_pound), per_pound):
-        by_pound[animal.impoundment.pound_id].append(animal)
+        by_pound[animal.pound_id].append(animal)
     counts = _custody_counts(list(by_pound)) if pounds else {}
     board = []
     for pound in pounds:

@@ -253,6 +253,7 @@ def animal_rows(rows, entry):
             {
                 "id": animal.id,
                 "impoundment_id": entry.extras["id"],
+                "pound_id": rows.info.pk,
                 "number": animal.number,
                 "species": animal.species,
                 "sex": animal.sex,
