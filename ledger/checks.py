@@ -19,9 +19,9 @@ from .models import (
     Account,
     AccountMonth,
     PaymentMode,
-    Posting,
     Transaction,
     months_of_postings,
+    net_of_months,
     till,
 )
 
@@ -41,38 +41,41 @@ def till_of(mode):
 
 
 def transactions_balance():
-    """Every transaction has postings, they sum to zero, and all stay in its district."""
+    """Every transaction has postings, they sum to zero, and all stay in its district: one
+    grouped pass over the postings with their accounts, a row per transaction in the database
+    and only the faulty ones in Python."""
     problems = []
-    unbalanced = (
+    faulty = (
         Transaction.objects.annotate(
-            total=Sum("postings__amount", default=ZERO), lines=Count("postings")
+            total=Sum("postings__amount", default=ZERO),
+            lines=Count("postings"),
+            strays=Count(
+                "postings", filter=~Q(postings__account__district_id=F("district_id"))
+            ),
         )
-        .filter(~Q(total=0) | Q(lines=0))
+        .filter(~Q(total=0) | Q(lines=0) | Q(strays__gt=0))
         .order_by("pk")
-        .values_list("pk", "total", "lines")
+        .values_list("pk", "total", "lines", "strays")
     )
-    for pk, total, lines in unbalanced.iterator():
-        # Two places whatever the database returns (SQLite's SUM drops trailing zeros).
-        problems.append(
-            f"transaction #{pk} has {lines} posting(s) summing to {total:.2f}, not zero"
-        )
-    mismatched = (
-        Posting.objects.exclude(account__district_id=F("transaction__district_id"))
-        .order_by("transaction_id")
-        .values_list("transaction_id", flat=True)
-        .distinct()
-    )
-    for pk in mismatched.iterator():
-        problems.append(f"transaction #{pk} posts to an account of another district")
+    for pk, total, lines, strays in faulty.iterator():
+        if total != 0 or not lines:
+            # Two places whatever the database returns (SQLite's SUM drops trailing zeros).
+            problems.append(
+                f"transaction #{pk} has {lines} posting(s) summing to {total:.2f}, not zero"
+            )
+        if strays:
+            problems.append(f"transaction #{pk} posts to an account of another district")
     return problems
 
 
 def _balances():
-    """{(district_id, pound_id, kind): balance} for every account, summed by the database."""
+    """{(district_id, pound_id, kind): balance} for every account, from the month totals: a row
+    per account and month rather than per posting. Sound because months_agree holds the month
+    totals against the postings in the same run."""
     rows = (
-        Account.objects.order_by()
-        .with_balances()
-        .values_list("district_id", "pound_id", "kind", "balance")
+        AccountMonth.objects.order_by()
+        .values_list("account__district_id", "account__pound_id", "account__kind")
+        .annotate(balance=net_of_months())
     )
     return {(district, pound, kind): balance for district, pound, kind, balance in rows}
 
