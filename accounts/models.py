@@ -346,7 +346,7 @@ class Counter(models.Model):
     @classmethod
     def next(cls, key):
         cls.objects.get_or_create(key=key)
-        counter = cls.objects.select_for_update().get(key=key)
+        counter = cls.objects.select_for_update(of=("self",)).get(key=key)
         counter.value += 1
         counter.save(update_fields=["value"])
         return counter.value

@@ -228,7 +228,7 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
         raise ValidationError(_("An animal chosen is not in this register entry."))
     target = animal or entry
     allowed = AMENDABLE_ANIMAL_FIELDS if animal else AMENDABLE_ENTRY_FIELDS
-    target = type(target).objects.select_for_update().get(pk=target.pk)
+    target = type(target).objects.select_for_update(of=("self",)).get(pk=target.pk)
     amendments = []
     for field, new in changes.items():
         if field not in allowed:

@@ -48,7 +48,7 @@ def _lock_animals(entry, animal_ids):
     calves = Animal.objects.calves_of(ids)
     ids |= set(calves.values_list("pk", flat=True))
     animals = list(
-        Animal.objects.select_for_update().filter(pk__in=ids, impoundment=entry).order_by("pk")
+        Animal.objects.select_for_update(of=("self",)).filter(pk__in=ids, impoundment=entry).order_by("pk")
     )
     if len(animals) != len(ids):
         raise ValidationError({"animals": _("An animal chosen is not in this register entry.")})
