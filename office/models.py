@@ -7,6 +7,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, IssuedDocument, Pound, User
+from poundadmin.uploads import UploadName
 
 
 class Remittance(models.Model):
@@ -120,7 +121,9 @@ class SurplusClaim(models.Model):
         _("claims as"), max_length=120, help_text=_("Owner, his agent, or his heir.")
     )
     proof = models.TextField(_("proof offered"))
-    proof_scan = models.FileField(_("scan of the proof"), upload_to="claims/%Y/%m", blank=True)
+    proof_scan = models.FileField(
+        _("scan of the proof"), upload_to=UploadName("claims"), blank=True
+    )
     filed_on = models.DateField(_("filed on"))
     prepared_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)

@@ -24,7 +24,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import surplus_expiry
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
-from poundadmin.uploads import validate_order_scan
+from poundadmin.uploads import stored_name, validate_order_scan
 
 from .actions import Action
 from .models import Remittance, SurplusClaim, SurplusDeposit
@@ -258,8 +258,8 @@ def file_surplus_claim(
         prepared_by=by,
     )
     if proof_scan:
-        validate_order_scan(proof_scan)
-        claim.proof_scan.save(getattr(proof_scan, "name", "proof.pdf"), proof_scan, save=False)
+        scan_type = validate_order_scan(proof_scan, field="proof_scan")
+        claim.proof_scan.save(stored_name(scan_type), proof_scan, save=False)
     claim.full_clean(exclude=["deposit", "proof_scan"])
     claim.save()
     record_event(
@@ -418,7 +418,9 @@ def write_off_shortfall(*, shortfall, by, note=""):
     """The Magistrate writes off dues a sale did not cover (docs/domain.md decision 7). No money
     moves: the dues were never received; the record says who let them go and why."""
     shortfall = (
-        Shortfall.objects.select_for_update(of=("self",)).select_related("pound__district").get(pk=shortfall.pk)
+        Shortfall.objects.select_for_update(of=("self",))
+        .select_related("pound__district")
+        .get(pk=shortfall.pk)
     )
     if not has_permission(by, Permission.APPROVE, shortfall.pound):
         raise PermissionDenied(_("Only the District Magistrate writes off a shortfall."))

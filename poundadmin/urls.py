@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
@@ -32,8 +31,5 @@ urlpatterns = [
     path("notices/", auction_views.board, name="board"),
     path("admin/", admin.site.urls),
 ]
-
-if settings.DEBUG:
-    from django.conf.urls.static import static
-
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# Uploads are never served from MEDIA_URL, not even in development: each file has a view that
+# checks who may see it (poundadmin/files.py).

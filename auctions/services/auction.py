@@ -290,7 +290,11 @@ def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, de
 def override_block(*, bidder, by, reason):
     """The Magistrate may let a blocked bidder bid, with a reason, after checking he is not staff
     (a namesake, say). Logged."""
-    bidder = Bidder.objects.select_for_update(of=("self",)).select_related("auction__pound").get(pk=bidder.pk)
+    bidder = (
+        Bidder.objects.select_for_update(of=("self",))
+        .select_related("auction__pound")
+        .get(pk=bidder.pk)
+    )
     if not has_permission(by, Permission.APPROVE, bidder.auction.pound):
         raise PermissionDenied(_("Only the District Magistrate may override the s.19 check."))
     if not bidder.blocked:
@@ -331,7 +335,9 @@ def assert_may_buy(bidder):
 
 @transaction.atomic
 def record_bid(*, lot, bidder, amount, by):
-    lot = Lot.objects.select_for_update(of=("self",)).select_related("auction__pound").get(pk=lot.pk)
+    lot = (
+        Lot.objects.select_for_update(of=("self",)).select_related("auction__pound").get(pk=lot.pk)
+    )
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open for bids."))
@@ -358,7 +364,9 @@ def record_bid(*, lot, bidder, amount, by):
 
 @transaction.atomic
 def mark_unsold(*, lot, by, note=""):
-    lot = Lot.objects.select_for_update(of=("self",)).select_related("auction__pound").get(pk=lot.pk)
+    lot = (
+        Lot.objects.select_for_update(of=("self",)).select_related("auction__pound").get(pk=lot.pk)
+    )
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open."))

@@ -66,7 +66,11 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
 
 @transaction.atomic
 def decide_disposal(*, order, by, approve, note=""):
-    order = DisposalOrder.objects.select_for_update(of=("self",)).select_related("pound").get(pk=order.pk)
+    order = (
+        DisposalOrder.objects.select_for_update(of=("self",))
+        .select_related("pound")
+        .get(pk=order.pk)
+    )
     if not has_permission(by, Permission.APPROVE, order.pound):
         raise PermissionDenied(_("Only the District Magistrate approves a disposal order."))
     if order.status != DisposalOrder.Status.PROPOSED:

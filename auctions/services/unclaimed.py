@@ -102,7 +102,9 @@ def send_report(*, entry, by, at=None):
 @transaction.atomic
 def post_notice(*, report, by, posted_on, posted_at):
     """The officer records the day he stuck up the notice in his office: the second clock."""
-    report = Report.objects.select_for_update(of=("self",)).select_related("pound").get(pk=report.pk)
+    report = (
+        Report.objects.select_for_update(of=("self",)).select_related("pound").get(pk=report.pk)
+    )
     pound = report.pound
     authorise(by, Permission.HANDLE_UNCLAIMED, pound)
     if hasattr(report, "notice"):
@@ -189,7 +191,8 @@ def record_proclamation(
     # Check the record before the photo is stored, so that a refusal leaves no stray file.
     proclamation.full_clean(exclude=["notice", "photo"])
     if photo:
-        proclamation.photo.save("photo.jpg", resize_photo(photo), save=False)
+        photo = resize_photo(photo)
+        proclamation.photo.save(photo.name, photo, save=False)
     proclamation.save()
     record_event(
         action=Action.S14_PROCLAIMED,

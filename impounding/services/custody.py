@@ -15,7 +15,11 @@ from .common import ensure_transition
 
 
 def _lock(animal):
-    return Animal.objects.select_for_update(of=("self",)).select_related("impoundment__pound").get(pk=animal.pk)
+    return (
+        Animal.objects.select_for_update(of=("self",))
+        .select_related("impoundment__pound")
+        .get(pk=animal.pk)
+    )
 
 
 def _check_time(animal, at):
