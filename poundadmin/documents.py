@@ -21,7 +21,7 @@ from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
-from poundadmin.middleware import current as request_context
+from poundadmin.middleware import request_origin
 
 
 @functools.cache
@@ -63,8 +63,7 @@ def public_base_url():
     port (so QR codes drawn on `PORT=8001 make run` point at 8001)."""
     if settings.PUBLIC_BASE_URL:
         return settings.PUBLIC_BASE_URL
-    context = request_context()
-    return context["origin"] if context else "http://127.0.0.1:8000"
+    return request_origin() or "http://127.0.0.1:8000"
 
 
 def public_url(path):

@@ -27,19 +27,21 @@ def is_object_store(storage):
     return hasattr(storage, "bucket_name")
 
 
-def serve_stored(fieldfile, *, download_name):
-    """The response for `fieldfile`, shown inline as `<download_name>.<ext>`; 404 if empty."""
+def serve_stored(fieldfile, *, download_name, attachment=False):
+    """The response for `fieldfile`, shown inline (or downloaded) as `<download_name>.<ext>`;
+    404 if empty."""
     if not fieldfile:
         raise Http404
     ext = _extension(fieldfile)
     filename = f"{download_name}.{ext}"
+    disposition = "attachment" if attachment else "inline"
     storage = fieldfile.storage
     if is_object_store(storage):
         url = storage.url(
             fieldfile.name,
             parameters={
                 "ResponseContentType": CONTENT_TYPES[ext],
-                "ResponseContentDisposition": f'inline; filename="{filename}"',
+                "ResponseContentDisposition": f'{disposition}; filename="{filename}"',
                 "ResponseCacheControl": "private, no-store",
             },
             expire=settings.UPLOAD_URL_SECONDS,
@@ -51,7 +53,7 @@ def serve_stored(fieldfile, *, download_name):
         except FileNotFoundError:
             raise Http404 from None
         response = FileResponse(
-            handle, content_type=CONTENT_TYPES[ext], filename=filename, as_attachment=False
+            handle, content_type=CONTENT_TYPES[ext], filename=filename, as_attachment=attachment
         )
     response["Cache-Control"] = "private, no-store"
     return response

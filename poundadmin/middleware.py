@@ -14,8 +14,17 @@ _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 
 
 def current():
-    """{"request_id", "user_id", "path", "origin"} of the request being served, or None."""
+    """{"request_id", "user_id", "path"} of the request being served, or None."""
     return _current.get()
+
+
+def request_origin():
+    """The scheme, host and port the request being served came to, or None outside one."""
+    context = _current.get()
+    if context is None:
+        return None
+    request = context["request"]
+    return f"{request.scheme}://{request.get_host()}"
 
 
 class RequestContextMiddleware:
@@ -30,7 +39,7 @@ class RequestContextMiddleware:
             "request_id": request_id,
             "user_id": None,
             "path": request.path,
-            "origin": f"{request.scheme}://{request.get_host()}",
+            "request": request,
         }
         token = _current.set(context)
         try:

@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "crispy_forms",
     "crispy_bootstrap5",
     "axes",
+    "django_tasks_db",
     # The six floors, bottom to top: each imports only from the floors below it.
     "poundadmin",
     "accounts",
@@ -211,6 +212,20 @@ STORAGES = {
     },
 }
 
+# Background work (Django's tasks framework): PostgreSQL is the queue (django-tasks-db), run by
+# `manage.py db_worker`. `make run` (DEBUG) runs each task at once, inside the request that
+# enqueues it, so that development needs no worker; TASKS_BACKEND chooses either explicitly.
+TASKS = {
+    "default": {
+        "BACKEND": env.str(
+            "TASKS_BACKEND",
+            default="django.tasks.backends.immediate.ImmediateBackend"
+            if DEBUG
+            else "django_tasks_db.DatabaseBackend",
+        )
+    }
+}
+
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
 
@@ -247,6 +262,10 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
 )
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+# The load balancer's health checks speak plain HTTP to the app server.
+SECURE_REDIRECT_EXEMPT = [r"^healthz"]
+# Readiness fails when the oldest task has waited longer than this: the worker is down or behind.
+HEALTH_QUEUE_MAX_AGE = env.int("HEALTH_QUEUE_MAX_AGE", default=600)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG

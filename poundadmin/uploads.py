@@ -28,8 +28,14 @@ Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS
 
 SCAN_TYPES = {"pdf", "jpg", "png"}
 PHOTO_TYPES = {"jpg", "png", "webp", "gif", "bmp", "tif"}
-STORED_EXTENSIONS = {"pdf", "jpg", "png"}
-CONTENT_TYPES = {"pdf": "application/pdf", "jpg": "image/jpeg", "png": "image/png"}
+# What is stored: uploads of these types, and the files the system makes (PDFs, CSV exports).
+STORED_EXTENSIONS = {"pdf", "jpg", "png", "csv"}
+CONTENT_TYPES = {
+    "pdf": "application/pdf",
+    "jpg": "image/jpeg",
+    "png": "image/png",
+    "csv": "text/csv; charset=utf-8",
+}
 _MARKUP = (b"<svg", b"<?xml", b"<!doctype", b"<html", b"<script", b"<body", b"<head")
 
 

@@ -5,8 +5,11 @@ from django.urls import include, path, re_path
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
 from office.views import home as home_views
+from poundadmin import health
 
 urlpatterns = [
+    path("healthz", health.liveness, name="healthz"),
+    path("healthz/ready", health.readiness, name="readyz"),
     path("", home_views.home, name="home"),
     path("login/", account_views.login_view, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
