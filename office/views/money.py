@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
-from accounts.models import DistrictPolicy, Pound
+from accounts.models import DistrictPolicy, IssuedDocument, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from impounding.models import Animal
@@ -451,7 +451,9 @@ def transfer_memo_pdf(request, pk):
     deposit = _get_deposit(request, pk, Permission.VIEW_LEDGER)
     if deposit.transfer_memo_id is None:
         raise Http404
-    pdf = documents.transfer_memo_pdf(deposit)
+    pdf = IssuedDocument.objects.kept_pdf(
+        deposit.transfer_memo, lambda: documents.transfer_memo_pdf(deposit)
+    )
     name = deposit.transfer_memo.number.replace("/", "-")
     return pdf_response(pdf, f"transfer-memo-{name}.pdf")
 
