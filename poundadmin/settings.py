@@ -264,6 +264,12 @@ SECURE_PROXY_SSL_HEADER = (
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
 # The load balancer's health checks speak plain HTTP to the app server.
 SECURE_REDIRECT_EXEMPT = [r"^healthz"]
+# The retention rule (docs/retention.md): personal data of a case is erased this many years
+# after its last animal left the pound; login records (django-axes) after this many days (CERT-In
+# keeps security logs 180 days); files prepared for a user after this many days.
+RETENTION_PERSONAL_YEARS = env.int("RETENTION_PERSONAL_YEARS", default=8)
+RETENTION_LOGIN_DAYS = env.int("RETENTION_LOGIN_DAYS", default=180)
+RETENTION_PREPARED_DAYS = env.int("RETENTION_PREPARED_DAYS", default=30)
 # Readiness fails when the oldest task has waited longer than this: the worker is down or behind.
 HEALTH_QUEUE_MAX_AGE = env.int("HEALTH_QUEUE_MAX_AGE", default=600)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
