@@ -52,7 +52,11 @@ def erase_entry(entry, *, by):
     with transaction.atomic():
         entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
         Impoundment.objects.filter(pk=entry.pk).update(
-            seizer_name=ERASED, seizer_residence="", seizer_phone="", owner_name="", owner_residence=""
+            seizer_name=ERASED,
+            seizer_residence="",
+            seizer_phone="",
+            owner_name="",
+            owner_residence="",
         )
         releases = Release.objects.filter(impoundment=entry)
         releases.update(
@@ -93,10 +97,13 @@ def apply_retention(*, by, now=None):
     _files(prepared, "file")
     prepared_count, _ = prepared.delete()
     login_cutoff = now - timedelta(days=settings.RETENTION_LOGIN_DAYS)
-    logins = sum(
-        model.objects.filter(attempt_time__lt=login_cutoff).delete()[0]
-        for model in (AccessAttempt, AccessFailureLog)
-    ) + AccessLog.objects.filter(attempt_time__lt=login_cutoff).delete()[0]
+    logins = (
+        sum(
+            model.objects.filter(attempt_time__lt=login_cutoff).delete()[0]
+            for model in (AccessAttempt, AccessFailureLog)
+        )
+        + AccessLog.objects.filter(attempt_time__lt=login_cutoff).delete()[0]
+    )
     return {
         "entries": entries,
         "bidders": bidder_count,
