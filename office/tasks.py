@@ -90,3 +90,18 @@ def prepare_file(prepared_id):
     prepared.finished_at = timezone.now()
     prepared.save(update_fields=["file", "status", "size", "finished_at"])
     return prepared.size
+
+
+def requeue_stale(*, older_than):
+    """Enqueue again every file whose task started more than `older_than` ago and never
+    finished: its worker died. The task is idempotent, so a slow one run twice does no harm.
+    Returns how many were enqueued."""
+    stale = PreparedFile.objects.filter(
+        status=PreparedFile.Status.RUNNING, started_at__lt=timezone.now() - older_than
+    )
+    count = 0
+    for prepared in stale:
+        PreparedFile.objects.filter(pk=prepared.pk).update(status=PreparedFile.Status.QUEUED)
+        prepare_file.enqueue(str(prepared.pk))
+        count += 1
+    return count

@@ -8,11 +8,14 @@ import os
 import subprocess
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from office.models import PreparedFile
@@ -150,3 +153,22 @@ def test_the_returns_page_asks_the_worker_with_a_key_per_button(client, entries,
 
     assert html.count(f'action="{reverse("office:prepare")}"') == 4
     assert html.count('name="key"') == 4
+
+
+def test_a_task_whose_worker_died_is_enqueued_again_and_made(client, entries, magistrate):
+    client.force_login(magistrate)
+    ask(client, what="register")
+    prepared = PreparedFile.objects.get()
+    # The worker took it and died: the row says running, the task result too, and no file.
+    PreparedFile.objects.filter(pk=prepared.pk).update(
+        status=PreparedFile.Status.RUNNING, started_at=timezone.now() - timedelta(hours=1)
+    )
+    DBTaskResult.objects.update(status="RUNNING")
+    out = io.StringIO()
+
+    call_command("requeue_stale_tasks", stdout=out)
+    run_worker()
+
+    assert out.getvalue().strip() == "requeue_stale_tasks: 1 enqueued again"
+    prepared.refresh_from_db()
+    assert prepared.status == PreparedFile.Status.READY and prepared.size > 0
