@@ -9,6 +9,9 @@ import logging
 import re
 import uuid
 
+from django.core.signals import request_finished
+from django.dispatch import receiver
+
 _current = contextvars.ContextVar("poundadmin_request", default=None)
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._-]{8,64}$")
 
@@ -41,13 +44,10 @@ class RequestContextMiddleware:
             "path": request.path,
             "request": request,
         }
-        token = _current.set(context)
-        try:
-            response = self.get_response(request)
-        finally:
-            user = getattr(request, "user", None)
-            context["user_id"] = user.pk if user is not None and user.is_authenticated else None
-            _current.reset(token)
+        # Cleared when the response is closed (request_finished), not here: Django logs a 4xx or
+        # 5xx after the middleware has returned, and that line should carry the id too.
+        _current.set(context)
+        response = self.get_response(request)
         response["X-Request-ID"] = request_id
         return response
 
@@ -57,6 +57,11 @@ class RequestContextMiddleware:
         user = getattr(request, "user", None)
         if context is not None and user is not None and user.is_authenticated:
             context["user_id"] = user.pk
+
+
+@receiver(request_finished)
+def _forget_request(**kwargs):
+    _current.set(None)
 
 
 class RequestContextFilter(logging.Filter):

@@ -25,6 +25,8 @@ def test_production_logs_are_one_json_object_a_line_with_the_request_context():
         "request = RequestFactory().get('/pound/register/', HTTP_HOST='pounds.example.gov.in',"
         " HTTP_X_REQUEST_ID='abcdef0123456789')\n"
         "RequestContextMiddleware(view)(request)\n"
+        "from django.core.signals import request_finished\n"
+        "request_finished.send(sender=None)\n"
         "logging.getLogger('poundadmin.test').warning('outside')\n"
     )
     result = _manage("shell", "-c", script, **PROD)
