@@ -1,15 +1,19 @@
 """Users, jurisdictions (State → District → PoliceStation → Pound → Villages) and staff roles."""
 
+import hashlib
 import secrets
 
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
+
+from poundadmin.uploads import UploadName, stored_name
 
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids
@@ -346,7 +350,7 @@ class Counter(models.Model):
     @classmethod
     def next(cls, key):
         cls.objects.get_or_create(key=key)
-        counter = cls.objects.select_for_update().get(key=key)
+        counter = cls.objects.select_for_update(of=("self",)).get(key=key)
         counter.value += 1
         counter.save(update_fields=["value"])
         return counter.value
@@ -394,6 +398,30 @@ class IssuedDocumentManager(models.Manager):
             **fields,
         )
 
+    def kept_pdf(self, document, render, *, as_issued=True):
+        """The document's PDF as issued: drawn by `render()` the first time, stored, and hashed;
+        every later call reads the stored file. Two first downloads at once both draw it, and the
+        first stored wins. `as_issued=False` (the record has changed since, say a cancelled
+        receipt that says so across the page) draws it afresh and stores nothing: the stored
+        file stays the one that was issued."""
+        if not as_issued:
+            return render()
+        if document.file:
+            with document.file.open("rb") as handle:
+                return handle.read()
+        pdf = render()
+        digest = hashlib.sha256(pdf).hexdigest()
+        name = document.file.storage.save(
+            UploadName("documents")(document, stored_name("pdf")), ContentFile(pdf)
+        )
+        if self.filter(pk=document.pk, file="").update(file=name, sha256=digest):
+            document.file.name, document.sha256 = name, digest
+            return pdf
+        document.file.storage.delete(name)  # another request stored it first: keep that one
+        document.refresh_from_db(fields=["file", "sha256"])
+        with document.file.open("rb") as handle:
+            return handle.read()
+
     def link(self, document, record):
         """Point a document issued before its record was saved at that record."""
         self.filter(pk=document.pk).update(subject_id=record.pk)
@@ -432,6 +460,9 @@ class IssuedDocument(models.Model):
     # The record the document is about, for the issuing app's own lookups (never shown publicly).
     subject_type = models.CharField(max_length=60)
     subject_id = models.PositiveBigIntegerField()
+    # The PDF as issued, kept in the storage, and its SHA-256 (shown on the verification page).
+    file = models.FileField(upload_to=UploadName("documents"), blank=True, editable=False)
+    sha256 = models.CharField(max_length=64, blank=True, editable=False)
 
     objects = IssuedDocumentManager()
 

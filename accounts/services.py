@@ -53,7 +53,7 @@ def assign_role(
 @transaction.atomic
 def end_assignment(*, assignment, by, on, reason):
     """End an appointment on `on` (inclusive) and cancel the appointment cards issued for it."""
-    assignment = StaffAssignment.objects.select_for_update().get(pk=assignment.pk)
+    assignment = StaffAssignment.objects.select_for_update(of=("self",)).get(pk=assignment.pk)
     assignment.valid_to = on
     assignment.full_clean()
     assignment.save(update_fields=["valid_to"])
@@ -104,7 +104,7 @@ def appointment_card_for(*, assignment, by):
     if existing is not None:
         return existing
     # Lock the assignment so that two simultaneous first downloads issue one card, not two.
-    StaffAssignment.objects.select_for_update().get(pk=assignment.pk)
+    StaffAssignment.objects.select_for_update(of=("self",)).get(pk=assignment.pk)
     existing = IssuedDocument.objects.filter(
         kind=IssuedDocument.Kind.APPOINTMENT_CARD,
         subject_type="accounts.staffassignment",

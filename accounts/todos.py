@@ -4,11 +4,12 @@ A to-do has a key naming its condition ("report_due:42"): creating it again does
 the daily run closes those whose condition no longer holds.
 """
 
-from django.conf import settings
 from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone, translation
+
+from poundadmin.documents import public_url
 
 from .models import StaffAssignment, ToDo, User
 
@@ -26,7 +27,7 @@ def _mail(todo):
     people = [u for u in recipients(todo.role, todo.district, todo.pound) if u.email]
     if not people:
         return
-    url = f"{settings.PUBLIC_BASE_URL}{todo.url}"
+    url = public_url(todo.url)
     with translation.override("en"):
         body = (
             f"{todo.title}\n\n"

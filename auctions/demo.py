@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import District, Pound, User, Village
 from impounding import demo as register_demo
+from impounding import demo_media
 from impounding.models import AgeClass, AnimalState, Sex, Species
 
 from . import services
@@ -86,8 +87,9 @@ def _reported(cast, entry, *, sent_days_ago, posted_days_ago):
     )
 
 
-def _drum(cast, notice, channel, made_on, place, village=None):
+def _drum(cast, notice, channel, made_on, place, village=None, photo=None):
     services.record_proclamation(
+        photo=photo,
         notice=notice,
         by=cast.officer,
         channel=channel,
@@ -145,9 +147,25 @@ def _seed_reported(cast):
 
 def _seed_claim_week(cast):
     """Notice posted four days ago: in its claim week; drum in the village and the market."""
-    entry = _old_entry(cast, 13, [animal(Species.BUFFALO, M, ADULT, "Black", "Left horn cut")])
+    buffalo = animal(
+        Species.BUFFALO,
+        M,
+        ADULT,
+        "Black",
+        "Left horn cut",
+        photo=demo_media.animal_photo(coat=(45, 45, 50), patches=(30, 30, 35)),
+    )
+    entry = _old_entry(cast, 13, [buffalo])
     notice = _reported(cast, entry, sent_days_ago=5, posted_days_ago=4)
-    _drum(cast, notice, "drum_village", notice.posted_on, "Gosainganj chaupal", cast.village)
+    _drum(
+        cast,
+        notice,
+        "drum_village",
+        notice.posted_on,
+        "Gosainganj chaupal",
+        cast.village,
+        photo=demo_media.proclamation_photo(),
+    )
     _drum(
         cast, notice, "drum_market", notice.posted_on + timedelta(days=1), "Nigohan weekly market"
     )

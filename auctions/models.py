@@ -27,6 +27,7 @@ from accounts.models import (
 from accounts.scoping import visible_pound_ids
 from impounding.models import Animal, Impoundment
 from ledger.models import PaymentMode
+from poundadmin.uploads import UploadName
 
 
 class PoundScopedQuerySet(models.QuerySet):
@@ -134,7 +135,7 @@ class Proclamation(models.Model):
     )
     made_by = models.CharField(_("made by"), max_length=150)
     details = models.CharField(_("details"), max_length=250, blank=True)
-    photo = models.ImageField(_("photo"), upload_to="proclamations/%Y/%m", blank=True)
+    photo = models.ImageField(_("photo"), upload_to=UploadName("proclamations"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
@@ -230,7 +231,7 @@ class S16Case(models.Model):
     balance_reference = models.CharField(max_length=120, blank=True)
     acknowledgement = models.CharField(max_length=15, blank=True)
     register_page = models.CharField(max_length=30, blank=True)
-    signature = models.ImageField(upload_to="signatures/%Y/%m", blank=True)
+    signature = models.ImageField(upload_to=UploadName("signatures"), blank=True)
     account_document = models.OneToOneField(
         IssuedDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import auction, disposal, documents, s16, unclaimed
+from .views import auction, disposal, documents, files, s16, unclaimed
 
 app_name = "auctions"
 
@@ -14,6 +14,10 @@ urlpatterns = [
     path("reports/<int:pk>/notice/", unclaimed.notice_post, name="notice_post"),
     path("notices/<int:pk>/notice.pdf", documents.notice_pdf, name="notice_pdf"),
     path("notices/<int:pk>/proclamation/", unclaimed.proclamation_new, name="proclamation_new"),
+    # Stored files, behind the record's permissions; the board's photos are public.
+    path("proclamations/<int:pk>/photo/", files.proclamation_photo, name="proclamation_photo"),
+    path("s16/<int:pk>/signature/", files.s16_signature, name="s16_signature"),
+    path("board/photos/<int:pk>/", files.board_photo, name="board_photo"),
     # The District Magistrate's standing orders and the auctions.
     path("conditions/", auction.conditions, name="conditions"),
     path("conditions/new/", auction.conditions_new, name="conditions_new"),

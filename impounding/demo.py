@@ -15,7 +15,7 @@ from django.utils import timezone
 from accounts.models import District, Pound, User, Village
 from accounts.roles import Role
 
-from . import demo_tariffs, services, tariffs
+from . import demo_media, demo_tariffs, services, tariffs
 from .dues import dues
 from .models import (
     AgeClass,
@@ -104,7 +104,7 @@ def _entry(pound, keeper, days_ago, animals, hours_in_transit=3, **kw):
     )
 
 
-def _animal(species, sex, age, colour, marks="", tag=""):
+def _animal(species, sex, age, colour, marks="", tag="", photo=None):
     return {
         "species": species,
         "sex": sex,
@@ -112,6 +112,7 @@ def _animal(species, sex, age, colour, marks="", tag=""):
         "colour": colour,
         "marks": marks,
         "ear_tag": tag,
+        "photo": photo,
     }
 
 
@@ -127,7 +128,7 @@ def _claim(entry, keeper, animals, at, *, deposit=False, **kw):
         claimant_address=kw.pop("address", "Samesi"),
         claimant_role=kw.pop("claimant_role", "owner"),
         payment_mode=kw.pop("mode", "cash"),
-        acknowledgement="register_page",
+        acknowledgement=kw.pop("acknowledgement", "register_page"),
         register_page=kw.pop("page", "41"),
     )
     if deposit:
@@ -143,7 +144,13 @@ def _in_the_pound(pound, keeper, now):
         0,
         [
             _animal(
-                COW, FEMALE, ADULT, "White with brown patches", "Notched left ear", "123456789010"
+                COW,
+                FEMALE,
+                ADULT,
+                "White with brown patches",
+                "Notched left ear",
+                "123456789010",
+                photo=demo_media.animal_photo(),
             ),
             _animal(COW, MALE, YOUNG, "Brown"),
         ],
@@ -220,6 +227,10 @@ def _claimed_on_payment(pound, keeper, now):
         now - timedelta(days=18),
         claimant_name="Sita Devi",
         owner_name="Sita Devi",
+        # She signs on the pound-keeper's phone: the demo's drawn signature.
+        acknowledgement="signature",
+        page="",
+        signature=demo_media.drawn_signature(),
     )
     # The second owner sends an agent, with a letter of authority.
     _claim(

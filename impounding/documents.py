@@ -70,7 +70,7 @@ def register_copy_document(entry, by):
     if document is not None:
         return document
     # Lock the entry so that two simultaneous first downloads register one copy, not two.
-    Impoundment.objects.select_for_update().get(pk=entry.pk)
+    Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
     document = existing()
     if document is not None:
         return document
@@ -305,7 +305,7 @@ def schedule_document(pound, on, by=None, valid_until=None):
     document = IssuedDocument.objects.filter(number=number).first()
     if document is not None:
         return document
-    Pound.objects.select_for_update().get(pk=pound.pk)
+    Pound.objects.select_for_update(of=("self",)).get(pk=pound.pk)
     document = IssuedDocument.objects.filter(number=number).first()
     if document is not None:
         return document

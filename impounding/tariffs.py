@@ -161,7 +161,9 @@ def create_fine_scale(
     """Record a s.12 notification: its categories (code, label, label_hi, amount) and the rules
     mapping species (with optional sex and age) to a category code."""
     _authorise(by, district)
-    District.objects.select_for_update().get(pk=district.pk)  # one tariff change at a time
+    District.objects.select_for_update(of=("self",)).get(
+        pk=district.pk
+    )  # one tariff change at a time
     pounds = _pounds_covered(district, district_wide=district_wide, pounds=pounds)
     _check_categories(categories, rules)
     superseded = _check_overlap(
@@ -216,7 +218,7 @@ def create_feeding_order(
 ):
     """Record the District Magistrate's order under s.5: per-day rates by kind of animal."""
     _authorise(by, district)
-    District.objects.select_for_update().get(pk=district.pk)
+    District.objects.select_for_update(of=("self",)).get(pk=district.pk)
     pounds = _pounds_covered(district, district_wide=district_wide, pounds=pounds)
     _check_rows_cover_every_species(rates, _("feeding rate"))
     superseded = _check_overlap(

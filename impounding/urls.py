@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from .views import court, custody, documents, register, releases, tariffs
+from .views import court, custody, documents, files, register, releases, tariffs
 
 app_name = "impounding"
 
@@ -29,6 +29,9 @@ urlpatterns = [
     path("register/new/", register.entry_new, name="entry_new"),
     path("entries/<int:pk>/", include(entry_patterns)),
     path("animals/<int:pk>/", include(animal_patterns)),
+    path("animals/<int:pk>/photo/", files.animal_photo, name="animal_photo"),
+    path("releases/<int:pk>/signature/", files.release_signature, name="release_signature"),
+    path("court-orders/<int:pk>/scan/", files.court_order_scan, name="court_order_scan"),
     path("receipts/<int:pk>.pdf", documents.receipt_pdf, name="receipt_pdf"),
     path("pounds/<int:pk>/feeding/", custody.feeding_log, name="feeding_log"),
     path("pounds/<int:pk>/schedule.pdf", documents.schedule_pdf, name="schedule_pdf"),

@@ -99,7 +99,7 @@ def post(
 @transaction.atomic
 def reverse(*, txn, by, reason):
     """Undo a posted transaction with its mirror image. A transaction is reversed at most once."""
-    txn = Transaction.objects.select_for_update().get(pk=txn.pk)
+    txn = Transaction.objects.select_for_update(of=("self",)).get(pk=txn.pk)
     if hasattr(txn, "reversed_by"):
         raise ValidationError("this transaction has already been reversed")
     mirror = Transaction.objects.create(

@@ -16,6 +16,7 @@ class Action(EventAction):
     SURPLUS_TRANSFERRED = "ledger.surplus_transferred", _("Surplus credited to revenue")
     SHORTFALL_WRITTEN_OFF = "ledger.shortfall_written_off", _("Shortfall written off")
     COURT_ORDER_REVIEWED = "ledger.court_order_reviewed", _("Court order checked by the office")
+    PERSONAL_DATA_ERASED = "retention.personal_data_erased", _("Personal data erased (retention)")
     DEPOSIT_APPLICATION_CONFIRMED = (
         "deposit.application_confirmed",
         _("Application of the deposit confirmed"),

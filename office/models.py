@@ -1,12 +1,15 @@
 """The District Magistrate's office: fines remitted by the pounds, and the surplus proceeds of
 s.14 sales held in deposit for three months, claimed by owners or credited to revenue (s.17)."""
 
+import uuid
+
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, IssuedDocument, Pound, User
+from poundadmin.uploads import UploadName
 
 
 class Remittance(models.Model):
@@ -120,7 +123,9 @@ class SurplusClaim(models.Model):
         _("claims as"), max_length=120, help_text=_("Owner, his agent, or his heir.")
     )
     proof = models.TextField(_("proof offered"))
-    proof_scan = models.FileField(_("scan of the proof"), upload_to="claims/%Y/%m", blank=True)
+    proof_scan = models.FileField(
+        _("scan of the proof"), upload_to=UploadName("claims"), blank=True
+    )
     filed_on = models.DateField(_("filed on"))
     prepared_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
@@ -170,3 +175,44 @@ class ChartMonth(models.Model):
 
     def __str__(self):
         return f"{self.pound} {self.month:%Y-%m}"
+
+
+class PreparedFile(models.Model):
+    """A file the worker prepares for one user: an export or a return, too slow for a request.
+    The request records what to make and who may have it; the task (office/tasks.py) makes it
+    once, and a retried task finds it made."""
+
+    class Kind(models.TextChoices):
+        REGISTER = "register", _("Register as CSV")
+        LEDGER = "ledger", _("Ledger as CSV")
+        MONTHLY_RETURN = "monthly_return", _("Monthly return of a pound")
+        DISTRICT_RETURN = "district_return", _("Monthly return of a district")
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Waiting for the worker")
+        RUNNING = "running", _("Being prepared")
+        READY = "ready", _("Ready")
+        FAILED = "failed", _("Could not be prepared")
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # The form's idempotency key: a second press of the button finds the first file.
+    key = models.UUIDField(unique=True)
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    # What to make, fixed when asked: the pounds and districts the owner might see then.
+    params = models.JSONField()
+    filename = models.CharField(max_length=120)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    file = models.FileField(upload_to=UploadName("prepared"), blank=True)
+    size = models.PositiveBigIntegerField(default=0)
+    requested_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("prepared file")
+        verbose_name_plural = _("prepared files")
+        indexes = [models.Index(fields=["owner", "-requested_at"])]
+
+    def __str__(self):
+        return self.filename

@@ -106,7 +106,7 @@ def _register(
     document = IssuedDocument.objects.filter(number=number).first()
     if document is not None:
         return document
-    type(lock).objects.select_for_update().get(pk=lock.pk)
+    type(lock).objects.select_for_update(of=("self",)).get(pk=lock.pk)
     document = IssuedDocument.objects.filter(number=number).first()
     if document is not None:
         return document

@@ -24,7 +24,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import surplus_expiry
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
-from poundadmin.uploads import validate_order_scan
+from poundadmin.uploads import stored_name, validate_order_scan
 
 from .actions import Action
 from .models import Remittance, SurplusClaim, SurplusDeposit
@@ -62,7 +62,7 @@ def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on,
     """The pound-keeper remits fines to the District Magistrate with a challan (s.17)."""
     if not has_permission(by, Permission.RECORD_PAYMENT, pound):
         raise PermissionDenied(_("Only the pound's staff remit its fines."))
-    type(pound).objects.select_for_update().get(pk=pound.pk)  # one remittance at a time
+    type(pound).objects.select_for_update(of=("self",)).get(pk=pound.pk)  # one remittance at a time
     amount = Decimal(amount)
     if amount <= 0:
         raise ValidationError({"amount": _("Enter the amount remitted.")})
@@ -122,7 +122,7 @@ def confirm_remittance(*, remittance, by):
     """The office confirms the money reached the treasury: the fines are the District
     Magistrate's (s.17)."""
     remittance = (
-        Remittance.objects.select_for_update()
+        Remittance.objects.select_for_update(of=("self",))
         .select_related("pound__district")
         .get(pk=remittance.pk)
     )
@@ -184,7 +184,7 @@ def receive_surplus(*, deposit, by, received_on):
     """The office records the day it received the surplus: the three months run from it, and
     never end before three months from the sale."""
     deposit = (
-        SurplusDeposit.objects.select_for_update()
+        SurplusDeposit.objects.select_for_update(of=("self",))
         .select_related("pound", "district")
         .get(pk=deposit.pk)
     )
@@ -231,7 +231,7 @@ def receive_surplus(*, deposit, by, received_on):
 def file_surplus_claim(
     *, deposit, by, claimant_name, claimant_address, capacity, proof, filed_on, proof_scan=None
 ):
-    deposit = SurplusDeposit.objects.select_for_update().get(pk=deposit.pk)
+    deposit = SurplusDeposit.objects.select_for_update(of=("self",)).get(pk=deposit.pk)
     if not has_permission(by, Permission.PREPARE_ORDERS, deposit.district):
         raise PermissionDenied(_("The District Magistrate's office records claims."))
     if deposit.status != SurplusDeposit.Status.HELD:
@@ -258,8 +258,8 @@ def file_surplus_claim(
         prepared_by=by,
     )
     if proof_scan:
-        validate_order_scan(proof_scan)
-        claim.proof_scan.save(getattr(proof_scan, "name", "proof.pdf"), proof_scan, save=False)
+        scan_type = validate_order_scan(proof_scan, field="proof_scan")
+        claim.proof_scan.save(stored_name(scan_type), proof_scan, save=False)
     claim.full_clean(exclude=["deposit", "proof_scan"])
     claim.save()
     record_event(
@@ -277,11 +277,11 @@ def file_surplus_claim(
 def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment_reference=""):
     """The Magistrate decides on the proof. A proved claim is paid from the deposit."""
     claim = (
-        SurplusClaim.objects.select_for_update()
+        SurplusClaim.objects.select_for_update(of=("self",))
         .select_related("deposit__district", "deposit__pound")
         .get(pk=claim.pk)
     )
-    deposit = SurplusDeposit.objects.select_for_update().get(pk=claim.deposit_id)
+    deposit = SurplusDeposit.objects.select_for_update(of=("self",)).get(pk=claim.deposit_id)
     if not has_permission(by, Permission.APPROVE, deposit.district):
         raise PermissionDenied(_("Only the District Magistrate decides a claim."))
     if claim.status != SurplusClaim.Status.PENDING:
@@ -342,7 +342,7 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
     Nobody decides it: the Act does, on the date. So it is the daily run's system actor that acts
     (`by` defaults to it), and only that actor holds TRANSFER_SURPLUS."""
     deposit = (
-        SurplusDeposit.objects.select_for_update()
+        SurplusDeposit.objects.select_for_update(of=("self",))
         .select_related("district", "pound")
         .get(pk=deposit.pk)
     )
@@ -418,7 +418,9 @@ def write_off_shortfall(*, shortfall, by, note=""):
     """The Magistrate writes off dues a sale did not cover (docs/domain.md decision 7). No money
     moves: the dues were never received; the record says who let them go and why."""
     shortfall = (
-        Shortfall.objects.select_for_update().select_related("pound__district").get(pk=shortfall.pk)
+        Shortfall.objects.select_for_update(of=("self",))
+        .select_related("pound__district")
+        .get(pk=shortfall.pk)
     )
     if not has_permission(by, Permission.APPROVE, shortfall.pound):
         raise PermissionDenied(_("Only the District Magistrate writes off a shortfall."))
@@ -448,7 +450,7 @@ def write_off_shortfall(*, shortfall, by, note=""):
 def review_court_order(*, order, by, note=""):
     """The office checks a court-ordered release recorded at a pound against its scan (s.19)."""
     order = (
-        CourtOrder.objects.select_for_update()
+        CourtOrder.objects.select_for_update(of=("self",))
         .select_related("impoundment__pound__district")
         .get(pk=order.pk)
     )
@@ -476,7 +478,7 @@ def confirm_deposit_application(*, deposit, by):
     may be applied already; otherwise the daily run applies it the day after the complaint window
     closes, unless a complaint is made in time."""
     deposit = (
-        Deposit.objects.select_for_update()
+        Deposit.objects.select_for_update(of=("self",))
         .select_related("release__impoundment__pound__district")
         .get(pk=deposit.pk)
     )

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import money, office, returns
+from .views import money, office, prepared, returns
 
 app_name = "office"
 
@@ -38,5 +38,8 @@ urlpatterns = [
     ),
     path("returns/cashbook/<int:pk>/<str:day>.<str:fmt>", returns.cash_book, name="cash_book"),
     path("exports/register.csv", returns.export_register, name="export_register"),
+    path("prepare/", prepared.prepare, name="prepare"),
+    path("prepared/<uuid:pk>/", prepared.prepared, name="prepared"),
+    path("prepared/<uuid:pk>/file/", prepared.prepared_file, name="prepared_file"),
     path("exports/ledger.csv", returns.export_ledger, name="export_ledger"),
 ]

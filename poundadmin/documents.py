@@ -21,6 +21,8 @@ from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from poundadmin.middleware import request_origin
+
 
 @functools.cache
 def _stylesheets():
@@ -56,8 +58,16 @@ def render_pdf(template_name, context, *, language=None):
     return document.write_pdf(stylesheets=sheets, font_config=font_config)
 
 
+def public_base_url():
+    """PUBLIC_BASE_URL; in development, when it is not set, the request's own scheme, host and
+    port (so QR codes drawn on `PORT=8001 make run` point at 8001)."""
+    if settings.PUBLIC_BASE_URL:
+        return settings.PUBLIC_BASE_URL
+    return request_origin() or "http://127.0.0.1:8000"
+
+
 def public_url(path):
-    return f"{settings.PUBLIC_BASE_URL}{path}"
+    return f"{public_base_url()}{path}"
 
 
 def qr_svg(url):

@@ -66,7 +66,7 @@ def record_event(
     district = district or pound.district
     chain = chain_for(pound=pound, district=district)
     ChainHead.objects.get_or_create(chain=chain)
-    head = ChainHead.objects.select_for_update().get(chain=chain)
+    head = ChainHead.objects.select_for_update(of=("self",)).get(chain=chain)
     # Normalise the data as the JSON column will give it back, so the hash can be checked later.
     data = json.loads(json.dumps(data or {}, cls=DjangoJSONEncoder))
     event = Event(

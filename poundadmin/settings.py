@@ -44,8 +44,16 @@ else:
         "ALLOWED_HOSTS", "List the host names the site is served under, separated by commas."
     ).split(",")
 
-# The public address that QR codes on documents point at.
-PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
+# The public address that QR codes on documents and links in mail point at. Required in
+# production; in development, empty means "the host and port of the request" (poundadmin/urls.py's
+# callers use poundadmin.documents.public_url).
+if DEBUG:
+    PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="").rstrip("/")
+else:
+    PUBLIC_BASE_URL = _required(
+        "PUBLIC_BASE_URL",
+        "It is the https address printed in every QR code, such as https://pounds.example.gov.in.",
+    ).rstrip("/")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -59,6 +67,7 @@ INSTALLED_APPS = [
     "crispy_forms",
     "crispy_bootstrap5",
     "axes",
+    "django_tasks_db",
     # The six floors, bottom to top: each imports only from the floors below it.
     "poundadmin",
     "accounts",
@@ -69,6 +78,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First, so that every log line of the request carries its id (and the user's, once known).
+    "poundadmin.middleware.RequestContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -163,8 +174,34 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "/media/"
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "media")
+# Uploads and issued documents. The filesystem (MEDIA_ROOT) unless S3_BUCKET is set: then
+# django-storages' S3 backend, against AWS or any S3-compatible store (MinIO, Ceph) named by
+# S3_ENDPOINT_URL. Nothing is public either way: the views check permissions, then stream the
+# file or redirect to a presigned URL that lives UPLOAD_URL_SECONDS (poundadmin/files.py).
+S3_BUCKET = env.str("S3_BUCKET", default="")
+UPLOAD_URL_SECONDS = env.int("UPLOAD_URL_SECONDS", default=60)
+if S3_BUCKET:
+    _S3_ENDPOINT = env.str("S3_ENDPOINT_URL", default="")
+    _DEFAULT_STORAGE = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": S3_BUCKET,
+            "endpoint_url": _S3_ENDPOINT or None,
+            "region_name": env.str("S3_REGION", default="") or None,
+            "access_key": env.str("S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env.str("S3_SECRET_ACCESS_KEY", default="") or None,
+            "default_acl": None,
+            "querystring_auth": True,
+            "querystring_expire": UPLOAD_URL_SECONDS,
+            "file_overwrite": False,
+            "addressing_style": env.str("S3_ADDRESSING_STYLE", default="path"),
+            "signature_version": "s3v4",
+        },
+    }
+else:
+    _DEFAULT_STORAGE = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _DEFAULT_STORAGE,
     "staticfiles": {
         "BACKEND": env.str(
             "STATICFILES_STORAGE",
@@ -173,6 +210,20 @@ STORAGES = {
             else "whitenoise.storage.CompressedManifestStaticFilesStorage",
         )
     },
+}
+
+# Background work (Django's tasks framework): PostgreSQL is the queue (django-tasks-db), run by
+# `manage.py db_worker`. `make run` (DEBUG) runs each task at once, inside the request that
+# enqueues it, so that development needs no worker; TASKS_BACKEND chooses either explicitly.
+TASKS = {
+    "default": {
+        "BACKEND": env.str(
+            "TASKS_BACKEND",
+            default="django.tasks.backends.immediate.ImmediateBackend"
+            if DEBUG
+            else "django_tasks_db.DatabaseBackend",
+        )
+    }
 }
 
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
@@ -211,6 +262,16 @@ SECURE_PROXY_SSL_HEADER = (
     ("HTTP_X_FORWARDED_PROTO", "https") if env.bool("BEHIND_TLS_PROXY", default=False) else None
 )
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+# The load balancer's health checks speak plain HTTP to the app server.
+SECURE_REDIRECT_EXEMPT = [r"^healthz"]
+# The retention rule (docs/retention.md): personal data of a case is erased this many years
+# after its last animal left the pound; login records (django-axes) after this many days (CERT-In
+# keeps security logs 180 days); files prepared for a user after this many days.
+RETENTION_PERSONAL_YEARS = env.int("RETENTION_PERSONAL_YEARS", default=8)
+RETENTION_LOGIN_DAYS = env.int("RETENTION_LOGIN_DAYS", default=180)
+RETENTION_PREPARED_DAYS = env.int("RETENTION_PREPARED_DAYS", default=30)
+# Readiness fails when the oldest task has waited longer than this: the worker is down or behind.
+HEALTH_QUEUE_MAX_AGE = env.int("HEALTH_QUEUE_MAX_AGE", default=600)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
@@ -227,7 +288,13 @@ SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
-    "img-src": [CSP.SELF, "data:", "blob:"],
+    # The presigned URLs of the object store, when there is one (poundadmin/files.py).
+    "img-src": [CSP.SELF, "data:", "blob:"]
+    + (
+        [env.str("S3_PUBLIC_ORIGIN", default="") or _S3_ENDPOINT or "https://*.amazonaws.com"]
+        if S3_BUCKET
+        else []
+    ),
     "font-src": [CSP.SELF],
     "connect-src": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
@@ -236,12 +303,44 @@ SECURE_CSP = {
     "object-src": [CSP.NONE],
 }
 
+# Logs go to standard output (systemd's journal, the container's log). In production each line
+# is one JSON object (python-json-logger) with the request id, the user's id and the path; never
+# names, phones or addresses. LOG_FORMAT=text gives plain lines.
+LOG_FORMAT = env.str("LOG_FORMAT", default="text" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"request": {"()": "poundadmin.middleware.RequestContextFilter"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(user_id)s "
+            "%(path)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["request"],
+            "formatter": "json" if LOG_FORMAT == "json" else "text",
+        }
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
+
+# Error reporting: off unless SENTRY_DSN is set. No personal data is sent (send_default_pii off).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+if SENTRY_DSN:
+    import sentry_sdk
+
+    sentry_sdk.init(
+        dsn=SENTRY_DSN,
+        environment=env.str("SENTRY_ENVIRONMENT", default="production"),
+        send_default_pii=False,
+        traces_sample_rate=env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0),
+    )
 
 # Upload limits for scanned orders and photos (checked again by the forms that accept them).
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024

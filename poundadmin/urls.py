@@ -1,4 +1,3 @@
-from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
@@ -6,8 +5,11 @@ from django.urls import include, path, re_path
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
 from office.views import home as home_views
+from poundadmin import health
 
 urlpatterns = [
+    path("healthz", health.liveness, name="healthz"),
+    path("healthz/ready", health.readiness, name="readyz"),
     path("", home_views.home, name="home"),
     path("login/", account_views.login_view, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -32,8 +34,5 @@ urlpatterns = [
     path("notices/", auction_views.board, name="board"),
     path("admin/", admin.site.urls),
 ]
-
-if settings.DEBUG:
-    from django.conf.urls.static import static
-
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+# Uploads are never served from MEDIA_URL, not even in development: each file has a view that
+# checks who may see it (poundadmin/files.py).

@@ -74,6 +74,9 @@ TABLE = [
     ("office:returns", None, "get", {"police_officer": 403, "administrator": 403}, 200),
     ("office:export_register", None, "get", {"police_officer": 403, "administrator": 403}, 200),
     ("office:export_ledger", None, "get", {"police_officer": 403, "administrator": 403}, 200),
+    # Files prepared by the worker (issue 10): asking needs the accounts; an empty ask is a 400.
+    ("office:prepare", None, "post", {"police_officer": 403, "administrator": 403}, 400),
+    ("office:prepare", None, "get", {}, 405),
 ]
 
 CASES = [

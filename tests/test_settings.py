@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from django.http import HttpResponse
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -17,6 +19,7 @@ def _manage(*args, **env):
             "DEBUG",
             "SECRET_KEY",
             "ALLOWED_HOSTS",
+            "PUBLIC_BASE_URL",
             "SECURE_SSL_REDIRECT",
             "SECURE_COOKIES",
             "STATICFILES_STORAGE",
@@ -38,6 +41,7 @@ def _manage(*args, **env):
 PROD = {
     "SECRET_KEY": "p" * 30 + "Qz9!kL2#mN4$vB6^xC8&" + "r" * 20,
     "ALLOWED_HOSTS": "pounds.example.gov.in",
+    "PUBLIC_BASE_URL": "https://pounds.example.gov.in",
 }
 
 
@@ -48,16 +52,47 @@ def test_deploy_check_has_no_warnings_under_production_settings():
 
 
 def test_missing_secret_key_stops_with_a_sentence_naming_it():
-    result = _manage("check", ALLOWED_HOSTS="pounds.example.gov.in")
+    result = _manage(
+        "check", ALLOWED_HOSTS="pounds.example.gov.in", PUBLIC_BASE_URL=PROD["PUBLIC_BASE_URL"]
+    )
     assert result.returncode != 0
     assert "The SECRET_KEY environment variable is not set." in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_missing_allowed_hosts_stops_with_a_sentence_naming_it():
-    result = _manage("check", SECRET_KEY=PROD["SECRET_KEY"])
+    result = _manage(
+        "check", SECRET_KEY=PROD["SECRET_KEY"], PUBLIC_BASE_URL=PROD["PUBLIC_BASE_URL"]
+    )
     assert result.returncode != 0
     assert "The ALLOWED_HOSTS environment variable is not set." in result.stderr
+
+
+def test_missing_public_base_url_stops_production_with_a_sentence_naming_it():
+    result = _manage("check", SECRET_KEY=PROD["SECRET_KEY"], ALLOWED_HOSTS=PROD["ALLOWED_HOSTS"])
+    assert result.returncode != 0
+    assert "The PUBLIC_BASE_URL environment variable is not set." in result.stderr
+
+
+def test_in_development_qr_codes_follow_the_host_and_port_of_the_request(settings, rf):
+    from poundadmin.documents import public_url
+    from poundadmin.middleware import RequestContextMiddleware
+
+    settings.PUBLIC_BASE_URL = ""
+    settings.ALLOWED_HOSTS = ["127.0.0.1"]
+    seen = []
+
+    def view(request):
+        seen.append(public_url("/verify/abc/"))
+        return HttpResponse("ok")
+
+    response = RequestContextMiddleware(view)(rf.get("/", HTTP_HOST="127.0.0.1:8001"))
+
+    assert seen == ["http://127.0.0.1:8001/verify/abc/"]
+    assert len(response["X-Request-ID"]) == 32
+    settings.PUBLIC_BASE_URL = "https://pounds.example.gov.in"
+    RequestContextMiddleware(view)(rf.get("/", HTTP_HOST="127.0.0.1:8001"))
+    assert seen[-1] == "https://pounds.example.gov.in/verify/abc/"
 
 
 def test_debug_is_off_unless_set():

@@ -14,6 +14,18 @@ PUBLIC = {
     "board",  # the public notice board of unclaimed cattle (s.14)
     "admin:login",  # the admin's own login form
     "admin:jsi18n",
+    "auctions:board_photo",  # the photo of an animal on the board, and of no other
+    "healthz",  # liveness, with no data
+    "readyz",  # readiness: ok or fail per check, with no data
+}
+# Stored files answer an anonymous visitor as they answer another district: 404, which says
+# nothing of whether the file exists (a login redirect would).
+NOT_FOUND_TO_ANONYMOUS = {
+    "impounding:animal_photo",
+    "impounding:release_signature",
+    "impounding:court_order_scan",
+    "auctions:proclamation_photo",
+    "auctions:s16_signature",
 }
 
 
@@ -42,7 +54,7 @@ def _concrete(route):
 
 
 ALL = sorted({(route, name) for route, name, _ in _walk(get_resolver().url_patterns)})
-PROTECTED = [(route, name) for route, name in ALL if name not in PUBLIC]
+PROTECTED = [(route, name) for route, name in ALL if name not in PUBLIC | NOT_FOUND_TO_ANONYMOUS]
 
 
 def test_every_url_pattern_is_named():
@@ -64,7 +76,12 @@ def test_anonymous_is_sent_to_login_unless_public(client, route, name):
 
 
 def test_allow_list_names_real_pages():
-    assert PUBLIC <= {name for _, name in ALL}
+    assert PUBLIC | NOT_FOUND_TO_ANONYMOUS <= {name for _, name in ALL}
+
+
+@pytest.mark.parametrize("name", sorted(NOT_FOUND_TO_ANONYMOUS))
+def test_stored_files_answer_anonymous_with_404(client, name):
+    assert client.get(reverse(name, args=[1])).status_code == 404
 
 
 def test_public_pages_answer_anonymous(client):

@@ -141,7 +141,7 @@ def _lock_offered(pound, lots):
     if not ids or len(ids) != len(set(ids)):
         raise ValidationError({"lots": _("Put each animal in exactly one lot.")})
     animals = list(
-        Animal.objects.select_for_update()
+        Animal.objects.select_for_update(of=("self",))
         .select_related("impoundment")
         .filter(pk__in=ids, impoundment__pound=pound)
         .order_by("pk")
@@ -239,7 +239,7 @@ def _create_lots(auction, lots, reserve_prices):
 @transaction.atomic
 def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, declaration_signed):
     """Register a bidder. Anyone who may be an officer or pound-keeper is blocked (s.19)."""
-    auction = Auction.objects.select_for_update().get(pk=auction.pk)
+    auction = Auction.objects.select_for_update(of=("self",)).get(pk=auction.pk)
     authorise(by, Permission.RUN_AUCTION, auction.pound)
     if auction.status != Auction.Status.SCHEDULED:
         raise ValidationError(_("This auction is closed."))
@@ -290,7 +290,11 @@ def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, de
 def override_block(*, bidder, by, reason):
     """The Magistrate may let a blocked bidder bid, with a reason, after checking he is not staff
     (a namesake, say). Logged."""
-    bidder = Bidder.objects.select_for_update().select_related("auction__pound").get(pk=bidder.pk)
+    bidder = (
+        Bidder.objects.select_for_update(of=("self",))
+        .select_related("auction__pound")
+        .get(pk=bidder.pk)
+    )
     if not has_permission(by, Permission.APPROVE, bidder.auction.pound):
         raise PermissionDenied(_("Only the District Magistrate may override the s.19 check."))
     if not bidder.blocked:
@@ -331,7 +335,9 @@ def assert_may_buy(bidder):
 
 @transaction.atomic
 def record_bid(*, lot, bidder, amount, by):
-    lot = Lot.objects.select_for_update().select_related("auction__pound").get(pk=lot.pk)
+    lot = (
+        Lot.objects.select_for_update(of=("self",)).select_related("auction__pound").get(pk=lot.pk)
+    )
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open for bids."))
@@ -358,7 +364,9 @@ def record_bid(*, lot, bidder, amount, by):
 
 @transaction.atomic
 def mark_unsold(*, lot, by, note=""):
-    lot = Lot.objects.select_for_update().select_related("auction__pound").get(pk=lot.pk)
+    lot = (
+        Lot.objects.select_for_update(of=("self",)).select_related("auction__pound").get(pk=lot.pk)
+    )
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open."))
@@ -376,7 +384,7 @@ def mark_unsold(*, lot, by, note=""):
 
 @transaction.atomic
 def close_auction(*, auction, by):
-    auction = Auction.objects.select_for_update().get(pk=auction.pk)
+    auction = Auction.objects.select_for_update(of=("self",)).get(pk=auction.pk)
     authorise(by, Permission.RUN_AUCTION, auction.pound)
     if auction.status != Auction.Status.SCHEDULED:
         raise ValidationError(_("This auction is already closed."))

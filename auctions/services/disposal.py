@@ -66,7 +66,11 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
 
 @transaction.atomic
 def decide_disposal(*, order, by, approve, note=""):
-    order = DisposalOrder.objects.select_for_update().select_related("pound").get(pk=order.pk)
+    order = (
+        DisposalOrder.objects.select_for_update(of=("self",))
+        .select_related("pound")
+        .get(pk=order.pk)
+    )
     if not has_permission(by, Permission.APPROVE, order.pound):
         raise PermissionDenied(_("Only the District Magistrate approves a disposal order."))
     if order.status != DisposalOrder.Status.PROPOSED:
@@ -78,7 +82,7 @@ def decide_disposal(*, order, by, approve, note=""):
         # disposed of without an approved order naming it.
         order.status = DisposalOrder.Status.APPROVED
         order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
-        animals = list(Animal.objects.select_for_update().filter(disposal_orders=order))
+        animals = list(Animal.objects.select_for_update(of=("self",)).filter(disposal_orders=order))
         for animal in animals:
             if animal.state != AnimalState.IMPOUNDED:
                 raise ValidationError(

@@ -132,7 +132,7 @@ def _lock_for_hammer(lot):
     for it (or it for the claim) instead of deadlocking. Returns (case or None, animals)."""
     case = None
     if lot.auction.s16_case_id is not None:
-        case = S16Case.objects.select_for_update().get(pk=lot.auction.s16_case_id)
+        case = S16Case.objects.select_for_update(of=("self",)).get(pk=lot.auction.s16_case_id)
     animals = list(
         Animal.objects.select_for_update(of=("self",)).filter(lotanimal__lot=lot).order_by("pk")
     )
@@ -155,7 +155,7 @@ def _check_open_to(lot, buyer):
         )
     if lot.auction.status != Auction.Status.SCHEDULED:
         raise ValidationError(_("This auction is closed."))
-    buyer = Bidder.objects.select_for_update().get(pk=buyer.pk)
+    buyer = Bidder.objects.select_for_update(of=("self",)).get(pk=buyer.pk)
     if buyer.auction_id != lot.auction_id:
         raise ValidationError(_("The buyer is registered for another auction."))
     assert_may_buy(buyer)

@@ -17,6 +17,7 @@ from impounding.services.common import ensure_transition
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from poundadmin.events import record_event
+from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image
 
 from ..actions import Action
 from ..models import Auction, Lot, LotAnimal, S16Case, Sale, Shortfall
@@ -46,7 +47,9 @@ def s16_gap_message(gap):
 def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=True):
     """Record that the owner appeared and refused or omitted to pay (or to deposit)."""
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
-    animals = list(Animal.objects.select_for_update().filter(pk__in=animal_ids, impoundment=entry))
+    animals = list(
+        Animal.objects.select_for_update(of=("self",)).filter(pk__in=animal_ids, impoundment=entry)
+    )
     if not animals or len(animals) != len(set(animal_ids)):
         raise ValidationError({"animals": _("Choose the owner's animals.")})
     if any(a.state != AnimalState.IMPOUNDED for a in animals):
@@ -154,11 +157,15 @@ def settle_s16_case(
     """Deliver the remaining cattle and the balance to the owner with the account of items
     (a)-(f); he signs for both. Proceeds go: fines to the District Magistrate, feeding to the
     pound-keeper, the sale expenses, the balance to the owner (s.16, s.17)."""
-    case = S16Case.objects.select_for_update().select_related("pound__district").get(pk=case.pk)
+    case = (
+        S16Case.objects.select_for_update(of=("self",))
+        .select_related("pound__district")
+        .get(pk=case.pk)
+    )
     authorise(by, Permission.RUN_AUCTION, case.pound)
     at = at or timezone.now()
     remaining = list(
-        Animal.objects.select_for_update()
+        Animal.objects.select_for_update(of=("self",))
         .filter(s16_cases=case, state=AnimalState.IMPOUNDED)
         .order_by("pk")
     )
@@ -223,7 +230,8 @@ def _close_account(case, *, position, split, signature, by, at):
     case.shortfall = sum(short.values(), ZERO)
     case.status, case.closed_at, case.closed_by = S16Case.Status.CLOSED, at, by
     if signature:
-        case.signature.save("signature.png", signature, save=False)
+        signature = reencode_image(signature, field="signature", max_px=SIGNATURE_MAX_PX, fmt="PNG")
+        case.signature.save(signature.name, signature, save=False)
     pound = case.pound
     case.account_document = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.S16_ACCOUNT,

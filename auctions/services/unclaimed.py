@@ -48,7 +48,7 @@ def send_report(*, entry, by, at=None):
         raise ValidationError(_("No animal of this entry is left unclaimed and unreported."))
     row = rows[0]
     animals = list(
-        Animal.objects.select_for_update().filter(
+        Animal.objects.select_for_update(of=("self",)).filter(
             pk__in=[a.pk for a in row["animals"]], state=AnimalState.IMPOUNDED
         )
     )
@@ -102,7 +102,9 @@ def send_report(*, entry, by, at=None):
 @transaction.atomic
 def post_notice(*, report, by, posted_on, posted_at):
     """The officer records the day he stuck up the notice in his office: the second clock."""
-    report = Report.objects.select_for_update().select_related("pound").get(pk=report.pk)
+    report = (
+        Report.objects.select_for_update(of=("self",)).select_related("pound").get(pk=report.pk)
+    )
     pound = report.pound
     authorise(by, Permission.HANDLE_UNCLAIMED, pound)
     if hasattr(report, "notice"):
@@ -189,7 +191,8 @@ def record_proclamation(
     # Check the record before the photo is stored, so that a refusal leaves no stray file.
     proclamation.full_clean(exclude=["notice", "photo"])
     if photo:
-        proclamation.photo.save("photo.jpg", resize_photo(photo), save=False)
+        photo = resize_photo(photo)
+        proclamation.photo.save(photo.name, photo, save=False)
     proclamation.save()
     record_event(
         action=Action.S14_PROCLAIMED,
@@ -233,7 +236,7 @@ def set_auction_conditions(
     """A new standing order; it ends the open-ended order before it (versioned, no overlap)."""
     if not has_permission(by, Permission.PREPARE_ORDERS, district):
         raise PermissionDenied(_("Only the District Magistrate's office sets the conditions."))
-    District.objects.select_for_update().get(pk=district.pk)
+    District.objects.select_for_update(of=("self",)).get(pk=district.pk)
     same = AuctionConditions.objects.filter(district=district)
     superseded = list(same.filter(valid_to__isnull=True, valid_from__lt=valid_from))
     clash = same.overlapping(valid_from, valid_to).exclude(pk__in=[o.pk for o in superseded])

@@ -8,6 +8,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from accounts.decorators import require_permission
+from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from poundadmin.documents import pdf_response
@@ -28,17 +29,23 @@ def _may_view(request, pound):
 @require_permission(Permission.VIEW_RECORDS)
 def report_pdf(request, pk):
     """The pound-keeper's report of unclaimed cattle to the officer (s.14)."""
-    report = get_object_or_404(Report.objects.for_user(request.user).select_related("pound"), pk=pk)
+    report = get_object_or_404(
+        Report.objects.for_user(request.user).select_related("pound", "document"), pk=pk
+    )
     _may_view(request, report.pound)
-    return pdf_response(documents.report_pdf(report), _filename("report", report.number))
+    pdf = IssuedDocument.objects.kept_pdf(report.document, lambda: documents.report_pdf(report))
+    return pdf_response(pdf, _filename("report", report.number))
 
 
 @require_permission(Permission.VIEW_RECORDS)
 def notice_pdf(request, pk):
     """The officer's notice for the wall of his office (s.14)."""
-    notice = get_object_or_404(Notice.objects.for_user(request.user).select_related("pound"), pk=pk)
+    notice = get_object_or_404(
+        Notice.objects.for_user(request.user).select_related("pound", "document"), pk=pk
+    )
     _may_view(request, notice.pound)
-    return pdf_response(documents.notice_pdf(notice), _filename("notice", notice.number))
+    pdf = IssuedDocument.objects.kept_pdf(notice.document, lambda: documents.notice_pdf(notice))
+    return pdf_response(pdf, _filename("notice", notice.number))
 
 
 @require_permission(Permission.VIEW_RECORDS)
@@ -51,9 +58,10 @@ def sale_certificate_pdf(request, pk):
         pk=pk,
     )
     _may_view(request, sale.lot.auction.pound)
-    return pdf_response(
-        documents.sale_certificate_pdf(sale), _filename("sale-certificate", sale.certificate.number)
+    pdf = IssuedDocument.objects.kept_pdf(
+        sale.certificate, lambda: documents.sale_certificate_pdf(sale)
     )
+    return pdf_response(pdf, _filename("sale-certificate", sale.certificate.number))
 
 
 @require_permission(Permission.VIEW_RECORDS)
@@ -65,8 +73,12 @@ def s16_account_pdf(request, pk):
         pk=pk,
     )
     _may_view(request, case.pound)
+    if case.account_document is None:
+        raise Http404("The account is made when the case is settled.")
     try:
-        pdf = documents.s16_account_pdf(case)
+        pdf = IssuedDocument.objects.kept_pdf(
+            case.account_document, lambda: documents.s16_account_pdf(case)
+        )
     except documents.NotSettled as exc:
         raise Http404("The account is made when the case is settled.") from exc
     return pdf_response(pdf, _filename("s16-account", case.account_document.number))

@@ -1,7 +1,6 @@
 """The pound register (s.8): one entry per seizure brought to a pound, with its animals."""
 
 import re
-import uuid
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -13,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Pound, User, Village
 from accounts.scoping import visible_pound_ids
+from poundadmin.uploads import UploadName
 
 from .choices import (
     AgeClass,
@@ -27,21 +27,8 @@ from .choices import (
 
 
 @deconstructible
-class media_upload:  # noqa: N801 - used like a function in field definitions
+class media_upload(UploadName):  # noqa: N801 - named in migration 0001; used like a function
     """Upload path with a random name, so a stored file's URL reveals nothing and cannot clash."""
-
-    def __init__(self, prefix):
-        self.prefix = prefix
-
-    def __call__(self, instance, filename):
-        ext = filename.rsplit(".", 1)[-1].lower() if "." in filename else "bin"
-        return f"{self.prefix}/{timezone.now():%Y/%m}/{uuid.uuid4().hex}.{ext}"
-
-    def __eq__(self, other):
-        return isinstance(other, media_upload) and other.prefix == self.prefix
-
-    def __hash__(self):
-        return hash(self.prefix)
 
 
 class ImpoundmentQuerySet(models.QuerySet):

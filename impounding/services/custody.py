@@ -15,7 +15,11 @@ from .common import ensure_transition
 
 
 def _lock(animal):
-    return Animal.objects.select_for_update().select_related("impoundment__pound").get(pk=animal.pk)
+    return (
+        Animal.objects.select_for_update(of=("self",))
+        .select_related("impoundment__pound")
+        .get(pk=animal.pk)
+    )
 
 
 def _check_time(animal, at):
@@ -135,7 +139,7 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
     _check_time(dam, at)
     entry = dam.impoundment
     # Lock the entry so that two births recorded at once get different numbers.
-    type(entry).objects.select_for_update().get(pk=entry.pk)
+    type(entry).objects.select_for_update(of=("self",)).get(pk=entry.pk)
     number = (entry.animals.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     calf = Animal(
         impoundment=entry,

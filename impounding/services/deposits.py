@@ -121,7 +121,7 @@ def _check_decision(complaint, *, outcome, decided_on):
 
 def _refund_due(deposit, *, entry, by):
     """s.22: a held deposit becomes due to the owner again; one already dealt with stays so."""
-    deposit = Deposit.objects.select_for_update().get(pk=deposit.pk)
+    deposit = Deposit.objects.select_for_update(of=("self",)).get(pk=deposit.pk)
     if deposit.status != Deposit.Status.HELD:
         return deposit
     deposit.status = Deposit.Status.REFUND_DUE
@@ -179,7 +179,7 @@ def decide_complaint(
 ):
     """Record the Magistrate's finding. Upheld: a held deposit becomes due for refund and the
     seizer's liability (s.22) is recorded. Dismissed: the deposit may be applied."""
-    complaint = Complaint.objects.select_for_update().get(pk=complaint.pk)
+    complaint = Complaint.objects.select_for_update(of=("self",)).get(pk=complaint.pk)
     entry = complaint.impoundment
     # The court's finding is entered by the District Magistrate's office, not the pound.
     authorise(
@@ -247,7 +247,7 @@ def deposit_awaiting_application(deposit, today=None):
 def apply_deposit(*, deposit, by):
     """The District Magistrate's office confirms; the deposit becomes the payment it stood for."""
     deposit = (
-        Deposit.objects.select_for_update()
+        Deposit.objects.select_for_update(of=("self",))
         .select_related("release__impoundment__pound__district", "release__receipt")
         .get(pk=deposit.pk)
     )
@@ -306,7 +306,7 @@ def apply_deposit(*, deposit, by):
 def pay_deposit_refund(*, deposit, by, mode, reference=""):
     """Hand back a deposit the Magistrate ordered refunded (s.22)."""
     deposit = (
-        Deposit.objects.select_for_update()
+        Deposit.objects.select_for_update(of=("self",))
         .select_related("release__impoundment__pound__district", "release__receipt")
         .get(pk=deposit.pk)
     )

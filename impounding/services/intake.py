@@ -1,20 +1,18 @@
 """s.8: entering cattle in the register on arrival, and correcting the register."""
 
-import io
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from PIL import Image, ImageOps
 
 from accounts.models import Counter, DistrictPolicy, PoundVillage
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
 from poundadmin.events import record_event
+from poundadmin.uploads import reencode_image
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
@@ -23,19 +21,10 @@ from ..tags import validate_ear_tag
 PHOTO_MAX_PX = 1280
 
 
-def resize_photo(upload):
+def resize_photo(upload, field="photo"):
     """Shrink a phone photo to at most 1280 px, turned upright, as a JPEG with no EXIF data
     (which would carry the GPS position and the phone's make)."""
-    try:
-        image = Image.open(upload)
-        image = ImageOps.exif_transpose(image)
-    except Exception as exc:  # Pillow raises many kinds for a file that is not an image
-        raise ValidationError({"photo": _("That file is not a photo we can read.")}) from exc
-    image = image.convert("RGB")
-    image.thumbnail((PHOTO_MAX_PX, PHOTO_MAX_PX))
-    out = io.BytesIO()
-    image.save(out, format="JPEG", quality=82, optimize=True)
-    return ContentFile(out.getvalue(), name="photo.jpg")
+    return reencode_image(upload, field=field, max_px=PHOTO_MAX_PX)
 
 
 def intake_warnings(*, pound, seized_at, arrived_at, basis, seizer_capacity, seizure_village):
@@ -82,7 +71,8 @@ def _enter_animals(entry, animals):
             impoundment=entry, number=number, **{f: data.get(f, "") for f in ANIMAL_FIELDS}
         )
         if data.get("photo"):
-            animal.photo.save("photo.jpg", resize_photo(data["photo"]), save=False)
+            photo = resize_photo(data["photo"])
+            animal.photo.save(photo.name, photo, save=False)
         animal.full_clean(exclude=["impoundment", "release", "court_order"])
         animal.save()
         created.append(animal)
@@ -228,7 +218,7 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
         raise ValidationError(_("An animal chosen is not in this register entry."))
     target = animal or entry
     allowed = AMENDABLE_ANIMAL_FIELDS if animal else AMENDABLE_ENTRY_FIELDS
-    target = type(target).objects.select_for_update().get(pk=target.pk)
+    target = type(target).objects.select_for_update(of=("self",)).get(pk=target.pk)
     amendments = []
     for field, new in changes.items():
         if field not in allowed:

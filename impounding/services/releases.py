@@ -22,7 +22,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline, financial_year
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
-from poundadmin.uploads import validate_order_scan
+from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 
 from ..actions import Action
 from ..dues import dues
@@ -48,7 +48,9 @@ def _lock_animals(entry, animal_ids):
     calves = Animal.objects.calves_of(ids)
     ids |= set(calves.values_list("pk", flat=True))
     animals = list(
-        Animal.objects.select_for_update().filter(pk__in=ids, impoundment=entry).order_by("pk")
+        Animal.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids, impoundment=entry)
+        .order_by("pk")
     )
     if len(animals) != len(ids):
         raise ValidationError({"animals": _("An animal chosen is not in this register entry.")})
@@ -181,7 +183,8 @@ def _dues_tendered(animals, *, amount_tendered, at):
 
 def _save_release(release, signature):
     if signature:
-        release.signature.save("signature.png", signature, save=False)
+        signature = reencode_image(signature, field="signature", max_px=SIGNATURE_MAX_PX, fmt="PNG")
+        release.signature.save(signature.name, signature, save=False)
     release.full_clean(exclude=["receipt", "signature"])
     try:
         with transaction.atomic():
@@ -505,7 +508,7 @@ def release_by_order(
     with a scan of the order. The dues left unpaid are recorded against whoever the order names
     (under s.22, the seizer)."""
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
-    validate_order_scan(scan)
+    scan_type = validate_order_scan(scan)
     if order_date > timezone.localdate():
         raise ValidationError({"order_date": _("The order cannot be dated in the future.")})
     if complaint is not None and complaint.impoundment_id != entry.pk:
@@ -528,7 +531,7 @@ def release_by_order(
         dues_payable_by=dues_payable_by,
         recorded_by=by,
     )
-    order.scan.save(getattr(scan, "name", "order.pdf"), scan, save=False)
+    order.scan.save(stored_name(scan_type), scan, save=False)
     order.full_clean(exclude=["scan"])
     order.save()
     for animal in animals:

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
+from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
 from poundadmin.documents import pdf_response
@@ -56,10 +57,17 @@ def statement_pdf(request, pk):
 def receipt_pdf(request, pk):
     """A receipt (s.13) or deposit receipt (s.15) of a pound the user can see."""
     receipt = get_object_or_404(
-        Receipt.objects.filter(pound_id__in=visible_pound_ids(request.user)), pk=pk
+        Receipt.objects.filter(pound_id__in=visible_pound_ids(request.user)).select_related(
+            "document"
+        ),
+        pk=pk,
     )
     get_pound(request, receipt.pound_id, Permission.VIEW_RECORDS)  # 403 without the permission
-    pdf = documents.receipt_pdf(receipt)
+    pdf = IssuedDocument.objects.kept_pdf(
+        receipt.document,
+        lambda: documents.receipt_pdf(receipt),
+        as_issued=receipt.cancelled_at is None,
+    )
     return pdf_response(pdf, _filename("receipt", receipt.number))
 
 

@@ -13,21 +13,21 @@ from decimal import Decimal
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Prefetch, Q, Sum, prefetch_related_objects
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
-from accounts.models import DistrictPolicy, Pound
+from accounts.models import DistrictPolicy, IssuedDocument, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from impounding.models import Animal
 from impounding.views.common import get_entry, get_pound
 from poundadmin.dates import add_months, surplus_expiry
 from poundadmin.documents import pdf_response
+from poundadmin.files import serve_stored
 from poundadmin.formatting import inr
-from poundadmin.uploads import SIGNATURES
 from poundadmin.views import add_service_errors, keyset_page
 
 from .. import documents, statements, trail
@@ -393,24 +393,7 @@ def claim_new(request, pk):
 
 def _proof_file(claim):
     """The scan of the proof, shown in the browser to whoever may decide the claim."""
-    if not claim.proof_scan:
-        raise Http404
-    handle = claim.proof_scan.open("rb")
-    head = handle.read(8)
-    handle.seek(0)
-    kind = next((k for sig, k in SIGNATURES.items() if head.startswith(sig)), None)
-    types = {"PDF": "application/pdf", "JPEG": "image/jpeg", "PNG": "image/png"}
-    if kind is None:
-        handle.close()
-        raise Http404
-    response = FileResponse(
-        handle,
-        content_type=types[kind],
-        filename=f"claim-{claim.pk}-proof.{kind.lower()}",
-        as_attachment=False,
-    )
-    response["Cache-Control"] = "private, no-store"
-    return response
+    return serve_stored(claim.proof_scan, download_name=f"claim-{claim.pk}-proof")
 
 
 @require_permission(Permission.APPROVE)
@@ -468,7 +451,9 @@ def transfer_memo_pdf(request, pk):
     deposit = _get_deposit(request, pk, Permission.VIEW_LEDGER)
     if deposit.transfer_memo_id is None:
         raise Http404
-    pdf = documents.transfer_memo_pdf(deposit)
+    pdf = IssuedDocument.objects.kept_pdf(
+        deposit.transfer_memo, lambda: documents.transfer_memo_pdf(deposit)
+    )
     name = deposit.transfer_memo.number.replace("/", "-")
     return pdf_response(pdf, f"transfer-memo-{name}.pdf")
 

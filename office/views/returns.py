@@ -9,6 +9,7 @@ or district outside the user's jurisdiction is a 404; one inside it without the 
 """
 
 import re
+import uuid
 from datetime import date
 
 from django.core.exceptions import PermissionDenied
@@ -16,7 +17,6 @@ from django.http import Http404, HttpResponse, HttpResponseBadRequest, Streaming
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -138,22 +138,21 @@ def cash_book(request, pk, day, fmt):
 # --- Exports --------------------------------------------------------------------------------
 
 
-def _export_scope(request):
+def _export_scope(request, params=None):
     """The pounds (and, for the office, the districts) an export covers, and its period, from
-    ?pound=, ?from= and ?to=; None for the period when the dates are bad."""
+    ?pound=, ?from= and ?to= (or the same fields of `params`); None for the period when the
+    dates are bad."""
+    params = request.GET if params is None else params
     pound_ids = visible_pound_ids(request.user, Permission.VIEW_LEDGER)
     district_ids = exports.district_wide_ids(request.user, Permission.VIEW_LEDGER)
-    chosen = request.GET.get("pound")
+    chosen = params.get("pound")
     if chosen:
         if not chosen.isdigit():
             raise Http404
         pound = _pound(request, int(chosen))
         pound_ids, district_ids = [pound.pk], []
     try:
-        period = [
-            date.fromisoformat(request.GET[k]) if request.GET.get(k) else None
-            for k in ("from", "to")
-        ]
+        period = [date.fromisoformat(params[k]) if params.get(k) else None for k in ("from", "to")]
     except ValueError:
         period = None
     return pound_ids, district_ids, period
@@ -219,14 +218,23 @@ def _links(name, args):
     return {fmt: reverse(f"office:{name}", args=[*args, fmt]) for fmt in FORMATS}
 
 
-def _export_links(first, last, pound=None):
-    query = {"from": first.isoformat(), "to": last.isoformat()}
-    if pound is not None:
-        query["pound"] = pound.pk
-    query = urlencode(query)
+def _prepare(what, **fields):
+    """The hidden fields of a button that asks the worker for a file (office/views/prepared.py),
+    each with its own idempotency key."""
+    return {"what": what, "key": uuid.uuid4(), **fields}
+
+
+def _prepare_buttons(kind, subject, first, r):
+    what = "monthly_return" if kind == "pound" else "district_return"
+    month = {"pk": subject.pk, "year": first.year, "month": first.month}
+    period = {"from": r["first"].isoformat(), "to": r["last"].isoformat()}
+    if kind == "pound":
+        period["pound"] = subject.pk
     return {
-        "register": f"{reverse('office:export_register')}?{query}",
-        "ledger": f"{reverse('office:export_ledger')}?{query}",
+        "return_pdf": _prepare(what, fmt="pdf", **month),
+        "return_csv": _prepare(what, fmt="csv", **month),
+        "register": _prepare("register", **period),
+        "ledger": _prepare("ledger", **period),
     }
 
 
@@ -239,10 +247,9 @@ def _pound_context(pound, first, day):
         ),
         "money": [(COLUMN_LABELS[c], r["money"][c]) for c in MONEY_COLUMNS],
         "cash": [(COLUMN_LABELS[c], r["money"][c]) for c in CASH_COLUMNS],
-        "links": _links("monthly_return", [pound.pk, first.year, first.month]),
         "book": figures.cash_book(pound, day),
         "book_links": _links("cash_book", [pound.pk, day.isoformat()]),
-        "exports": _export_links(r["first"], r["last"], pound),
+        "prepare": _prepare_buttons("pound", pound, first, r),
     }
 
 
@@ -255,8 +262,7 @@ def _district_context(district, first):
         "r": r,
         "animals": _table(ANIMAL_COLUMNS, rows, r["totals"]),
         "money_table": _table(MONEY_COLUMNS + CASH_COLUMNS, money_rows, r["money"]),
-        "links": _links("district_return", [district.pk, first.year, first.month]),
-        "exports": _export_links(r["first"], r["last"]),
+        "prepare": _prepare_buttons("district", district, first, r),
     }
 
 

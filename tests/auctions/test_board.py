@@ -246,7 +246,9 @@ def test_board_shows_the_photo_lazily_with_alt_text(client, entry):
     Image.new("RGB", (80, 60), "brown").save(out, format="JPEG")
     animal.photo.save("cow.jpg", ContentFile(out.getvalue()))
     html = html_of(client.get(BOARD))
-    assert f'src="{animal.photo.url}"' in html
+    # Through the board's own public view, never the storage's URL.
+    assert f'src="{reverse("auctions:board_photo", args=[animal.pk])}"' in html
+    assert animal.photo.url not in html
     assert 'loading="lazy"' in html
     assert "Photo of the animal: Cattle, Female, Adult, White" in html
 

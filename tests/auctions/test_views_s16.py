@@ -2,12 +2,14 @@
 with its running account, and the settlement with the account of items (a)-(f)."""
 
 import base64
+import io
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from PIL import Image
 
 from accounts.roles import Role
 from auctions import services
@@ -21,7 +23,9 @@ from tests.accounts.factories import staff
 from tests.auctions.factories import conditions
 from tests.impounding.factories import cow, goat, make_entry
 
-PNG = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"0" * 64).decode()
+_SIGNED = io.BytesIO()
+Image.new("RGBA", (60, 20), (0, 0, 0, 0)).save(_SIGNED, format="PNG")
+PNG = "data:image/png;base64," + base64.b64encode(_SIGNED.getvalue()).decode()
 
 
 @pytest.fixture

@@ -76,17 +76,6 @@ def look(page, name):
     screenshot(page, f"unclaimed-{name}")
 
 
-def serve_media(page, base):
-    """The test server does not serve uploads (DEBUG is off): answer them from MEDIA_ROOT."""
-    from django.conf import settings
-
-    def fulfil(route):
-        path = route.request.url.split("/media/", 1)[1]
-        route.fulfill(path=str(settings.MEDIA_ROOT / path))
-
-    page.route(f"{base}/media/**", fulfil)
-
-
 def keeper_sends_report(page, base, entry, *, due, prefix=""):
     """The pound-keeper: the home page says a report is due; he sends it. `due` is the badge on
     the list of reports due ("due today", "2 days overdue")."""
@@ -168,7 +157,6 @@ def officer_posts_notice_and_proclaims(page, base, report, entry, *, prefix=""):
 
 def test_report_notice_proclamation_and_public_board(page, live_server, pound, entry):
     base = live_server.url
-    serve_media(page, base)
     report = keeper_sends_report(page, base, entry, due="2 days overdue")
     notice = officer_posts_notice_and_proclaims(page, base, report, entry)
 
@@ -277,7 +265,6 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     arrival_day, notice_day = today - timedelta(days=16), today - timedelta(days=8)
     conditions(district, place="Cattle market, Mohanlalganj")
     base = live_server.url
-    serve_media(page, base)
 
     # Day D: a cow and a goat are brought to the pound; the keeper enters them (s.8).
     time_machine.move_to(at(arrival_day, 9), tick=True)

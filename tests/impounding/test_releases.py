@@ -1,5 +1,6 @@
 """Releases: on payment (s.13), on deposit (s.15) and by order of a court (s.19, s.22)."""
 
+import io
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -9,6 +10,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, transaction
+from PIL import Image
 
 from accounts.models import Counter, IssuedDocument
 from accounts.roles import Role
@@ -36,8 +38,15 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=IST)
 pytestmark = pytest.mark.time_machine(NOW, tick=False)
 
 PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
-JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + b"\x00" * 64
-PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+
+
+def _image(fmt):
+    out = io.BytesIO()
+    Image.new("RGB", (8, 8), "white").save(out, format=fmt)
+    return out.getvalue()
+
+
+JPEG, PNG = _image("JPEG"), _image("PNG")
 
 COW_DUES = Decimal("20000.00") + 2 * Decimal("500.00")  # arrived yesterday: two days
 GOAT_DUES = Decimal("1400.00") + 2 * Decimal("300.00")

@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from office.deadlines import run, summary
+from poundadmin.locks import advisory_lock
 
 
 class Command(BaseCommand):
@@ -18,4 +19,9 @@ class Command(BaseCommand):
         if date is not None and date > timezone.localdate():
             # A day that has not come would lift surplus and apply deposits before their time.
             raise CommandError(f"--date {date.isoformat()} has not come yet.")
-        self.stdout.write(summary(run(today=date)))
+        with advisory_lock("run_deadlines") as held:
+            if not held:
+                # Another run is at work: it does today's work; this one has nothing to add.
+                self.stdout.write("Another daily run is in progress; this one did nothing.")
+                return
+            self.stdout.write(summary(run(today=date)))

@@ -1,0 +1,17 @@
+from django.core.management.base import BaseCommand
+
+from accounts.scoping import system_actor
+from office.retention import apply_retention
+
+
+class Command(BaseCommand):
+    help = (
+        "Erase the personal data the retention rule no longer allows to keep (docs/retention.md)."
+        " Idempotent: run it daily after run_deadlines."
+    )
+
+    def handle(self, *args, **options):
+        done = apply_retention(by=system_actor())
+        self.stdout.write(
+            "apply_retention: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in done.items())
+        )

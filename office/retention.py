@@ -1,0 +1,113 @@
+"""The retention rule (docs/retention.md, docs/decisions/0010-retention-and-erasure.md): personal
+data of owners, claimants, seizers and bidders is erased once the case it served is long over,
+and login records once they are older than the security logs must be kept.
+
+A case is over when every animal of its register entry has left the pound; the clock runs from
+the last one's leaving. Erasure blanks the personal fields in place and deletes the signatures
+and scans; the records, their numbers and their money stay, and one event per entry says that
+the personal data was erased, under which rule.
+"""
+
+from datetime import timedelta
+
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, Max, OuterRef
+from django.utils import timezone
+
+from auctions.models import Bidder, S16Case
+from impounding.models import Animal, Complaint, Impoundment, Receipt, Release
+from poundadmin.events import record_event
+
+from .actions import Action
+from .models import PreparedFile, SurplusClaim
+
+ERASED = "[erased]"
+SECTION = "DPDP Act 2023 s.8(7)"
+
+
+def _files(queryset, field):
+    for record in queryset.exclude(**{field: ""}):
+        getattr(record, field).delete(save=False)
+    queryset.update(**{field: ""})
+
+
+def entries_due(now=None):
+    """Register entries whose last animal left the pound more than the retention period ago,
+    and whose personal data is still there."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=365 * settings.RETENTION_PERSONAL_YEARS)
+    in_pound = Animal.objects.filter(impoundment=OuterRef("pk"), custody_ended_at__isnull=True)
+    return (
+        Impoundment.objects.exclude(seizer_name=ERASED)
+        .filter(~Exists(in_pound))
+        .annotate(left=Max("animals__custody_ended_at"))
+        .filter(left__lt=cutoff)
+    )
+
+
+def erase_entry(entry, *, by):
+    """Blank the personal data of one register entry and of the records that hang on it."""
+    with transaction.atomic():
+        entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
+        Impoundment.objects.filter(pk=entry.pk).update(
+            seizer_name=ERASED,
+            seizer_residence="",
+            seizer_phone="",
+            owner_name="",
+            owner_residence="",
+        )
+        releases = Release.objects.filter(impoundment=entry)
+        releases.update(
+            claimant_name=ERASED, claimant_address="", claimant_phone="", owner_name=ERASED
+        )
+        _files(releases, "signature")
+        Receipt.objects.filter(pk__in=releases.values("receipt_id")).update(payer_name=ERASED)
+        Complaint.objects.filter(impoundment=entry).update(complainant_name=ERASED, agent_name="")
+        cases = S16Case.objects.filter(impoundment=entry)
+        cases.update(owner_name=ERASED, owner_address="")
+        _files(cases, "signature")
+        record_event(
+            action=Action.PERSONAL_DATA_ERASED,
+            section=SECTION,
+            summary=f"Personal data of {entry.register_number} erased under the retention rule",
+            by=by,
+            impoundment=entry,
+        )
+
+
+def apply_retention(*, by, now=None):
+    """Apply the rule once; returns the counts of what it erased. Idempotent."""
+    now = now or timezone.now()
+    entries = 0
+    for entry in entries_due(now).select_related("pound__district").iterator():
+        erase_entry(entry, by=by)
+        entries += 1
+    cutoff = now - timedelta(days=365 * settings.RETENTION_PERSONAL_YEARS)
+    bidders = Bidder.objects.filter(auction__scheduled_for__lt=cutoff).exclude(name=ERASED)
+    bidder_count = bidders.update(name=ERASED, address="", phone="")
+    claims = SurplusClaim.objects.filter(decided_at__lt=cutoff).exclude(claimant_name=ERASED)
+    claim_count = claims.count()
+    _files(claims, "proof_scan")
+    claims.update(claimant_name=ERASED, claimant_address="")
+    prepared = PreparedFile.objects.filter(
+        requested_at__lt=now - timedelta(days=settings.RETENTION_PREPARED_DAYS)
+    )
+    _files(prepared, "file")
+    prepared_count, _ = prepared.delete()
+    login_cutoff = now - timedelta(days=settings.RETENTION_LOGIN_DAYS)
+    logins = (
+        sum(
+            model.objects.filter(attempt_time__lt=login_cutoff).delete()[0]
+            for model in (AccessAttempt, AccessFailureLog)
+        )
+        + AccessLog.objects.filter(attempt_time__lt=login_cutoff).delete()[0]
+    )
+    return {
+        "entries": entries,
+        "bidders": bidder_count,
+        "claims": claim_count,
+        "prepared_files": prepared_count,
+        "login_records": logins,
+    }

@@ -1,0 +1,107 @@
+"""Background work on PostgreSQL (Django's tasks framework, django-tasks-db backend): the files
+too slow to make inside a request. `manage.py db_worker` runs them (deploy/).
+
+A task is idempotent: it makes its PreparedFile once. A task retried after a worker died finds
+the file ready and does nothing, or writes it again under a new random name.
+"""
+
+import tempfile
+from datetime import date
+
+from django.core.files import File
+from django.tasks import task
+from django.utils import timezone, translation
+
+from accounts.models import District, Pound
+from poundadmin.uploads import stored_name
+
+from . import exports, return_documents
+from .models import PreparedFile
+
+
+def _period(params):
+    return [date.fromisoformat(d) if d else None for d in params["period"]]
+
+
+def _register(params):
+    queryset = exports.register_queryset(params["pound_ids"], *_period(params))
+    return "csv", exports.stream_csv(exports.register_header(), exports.register_rows(queryset))
+
+
+def _ledger(params):
+    queryset = exports.ledger_queryset(
+        params["pound_ids"], params["district_ids"], *_period(params)
+    )
+    return "csv", exports.stream_csv(exports.ledger_header(), exports.ledger_rows(queryset))
+
+
+def _monthly_return(params, owner):
+    pound = Pound.objects.select_related("district").get(pk=params["pk"])
+    year, month, fmt = params["year"], params["month"], params["fmt"]
+    if fmt == "csv":
+        return "csv", [return_documents.monthly_return_csv(pound, year, month)]
+    return "pdf", [return_documents.monthly_return_pdf(pound, year, month, by=owner)]
+
+
+def _district_return(params, owner):
+    district = District.objects.get(pk=params["pk"])
+    year, month, fmt = params["year"], params["month"], params["fmt"]
+    if fmt == "csv":
+        return "csv", [return_documents.district_return_csv(district, year, month)]
+    return "pdf", [return_documents.district_return_pdf(district, year, month, by=owner)]
+
+
+def _content(prepared):
+    """(extension, iterable of bytes or str blocks) of the file to make."""
+    kind, params = prepared.kind, prepared.params
+    if kind == PreparedFile.Kind.REGISTER:
+        return _register(params)
+    if kind == PreparedFile.Kind.LEDGER:
+        return _ledger(params)
+    if kind == PreparedFile.Kind.MONTHLY_RETURN:
+        return _monthly_return(params, prepared.owner)
+    return _district_return(params, prepared.owner)
+
+
+@task()
+def prepare_file(prepared_id):
+    """Make one PreparedFile and store it; its size in bytes is the task's result."""
+    prepared = PreparedFile.objects.select_related("owner").get(pk=prepared_id)
+    if prepared.status == PreparedFile.Status.READY:
+        return prepared.size
+    PreparedFile.objects.filter(pk=prepared.pk).update(
+        status=PreparedFile.Status.RUNNING, started_at=timezone.now()
+    )
+    try:
+        with translation.override(prepared.params.get("language", "en")):
+            ext, blocks = _content(prepared)
+            # Written to a scratch file in blocks, so a million rows never sit in memory at once.
+            with tempfile.TemporaryFile() as scratch:
+                for block in blocks:
+                    scratch.write(block.encode("utf-8") if isinstance(block, str) else block)
+                scratch.seek(0)
+                prepared.file.save(stored_name(ext), File(scratch), save=False)
+    except Exception:
+        PreparedFile.objects.filter(pk=prepared.pk).update(
+            status=PreparedFile.Status.FAILED, finished_at=timezone.now()
+        )
+        raise
+    prepared.status, prepared.size = PreparedFile.Status.READY, prepared.file.size
+    prepared.finished_at = timezone.now()
+    prepared.save(update_fields=["file", "status", "size", "finished_at"])
+    return prepared.size
+
+
+def requeue_stale(*, older_than):
+    """Enqueue again every file whose task started more than `older_than` ago and never
+    finished: its worker died. The task is idempotent, so a slow one run twice does no harm.
+    Returns how many were enqueued."""
+    stale = PreparedFile.objects.filter(
+        status=PreparedFile.Status.RUNNING, started_at__lt=timezone.now() - older_than
+    )
+    count = 0
+    for prepared in stale:
+        PreparedFile.objects.filter(pk=prepared.pk).update(status=PreparedFile.Status.QUEUED)
+        prepare_file.enqueue(str(prepared.pk))
+        count += 1
+    return count
