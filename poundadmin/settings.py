@@ -112,6 +112,12 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The owner role, which runs the migrations, connects through its own URL; the application
+# connects as the runtime role, which owns nothing (poundadmin/dbroles.py). Deploy with
+# `manage.py migrate --database owner && manage.py db_roles`.
+if env.str("DATABASE_MIGRATE_URL", default=""):
+    DATABASES["owner"] = env.db("DATABASE_MIGRATE_URL")
+    DATABASES["owner"]["TEST"] = {"MIRROR": "default"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
