@@ -13,6 +13,7 @@ applied once, a surplus transferred once, under row locks), and to-dos are keyed
 condition. Overlapping runs therefore do the work once between them.
 """
 
+import logging
 from collections import Counter as Tally
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -33,10 +34,13 @@ from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Short
 from impounding.models import AnimalState, CourtOrder, Deposit
 from impounding.selectors import missing_feeding_days
 from impounding.services import apply_deposit, deposit_awaiting_application
+from poundadmin.anchors import write_checkpoint
 from poundadmin.formatting import lakh
 
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .services import transfer_expired_surplus
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -120,7 +124,19 @@ def transfer_expired_surpluses(day):
             day.done["surplus_waiting_on_claims"] += 1
 
 
-WORK = (apply_confirmed_deposits, transfer_expired_surpluses)
+def sign_checkpoint(day):
+    """Sign every chain's head and store the signed checkpoint outside the database, once a
+    day (poundadmin/anchors.py). Dated by the real day, not a replayed one. A chain that does
+    not extend the last signed checkpoint is not signed over: the run says so loudly."""
+    checkpoint, problems = write_checkpoint(on=timezone.localdate())
+    for chain, seq, what in problems:
+        logger.error("checkpoint not signed: chain %s, link %s: %s", chain, seq, what)
+    day.done["checkpoint_signed"] += checkpoint is not None
+    day.done["checkpoint_refused"] += len(problems)
+
+
+# The checkpoint last, so that it signs the links the day's work wrote.
+WORK = (apply_confirmed_deposits, transfer_expired_surpluses, sign_checkpoint)
 
 
 # --- The to-dos, one rule each ----------------------------------------------------------------
@@ -366,6 +382,8 @@ def summary(done):
             "deposits_applied",
             "surplus_transferred",
             "surplus_waiting_on_claims",
+            "checkpoint_signed",
+            "checkpoint_refused",
             "todos_created",
             "todos_closed",
             "todos_open",

@@ -181,6 +181,13 @@ STORAGES = {
     },
 }
 
+# Signed checkpoints of the event log (poundadmin/anchors.py): an Ed25519 private key in PEM,
+# given directly or as a file's path, never stored in the database. A machine that only verifies
+# needs only the public key (its 32 raw bytes, base64). `manage.py checkpoint_key` makes a pair.
+CHECKPOINT_SIGNING_KEY = env.str("CHECKPOINT_SIGNING_KEY", default="")
+CHECKPOINT_SIGNING_KEY_FILE = env.str("CHECKPOINT_SIGNING_KEY_FILE", default="")
+CHECKPOINT_PUBLIC_KEY = env.str("CHECKPOINT_PUBLIC_KEY", default="")
+
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
 
