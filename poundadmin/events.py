@@ -174,7 +174,8 @@ def consistency_problems(heads, previous):
     problems = []
     if previous is not None:
         names = {head.chain for head in heads}
-        problems += [against_checkpoint(n, None, previous) for n in previous.heads if n not in names]
+        gone = [name for name in previous.heads if name not in names]
+        problems += [against_checkpoint(name, None, previous) for name in gone]
     for head in heads:
         signed = previous.heads.get(head.chain) if previous is not None else None
         anchor = None
