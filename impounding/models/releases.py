@@ -171,6 +171,8 @@ class Deposit(models.Model):
     application_confirmed_at = models.DateTimeField(null=True, blank=True)
     refund_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
     refund_reference = models.CharField(max_length=120, blank=True)
+    # When the office, not the pound-keeper, paid the refund out of the till: its authority.
+    refund_authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
 
     class Meta:
         verbose_name = _("deposit (s.15)")

@@ -9,6 +9,7 @@ from .deposits import (
     apply_deposit,
     decide_complaint,
     deposit_awaiting_application,
+    may_pay_from_till,
     pay_deposit_refund,
     record_complaint,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "ensure_transition",
     "intake_warnings",
     "log_feeding",
+    "may_pay_from_till",
     "pay_deposit_refund",
     "record_birth",
     "record_complaint",
