@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from .views import court, custody, documents, register, releases, tariffs
+from .views import cancellations, court, custody, documents, register, releases, tariffs
 
 app_name = "impounding"
 
@@ -30,6 +30,12 @@ urlpatterns = [
     path("entries/<int:pk>/", include(entry_patterns)),
     path("animals/<int:pk>/", include(animal_patterns)),
     path("receipts/<int:pk>.pdf", documents.receipt_pdf, name="receipt_pdf"),
+    path("receipts/<int:pk>/cancel/", cancellations.receipt_cancel, name="receipt_cancel"),
+    path(
+        "receipt-cancellations/<int:pk>/",
+        cancellations.receipt_cancellation_decide,
+        name="receipt_cancellation_decide",
+    ),
     path("pounds/<int:pk>/feeding/", custody.feeding_log, name="feeding_log"),
     path("pounds/<int:pk>/schedule.pdf", documents.schedule_pdf, name="schedule_pdf"),
     path("complaints/<int:pk>/decide/", court.complaint_decide, name="complaint_decide"),

@@ -11,9 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from auctions.models import DisposalOrder
-from impounding.models import Deposit
+from impounding.models import Deposit, Receipt
+from impounding.services import ask_receipt_cancellation
 from office.models import Remittance
-from tests.impounding.factories import deposit, make_entry, set_tariffs
+from tests.impounding.factories import deposit, make_entry, pay, set_tariffs
 
 ROLES = [
     "pound_keeper",
@@ -77,6 +78,18 @@ def _deposit_due_for_refund(users, user):
     release = deposit(entry, users["pound_keeper"])
     Deposit.objects.filter(release=release).update(status=Deposit.Status.REFUND_DUE)
     return {"pk": Deposit.objects.get(release=release).pk}
+
+
+def _paid_receipt(users, user):
+    set_tariffs(_home_pound(users).district)
+    entry = make_entry(pound=_home_pound(users), by=users["pound_keeper"])
+    return {"pk": pay(entry, users["pound_keeper"]).receipt_id}
+
+
+def _cancellation_asked_by_keeper(users, user):
+    receipt = Receipt.objects.get(pk=_paid_receipt(users, user)["pk"])
+    asked = ask_receipt_cancellation(receipt=receipt, by=users["pound_keeper"], reason="Wrong")
+    return {"pk": asked.pk}
 
 
 TABLE = [
@@ -154,6 +167,21 @@ TABLE = [
         _disposal_prepared_by("magistrate"),
         "post",
         {},
+        403,
+    ),
+    # Receipt cancellation: the keeper asks, the office (another person) decides.
+    (
+        "impounding:receipt_cancel",
+        _paid_receipt,
+        "get",
+        {"pound_keeper": 200, "outsider": 404},
+        403,
+    ),
+    (
+        "impounding:receipt_cancellation_decide",
+        _cancellation_asked_by_keeper,
+        "get",
+        {"dm_clerk": 200, "magistrate": 200, "outsider": 404},
         403,
     ),
     # Cash out of the till: the pound-keeper's, or the office's on a recorded authority.

@@ -3,6 +3,7 @@
 Views, the admin and management commands all call these; none of them changes a row itself.
 """
 
+from .cancellations import ask_receipt_cancellation, decide_receipt_cancellation
 from .common import TransitionNotAllowed, ensure_transition
 from .custody import log_feeding, record_birth, record_death, record_escape, record_return
 from .deposits import (
@@ -19,9 +20,11 @@ from .releases import release_by_order, release_on_deposit, release_on_payment
 __all__ = [
     "TransitionNotAllowed",
     "amend_entry",
+    "ask_receipt_cancellation",
     "apply_deposit",
     "create_entry",
     "decide_complaint",
+    "decide_receipt_cancellation",
     "deposit_awaiting_application",
     "ensure_transition",
     "intake_warnings",

@@ -86,7 +86,21 @@ def _replay(key):
     return release
 
 
-def _issue_receipt(*, pound, kind, by, payer_name, amount, payment_mode, payment_reference, at):
+def _check_replaces(replaces, entry):
+    """The cancelled receipt a corrected one replaces: of this entry, cancelled, not replaced."""
+    receipt = Receipt.objects.select_for_update(of=("self",)).get(pk=replaces.pk)
+    if receipt.cancelled_at is None:
+        raise ValidationError(_("Only a cancelled receipt is replaced."))
+    if not Release.objects.filter(receipt=receipt, impoundment=entry).exists():
+        raise ValidationError(_("The receipt replaced is of another register entry."))
+    if Receipt.objects.filter(replaces=receipt).exists():
+        raise ValidationError(_("That receipt has been replaced already."))
+    return receipt
+
+
+def _issue_receipt(
+    *, pound, kind, by, payer_name, amount, payment_mode, payment_reference, at, replaces=None
+):
     fy = financial_year(timezone.localtime(at).date())
     serial = Counter.next(f"receipt:{pound.pk}:{fy}")
     number = f"{pound.code.upper()}/{fy}/{serial:06d}"
@@ -113,6 +127,7 @@ def _issue_receipt(*, pound, kind, by, payer_name, amount, payment_mode, payment
         payment_mode=payment_mode,
         payment_reference=payment_reference,
         document=document,
+        replaces=replaces,
     )
     IssuedDocument.objects.link(document, receipt)
     return receipt
@@ -262,6 +277,7 @@ def _book_payment(release, animals):
         data={
             "animals": [a.reference for a in animals],
             "receipt": receipt.number,
+            "replaces": receipt.replaces.number if receipt.replaces else "",
             "fines": release.fines,
             "feeding": release.feeding,
             "claimant": [release.claimant_name, release.claimant_role, release.agent_authority],
@@ -320,7 +336,17 @@ _BOOKING = {Release.Kind.PAYMENT: _book_payment, Release.Kind.DEPOSIT: _book_dep
 
 
 def _release(
-    *, kind, entry, by, animal_ids, idempotency_key, amount_tendered, claim, signature, at
+    *,
+    kind,
+    entry,
+    by,
+    animal_ids,
+    idempotency_key,
+    amount_tendered,
+    claim,
+    signature,
+    at,
+    replaces=None,
 ):
     """The steps a release on payment and one on deposit share. Returns the Release, with
     `replayed` True when this key's confirmation had already made it (nothing is written)."""
@@ -345,7 +371,10 @@ def _release(
         return replayed
     at = at or timezone.now()
     statement = _dues_tendered(animals, amount_tendered=amount_tendered, at=at)
+    if replaces is not None:
+        replaces = _check_replaces(replaces, entry)
     receipt = _issue_receipt(
+        replaces=replaces,
         pound=pound,
         kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,
         by=by,
@@ -397,12 +426,13 @@ def release_on_payment(
     register_page="",
     signature=None,
     at=None,
+    replaces=None,
 ):
     """s.13: the owner or his agent pays the fines and charges and takes the animals back.
 
     The receipt, the release, the animals' new state, the ledger transaction and the event are
     written together or not at all. Confirming the same form twice gives the same release, with
-    `replayed` set on it.
+    `replayed` set on it. `replaces`: the cancelled receipt this one corrects (decision 11).
     """
     claim = _Claim(
         claimant_name=claimant_name,
@@ -428,6 +458,7 @@ def release_on_payment(
         claim=claim,
         signature=signature,
         at=at,
+        replaces=replaces,
     )
 
 

@@ -239,9 +239,14 @@ def entry(request, pk):
     for animal in animals:
         animal.dues_line = lines.get(animal.pk)
     releases = list(
-        entry.releases.select_related("receipt", "deposit", "released_by").order_by("released_at")
+        entry.releases.select_related("receipt", "deposit", "released_by")
+        .prefetch_related("receipt__cancellations")
+        .order_by("released_at")
     )
     for release in releases:
+        release.cancellation = next(
+            (c for c in release.receipt.cancellations.all() if c.status == "pending"), None
+        )
         deposit = getattr(release, "deposit", None)
         if deposit is not None:
             deposit.awaiting = services.deposit_awaiting_application(deposit)
@@ -267,6 +272,8 @@ def entry(request, pk):
             "can_approve": has_permission(user, Permission.APPROVE, entry.pound),
             "can_prepare": has_permission(user, Permission.PREPARE_ORDERS, entry.pound),
             "can_pay": has_permission(user, Permission.RECORD_PAYMENT, entry.pound),
+            "can_pay_out": services.may_pay_from_till(user, entry.pound),
+            "can_cancel": has_permission(user, Permission.PAY_FROM_TILL, entry.pound),
             "custody_kinds": CustodyEvent.Kind,
         },
     )
