@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from .views import cancellations, court, custody, documents, register, releases, tariffs
+from .views import cancellations, claims, court, custody, documents, register, releases, tariffs
 
 app_name = "impounding"
 
@@ -11,6 +11,8 @@ entry_patterns = [
     path("deposit/", releases.deposit, name="deposit"),
     path("court-order/", releases.court_order, name="court_order"),
     path("complaint/", court.complaint_new, name="complaint_new"),
+    path("claim/", claims.claim_new, name="claim_new"),
+    path("claims/decide/", claims.claims_decide, name="claims_decide"),
     path("copy.pdf", documents.entry_copy_pdf, name="entry_copy_pdf"),
     path("statement.pdf", documents.statement_pdf, name="statement_pdf"),
 ]

@@ -31,7 +31,7 @@ from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
 from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
-from impounding.models import AnimalState, CourtOrder, Deposit
+from impounding.models import AnimalState, Claim, CourtOrder, Deposit, Impoundment
 from impounding.selectors import missing_feeding_days
 from impounding.services import apply_deposit, deposit_awaiting_application
 from poundadmin.anchors import write_checkpoint
@@ -289,6 +289,21 @@ def disposals_to_decide(day):
         )
 
 
+def claims_on_hold(day):
+    """Entries whose release is on hold while two people claim the cattle (decision 14)."""
+    held = Claim.objects.held_entry_ids([p.pk for p in day.pounds])
+    for entry in Impoundment.objects.filter(pk__in=held).select_related("pound__district"):
+        yield Due(
+            entry.pk,
+            entry.pound.district,
+            entry.pound,
+            _("Release on hold: decide the competing claims to %(number)s")
+            % {"number": entry.register_number},
+            reverse("impounding:claims_decide", args=[entry.pk]),
+            "s.13",
+        )
+
+
 def shortfalls_to_write_off(day):
     for shortfall in Shortfall.objects.filter(status=Shortfall.Status.PENDING).select_related(
         "pound__district"
@@ -331,6 +346,7 @@ RULES = (
     Rule("remittance_confirm:", Role.DM_CLERK, remittances_to_confirm),
     Rule("disposal_decide:", Role.MAGISTRATE, disposals_to_decide),
     Rule("shortfall_writeoff:", Role.MAGISTRATE, shortfalls_to_write_off),
+    Rule("claims_hold:", Role.POLICE_OFFICER, claims_on_hold),
     Rule("court_order_review:", Role.DM_CLERK, court_orders_to_check),
 )
 # The kinds of to-do the run owns, and so closes when their condition has gone.

@@ -80,6 +80,11 @@ def _deposit_due_for_refund(users, user):
     return {"pk": Deposit.objects.get(release=release).pk}
 
 
+def _entry_in_pound(users, user):
+    entry = make_entry(pound=_home_pound(users), by=users["pound_keeper"])
+    return {"pk": entry.pk}
+
+
 def _paid_receipt(users, user):
     set_tariffs(_home_pound(users).district)
     entry = make_entry(pound=_home_pound(users), by=users["pound_keeper"])
@@ -182,6 +187,21 @@ TABLE = [
         _cancellation_asked_by_keeper,
         "get",
         {"dm_clerk": 200, "magistrate": 200, "outsider": 404},
+        403,
+    ),
+    # Competing claimants: the keeper records, an officer or the office decides.
+    (
+        "impounding:claim_new",
+        _entry_in_pound,
+        "get",
+        {"pound_keeper": 200, "outsider": 404},
+        403,
+    ),
+    (
+        "impounding:claims_decide",
+        _entry_in_pound,
+        "get",
+        {"police_officer": 200, "dm_clerk": 200, "magistrate": 200, "outsider": 404},
         403,
     ),
     # Cash out of the till: the pound-keeper's, or the office's on a recorded authority.

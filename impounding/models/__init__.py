@@ -14,6 +14,7 @@ from .choices import (
     Sex,
     Species,
 )
+from .claims import Claim
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
     Complaint,
@@ -43,6 +44,7 @@ __all__ = [
     "Amendment",
     "Animal",
     "AnimalState",
+    "Claim",
     "ClaimantRole",
     "Complaint",
     "CourtOrder",

@@ -14,20 +14,31 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import Counter, DistrictPolicy, IssuedDocument
+from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import complaint_deadline, financial_year
+from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
 from poundadmin.uploads import validate_order_scan
 
 from ..actions import Action
 from ..dues import dues
-from ..models import Animal, AnimalState, CourtOrder, Deposit, Receipt, Release, ReleaseLine
+from ..models import (
+    Animal,
+    AnimalState,
+    CourtOrder,
+    Deposit,
+    Impoundment,
+    Receipt,
+    Release,
+    ReleaseLine,
+)
+from .claims import ensure_no_hold
 from .common import ensure_transition
+from .receipts import check_replaces, issue_receipt
 
 # Called with (animals, by) inside the transaction of every release, so that other workflows can
 # follow (auctions withdraw an open lot whose animal is claimed before the hammer).
@@ -84,53 +95,6 @@ def _replay(key):
     if release is not None:
         release.replayed = True
     return release
-
-
-def _check_replaces(replaces, entry):
-    """The cancelled receipt a corrected one replaces: of this entry, cancelled, not replaced."""
-    receipt = Receipt.objects.select_for_update(of=("self",)).get(pk=replaces.pk)
-    if receipt.cancelled_at is None:
-        raise ValidationError(_("Only a cancelled receipt is replaced."))
-    if not Release.objects.filter(receipt=receipt, impoundment=entry).exists():
-        raise ValidationError(_("The receipt replaced is of another register entry."))
-    if Receipt.objects.filter(replaces=receipt).exists():
-        raise ValidationError(_("That receipt has been replaced already."))
-    return receipt
-
-
-def _issue_receipt(
-    *, pound, kind, by, payer_name, amount, payment_mode, payment_reference, at, replaces=None
-):
-    fy = financial_year(timezone.localtime(at).date())
-    serial = Counter.next(f"receipt:{pound.pk}:{fy}")
-    number = f"{pound.code.upper()}/{fy}/{serial:06d}"
-    document = IssuedDocument.objects.issue(
-        kind=IssuedDocument.Kind.RECEIPT
-        if kind == Receipt.Kind.PAYMENT
-        else IssuedDocument.Kind.DEPOSIT_RECEIPT,
-        number=number,
-        by=by,
-        pound=pound,
-        issued_at=at,
-        subject_type="impounding.receipt",
-    )
-    receipt = Receipt.objects.create(
-        pound=pound,
-        financial_year=fy,
-        serial=serial,
-        number=number,
-        kind=kind,
-        issued_at=at,
-        issued_by=by,
-        payer_name=payer_name,
-        amount=amount,
-        payment_mode=payment_mode,
-        payment_reference=payment_reference,
-        document=document,
-        replaces=replaces,
-    )
-    IssuedDocument.objects.link(document, receipt)
-    return receipt
 
 
 def _cash_account(pound, mode):
@@ -358,6 +322,12 @@ def _release(
     if (replayed := _replay(key)) is not None:
         return replayed  # a replayed or double-clicked confirmation: the same release
     _validate_claim(claim, signature)
+    # Competing claims freeze every release (decision 14); the entry's lock orders us after a
+    # claim being recorded.
+    entry = (
+        Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
+    )
+    ensure_no_hold(entry, claim.claimant_name)
     try:
         animals = _lock_animals(entry, animal_ids)
     except ValidationError:
@@ -372,8 +342,8 @@ def _release(
     at = at or timezone.now()
     statement = _dues_tendered(animals, amount_tendered=amount_tendered, at=at)
     if replaces is not None:
-        replaces = _check_replaces(replaces, entry)
-    receipt = _issue_receipt(
+        replaces = check_replaces(replaces, entry)
+    receipt = issue_receipt(
         replaces=replaces,
         pound=pound,
         kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,

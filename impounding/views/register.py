@@ -26,7 +26,7 @@ from ..forms.register import (
     EntryForm,
     RegisterSearchForm,
 )
-from ..models import OUT_OF_POUND, Animal, AnimalState, CustodyEvent, Impoundment
+from ..models import OUT_OF_POUND, Animal, AnimalState, Claim, CustodyEvent, Impoundment
 from ..selectors import animal_counts, missing_feeding_days
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
@@ -54,6 +54,7 @@ def pound_day_board(pounds, now=None):
     now = now or timezone.now()
     today = timezone.localdate(now)
     by_pound = {p.pk: [] for p in pounds}
+    held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
     for animal in _custody_animals(list(by_pound)):
         by_pound[animal.impoundment.pound_id].append(animal)
     board = []
@@ -71,6 +72,7 @@ def pound_day_board(pounds, now=None):
                     "animal": animal,
                     "days": (today - arrived).days + 1,
                     "dues": statement.lines[i] if statement else None,
+                    "on_hold": animal.impoundment_id in held,
                     "report_due": (today - arrived).days >= 8
                     and animal.state == "impounded"
                     and not animal.born_at
@@ -251,6 +253,7 @@ def entry(request, pk):
         if deposit is not None:
             deposit.awaiting = services.deposit_awaiting_application(deposit)
     user = request.user
+    claims = list(entry.claims.exclude(status="rejected"))
     return render(
         request,
         "impounding/entry.html",
@@ -275,6 +278,9 @@ def entry(request, pk):
             "can_pay_out": services.may_pay_from_till(user, entry.pound),
             "can_cancel": has_permission(user, Permission.PAY_FROM_TILL, entry.pound),
             "custody_kinds": CustodyEvent.Kind,
+            "claims_standing": [c for c in claims if c.status == "standing"],
+            "claim_upheld": next((c for c in claims if c.status == "upheld"), None),
+            "can_decide_claims": services.may_decide_claims(user, entry.pound),
         },
     )
 
