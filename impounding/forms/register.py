@@ -98,6 +98,16 @@ class EntryForm(forms.Form):
         return data
 
 
+def _check_tag(form, data):
+    """A tag failing the Pashu Aadhaar check stands only when the keeper ticks that it reads
+    as written (impounding/tags.py)."""
+    try:
+        validate_ear_tag(data.get("ear_tag", ""), confirmed=data.get("tag_confirmed"))
+    except ValidationError as exc:
+        form.add_error("ear_tag", exc.message_dict["ear_tag"])
+    return data
+
+
 class AnimalForm(forms.Form):
     species = forms.ChoiceField(label=_("Species"), choices=BLANK + Species.choices)
     sex = forms.ChoiceField(label=_("Sex"), choices=BLANK + Sex.choices)
@@ -111,6 +121,10 @@ class AnimalForm(forms.Form):
         help_text=_("A 12-digit Pashu Aadhaar tag is checked by its last digit."),
         widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
     )
+    tag_confirmed = forms.BooleanField(
+        label=_("The tag reads as written: keep it although it fails the check"),
+        required=False,
+    )
     photo = forms.ImageField(
         label=_("Photo"),
         required=False,
@@ -119,12 +133,10 @@ class AnimalForm(forms.Form):
     )
 
     def clean_ear_tag(self):
-        tag = normalise_tag(self.cleaned_data["ear_tag"])
-        try:
-            validate_ear_tag(tag)
-        except ValidationError as exc:
-            raise ValidationError(exc.message_dict["ear_tag"]) from None
-        return tag
+        return normalise_tag(self.cleaned_data["ear_tag"])
+
+    def clean(self):
+        return _check_tag(self, super().clean())
 
     def clean_photo(self):
         photo = self.cleaned_data.get("photo")
@@ -206,12 +218,19 @@ class AnimalAmendForm(forms.Form):
 
     clean_ear_tag = AnimalForm.clean_ear_tag
 
+    def clean(self):
+        return _check_tag(self, super().clean())
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         reason = self.fields.pop("reason")
-        for name in AMENDABLE_ANIMAL_FIELDS:
+        for name in (*AMENDABLE_ANIMAL_FIELDS, "tag_confirmed"):
             self.fields[name] = copy.deepcopy(AnimalForm.base_fields[name])
         self.fields["reason"] = reason
 
     def changes(self):
-        return {f: self.cleaned_data[f] for f in self.changed_data if f != "reason"}
+        return {
+            f: self.cleaned_data[f]
+            for f in self.changed_data
+            if f not in ("reason", "tag_confirmed")
+        }

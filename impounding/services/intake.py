@@ -18,7 +18,7 @@ from poundadmin.events import record_event
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
-from ..tags import validate_ear_tag
+from ..tags import tag_check_fails, tag_warning, validate_ear_tag
 
 PHOTO_MAX_PX = 1280
 
@@ -77,7 +77,10 @@ def _enter_animals(entry, animals):
     """Number the animals of an entry from 1, in the order given."""
     created = []
     for number, data in enumerate(animals, start=1):
-        validate_ear_tag(data.get("ear_tag", ""))
+        confirmed = bool(data.get("tag_confirmed"))
+        validate_ear_tag(data.get("ear_tag", ""), confirmed=confirmed)
+        if tag_check_fails(data.get("ear_tag", "")):
+            entry.warnings.append(tag_warning(number, data["ear_tag"]))
         animal = Animal(
             impoundment=entry, number=number, **{f: data.get(f, "") for f in ANIMAL_FIELDS}
         )
@@ -178,6 +181,8 @@ def create_entry(
     entry.full_clean()
     entry.save()
     created = _enter_animals(entry, animals)
+    if any(w["code"] == "tag_check_failed" for w in entry.warnings):
+        entry.save(update_fields=["warnings"])
     ledger.open_accounts(pound=pound)
     _record_entered(entry, created, by)
     return entry
@@ -217,7 +222,7 @@ def _display(obj, field):
 
 
 @transaction.atomic
-def amend_entry(*, entry, by, reason, changes, animal=None):
+def amend_entry(*, entry, by, reason, changes, animal=None, tag_confirmed=False):
     """Correct the register: each changed field becomes an Amendment that keeps the original
     value, with the reason, who made it and when (docs/domain.md decision 10)."""
     authorise(by, Permission.RECORD_IMPOUNDMENT, entry.pound)
@@ -238,7 +243,7 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
         old_display = _display(target, field)
         setattr(target, field, new)
         if field == "ear_tag":
-            validate_ear_tag(new)
+            validate_ear_tag(new, confirmed=tag_confirmed)
         amendments.append(
             Amendment(
                 impoundment=entry,

@@ -321,6 +321,7 @@ def animal_amend(request, pk):
                 by=request.user,
                 reason=form.cleaned_data["reason"],
                 changes=form.changes(),
+                tag_confirmed=form.cleaned_data.get("tag_confirmed", False),
             )
         except ValidationError as exc:
             add_service_errors(form, exc)

@@ -141,6 +141,20 @@ def test_new_entry_bad_pashu_aadhaar_tag_refused_beside_field(client, pound_keep
     assert "fails its check digit" in str(response.context["formset"].forms[0].errors)
 
 
+def test_new_entry_keeps_a_confirmed_tag_that_fails_the_check(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(
+        pound, **{"animals-0-ear_tag": "123456789011", "animals-0-tag_confirmed": "on"}
+    )
+
+    response = client.post(reverse("impounding:entry_new"), post, follow=True)
+
+    entry = Impoundment.objects.get()
+    assert entry.animals.get(number=1).ear_tag == "123456789011"
+    assert entry.warnings[-1]["code"] == "tag_check_failed"
+    assert "fails the Pashu Aadhaar check digit" in response.content.decode()
+
+
 @pytest.mark.parametrize(
     ("place", "owner", "refused"),
     [
