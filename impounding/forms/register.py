@@ -1,4 +1,5 @@
 import copy
+import uuid
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -27,6 +28,8 @@ class EntryForm(forms.Form):
     """s.8: what the register records when cattle are brought to the pound."""
 
     pound = forms.ModelChoiceField(queryset=None, label=_("Pound"))
+    # One entry however often the form is sent (services.intake.create_entry).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     arrived_at = forms.DateTimeField(
         label=_("Day and hour of arrival at the pound"), widget=DateTimeLocalInput()
     )

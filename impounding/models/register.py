@@ -96,6 +96,8 @@ class Impoundment(models.Model):
     owner_residence = models.CharField(_("owner's residence, if known"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The new-entry form's key: the same form sent twice, or ten times at once, is one entry.
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
     # The warnings shown at intake, kept as they were: the Magistrate decides legality.
     warnings = models.JSONField(default=list, blank=True)
 

@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from PIL import Image, ImageOps
@@ -115,9 +115,33 @@ def _record_entered(entry, animals, by):
     )
 
 
+def create_entry(*, idempotency_key=None, **fields):
+    """Enter cattle in the register (s.8), once for each `idempotency_key`: a form sent twice,
+    or many times at once, gives the one entry, marked `replayed` after the first."""
+    if idempotency_key is not None:
+        if (entry := _entry_of_key(idempotency_key)) is not None:
+            return entry
+        try:
+            return _create_entry(idempotency_key=idempotency_key, **fields)
+        except IntegrityError:
+            # The same form committed first, while this one waited on the key's unique index.
+            if (entry := _entry_of_key(idempotency_key)) is None:
+                raise
+            return entry
+    return _create_entry(**fields)
+
+
+def _entry_of_key(key):
+    entry = Impoundment.objects.filter(idempotency_key=key).first()
+    if entry is not None:
+        entry.replayed = True
+    return entry
+
+
 @transaction.atomic
-def create_entry(
+def _create_entry(
     *,
+    idempotency_key=None,
     pound,
     by,
     arrived_at,
@@ -169,6 +193,7 @@ def create_entry(
         owner_name=owner_name,
         owner_residence=owner_residence,
         recorded_by=by,
+        idempotency_key=idempotency_key,
         warnings=intake_warnings(
             pound=pound,
             seized_at=seized_at,
@@ -178,7 +203,8 @@ def create_entry(
             seizure_village=seizure_village,
         ),
     )
-    entry.full_clean()
+    # The key's uniqueness is the database's to hold (create_entry catches the conflict).
+    entry.full_clean(exclude=["idempotency_key"])
     entry.save()
     created = _enter_animals(entry, animals)
     if any(w["code"] == "tag_check_failed" for w in entry.warnings):

@@ -1,4 +1,5 @@
 import io
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -21,6 +22,7 @@ def entry_post(pound, **over):
     now = timezone.now() - timedelta(minutes=5)
     data = {
         "pound": pound.pk,
+        "idempotency_key": str(uuid.uuid4()),
         "arrived_at": _local(now),
         "seized_at": _local(now - timedelta(hours=2)),
         "seizure_place": "Wheat field by the canal",
@@ -346,3 +348,26 @@ def test_register_counts_every_animal_of_an_entry_found_by_ear_tag(
     [row] = response.context["entries"]
     assert row.pk == entry.pk
     assert (row.animal_count, row.in_pound) == (2, 2)
+
+
+def test_the_same_new_entry_form_sent_twice_makes_one_entry(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(pound)
+
+    first = client.post(reverse("impounding:entry_new"), post)
+    second = client.post(reverse("impounding:entry_new"), post)
+
+    assert Impoundment.objects.count() == 1
+    entry = Impoundment.objects.get()
+    assert first["Location"] == second["Location"] == reverse("impounding:entry", args=[entry.pk])
+    assert Animal.objects.count() == 2
+
+
+def test_the_new_entry_form_needs_its_key(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(pound)
+    del post["idempotency_key"]
+
+    response = client.post(reverse("impounding:entry_new"), post)
+
+    assert response.status_code == 200 and Impoundment.objects.count() == 0
