@@ -4,10 +4,11 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from poundadmin.documents import pdf_response, render_pdf, verification_context
@@ -18,12 +19,18 @@ from .forms import LoginForm
 from .models import IssuedDocument, Pound, PoundVillage, StaffAssignment, User
 from .roles import Permission
 from .scoping import has_permission, visible_pound_ids
+from .throttle import address_locked_out, verify_rate_exceeded
 
 
 class LoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
     form_class = LoginForm
     redirect_authenticated_user = True
+
+    def post(self, request, *args, **kwargs):
+        if address_locked_out(request):  # many user names tried from one address
+            return lockout(request)
+        return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
         response = super().form_valid(form)
@@ -152,6 +159,12 @@ def appointment_card(request, pk):
 @login_not_required
 def verify(request, token):
     """Public check of a document's QR code: what it is and whether it still stands. No names."""
+    if verify_rate_exceeded(request):
+        return HttpResponse(
+            _("Too many checks from this address: try again in a minute."),
+            status=429,
+            content_type="text/plain; charset=utf-8",
+        )
     document = (
         IssuedDocument.objects.select_related("district", "pound").filter(token=token).first()
     )

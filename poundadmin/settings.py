@@ -153,6 +153,9 @@ SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Beside it, one address trying many user names waits too (accounts/throttle.py).
+AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=20)
+VERIFY_RATE_PER_MINUTE = env.int("VERIFY_RATE_PER_MINUTE", default=30)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"
 AXES_IPWARE_PROXY_COUNT = env.int("PROXY_COUNT", default=0)
