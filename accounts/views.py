@@ -3,9 +3,12 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -48,6 +51,15 @@ class LoginView(auth_views.LoginView):
 
 
 login_view = login_not_required(LoginView.as_view())
+
+
+@login_not_required
+def admin_login(request, extra_context=None):
+    """The admin has no sign-in form of its own: it signs in through the app's login, with its
+    throttles. Someone signed in who is not staff is refused, not sent round again."""
+    if request.user.is_authenticated:
+        raise PermissionDenied
+    return redirect_to_login(request.GET.get("next") or reverse("admin:index"))
 
 
 def lockout(request, original_response=None, credentials=None):

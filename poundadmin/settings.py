@@ -44,6 +44,9 @@ else:
         "ALLOWED_HOSTS", "List the host names the site is served under, separated by commas."
     ).split(",")
 
+# The Django admin (superuser repair). It signs in through the app's login; false removes it.
+ADMIN_ENABLED = env.bool("ADMIN_ENABLED", default=True)
+
 # The public address that QR codes on documents point at.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000").rstrip("/")
 

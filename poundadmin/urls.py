@@ -30,8 +30,12 @@ urlpatterns = [
     path("auctions/", include("auctions.urls")),
     path("office/", include("office.urls")),
     path("notices/", auction_views.board, name="board"),
-    path("admin/", admin.site.urls),
 ]
+# The admin, for superuser repair, signs in through the app's own login; ADMIN_ENABLED=false
+# removes it altogether.
+if settings.ADMIN_ENABLED:
+    admin.site.login = account_views.admin_login
+    urlpatterns.append(path("admin/", admin.site.urls))
 
 if settings.DEBUG:
     from django.conf.urls.static import static
