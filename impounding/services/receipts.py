@@ -24,7 +24,17 @@ def check_replaces(replaces, entry):
 
 
 def issue_receipt(
-    *, pound, kind, by, payer_name, amount, payment_mode, payment_reference, at, replaces=None
+    *,
+    pound,
+    kind,
+    by,
+    payer_name,
+    amount,
+    payment_mode,
+    payment_reference,
+    at,
+    replaces=None,
+    animal_count=None,
 ):
     fy = financial_year(timezone.localtime(at).date())
     serial = Counter.next(f"receipt:{pound.pk}:{fy}")
@@ -38,6 +48,8 @@ def issue_receipt(
         pound=pound,
         issued_at=at,
         subject_type="impounding.receipt",
+        amount=amount,
+        animal_count=animal_count,
     )
     receipt = Receipt.objects.create(
         pound=pound,

@@ -345,6 +345,7 @@ def _release(
         replaces = check_replaces(replaces, entry)
     receipt = issue_receipt(
         replaces=replaces,
+        animal_count=len(animals),
         pound=pound,
         kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,
         by=by,

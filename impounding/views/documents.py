@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
+from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
 from poundadmin.documents import pdf_response
@@ -59,7 +60,13 @@ def receipt_pdf(request, pk):
         Receipt.objects.filter(pound_id__in=visible_pound_ids(request.user)), pk=pk
     )
     get_pound(request, receipt.pound_id, Permission.VIEW_RECORDS)  # 403 without the permission
-    pdf = documents.receipt_pdf(receipt)
+    if receipt.cancelled_at is not None:
+        pdf = documents.receipt_pdf(receipt)  # drawn afresh: CANCELLED across the page
+    else:
+        # Stored as first drawn, so /verify/ can give the hash every genuine copy has.
+        pdf = IssuedDocument.objects.keep_pdf(
+            receipt.document, lambda: documents.receipt_pdf(receipt)
+        )
     return pdf_response(pdf, _filename("receipt", receipt.number))
 
 
