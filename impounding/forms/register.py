@@ -41,6 +41,19 @@ class EntryForm(forms.Form):
             "A field, road or landmark, without anyone's name: the public notice board shows it."
         ),
     )
+    notice_description = forms.CharField(
+        label=_("Description for the public notice"),
+        max_length=160,
+        required=False,
+        help_text=_(
+            "Optional. What the public board may say to help the owner find his cattle: the "
+            "place and the marks in plain words, with no one's name, house or phone."
+        ),
+    )
+    notice_confirmed = forms.BooleanField(
+        label=_("I have read it: it names no one and is fit to publish"),
+        required=False,
+    )
     seizure_village = forms.ModelChoiceField(
         queryset=None,
         required=False,
@@ -98,6 +111,11 @@ class EntryForm(forms.Form):
         seized, arrived = data.get("seized_at"), data.get("arrived_at")
         if seized and arrived and seized > arrived:
             self.add_error("seized_at", _("The seizure must come before the arrival."))
+        if data.get("notice_description") and not data.pop("notice_confirmed", False):
+            self.add_error(
+                "notice_confirmed", _("Confirm the description is fit to publish, or leave it out.")
+            )
+        data.pop("notice_confirmed", None)
         return data
 
 

@@ -104,6 +104,7 @@ def _record_entered(entry, animals, by):
             "arrived_at": entry.arrived_at,
             "seized_at": entry.seized_at,
             "seizure_place": entry.seizure_place,
+            "notice_description": entry.notice_description,  # confirmed fit to publish
             "basis": entry.basis,
             "seizer": [entry.seizer_name, entry.seizer_residence, entry.seizer_capacity],
             "owner": [entry.owner_name, entry.owner_residence],
@@ -161,6 +162,7 @@ def _create_entry(
     seizer_phone="",
     owner_name="",
     owner_residence="",
+    notice_description="",
 ):
     """Enter cattle in the register when they are brought to the pound (s.8).
 
@@ -179,6 +181,7 @@ def _create_entry(
         arrived_at=arrived_at,
         seized_at=seized_at,
         seizure_place=seizure_place,
+        notice_description=notice_description.strip(),
         seizure_village=seizure_village,
         basis=basis,
         basis_other=basis_other,

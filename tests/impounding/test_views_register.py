@@ -371,3 +371,30 @@ def test_the_new_entry_form_needs_its_key(client, pound_keeper, pound):
     response = client.post(reverse("impounding:entry_new"), post)
 
     assert response.status_code == 200 and Impoundment.objects.count() == 0
+
+
+def test_a_notice_description_is_kept_only_when_confirmed_fit_to_publish(
+    client, pound_keeper, pound
+):
+    client.force_login(pound_keeper)
+    text = "Brown cow with a white star, from the canal fields"
+
+    refused = client.post(
+        reverse("impounding:entry_new"), entry_post(pound, notice_description=text)
+    )
+    assert Impoundment.objects.count() == 0
+    assert "fit to publish" in str(refused.context["form"].errors)
+
+    post = entry_post(pound, notice_description=text, notice_confirmed="on")
+    client.post(reverse("impounding:entry_new"), post)
+    assert Impoundment.objects.get().notice_description == text
+
+
+def test_a_notice_description_naming_the_seizer_is_refused(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(pound, notice_description="Cow of Ram Prasad", notice_confirmed="on")
+
+    response = client.post(reverse("impounding:entry_new"), post)
+
+    assert Impoundment.objects.count() == 0
+    assert "public notice board shows it (s.14)" in response.content.decode()

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 from django.contrib.staticfiles import finders
+from weasyprint import HTML
 
-from poundadmin.documents import _url_fetcher, render_pdf
+from poundadmin.documents import _url_fetcher
 from tests.readpdf import images
 
 PIXEL = (
@@ -38,16 +39,17 @@ def test_the_fetcher_serves_static_files_and_data_uris():
     assert _url_fetcher().fetch(PIXEL).status in (None, 200)
 
 
-def test_a_document_embeds_its_own_image_and_not_a_server_file(tmp_path, settings):
-    settings.TEMPLATES[0]["DIRS"] = [*settings.TEMPLATES[0]["DIRS"], tmp_path]
-    (tmp_path / "own.html").write_text(f'<html><body><img src="{PIXEL}"></body></html>')
-    (tmp_path / "probe.html").write_text(
-        f'<html><body><img src="{PIXEL}"><img src="file:///etc/hostname">'
-        f'<img src="file://{finders.find("fonts/fonts.css")}/../../../../etc/hostname">'
-        '<img src="http://127.0.0.1:9/x.png"></body></html>'
-    )
+def test_a_document_embeds_its_own_image_and_not_a_server_file():
+    def draw(body):
+        html = HTML(string=f"<html><body>{body}</body></html>", url_fetcher=_url_fetcher())
+        return html.write_pdf()
 
-    own, probe = render_pdf("own.html", {}), render_pdf("probe.html", {})
+    own = draw(f'<img src="{PIXEL}">')
+    probe = draw(
+        f'<img src="{PIXEL}"><img src="file:///etc/hostname">'
+        f'<img src="file://{finders.find("fonts/fonts.css")}/../../../../etc/hostname">'
+        '<img src="http://127.0.0.1:9/x.png">'
+    )
 
     assert images(own) >= 1
     assert images(probe) == images(own)  # the server's files and the network drew nothing
