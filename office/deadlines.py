@@ -31,7 +31,14 @@ from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
 from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
-from impounding.models import AnimalState, Claim, CourtOrder, Deposit, Impoundment
+from impounding.models import (
+    AnimalState,
+    Claim,
+    CourtOrder,
+    Deposit,
+    Impoundment,
+    ReceiptCancellation,
+)
 from impounding.selectors import missing_feeding_days
 from impounding.services import apply_deposit, deposit_awaiting_application
 from poundadmin.anchors import write_checkpoint
@@ -304,6 +311,23 @@ def claims_on_hold(day):
         )
 
 
+def receipt_cancellations_to_decide(day):
+    """Receipts a pound-keeper asked to cancel, awaiting the office (decision 11)."""
+    asked = ReceiptCancellation.objects.filter(
+        status=ReceiptCancellation.Status.PENDING
+    ).select_related("receipt__pound__district")
+    for cancellation in asked:
+        receipt = cancellation.receipt
+        yield Due(
+            cancellation.pk,
+            receipt.pound.district,
+            receipt.pound,
+            _("Decide the cancellation of receipt %(number)s") % {"number": receipt.number},
+            reverse("impounding:receipt_cancellation_decide", args=[cancellation.pk]),
+            "s.13",
+        )
+
+
 def shortfalls_to_write_off(day):
     for shortfall in Shortfall.objects.filter(status=Shortfall.Status.PENDING).select_related(
         "pound__district"
@@ -347,6 +371,7 @@ RULES = (
     Rule("disposal_decide:", Role.MAGISTRATE, disposals_to_decide),
     Rule("shortfall_writeoff:", Role.MAGISTRATE, shortfalls_to_write_off),
     Rule("claims_hold:", Role.POLICE_OFFICER, claims_on_hold),
+    Rule("receipt_cancel:", Role.DM_CLERK, receipt_cancellations_to_decide),
     Rule("court_order_review:", Role.DM_CLERK, court_orders_to_check),
 )
 # The kinds of to-do the run owns, and so closes when their condition has gone.

@@ -10,12 +10,14 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import ToDo
 from impounding import services
 from impounding.documents import receipt_pdf
 from impounding.dues import dues
 from impounding.models import AnimalState, Receipt, ReceiptCancellation
 from ledger.checks import run_checks
 from ledger.models import Transaction, TransactionKind
+from office.deadlines import run
 from poundadmin.events import verify_chain
 from poundadmin.models import Event
 from tests.impounding.factories import cow, make_entry, pay
@@ -156,3 +158,16 @@ def test_the_keeper_asks_and_the_office_approves_through_the_pages(
     receipt.refresh_from_db()
     assert receipt.cancelled_at is not None
     assert Receipt.objects.count() == 1
+
+
+def test_an_asked_cancellation_is_the_offices_to_do_until_decided(paid, pound_keeper, dm_clerk):
+    asked = services.ask_receipt_cancellation(receipt=paid.receipt, by=pound_keeper, reason=REASON)
+    run()
+    todo = ToDo.objects.get(key=f"receipt_cancel:{asked.pk}")
+    assert paid.receipt.number in todo.title and todo.role == "dm_clerk"
+
+    services.decide_receipt_cancellation(cancellation=asked, by=dm_clerk, approve=False)
+    run()
+
+    todo.refresh_from_db()
+    assert todo.done_at is not None
