@@ -6,6 +6,7 @@ import secrets
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
+from django.core.files.storage import storages
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -375,6 +376,8 @@ class IssuedDocumentManager(models.Manager):
         office=None,
         issued_at=None,
         valid_until=None,
+        amount=None,
+        animal_count=None,
     ):
         """Register one document issued: the only way an IssuedDocument is made.
 
@@ -395,6 +398,8 @@ class IssuedDocumentManager(models.Manager):
             valid_until=valid_until,
             subject_type=subject_type,
             subject_id=subject_id,
+            amount=amount,
+            animal_count=animal_count,
             **fields,
         )
 
@@ -425,6 +430,26 @@ class IssuedDocumentManager(models.Manager):
     def link(self, document, record):
         """Point a document issued before its record was saved at that record."""
         self.filter(pk=document.pk).update(subject_id=record.pk)
+
+    def keep_pdf(self, document, render):
+        """The PDF of `document` as first drawn: stored on the first download (`render()` gives
+        the bytes), served as stored after, so every copy is the same file and `/verify/` can
+        show its SHA-256."""
+        store = storages["default"]
+        name = f"documents/{document.token}.pdf"
+        if document.pdf_sha256 and store.exists(name):
+            with store.open(name, "rb") as handle:
+                return handle.read()
+        pdf = render()
+        saved = store.save(name, ContentFile(pdf)) if not store.exists(name) else name
+        if saved != name:  # a download alongside stored it first: keep that one
+            store.delete(saved)
+            with store.open(name, "rb") as handle:
+                pdf = handle.read()
+        digest = hashlib.sha256(pdf).hexdigest()
+        self.filter(pk=document.pk, pdf_sha256="").update(pdf_sha256=digest)
+        document.pdf_sha256 = digest
+        return pdf
 
 
 class IssuedDocument(models.Model):
@@ -457,6 +482,13 @@ class IssuedDocument(models.Model):
     valid_until = models.DateField(_("valid until"), null=True, blank=True)
     revoked_at = models.DateTimeField(_("cancelled at"), null=True, blank=True)
     revoked_reason = models.CharField(_("reason for cancellation"), max_length=200, blank=True)
+    # What proves a paper copy (shown on /verify/, no personal data): its amount, how many
+    # animals it is about, and the SHA-256 of the PDF as first drawn and stored.
+    amount = models.DecimalField(
+        _("amount"), max_digits=12, decimal_places=2, null=True, blank=True
+    )
+    animal_count = models.PositiveIntegerField(_("animals"), null=True, blank=True)
+    pdf_sha256 = models.CharField(max_length=64, blank=True, editable=False)
     # The record the document is about, for the issuing app's own lookups (never shown publicly).
     subject_type = models.CharField(max_length=60)
     subject_id = models.PositiveBigIntegerField()

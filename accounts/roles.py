@@ -16,6 +16,10 @@ class Permission(StrEnum):
     RECORD_CUSTODY = "record_custody"  # s.9 feeding log, deaths, births, escapes
     RELEASE_ANIMAL = "release_animal"  # s.13, s.15 and ordered releases
     RECORD_PAYMENT = "record_payment"
+    # Cash out of a pound's till (a deposit refund): the pound-keeper's; the office only on a
+    # written authority it records with the payment.
+    PAY_FROM_TILL = "pay_from_till"
+    PAY_FROM_TILL_ON_AUTHORITY = "pay_from_till_on_authority"
     SEND_REPORT = "send_report"  # s.14 report of unclaimed cattle (pound-keeper)
     HANDLE_UNCLAIMED = "handle_unclaimed"  # s.14 notice, proclamation (officer)
     RUN_AUCTION = "run_auction"  # ss.14, 16 sales
@@ -58,6 +62,7 @@ ROLE_PERMISSIONS: dict[str, frozenset[Permission]] = {
             P.RECORD_CUSTODY,
             P.RELEASE_ANIMAL,
             P.RECORD_PAYMENT,
+            P.PAY_FROM_TILL,
             P.SEND_REPORT,
             P.VIEW_LEDGER,
             P.DOWNLOAD_OWN_CARD,
@@ -80,6 +85,7 @@ ROLE_PERMISSIONS: dict[str, frozenset[Permission]] = {
             P.VIEW_REPORTS,
             P.VIEW_LEDGER,
             P.RECORD_PAYMENT,
+            P.PAY_FROM_TILL_ON_AUTHORITY,
             P.DOWNLOAD_OWN_CARD,
         }
     ),

@@ -3,11 +3,15 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from poundadmin.documents import pdf_response, render_pdf, verification_context
@@ -18,12 +22,18 @@ from .forms import LoginForm
 from .models import IssuedDocument, Pound, PoundVillage, StaffAssignment, User
 from .roles import Permission
 from .scoping import has_permission, visible_pound_ids
+from .throttle import address_locked_out, verify_rate_exceeded
 
 
 class LoginView(auth_views.LoginView):
     template_name = "accounts/login.html"
     form_class = LoginForm
     redirect_authenticated_user = True
+
+    def post(self, request, *args, **kwargs):
+        if address_locked_out(request):  # many user names tried from one address
+            return lockout(request)
+        return super().post(request, *args, **kwargs)
 
     def form_valid(self, form):
         response = super().form_valid(form)
@@ -41,6 +51,15 @@ class LoginView(auth_views.LoginView):
 
 
 login_view = login_not_required(LoginView.as_view())
+
+
+@login_not_required
+def admin_login(request, extra_context=None):
+    """The admin has no sign-in form of its own: it signs in through the app's login, with its
+    throttles. Someone signed in who is not staff is refused, not sent round again."""
+    if request.user.is_authenticated:
+        raise PermissionDenied
+    return redirect_to_login(request.GET.get("next") or reverse("admin:index"))
 
 
 def lockout(request, original_response=None, credentials=None):
@@ -152,6 +171,12 @@ def appointment_card(request, pk):
 @login_not_required
 def verify(request, token):
     """Public check of a document's QR code: what it is and whether it still stands. No names."""
+    if verify_rate_exceeded(request):
+        return HttpResponse(
+            _("Too many checks from this address: try again in a minute."),
+            status=429,
+            content_type="text/plain; charset=utf-8",
+        )
     document = (
         IssuedDocument.objects.select_related("district", "pound").filter(token=token).first()
     )

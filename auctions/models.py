@@ -10,7 +10,7 @@ Magistrate orders another disposal (the proviso). Money from every sale goes thr
 from decimal import Decimal
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -566,6 +566,11 @@ class DisposalOrder(models.Model):
             models.CheckConstraint(
                 condition=Q(status="proposed") | Q(decided_by__isnull=False),
                 name="disposal_decided_by_someone",
+            ),
+            # Maker-checker: whoever prepared the order does not decide it.
+            models.CheckConstraint(
+                condition=~Q(decided_by=F("prepared_by")),
+                name="disposal_decided_by_another",
             ),
         ]
 

@@ -145,9 +145,9 @@ def _feeding_detail(line):
 def receipt_pdf(receipt):
     """The receipt for fines and feeding charges (s.13; Kerala Form III), or the deposit receipt
     (s.15). A cancelled receipt keeps its number and says so across the page."""
-    receipt = Receipt.objects.select_related("pound__district", "issued_by", "document").get(
-        pk=receipt.pk
-    )
+    receipt = Receipt.objects.select_related(
+        "pound__district", "issued_by", "document", "replaces"
+    ).get(pk=receipt.pk)
     try:
         # The release with its deposit in one query, its lines with their animals in one more.
         release = (

@@ -29,7 +29,8 @@ def _receipts():
 
 def _payments():
     rows = (
-        Release.objects.filter(kind=Release.Kind.PAYMENT)
+        # A cancelled receipt's payment was reversed (decision 11).
+        Release.objects.filter(kind=Release.Kind.PAYMENT, receipt__cancelled_at__isnull=True)
         .order_by()
         .values("impoundment__pound__district_id", "impoundment__pound_id")
         .annotate(fines=Sum("fines"), feeding=Sum("feeding"))

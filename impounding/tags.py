@@ -1,50 +1,18 @@
-"""Ear-tag numbers. A 12-digit Pashu Aadhaar (INAPH / Bharat Pashudhan) tag carries a check digit.
+"""Ear-tag numbers, and the check of a 12-digit Pashu Aadhaar tag.
 
-We check it with the Verhoeff scheme, the one Aadhaar numbers use. [R] The INAPH tag
-specification was not available to check against; tags of other shapes (RFID, local numbers)
-are accepted as written.
+What is known: the Pashu Aadhaar tags of INAPH (now Bharat Pashudhan) carry 12 digits, and the
+Aadhaar numbers of people end in a Verhoeff check digit (UIDAI). What is not known: no
+published INAPH specification says that the animal tags carry a Verhoeff digit too, or any
+check digit at all. [R] So a failed check is a warning, never a refusal: the keeper reads the
+tag again, and when it reads as written confirms it, and the entry records that the tag failed
+the check and that it was confirmed (`tag_check_failed` in the entry's warnings, and in the
+event). Tags of other shapes (RFID, local numbers) are taken as written. The check itself is
+python-stdnum's `verhoeff`, not tables of our own.
 """
 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
-
-_D = (
-    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
-    (1, 2, 3, 4, 0, 6, 7, 8, 9, 5),
-    (2, 3, 4, 0, 1, 7, 8, 9, 5, 6),
-    (3, 4, 0, 1, 2, 8, 9, 5, 6, 7),
-    (4, 0, 1, 2, 3, 9, 5, 6, 7, 8),
-    (5, 9, 8, 7, 6, 0, 4, 3, 2, 1),
-    (6, 5, 9, 8, 7, 1, 0, 4, 3, 2),
-    (7, 6, 5, 9, 8, 2, 1, 0, 4, 3),
-    (8, 7, 6, 5, 9, 3, 2, 1, 0, 4),
-    (9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-)
-_P = (
-    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
-    (1, 5, 7, 6, 2, 8, 3, 0, 9, 4),
-    (5, 8, 0, 3, 7, 9, 6, 1, 4, 2),
-    (8, 9, 1, 6, 0, 4, 3, 5, 2, 7),
-    (9, 4, 5, 3, 1, 2, 6, 8, 7, 0),
-    (4, 2, 8, 6, 5, 7, 3, 9, 0, 1),
-    (2, 7, 9, 3, 8, 0, 6, 4, 1, 5),
-    (7, 0, 4, 6, 9, 1, 3, 2, 5, 8),
-)
-_INV = (0, 4, 3, 2, 1, 5, 6, 7, 8, 9)
-
-
-def verhoeff_valid(number: str) -> bool:
-    c = 0
-    for i, digit in enumerate(reversed(number)):
-        c = _D[c][_P[i % 8][int(digit)]]
-    return c == 0
-
-
-def verhoeff_check_digit(body: str) -> str:
-    c = 0
-    for i, digit in enumerate(reversed(body)):
-        c = _D[c][_P[(i + 1) % 8][int(digit)]]
-    return str(_INV[c])
+from stdnum import verhoeff
 
 
 def normalise_tag(value: str) -> str:
@@ -56,14 +24,26 @@ def is_pashu_aadhaar(value: str) -> bool:
     return len(tag) == 12 and tag.isdigit()
 
 
-def validate_ear_tag(value):
+def tag_check_fails(value) -> bool:
+    """A 12-digit tag whose last digit is not its Verhoeff check digit."""
     tag = normalise_tag(value or "")
-    if is_pashu_aadhaar(tag) and not verhoeff_valid(tag):
+    return is_pashu_aadhaar(tag) and not verhoeff.is_valid(tag)
+
+
+def validate_ear_tag(value, *, confirmed=False):
+    """Refuse a 12-digit tag failing the check unless the keeper confirmed it reads so."""
+    if tag_check_fails(value) and not confirmed:
         raise ValidationError(
             {
                 "ear_tag": _(
-                    "This 12-digit Pashu Aadhaar number fails its check digit. Read the "
-                    "tag again: a digit is wrong or two are swapped."
+                    "This 12-digit Pashu Aadhaar number fails its check digit. Read the tag "
+                    "again: a digit may be wrong or two swapped. If it reads as written, tick "
+                    "the box to keep it; the entry records that it failed the check."
                 )
             }
         )
+
+
+def tag_warning(number, tag):
+    """The warning an entry keeps for a confirmed tag that failed the check."""
+    return {"code": "tag_check_failed", "animal": number, "tag": normalise_tag(tag)}

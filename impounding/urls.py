@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from .views import court, custody, documents, files, register, releases, tariffs
+from .views import cancellations, claims, court, custody, documents, files, register, releases, tariffs
 
 app_name = "impounding"
 
@@ -11,6 +11,8 @@ entry_patterns = [
     path("deposit/", releases.deposit, name="deposit"),
     path("court-order/", releases.court_order, name="court_order"),
     path("complaint/", court.complaint_new, name="complaint_new"),
+    path("claim/", claims.claim_new, name="claim_new"),
+    path("claims/decide/", claims.claims_decide, name="claims_decide"),
     path("copy.pdf", documents.entry_copy_pdf, name="entry_copy_pdf"),
     path("statement.pdf", documents.statement_pdf, name="statement_pdf"),
 ]
@@ -33,6 +35,12 @@ urlpatterns = [
     path("releases/<int:pk>/signature/", files.release_signature, name="release_signature"),
     path("court-orders/<int:pk>/scan/", files.court_order_scan, name="court_order_scan"),
     path("receipts/<int:pk>.pdf", documents.receipt_pdf, name="receipt_pdf"),
+    path("receipts/<int:pk>/cancel/", cancellations.receipt_cancel, name="receipt_cancel"),
+    path(
+        "receipt-cancellations/<int:pk>/",
+        cancellations.receipt_cancellation_decide,
+        name="receipt_cancellation_decide",
+    ),
     path("pounds/<int:pk>/feeding/", custody.feeding_log, name="feeding_log"),
     path("pounds/<int:pk>/schedule.pdf", documents.schedule_pdf, name="schedule_pdf"),
     path("complaints/<int:pk>/decide/", court.complaint_decide, name="complaint_decide"),

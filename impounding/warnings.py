@@ -38,4 +38,12 @@ def describe_warnings(warnings):
                     "basis": SeizureBasis(w["basis"]).label,
                 }
             )
+        elif code == "tag_check_failed":
+            out.append(
+                _(
+                    "Animal %(animal)s: ear tag %(tag)s fails the Pashu Aadhaar check digit; "
+                    "the keeper confirmed it reads as written."
+                )
+                % {"animal": w["animal"], "tag": w["tag"]}
+            )
     return out

@@ -13,6 +13,7 @@ applied once, a surplus transferred once, under row locks), and to-dos are keyed
 condition. Overlapping runs therefore do the work once between them.
 """
 
+import logging
 from collections import Counter as Tally
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -31,13 +32,23 @@ from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
 from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
-from impounding.models import AnimalState, CourtOrder, Deposit
+from impounding.models import (
+    AnimalState,
+    Claim,
+    CourtOrder,
+    Deposit,
+    Impoundment,
+    ReceiptCancellation,
+)
 from impounding.selectors import missing_feeding_days
 from impounding.services import apply_deposit, deposit_awaiting_application
+from poundadmin.anchors import write_checkpoint
 from poundadmin.formatting import lakh
 
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .services import transfer_expired_surplus
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -121,7 +132,19 @@ def transfer_expired_surpluses(day):
             day.done["surplus_waiting_on_claims"] += 1
 
 
-WORK = (apply_confirmed_deposits, transfer_expired_surpluses)
+def sign_checkpoint(day):
+    """Sign every chain's head and store the signed checkpoint outside the database, once a
+    day (poundadmin/anchors.py). Dated by the real day, not a replayed one. A chain that does
+    not extend the last signed checkpoint is not signed over: the run says so loudly."""
+    checkpoint, problems = write_checkpoint(on=timezone.localdate())
+    for chain, seq, what in problems:
+        logger.error("checkpoint not signed: chain %s, link %s: %s", chain, seq, what)
+    day.done["checkpoint_signed"] += checkpoint is not None
+    day.done["checkpoint_refused"] += len(problems)
+
+
+# The checkpoint last, so that it signs the links the day's work wrote.
+WORK = (apply_confirmed_deposits, transfer_expired_surpluses, sign_checkpoint)
 
 
 # --- The to-dos, one rule each ----------------------------------------------------------------
@@ -281,6 +304,38 @@ def disposals_to_decide(day):
         )
 
 
+def claims_on_hold(day):
+    """Entries whose release is on hold while two people claim the cattle (decision 14)."""
+    held = Claim.objects.held_entry_ids([p.pk for p in day.pounds])
+    for entry in Impoundment.objects.filter(pk__in=held).select_related("pound__district"):
+        yield Due(
+            entry.pk,
+            entry.pound.district,
+            entry.pound,
+            _("Release on hold: decide the competing claims to %(number)s")
+            % {"number": entry.register_number},
+            reverse("impounding:claims_decide", args=[entry.pk]),
+            "s.13",
+        )
+
+
+def receipt_cancellations_to_decide(day):
+    """Receipts a pound-keeper asked to cancel, awaiting the office (decision 11)."""
+    asked = ReceiptCancellation.objects.filter(
+        status=ReceiptCancellation.Status.PENDING
+    ).select_related("receipt__pound__district")
+    for cancellation in asked:
+        receipt = cancellation.receipt
+        yield Due(
+            cancellation.pk,
+            receipt.pound.district,
+            receipt.pound,
+            _("Decide the cancellation of receipt %(number)s") % {"number": receipt.number},
+            reverse("impounding:receipt_cancellation_decide", args=[cancellation.pk]),
+            "s.13",
+        )
+
+
 def shortfalls_to_write_off(day):
     for shortfall in Shortfall.objects.filter(status=Shortfall.Status.PENDING).select_related(
         "pound__district"
@@ -323,6 +378,8 @@ RULES = (
     Rule("remittance_confirm:", Role.DM_CLERK, remittances_to_confirm),
     Rule("disposal_decide:", Role.MAGISTRATE, disposals_to_decide),
     Rule("shortfall_writeoff:", Role.MAGISTRATE, shortfalls_to_write_off),
+    Rule("claims_hold:", Role.POLICE_OFFICER, claims_on_hold),
+    Rule("receipt_cancel:", Role.DM_CLERK, receipt_cancellations_to_decide),
     Rule("court_order_review:", Role.DM_CLERK, court_orders_to_check),
 )
 # The kinds of to-do the run owns, and so closes when their condition has gone.
@@ -374,6 +431,8 @@ def summary(done):
             "deposits_applied",
             "surplus_transferred",
             "surplus_waiting_on_claims",
+            "checkpoint_signed",
+            "checkpoint_refused",
             "todos_created",
             "todos_closed",
             "todos_open",

@@ -4,7 +4,7 @@ s.14 sales held in deposit for three months, claimed by owners or credited to re
 import uuid
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -43,6 +43,11 @@ class Remittance(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="confirmed") | Q(confirmed_at__isnull=False),
                 name="remittance_confirmed_dated",
+            ),
+            # Maker-checker: whoever sent the money does not confirm it arrived.
+            models.CheckConstraint(
+                condition=~Q(confirmed_by=F("sent_by")),
+                name="remittance_confirmed_by_another",
             ),
         ]
 
@@ -145,6 +150,11 @@ class SurplusClaim(models.Model):
             models.CheckConstraint(
                 condition=Q(status="pending") | Q(decided_by__isnull=False),
                 name="surplus_claim_decided_by",
+            ),
+            # Maker-checker: whoever prepared the claim does not decide it.
+            models.CheckConstraint(
+                condition=~Q(decided_by=F("prepared_by")),
+                name="surplus_claim_decided_by_another",
             ),
         ]
 

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.models import District, IssuedDocument, Pound
+from poundadmin.anchors import printed as printed_checkpoint
 from poundadmin.documents import Both, both, offices, render_pdf, verification_context
 
 from . import returns
@@ -178,6 +179,7 @@ def monthly_return_pdf(pound, year, month, *, by):
         "cash_rows": [(both(COLUMN_LABELS[c]), figures["money"][c]) for c in CASH_COLUMNS],
         "labels": {key: both(text) for key, text in HEADINGS.items()},
         "printed_at": timezone.now(),
+        "checkpoint": printed_checkpoint(),
         **offices(pound),
         **(verification_context(document) if document else {}),
     }
@@ -322,6 +324,7 @@ def cash_book_pdf(pound, day):
         "cash_label": cash,
         "upi_label": upi,
         "printed_at": timezone.now(),
+        "checkpoint": printed_checkpoint(),
         **offices(pound),
     }
     return render_pdf("pdf/office/cash_book.html", context, language="en")

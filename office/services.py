@@ -123,7 +123,7 @@ def confirm_remittance(*, remittance, by):
     Magistrate's (s.17)."""
     remittance = (
         Remittance.objects.select_for_update(of=("self",))
-        .select_related("pound__district")
+        .select_related("pound__district", "sent_by")
         .get(pk=remittance.pk)
     )
     pound, district = remittance.pound, remittance.pound.district
@@ -131,6 +131,11 @@ def confirm_remittance(*, remittance, by):
         raise PermissionDenied(_("The District Magistrate's office confirms remittances."))
     if remittance.status != Remittance.Status.SENT:
         raise ValidationError(_("This remittance is already confirmed."))
+    if remittance.sent_by_id == by.pk:
+        # Maker-checker: whoever sent the money may not also say it arrived.
+        raise PermissionDenied(
+            _("You sent this remittance: another person in the office confirms it.")
+        )
     remittance.status, remittance.confirmed_by = Remittance.Status.CONFIRMED, by
     remittance.confirmed_at = timezone.now()
     remittance.save(update_fields=["status", "confirmed_by", "confirmed_at"])
@@ -155,8 +160,13 @@ def confirm_remittance(*, remittance, by):
         section="s.17",
         by=by,
         pound=pound,
-        summary=f"{remittance.number}: ₹{amount} confirmed received",
-        data={"remittance": remittance.number},
+        summary=f"{remittance.number}: ₹{amount} confirmed received by {by.username}, "
+        f"sent by {remittance.sent_by.username}",
+        data={
+            "remittance": remittance.number,
+            "sent_by": remittance.sent_by_id,
+            "confirmed_by": by.pk,
+        },
     )
     return remittance
 
@@ -286,6 +296,8 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
         raise PermissionDenied(_("Only the District Magistrate decides a claim."))
     if claim.status != SurplusClaim.Status.PENDING:
         raise ValidationError(_("This claim has already been decided."))
+    if claim.prepared_by_id == by.pk:
+        raise PermissionDenied(_("You prepared this claim: another person decides it."))
     if not decision.strip():
         raise ValidationError({"decision": _("Record the findings on the proof.")})
     claim.decided_by, claim.decided_at, claim.decision = by, timezone.now(), decision
@@ -329,7 +341,12 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
         by=by,
         pound=deposit.pound,
         summary=f"Claim by {claim.claimant_name}: {claim.get_status_display()}",
-        data={"claim": claim.pk, "decision": decision},
+        data={
+            "claim": claim.pk,
+            "decision": decision,
+            "prepared_by": claim.prepared_by_id,
+            "decided_by": by.pk,
+        },
     )
     return claim
 

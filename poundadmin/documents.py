@@ -8,6 +8,9 @@ Render after the database transaction has committed: never hold row locks while 
 import functools
 import ssl
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 import segno
 from django.conf import settings
@@ -41,10 +44,35 @@ def _ssl_context():
     return ssl.create_default_context()
 
 
+@functools.cache
+def _static_roots():
+    roots = [Path(d) for d in settings.STATICFILES_DIRS] + [Path(settings.STATIC_ROOT)]
+    for finder in finders.get_finders():
+        for storage in getattr(finder, "storages", {}).values():
+            if getattr(storage, "location", None):
+                roots.append(Path(storage.location))
+    return tuple(root.resolve() for root in roots)
+
+
+class AllowListFetcher(URLFetcher):
+    """Fetches only what a document may contain: data: URIs (its own photos, signatures and QR
+    codes, embedded by the code that draws it) and files under the static directories (fonts,
+    style sheets). Never the network, never another file on the server."""
+
+    def fetch(self, url, headers=None):
+        scheme = url.split(":", 1)[0].lower()
+        if scheme == "data":
+            return super().fetch(url, headers)
+        if scheme == "file":
+            path = Path(url2pathname(urlsplit(url).path)).resolve()
+            if any(path.is_relative_to(root) for root in _static_roots()):
+                return super().fetch(url, headers)
+        raise ValueError(f"not fetched for a document: {url[:80]}")
+
+
 def _url_fetcher():
-    """A fetcher for the document's own files and data: URIs (photos, signatures), never the
-    network. A new one per document (it keeps the request it is on), on one SSL context."""
-    return URLFetcher(allowed_protocols=("file", "data"), ssl_context=_ssl_context())
+    """A new fetcher per document (it keeps the request it is on), on one SSL context."""
+    return AllowListFetcher(allowed_protocols=("file", "data"), ssl_context=_ssl_context())
 
 
 def render_pdf(template_name, context, *, language=None):

@@ -8,6 +8,7 @@ from django.db import connection, models
 from django.db.models import Subquery
 from django.utils import timezone
 
+from .anchors import CheckpointProblem, against_checkpoint, latest_checkpoint
 from .models import GENESIS, ChainCheckpoint, ChainHead, Event
 
 # What each kind of event is called on screen; the stored summary keeps the particulars. Each app
@@ -100,6 +101,7 @@ class ChainWalk:
     chains: int
     events: int  # the links the chains hold, by their heads
     walked: int  # the links read this time
+    signed_on: object = None  # the date of the signed checkpoint the chains were held to
 
 
 def verify_chain(chain=None, *, incremental=False):
@@ -116,6 +118,10 @@ def walk_chains(*, chain=None, incremental=False):
     change to them, a missing link and a head that does not match, but not a change to a link
     before the checkpoint: the full walk finds that, and also holds each chain to the hash its
     checkpoint recorded, so a chain rewritten from its start is caught too.
+
+    Both hold each chain to the latest signed checkpoint (`poundadmin/anchors.py`), which
+    whoever can write the tables cannot move: a chain rehashed from an edited link, or cut back
+    with its head, no longer holds the signed link, and is named as rehashed or cut.
     """
     names = (
         [chain]
@@ -124,20 +130,65 @@ def walk_chains(*, chain=None, incremental=False):
     )
     checkpoints = ChainCheckpoint.objects.in_bulk(names, field_name="chain")
     problems, sound, events, walked = [], [], 0, 0
+    signed = _signed_checkpoint(problems)
     for name in names:
         # The head first: the links up to it were committed with it, so a link appended while
         # this runs is left for the next run instead of looking like a broken head.
         head = ChainHead.objects.filter(chain=name).first()
         checkpoint = checkpoints.get(name)
         problem, last, read = _walk(name, head, checkpoint, incremental=incremental)
+        if signed is not None:
+            problem = against_checkpoint(name, head, signed) or problem
         events += head.seq if head else 0
         walked += read
         if problem:
             problems.append(problem)
         elif last is not None:
             sound.append(ChainCheckpoint(chain=name, seq=last.seq, hash=last.hash))
+    if signed is not None and not chain:
+        # A chain the checkpoint signed whose head is gone altogether.
+        for name in sorted(set(signed.heads) - set(names)):
+            problems.append(against_checkpoint(name, None, signed))
     _move_checkpoints(sound)
-    return ChainWalk(problems=problems, chains=len(names), events=events, walked=walked)
+    return ChainWalk(
+        problems=problems,
+        chains=len(names),
+        events=events,
+        walked=walked,
+        signed_on=signed.day if signed else None,
+    )
+
+
+def _signed_checkpoint(problems):
+    try:
+        return latest_checkpoint()
+    except CheckpointProblem as problem:
+        problems.append(("checkpoints", 0, str(problem)))
+        return None
+
+
+def consistency_problems(heads, previous):
+    """Before a new checkpoint is signed: does each chain still hold the link the previous
+    signed checkpoint holds, and are the links from there to the head sound? (chain, seq,
+    problem) for each that is not."""
+    problems = []
+    if previous is not None:
+        names = {head.chain for head in heads}
+        gone = [name for name in previous.heads if name not in names]
+        problems += [against_checkpoint(name, None, previous) for name in gone]
+    for head in heads:
+        signed = previous.heads.get(head.chain) if previous is not None else None
+        anchor = None
+        if signed is not None:
+            problem = against_checkpoint(head.chain, head, previous)
+            if problem:
+                problems.append(problem)
+                continue
+            anchor = ChainCheckpoint(chain=head.chain, seq=signed[0], hash=signed[1])
+        problem, _last, _read = _walk(head.chain, head, anchor, incremental=anchor is not None)
+        if problem:
+            problems.append(problem)
+    return problems
 
 
 def _walk(name, head, checkpoint, *, incremental):

@@ -44,6 +44,9 @@ else:
         "ALLOWED_HOSTS", "List the host names the site is served under, separated by commas."
     ).split(",")
 
+# The Django admin (superuser repair). It signs in through the app's login; false removes it.
+ADMIN_ENABLED = env.bool("ADMIN_ENABLED", default=True)
+
 # The public address that QR codes on documents and links in mail point at. Required in
 # production; in development, empty means "the host and port of the request" (poundadmin/urls.py's
 # callers use poundadmin.documents.public_url).
@@ -89,6 +92,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    # no-store on signed-in pages, Permissions-Policy, the 12-hour session (issue 11).
+    "poundadmin.middleware.TrustMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so that it sees the outcome of authentication (django-axes requirement).
@@ -123,6 +128,12 @@ DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# The owner role, which runs the migrations, connects through its own URL; the application
+# connects as the runtime role, which owns nothing (poundadmin/dbroles.py). Deploy with
+# `manage.py migrate --database owner && manage.py db_roles`.
+if env.str("DATABASE_MIGRATE_URL", default=""):
+    DATABASES["owner"] = env.db("DATABASE_MIGRATE_URL")
+    DATABASES["owner"]["TEST"] = {"MIRROR": "default"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -147,6 +158,8 @@ LOGOUT_REDIRECT_URL = "login"
 # Sessions end after 30 minutes without a request: every request pushes the expiry on.
 SESSION_COOKIE_AGE = env.int("SESSION_IDLE_SECONDS", default=30 * 60)
 SESSION_SAVE_EVERY_REQUEST = True
+# However busy, a session ends this long after sign-in (poundadmin/middleware.py).
+SESSION_ABSOLUTE_SECONDS = env.int("SESSION_ABSOLUTE_SECONDS", default=12 * 60 * 60)
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 
 # Failed-login throttling (django-axes): the same username from the same address is locked out
@@ -154,6 +167,9 @@ SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# Beside it, one address trying many user names waits too (accounts/throttle.py).
+AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=20)
+VERIFY_RATE_PER_MINUTE = env.int("VERIFY_RATE_PER_MINUTE", default=30)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"
 AXES_IPWARE_PROXY_COUNT = env.int("PROXY_COUNT", default=0)
@@ -225,6 +241,12 @@ TASKS = {
         )
     }
 }
+# Signed checkpoints of the event log (poundadmin/anchors.py): an Ed25519 private key in PEM,
+# given directly or as a file's path, never stored in the database. A machine that only verifies
+# needs only the public key (its 32 raw bytes, base64). `manage.py checkpoint_key` makes a pair.
+CHECKPOINT_SIGNING_KEY = env.str("CHECKPOINT_SIGNING_KEY", default="")
+CHECKPOINT_SIGNING_KEY_FILE = env.str("CHECKPOINT_SIGNING_KEY_FILE", default="")
+CHECKPOINT_PUBLIC_KEY = env.str("CHECKPOINT_PUBLIC_KEY", default="")
 
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"

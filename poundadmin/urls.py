@@ -32,7 +32,12 @@ urlpatterns = [
     path("auctions/", include("auctions.urls")),
     path("office/", include("office.urls")),
     path("notices/", auction_views.board, name="board"),
-    path("admin/", admin.site.urls),
 ]
+# The admin, for superuser repair, signs in through the app's own login; ADMIN_ENABLED=false
+# removes it altogether.
+if settings.ADMIN_ENABLED:
+    admin.site.login = account_views.admin_login
+    urlpatterns.append(path("admin/", admin.site.urls))
+
 # Uploads are never served from MEDIA_URL, not even in development: each file has a view that
 # checks who may see it (poundadmin/files.py).

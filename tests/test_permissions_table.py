@@ -4,8 +4,17 @@ A row: (url name, a function of the fixtures giving the URL kwargs, method, {rol
 Roles missing from a row's dict expect the row's `default`.
 """
 
+from decimal import Decimal
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
+
+from auctions.models import DisposalOrder
+from impounding.models import Deposit, Receipt
+from impounding.services import ask_receipt_cancellation
+from office.models import Remittance
+from tests.impounding.factories import deposit, make_entry, pay, set_tariffs
 
 ROLES = [
     "pound_keeper",
@@ -24,6 +33,68 @@ def _own_assignment(users, user):
 
 def _keepers_assignment(users, user):
     return {"pk": users["pound_keeper"].assignments.get().pk}
+
+
+def _home_pound(users):
+    return users["pound_keeper"].assignments.get().pound
+
+
+def _remittance_sent_by(sender):
+    def kwargs(users, user):
+        remittance = Remittance.objects.create(
+            pound=_home_pound(users),
+            number=f"REM/T/{sender}",
+            amount=Decimal("100.00"),
+            challan_number="TR-1",
+            treasury="District Treasury",
+            remitted_on=timezone.localdate(),
+            sent_by=users[sender],
+        )
+        return {"pk": remittance.pk}
+
+    kwargs.__name__ = f"remittance_sent_by_{sender}"
+    return kwargs
+
+
+def _disposal_prepared_by(preparer):
+    def kwargs(users, user):
+        order = DisposalOrder.objects.create(
+            pound=_home_pound(users),
+            number=f"DSP/T/{preparer}",
+            reason="Old and weak",
+            mode="gaushala",
+            recipient="Gaushala",
+            prepared_by=users[preparer],
+        )
+        return {"pk": order.pk}
+
+    kwargs.__name__ = f"disposal_prepared_by_{preparer}"
+    return kwargs
+
+
+def _deposit_due_for_refund(users, user):
+    set_tariffs(_home_pound(users).district)
+    entry = make_entry(pound=_home_pound(users), by=users["pound_keeper"])
+    release = deposit(entry, users["pound_keeper"])
+    Deposit.objects.filter(release=release).update(status=Deposit.Status.REFUND_DUE)
+    return {"pk": Deposit.objects.get(release=release).pk}
+
+
+def _entry_in_pound(users, user):
+    entry = make_entry(pound=_home_pound(users), by=users["pound_keeper"])
+    return {"pk": entry.pk}
+
+
+def _paid_receipt(users, user):
+    set_tariffs(_home_pound(users).district)
+    entry = make_entry(pound=_home_pound(users), by=users["pound_keeper"])
+    return {"pk": pay(entry, users["pound_keeper"]).receipt_id}
+
+
+def _cancellation_asked_by_keeper(users, user):
+    receipt = Receipt.objects.get(pk=_paid_receipt(users, user)["pk"])
+    asked = ask_receipt_cancellation(receipt=receipt, by=users["pound_keeper"], reason="Wrong")
+    return {"pk": asked.pk}
 
 
 TABLE = [
@@ -77,6 +148,80 @@ TABLE = [
     # Files prepared by the worker (issue 10): asking needs the accounts; an empty ask is a 400.
     ("office:prepare", None, "post", {"police_officer": 403, "administrator": 403}, 400),
     ("office:prepare", None, "get", {}, 405),
+    # Separation of duties (issue 11): whoever sends or prepares does not confirm or decide.
+    (
+        "office:remittance_confirm",
+        _remittance_sent_by("pound_keeper"),
+        "get",
+        {"dm_clerk": 200, "magistrate": 200},
+        403,
+    ),
+    (
+        "office:remittance_confirm",
+        _remittance_sent_by("dm_clerk"),
+        "post",
+        {"magistrate": 200},
+        403,
+    ),
+    (
+        "auctions:disposal_decide",
+        _disposal_prepared_by("dm_clerk"),
+        "get",
+        {"magistrate": 200},
+        403,
+    ),
+    (
+        "auctions:disposal_decide",
+        _disposal_prepared_by("magistrate"),
+        "post",
+        {},
+        403,
+    ),
+    # Receipt cancellation: the keeper asks, the office (another person) decides.
+    (
+        "impounding:receipt_cancel",
+        _paid_receipt,
+        "get",
+        {"pound_keeper": 200, "outsider": 404},
+        403,
+    ),
+    (
+        "impounding:receipt_cancellation_decide",
+        _cancellation_asked_by_keeper,
+        "get",
+        {"dm_clerk": 200, "magistrate": 200, "outsider": 404},
+        403,
+    ),
+    # Competing claimants: the keeper records, an officer or the office decides.
+    (
+        "impounding:claim_new",
+        _entry_in_pound,
+        "get",
+        {"pound_keeper": 200, "outsider": 404},
+        403,
+    ),
+    (
+        "impounding:claims_decide",
+        _entry_in_pound,
+        "get",
+        {"police_officer": 200, "dm_clerk": 200, "magistrate": 200, "outsider": 404},
+        403,
+    ),
+    # Cash out of the till: the pound-keeper's, or the office's on a recorded authority.
+    (
+        "impounding:deposit_refund",
+        _deposit_due_for_refund,
+        "get",
+        {"pound_keeper": 200, "dm_clerk": 200, "outsider": 404},
+        403,
+    ),
+    (
+        "impounding:deposit_refund",
+        _deposit_due_for_refund,
+        "post",
+        {"pound_keeper": 200, "dm_clerk": 200, "outsider": 404},
+        403,
+    ),
 ]
 
 CASES = [

@@ -68,13 +68,16 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
 def decide_disposal(*, order, by, approve, note=""):
     order = (
         DisposalOrder.objects.select_for_update(of=("self",))
-        .select_related("pound")
+        .select_related("pound", "prepared_by")
         .get(pk=order.pk)
     )
     if not has_permission(by, Permission.APPROVE, order.pound):
         raise PermissionDenied(_("Only the District Magistrate approves a disposal order."))
     if order.status != DisposalOrder.Status.PROPOSED:
         raise ValidationError(_("This order has already been decided."))
+    if order.prepared_by_id == by.pk:
+        # Maker-checker: the Magistrate does not approve an order he prepared himself.
+        raise PermissionDenied(_("You prepared this order: another person decides it."))
     now = timezone.now()
     order.decided_by, order.decided_at, order.decision_note = by, now, note
     if approve:
@@ -102,7 +105,13 @@ def decide_disposal(*, order, by, approve, note=""):
         section="s.14",
         by=by,
         pound=order.pound,
-        summary=f"{order.number} {order.get_status_display()}",
-        data={"order": order.number, "note": note},
+        summary=f"{order.number} {order.get_status_display()} by {by.username}, "
+        f"prepared by {order.prepared_by.username}",
+        data={
+            "order": order.number,
+            "note": note,
+            "prepared_by": order.prepared_by_id,
+            "decided_by": by.pk,
+        },
     )
     return order

@@ -12,7 +12,8 @@ from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from impounding.dues import dues
-from impounding.models import Animal, AnimalState
+from impounding.models import Animal, AnimalState, Impoundment
+from impounding.services.claims import ensure_no_hold
 from impounding.services.common import ensure_transition
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
@@ -47,6 +48,8 @@ def s16_gap_message(gap):
 def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=True):
     """Record that the owner appeared and refused or omitted to pay (or to deposit)."""
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
+    entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
+    ensure_no_hold(entry, owner_name)  # competing claims freeze the s.16 path too
     animals = list(
         Animal.objects.select_for_update(of=("self",)).filter(pk__in=animal_ids, impoundment=entry)
     )
@@ -163,6 +166,8 @@ def settle_s16_case(
         .get(pk=case.pk)
     )
     authorise(by, Permission.RUN_AUCTION, case.pound)
+    entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=case.impoundment_id)
+    ensure_no_hold(entry, case.owner_name)
     at = at or timezone.now()
     remaining = list(
         Animal.objects.select_for_update(of=("self",))

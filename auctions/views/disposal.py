@@ -114,6 +114,8 @@ def disposal_decide(request, pk):
     order = get_object_or_404(_orders(request.user), pk=pk)
     if not has_permission(request.user, Permission.APPROVE, order.pound):
         raise PermissionDenied
+    if order.prepared_by_id == request.user.pk:
+        raise PermissionDenied(_("You prepared this order: another person decides it."))
     form = DecisionForm(request.POST or None)
     if form.is_valid():
         try:

@@ -133,6 +133,15 @@ class RefundForm(forms.Form):
         required=False,
         help_text=_("For UPI or a bank transfer: the transaction reference."),
     )
+    authority = forms.CharField(
+        label=_("Authority for the payment"),
+        max_length=200,
+        required=False,
+        help_text=_(
+            "Only when the office pays instead of the pound-keeper: the number and date of the "
+            "written order that authorises paying out of the pound's till."
+        ),
+    )
 
     def clean(self):
         data = super().clean()

@@ -1,4 +1,5 @@
 import copy
+import uuid
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -27,6 +28,8 @@ class EntryForm(forms.Form):
     """s.8: what the register records when cattle are brought to the pound."""
 
     pound = forms.ModelChoiceField(queryset=None, label=_("Pound"))
+    # One entry however often the form is sent (services.intake.create_entry).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     arrived_at = forms.DateTimeField(
         label=_("Day and hour of arrival at the pound"), widget=DateTimeLocalInput()
     )
@@ -37,6 +40,19 @@ class EntryForm(forms.Form):
         help_text=_(
             "A field, road or landmark, without anyone's name: the public notice board shows it."
         ),
+    )
+    notice_description = forms.CharField(
+        label=_("Description for the public notice"),
+        max_length=160,
+        required=False,
+        help_text=_(
+            "Optional. What the public board may say to help the owner find his cattle: the "
+            "place and the marks in plain words, with no one's name, house or phone."
+        ),
+    )
+    notice_confirmed = forms.BooleanField(
+        label=_("I have read it: it names no one and is fit to publish"),
+        required=False,
     )
     seizure_village = forms.ModelChoiceField(
         queryset=None,
@@ -95,7 +111,22 @@ class EntryForm(forms.Form):
         seized, arrived = data.get("seized_at"), data.get("arrived_at")
         if seized and arrived and seized > arrived:
             self.add_error("seized_at", _("The seizure must come before the arrival."))
+        if data.get("notice_description") and not data.pop("notice_confirmed", False):
+            self.add_error(
+                "notice_confirmed", _("Confirm the description is fit to publish, or leave it out.")
+            )
+        data.pop("notice_confirmed", None)
         return data
+
+
+def _check_tag(form, data):
+    """A tag failing the Pashu Aadhaar check stands only when the keeper ticks that it reads
+    as written (impounding/tags.py)."""
+    try:
+        validate_ear_tag(data.get("ear_tag", ""), confirmed=data.get("tag_confirmed"))
+    except ValidationError as exc:
+        form.add_error("ear_tag", exc.message_dict["ear_tag"])
+    return data
 
 
 class AnimalForm(forms.Form):
@@ -111,6 +142,10 @@ class AnimalForm(forms.Form):
         help_text=_("A 12-digit Pashu Aadhaar tag is checked by its last digit."),
         widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
     )
+    tag_confirmed = forms.BooleanField(
+        label=_("The tag reads as written: keep it although it fails the check"),
+        required=False,
+    )
     photo = forms.ImageField(
         label=_("Photo"),
         required=False,
@@ -119,12 +154,10 @@ class AnimalForm(forms.Form):
     )
 
     def clean_ear_tag(self):
-        tag = normalise_tag(self.cleaned_data["ear_tag"])
-        try:
-            validate_ear_tag(tag)
-        except ValidationError as exc:
-            raise ValidationError(exc.message_dict["ear_tag"]) from None
-        return tag
+        return normalise_tag(self.cleaned_data["ear_tag"])
+
+    def clean(self):
+        return _check_tag(self, super().clean())
 
     def clean_photo(self):
         photo = self.cleaned_data.get("photo")
@@ -206,12 +239,19 @@ class AnimalAmendForm(forms.Form):
 
     clean_ear_tag = AnimalForm.clean_ear_tag
 
+    def clean(self):
+        return _check_tag(self, super().clean())
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         reason = self.fields.pop("reason")
-        for name in AMENDABLE_ANIMAL_FIELDS:
+        for name in (*AMENDABLE_ANIMAL_FIELDS, "tag_confirmed"):
             self.fields[name] = copy.deepcopy(AnimalForm.base_fields[name])
         self.fields["reason"] = reason
 
     def changes(self):
-        return {f: self.cleaned_data[f] for f in self.changed_data if f != "reason"}
+        return {
+            f: self.cleaned_data[f]
+            for f in self.changed_data
+            if f not in ("reason", "tag_confirmed")
+        }

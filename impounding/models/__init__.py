@@ -14,12 +14,14 @@ from .choices import (
     Sex,
     Species,
 )
+from .claims import Claim
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
     Complaint,
     CourtOrder,
     Deposit,
     Receipt,
+    ReceiptCancellation,
     Release,
     ReleaseLine,
     SeizerLiability,
@@ -42,6 +44,7 @@ __all__ = [
     "Amendment",
     "Animal",
     "AnimalState",
+    "Claim",
     "ClaimantRole",
     "Complaint",
     "CourtOrder",
@@ -55,6 +58,7 @@ __all__ = [
     "FineScale",
     "Impoundment",
     "Receipt",
+    "ReceiptCancellation",
     "Release",
     "ReleaseLine",
     "S11Ground",

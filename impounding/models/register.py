@@ -48,6 +48,11 @@ class Impoundment(models.Model):
     # Seizure: the 24-hour limit (s.10) and the complaint window (s.20) run from it.
     seized_at = models.DateTimeField(_("seized at"))
     seizure_place = models.CharField(_("place of seizure"), max_length=200)
+    # The only free text the public board shows, which the keeper confirmed fit to publish:
+    # the seizure place and the marks stay in the register (docs/domain.md §3).
+    notice_description = models.CharField(
+        _("description for the public notice"), max_length=160, blank=True
+    )
     seizure_village = models.ForeignKey(
         Village,
         on_delete=models.PROTECT,
@@ -83,6 +88,8 @@ class Impoundment(models.Model):
     owner_residence = models.CharField(_("owner's residence, if known"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The new-entry form's key: the same form sent twice, or ten times at once, is one entry.
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
     # The warnings shown at intake, kept as they were: the Magistrate decides legality.
     warnings = models.JSONField(default=list, blank=True)
 
@@ -120,18 +127,19 @@ class Impoundment(models.Model):
         # The place of seizure goes on the s.14 notice and the public board, which carry no
         # personal data: refuse it when it names the owner or the seizer (a name of at least
         # four letters, matched as whole words).
-        place = " ".join(re.findall(r"\w+", self.seizure_place.casefold()))
-        for name in (self.owner_name, self.seizer_name):
-            words = " ".join(re.findall(r"\w+", name.casefold()))
-            if len(words.replace(" ", "")) >= 4 and f" {words} " in f" {place} ":
-                raise ValidationError(
-                    {
-                        "seizure_place": _(
-                            "Give the place without the owner's or the seizer's name: the "
-                            "public notice board shows it (s.14)."
-                        )
-                    }
-                )
+        for field in ("seizure_place", "notice_description"):
+            text = " ".join(re.findall(r"\w+", getattr(self, field).casefold()))
+            for name in (self.owner_name, self.seizer_name):
+                words = " ".join(re.findall(r"\w+", name.casefold()))
+                if len(words.replace(" ", "")) >= 4 and f" {words} " in f" {text} ":
+                    raise ValidationError(
+                        {
+                            field: _(
+                                "Give the place without the owner's or the seizer's name: the "
+                                "public notice board shows it (s.14)."
+                            )
+                        }
+                    )
 
     @property
     def district_id(self):
@@ -256,6 +264,18 @@ class Animal(models.Model):
     @property
     def born_in_pound(self):
         return self.born_at is not None
+
+    @property
+    def public_description(self):
+        """What the public board says of the animal: no free text but its colour. The marks
+        stay in the register; the entry's confirmed notice description may name them."""
+        parts = [
+            self.get_species_display().split(" (")[0],
+            self.get_sex_display(),
+            self.get_age_class_display().split(" (")[0],
+            self.colour,
+        ]
+        return ", ".join(str(p) for p in parts if p)
 
     @property
     def description(self):

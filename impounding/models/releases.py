@@ -36,6 +36,10 @@ class Receipt(models.Model):
     document = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
     cancelled_at = models.DateTimeField(null=True, blank=True)
     cancelled_reason = models.CharField(max_length=250, blank=True)
+    # A corrected receipt takes the next serial and names the cancelled one it replaces.
+    replaces = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replaced_by"
+    )
 
     class Meta:
         verbose_name = _("receipt")
@@ -46,10 +50,61 @@ class Receipt(models.Model):
                 fields=["pound", "financial_year", "serial"], name="receipt_serial_unique"
             ),
             models.CheckConstraint(condition=Q(amount__gt=0), name="receipt_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(cancelled_at__isnull=True, cancelled_reason="")
+                | Q(cancelled_at__isnull=False) & ~Q(cancelled_reason=""),
+                name="receipt_cancelled_with_reason",
+            ),
         ]
 
     def __str__(self):
         return self.number
+
+
+class ReceiptCancellation(models.Model):
+    """A receipt issued in error: the pound-keeper asks, with the reason, and the office
+    decides (docs/domain.md decision 11). Approved, the receipt keeps its number and shows
+    CANCELLED; the money is reversed and the animals are back in custody."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Awaiting the office")
+        APPROVED = "approved", _("Approved: receipt cancelled")
+        REJECTED = "rejected", _("Refused")
+
+    receipt = models.ForeignKey(Receipt, on_delete=models.PROTECT, related_name="cancellations")
+    reason = models.CharField(_("why the receipt was issued in error"), max_length=250)
+    requested_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    requested_at = models.DateTimeField(default=timezone.now)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(_("note"), max_length=250, blank=True)
+
+    class Meta:
+        verbose_name = _("receipt cancellation")
+        verbose_name_plural = _("receipt cancellations")
+        ordering = ["-requested_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["receipt"],
+                condition=Q(status__in=["pending", "approved"]),
+                name="receipt_cancellation_one_standing",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="pending") | Q(decided_by__isnull=False),
+                name="receipt_cancellation_decided_by",
+            ),
+            # Maker-checker: the keeper who asks does not approve.
+            models.CheckConstraint(
+                condition=~Q(decided_by=models.F("requested_by")),
+                name="receipt_cancellation_decided_by_another",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.receipt}: {self.get_status_display()}"
 
 
 class Release(models.Model):
@@ -124,9 +179,12 @@ class ReleaseLine(models.Model):
     """What each animal of a release was charged: the itemised statement, as it stood."""
 
     release = models.ForeignKey(Release, on_delete=models.PROTECT, related_name="lines")
-    animal = models.OneToOneField(
-        "impounding.Animal", on_delete=models.PROTECT, related_name="release_line"
+    # One standing line per animal: a cancelled receipt's lines stay, marked, beside the
+    # corrected receipt's.
+    animal = models.ForeignKey(
+        "impounding.Animal", on_delete=models.PROTECT, related_name="release_lines"
     )
+    cancelled = models.BooleanField(default=False)
     category = models.CharField(max_length=250)
     fine = models.DecimalField(max_digits=12, decimal_places=2)
     feeding_days = models.PositiveIntegerField()
@@ -135,6 +193,11 @@ class ReleaseLine(models.Model):
 
     class Meta:
         ordering = ["animal__number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["animal"], condition=Q(cancelled=False), name="release_line_one_standing"
+            )
+        ]
 
     def __str__(self):
         return f"{self.release}: {self.animal}"
@@ -171,6 +234,8 @@ class Deposit(models.Model):
     application_confirmed_at = models.DateTimeField(null=True, blank=True)
     refund_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
     refund_reference = models.CharField(max_length=120, blank=True)
+    # When the office, not the pound-keeper, paid the refund out of the till: its authority.
+    refund_authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
 
     class Meta:
         verbose_name = _("deposit (s.15)")

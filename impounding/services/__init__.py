@@ -3,12 +3,15 @@
 Views, the admin and management commands all call these; none of them changes a row itself.
 """
 
+from .cancellations import ask_receipt_cancellation, decide_receipt_cancellation
+from .claims import decide_claims, ensure_no_hold, may_decide_claims, record_claim
 from .common import TransitionNotAllowed, ensure_transition
 from .custody import log_feeding, record_birth, record_death, record_escape, record_return
 from .deposits import (
     apply_deposit,
     decide_complaint,
     deposit_awaiting_application,
+    may_pay_from_till,
     pay_deposit_refund,
     record_complaint,
 )
@@ -18,15 +21,22 @@ from .releases import release_by_order, release_on_deposit, release_on_payment
 __all__ = [
     "TransitionNotAllowed",
     "amend_entry",
+    "ask_receipt_cancellation",
     "apply_deposit",
     "create_entry",
+    "decide_claims",
     "decide_complaint",
+    "decide_receipt_cancellation",
     "deposit_awaiting_application",
+    "ensure_no_hold",
     "ensure_transition",
     "intake_warnings",
     "log_feeding",
+    "may_decide_claims",
+    "may_pay_from_till",
     "pay_deposit_refund",
     "record_birth",
+    "record_claim",
     "record_complaint",
     "record_death",
     "record_escape",

@@ -9,7 +9,7 @@
 
 from decimal import Decimal
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -302,16 +302,37 @@ def apply_deposit(*, deposit, by):
     return deposit
 
 
+def may_pay_from_till(user, pound):
+    """Cash out of a pound's till is the pound-keeper's, or the office's on a recorded
+    authority: never the police's, nor anyone's who may only take payments."""
+    return has_permission(user, Permission.PAY_FROM_TILL, pound) or has_permission(
+        user, Permission.PAY_FROM_TILL_ON_AUTHORITY, pound
+    )
+
+
+def _authorise_till_payment(by, pound, authority):
+    if has_permission(by, Permission.PAY_FROM_TILL, pound):
+        return
+    if not has_permission(by, Permission.PAY_FROM_TILL_ON_AUTHORITY, pound):
+        raise PermissionDenied(
+            _("Only the pound-keeper, or the office on a written authority, pays out of the till.")
+        )
+    if not authority.strip():
+        raise ValidationError(
+            {"authority": _("Name the written authority for paying out of the pound's till.")}
+        )
+
+
 @transaction.atomic
-def pay_deposit_refund(*, deposit, by, mode, reference=""):
-    """Hand back a deposit the Magistrate ordered refunded (s.22)."""
+def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
+    """Hand back a deposit the Magistrate ordered refunded (s.22), out of the pound's till."""
     deposit = (
         Deposit.objects.select_for_update(of=("self",))
         .select_related("release__impoundment__pound__district", "release__receipt")
         .get(pk=deposit.pk)
     )
     entry = deposit.release.impoundment
-    authorise(by, Permission.RECORD_PAYMENT, entry.pound)
+    _authorise_till_payment(by, entry.pound, authority)
     if deposit.status != Deposit.Status.REFUND_DUE:
         raise ValidationError(_("This deposit is not due for refund."))
     if mode != PaymentMode.CASH and not reference.strip():
@@ -323,8 +344,16 @@ def pay_deposit_refund(*, deposit, by, mode, reference=""):
         by,
     )
     deposit.refund_mode, deposit.refund_reference = mode, reference
+    deposit.refund_authority = authority.strip()
     deposit.save(
-        update_fields=["status", "refunded_at", "refunded_by", "refund_mode", "refund_reference"]
+        update_fields=[
+            "status",
+            "refunded_at",
+            "refunded_by",
+            "refund_mode",
+            "refund_reference",
+            "refund_authority",
+        ]
     )
     ledger.post(
         district=district,
@@ -350,6 +379,11 @@ def pay_deposit_refund(*, deposit, by, mode, reference=""):
         summary=f"Deposit of ₹{deposit.amount} refunded",
         by=by,
         impoundment=entry,
-        data={"deposit": deposit.pk, "mode": mode, "reference": reference},
+        data={
+            "deposit": deposit.pk,
+            "mode": mode,
+            "reference": reference,
+            "authority": deposit.refund_authority,
+        },
     )
     return deposit

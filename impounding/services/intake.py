@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -16,7 +16,7 @@ from poundadmin.uploads import reencode_image
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
-from ..tags import validate_ear_tag
+from ..tags import tag_check_fails, tag_warning, validate_ear_tag
 
 PHOTO_MAX_PX = 1280
 
@@ -66,7 +66,10 @@ def _enter_animals(entry, animals):
     """Number the animals of an entry from 1, in the order given."""
     created = []
     for number, data in enumerate(animals, start=1):
-        validate_ear_tag(data.get("ear_tag", ""))
+        confirmed = bool(data.get("tag_confirmed"))
+        validate_ear_tag(data.get("ear_tag", ""), confirmed=confirmed)
+        if tag_check_fails(data.get("ear_tag", "")):
+            entry.warnings.append(tag_warning(number, data["ear_tag"]))
         animal = Animal(
             impoundment=entry, number=number, **{f: data.get(f, "") for f in ANIMAL_FIELDS}
         )
@@ -91,6 +94,7 @@ def _record_entered(entry, animals, by):
             "arrived_at": entry.arrived_at,
             "seized_at": entry.seized_at,
             "seizure_place": entry.seizure_place,
+            "notice_description": entry.notice_description,  # confirmed fit to publish
             "basis": entry.basis,
             "seizer": [entry.seizer_name, entry.seizer_residence, entry.seizer_capacity],
             "owner": [entry.owner_name, entry.owner_residence],
@@ -102,9 +106,33 @@ def _record_entered(entry, animals, by):
     )
 
 
+def create_entry(*, idempotency_key=None, **fields):
+    """Enter cattle in the register (s.8), once for each `idempotency_key`: a form sent twice,
+    or many times at once, gives the one entry, marked `replayed` after the first."""
+    if idempotency_key is not None:
+        if (entry := _entry_of_key(idempotency_key)) is not None:
+            return entry
+        try:
+            return _create_entry(idempotency_key=idempotency_key, **fields)
+        except IntegrityError:
+            # The same form committed first, while this one waited on the key's unique index.
+            if (entry := _entry_of_key(idempotency_key)) is None:
+                raise
+            return entry
+    return _create_entry(**fields)
+
+
+def _entry_of_key(key):
+    entry = Impoundment.objects.filter(idempotency_key=key).first()
+    if entry is not None:
+        entry.replayed = True
+    return entry
+
+
 @transaction.atomic
-def create_entry(
+def _create_entry(
     *,
+    idempotency_key=None,
     pound,
     by,
     arrived_at,
@@ -124,6 +152,7 @@ def create_entry(
     seizer_phone="",
     owner_name="",
     owner_residence="",
+    notice_description="",
 ):
     """Enter cattle in the register when they are brought to the pound (s.8).
 
@@ -142,6 +171,7 @@ def create_entry(
         arrived_at=arrived_at,
         seized_at=seized_at,
         seizure_place=seizure_place,
+        notice_description=notice_description.strip(),
         seizure_village=seizure_village,
         basis=basis,
         basis_other=basis_other,
@@ -156,6 +186,7 @@ def create_entry(
         owner_name=owner_name,
         owner_residence=owner_residence,
         recorded_by=by,
+        idempotency_key=idempotency_key,
         warnings=intake_warnings(
             pound=pound,
             seized_at=seized_at,
@@ -165,9 +196,12 @@ def create_entry(
             seizure_village=seizure_village,
         ),
     )
-    entry.full_clean()
+    # The key's uniqueness is the database's to hold (create_entry catches the conflict).
+    entry.full_clean(exclude=["idempotency_key"])
     entry.save()
     created = _enter_animals(entry, animals)
+    if any(w["code"] == "tag_check_failed" for w in entry.warnings):
+        entry.save(update_fields=["warnings"])
     ledger.open_accounts(pound=pound)
     _record_entered(entry, created, by)
     return entry
@@ -207,7 +241,7 @@ def _display(obj, field):
 
 
 @transaction.atomic
-def amend_entry(*, entry, by, reason, changes, animal=None):
+def amend_entry(*, entry, by, reason, changes, animal=None, tag_confirmed=False):
     """Correct the register: each changed field becomes an Amendment that keeps the original
     value, with the reason, who made it and when (docs/domain.md decision 10)."""
     authorise(by, Permission.RECORD_IMPOUNDMENT, entry.pound)
@@ -228,7 +262,7 @@ def amend_entry(*, entry, by, reason, changes, animal=None):
         old_display = _display(target, field)
         setattr(target, field, new)
         if field == "ear_tag":
-            validate_ear_tag(new)
+            validate_ear_tag(new, confirmed=tag_confirmed)
         amendments.append(
             Amendment(
                 impoundment=entry,

@@ -14,20 +14,31 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import Counter, DistrictPolicy, IssuedDocument
+from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import complaint_deadline, financial_year
+from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
 from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 
 from ..actions import Action
 from ..dues import dues
-from ..models import Animal, AnimalState, CourtOrder, Deposit, Receipt, Release, ReleaseLine
+from ..models import (
+    Animal,
+    AnimalState,
+    CourtOrder,
+    Deposit,
+    Impoundment,
+    Receipt,
+    Release,
+    ReleaseLine,
+)
+from .claims import ensure_no_hold
 from .common import ensure_transition
+from .receipts import check_replaces, issue_receipt
 
 # Called with (animals, by) inside the transaction of every release, so that other workflows can
 # follow (auctions withdraw an open lot whose animal is claimed before the hammer).
@@ -86,38 +97,6 @@ def _replay(key):
     if release is not None:
         release.replayed = True
     return release
-
-
-def _issue_receipt(*, pound, kind, by, payer_name, amount, payment_mode, payment_reference, at):
-    fy = financial_year(timezone.localtime(at).date())
-    serial = Counter.next(f"receipt:{pound.pk}:{fy}")
-    number = f"{pound.code.upper()}/{fy}/{serial:06d}"
-    document = IssuedDocument.objects.issue(
-        kind=IssuedDocument.Kind.RECEIPT
-        if kind == Receipt.Kind.PAYMENT
-        else IssuedDocument.Kind.DEPOSIT_RECEIPT,
-        number=number,
-        by=by,
-        pound=pound,
-        issued_at=at,
-        subject_type="impounding.receipt",
-    )
-    receipt = Receipt.objects.create(
-        pound=pound,
-        financial_year=fy,
-        serial=serial,
-        number=number,
-        kind=kind,
-        issued_at=at,
-        issued_by=by,
-        payer_name=payer_name,
-        amount=amount,
-        payment_mode=payment_mode,
-        payment_reference=payment_reference,
-        document=document,
-    )
-    IssuedDocument.objects.link(document, receipt)
-    return receipt
 
 
 def _cash_account(pound, mode):
@@ -265,6 +244,7 @@ def _book_payment(release, animals):
         data={
             "animals": [a.reference for a in animals],
             "receipt": receipt.number,
+            "replaces": receipt.replaces.number if receipt.replaces else "",
             "fines": release.fines,
             "feeding": release.feeding,
             "claimant": [release.claimant_name, release.claimant_role, release.agent_authority],
@@ -323,7 +303,17 @@ _BOOKING = {Release.Kind.PAYMENT: _book_payment, Release.Kind.DEPOSIT: _book_dep
 
 
 def _release(
-    *, kind, entry, by, animal_ids, idempotency_key, amount_tendered, claim, signature, at
+    *,
+    kind,
+    entry,
+    by,
+    animal_ids,
+    idempotency_key,
+    amount_tendered,
+    claim,
+    signature,
+    at,
+    replaces=None,
 ):
     """The steps a release on payment and one on deposit share. Returns the Release, with
     `replayed` True when this key's confirmation had already made it (nothing is written)."""
@@ -335,6 +325,12 @@ def _release(
     if (replayed := _replay(key)) is not None:
         return replayed  # a replayed or double-clicked confirmation: the same release
     _validate_claim(claim, signature)
+    # Competing claims freeze every release (decision 14); the entry's lock orders us after a
+    # claim being recorded.
+    entry = (
+        Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
+    )
+    ensure_no_hold(entry, claim.claimant_name)
     try:
         animals = _lock_animals(entry, animal_ids)
     except ValidationError:
@@ -348,7 +344,11 @@ def _release(
         return replayed
     at = at or timezone.now()
     statement = _dues_tendered(animals, amount_tendered=amount_tendered, at=at)
-    receipt = _issue_receipt(
+    if replaces is not None:
+        replaces = check_replaces(replaces, entry)
+    receipt = issue_receipt(
+        replaces=replaces,
+        animal_count=len(animals),
         pound=pound,
         kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,
         by=by,
@@ -400,12 +400,13 @@ def release_on_payment(
     register_page="",
     signature=None,
     at=None,
+    replaces=None,
 ):
     """s.13: the owner or his agent pays the fines and charges and takes the animals back.
 
     The receipt, the release, the animals' new state, the ledger transaction and the event are
     written together or not at all. Confirming the same form twice gives the same release, with
-    `replayed` set on it.
+    `replayed` set on it. `replaces`: the cancelled receipt this one corrects (decision 11).
     """
     claim = _Claim(
         claimant_name=claimant_name,
@@ -431,6 +432,7 @@ def release_on_payment(
         claim=claim,
         signature=signature,
         at=at,
+        replaces=replaces,
     )
 
 

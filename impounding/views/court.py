@@ -136,7 +136,7 @@ def deposits(request):
         d.complaint_pending = any(c.outcome == Complaint.Outcome.PENDING for c in d.complaint_list)
         d.days_left = (d.complaint_deadline - today).days
         if d.status == Deposit.Status.REFUND_DUE:
-            d.may_refund = has_permission(user, Permission.RECORD_PAYMENT, d.entry.pound)
+            d.may_refund = services.may_pay_from_till(user, d.entry.pound)
             refund_due.append(d)
         elif services.deposit_awaiting_application(d, today):
             d.may_apply = has_permission(user, Permission.APPROVE, d.entry.pound)
@@ -172,7 +172,7 @@ def _get_deposit(request, pk, perm):
         ).select_related("release__impoundment__pound__district", "release__receipt"),
         pk=pk,
     )
-    if not has_permission(request.user, perm, deposit.release.impoundment.pound):
+    if perm and not has_permission(request.user, perm, deposit.release.impoundment.pound):
         raise PermissionDenied
     return deposit
 
@@ -206,7 +206,9 @@ def deposit_apply(request, pk):
 
 
 def deposit_refund(request, pk):
-    deposit = _get_deposit(request, pk, Permission.RECORD_PAYMENT)
+    deposit = _get_deposit(request, pk, None)
+    if not services.may_pay_from_till(request.user, deposit.release.impoundment.pound):
+        raise PermissionDenied
     form = RefundForm(request.POST or None)
     if form.is_valid():
         try:

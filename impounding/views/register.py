@@ -27,7 +27,7 @@ from ..forms.register import (
     EntryForm,
     RegisterSearchForm,
 )
-from ..models import OUT_OF_POUND, Animal, AnimalState, CustodyEvent, Impoundment
+from ..models import OUT_OF_POUND, Animal, AnimalState, Claim, CustodyEvent, Impoundment
 from ..selectors import animal_counts, missing_feeding_days
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
@@ -75,12 +75,13 @@ def _custody_counts(pound_ids):
     return {r["pound_id"]: r["n"] for r in rows}
 
 
-def _board_row(animal, line, today):
+def _board_row(animal, line, today, held):
     arrived = timezone.localtime(animal.born_at or animal.impoundment.arrived_at).date()
     return {
         "animal": animal,
         "days": (today - arrived).days + 1,
         "dues": line,
+        "on_hold": animal.impoundment_id in held,
         "report_due": (today - arrived).days >= 8
         and animal.state == "impounded"
         and not animal.born_at
@@ -96,6 +97,7 @@ def pound_day_board(pounds, now=None, per_pound=None):
     today = timezone.localdate(now)
     per_pound = per_pound or BOARD_ROWS
     by_pound = {p.pk: [] for p in pounds}
+    held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
     for animal in _custody_animals(list(by_pound), per_pound):
         by_pound[animal.pound_id].append(animal)
     counts = _custody_counts(list(by_pound)) if pounds else {}
@@ -111,7 +113,9 @@ def pound_day_board(pounds, now=None, per_pound=None):
         board.append(
             {
                 "pound": pound,
-                "rows": [_board_row(a, ln, today) for a, ln in zip(animals, lines, strict=True)],
+                "rows": [
+                    _board_row(a, ln, today, held) for a, ln in zip(animals, lines, strict=True)
+                ],
                 "in_custody": counts.get(pound.pk, 0),
                 "shown_all": counts.get(pound.pk, 0) <= len(animals),
                 "total": statement.total if statement else None,
@@ -272,13 +276,19 @@ def entry(request, pk):
     for animal in animals:
         animal.dues_line = lines.get(animal.pk)
     releases = list(
-        entry.releases.select_related("receipt", "deposit", "released_by").order_by("released_at")
+        entry.releases.select_related("receipt", "deposit", "released_by")
+        .prefetch_related("receipt__cancellations")
+        .order_by("released_at")
     )
     for release in releases:
+        release.cancellation = next(
+            (c for c in release.receipt.cancellations.all() if c.status == "pending"), None
+        )
         deposit = getattr(release, "deposit", None)
         if deposit is not None:
             deposit.awaiting = services.deposit_awaiting_application(deposit)
     user = request.user
+    claims = list(entry.claims.exclude(status="rejected"))
     return render(
         request,
         "impounding/entry.html",
@@ -300,7 +310,12 @@ def entry(request, pk):
             "can_approve": has_permission(user, Permission.APPROVE, entry.pound),
             "can_prepare": has_permission(user, Permission.PREPARE_ORDERS, entry.pound),
             "can_pay": has_permission(user, Permission.RECORD_PAYMENT, entry.pound),
+            "can_pay_out": services.may_pay_from_till(user, entry.pound),
+            "can_cancel": has_permission(user, Permission.PAY_FROM_TILL, entry.pound),
             "custody_kinds": CustodyEvent.Kind,
+            "claims_standing": [c for c in claims if c.status == "standing"],
+            "claim_upheld": next((c for c in claims if c.status == "upheld"), None),
+            "can_decide_claims": services.may_decide_claims(user, entry.pound),
         },
     )
 
@@ -341,6 +356,7 @@ def animal_amend(request, pk):
                 by=request.user,
                 reason=form.cleaned_data["reason"],
                 changes=form.changes(),
+                tag_confirmed=form.cleaned_data.get("tag_confirmed", False),
             )
         except ValidationError as exc:
             add_service_errors(form, exc)

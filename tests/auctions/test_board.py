@@ -50,6 +50,7 @@ def entry(pound, pound_keeper, police_officer, tariffs):
         arrived_at=timezone.now() - timedelta(days=11),
         animals=[cow(marks="White star on the forehead"), goat()],
         seizure_village=village,
+        notice_description="Cow with a white star on the forehead, from the canal fields",
         **OWNER,
         **SEIZER,
     )
@@ -76,9 +77,9 @@ def test_board_shows_the_animals_under_notice_with_what_a_claimant_needs(client,
     response = client.get(BOARD)
     html = html_of(response)
     assert shown(response) == [cow_.pk, goat_.pk]
-    assert "White star on the forehead" in html
+    assert entry.notice_description in html  # the description the keeper confirmed
     assert "Goat" in html
-    assert entry.seizure_place in html and "Nigohan" in html
+    assert "Nigohan" in html
     assert pound.name in html
     notice = entry.reports.get().notice
     assert f"<strong>{notice.last_day_to_claim:%d-%m-%Y}</strong>" in html
@@ -282,3 +283,23 @@ def test_notice_posted_on_a_later_day_moves_the_animal_up(
     older, _ = under_notice(pound, pound_keeper, police_officer, posted_days_ago=4)
     newer, _ = under_notice(pound, pound_keeper, police_officer, posted_days_ago=1)
     assert shown(client.get(BOARD)) == [newer.animals.get().pk, older.animals.get().pk]
+
+
+def test_board_shows_no_free_text_but_the_confirmed_description(
+    client, pound, pound_keeper, police_officer
+):
+    """A seizure place or marks typed with someone's name stay in the register: the board
+    shows only the description the keeper confirmed fit to publish (issue 11)."""
+    named = make_entry(
+        pound=pound,
+        by=pound_keeper,
+        arrived_at=timezone.now() - timedelta(days=11),
+        seizure_place="Field of Kallu Yadav",
+        animals=[cow(marks="Owner Mohan Lal brand")],
+    )
+    report_and_notice(named, pound_keeper, police_officer, sent_days_ago=2, posted_days_ago=2)
+
+    html = html_of(client.get(BOARD))
+
+    assert "Cattle, Female, Adult" in html
+    assert "Kallu Yadav" not in html and "Mohan Lal" not in html

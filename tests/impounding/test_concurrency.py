@@ -135,3 +135,18 @@ def test_two_births_at_once_get_different_numbers(pound, pound_keeper):
     assert sorted(results) == [3, 4]
     assert sorted(entry.animals.values_list("number", flat=True)) == [1, 2, 3, 4]
     assert verify_chain() == []
+
+
+def test_ten_identical_intake_posts_at_once_make_one_entry(pound, pound_keeper, tariffs):
+    key = uuid.uuid4()
+
+    def intake():
+        return make_entry(pound=pound, by=pound_keeper, idempotency_key=key)
+
+    results, errors = race(*[intake] * 10)
+
+    assert errors == [None] * 10
+    assert len({entry.pk for entry in results}) == 1
+    assert Impoundment.objects.filter(idempotency_key=key).count() == 1
+    assert Event.objects.filter(action="register.entered").count() == 1
+    assert verify_chain() == []

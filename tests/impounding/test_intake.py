@@ -8,6 +8,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
+from stdnum import verhoeff
 
 from accounts.models import Counter, DistrictPolicy
 from accounts.roles import Role
@@ -21,7 +22,8 @@ from impounding.models import (
     SeizureBasis,
 )
 from impounding.services import amend_entry, create_entry
-from impounding.tags import verhoeff_check_digit, verhoeff_valid
+from impounding.tags import tag_check_fails
+from impounding.warnings import describe_warnings
 from ledger.models import DISTRICT_ACCOUNTS, POUND_ACCOUNTS, Account
 from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, VillageFactory, staff
@@ -33,8 +35,8 @@ NOW = datetime(2026, 11, 25, 12, 0, tzinfo=IST)
 pytestmark = pytest.mark.time_machine(NOW, tick=False)
 
 TAG_BODY = "50123456789"
-VALID_TAG = TAG_BODY + verhoeff_check_digit(TAG_BODY)
-WRONG_TAG = TAG_BODY + str((int(verhoeff_check_digit(TAG_BODY)) + 1) % 10)
+VALID_TAG = TAG_BODY + verhoeff.calc_check_digit(TAG_BODY)
+WRONG_TAG = TAG_BODY + str((int(verhoeff.calc_check_digit(TAG_BODY)) + 1) % 10)
 
 
 def ist(month, day, hour=12, minute=0, year=2026):
@@ -235,14 +237,32 @@ def test_entry_needs_an_animal(pound, pound_keeper):
     assert nothing_written()
 
 
-def test_pashu_aadhaar_with_a_wrong_check_digit_is_refused(pound, pound_keeper):
-    assert verhoeff_valid(VALID_TAG) and not verhoeff_valid(WRONG_TAG)
+def test_pashu_aadhaar_failing_its_check_digit_is_held_until_the_keeper_confirms(
+    pound, pound_keeper
+):
+    assert not tag_check_fails(VALID_TAG) and tag_check_fails(WRONG_TAG)
 
     with pytest.raises(ValidationError) as exc:
         make_entry(pound=pound, by=pound_keeper, animals=[cow(), cow(ear_tag=WRONG_TAG)])
 
     assert "check digit" in exc.value.message_dict["ear_tag"][0]
     assert nothing_written()
+
+
+def test_a_confirmed_tag_failing_the_check_is_kept_and_recorded(pound, pound_keeper):
+    """No published INAPH specification says the tags carry a Verhoeff digit: a real tag
+    must not be refused at the gate (impounding/tags.py)."""
+    entry = make_entry(
+        pound=pound, by=pound_keeper, animals=[cow(), cow(ear_tag=WRONG_TAG, tag_confirmed=True)]
+    )
+
+    assert entry.animals.get(number=2).ear_tag == WRONG_TAG
+    warning = {"code": "tag_check_failed", "animal": 2, "tag": WRONG_TAG}
+    entry.refresh_from_db()
+    assert warning in entry.warnings
+    event = Event.objects.get(action="register.entered", impoundment=entry)
+    assert warning in event.data["warnings"]
+    assert "fails the Pashu Aadhaar check digit" in " ".join(describe_warnings(entry.warnings))
 
 
 @pytest.mark.parametrize(
@@ -264,7 +284,7 @@ def test_adjacent_digits_swapped_fail_the_check():
     swapped = VALID_TAG[:3] + VALID_TAG[4] + VALID_TAG[3] + VALID_TAG[5:]
     assert swapped != VALID_TAG
 
-    assert not verhoeff_valid(swapped)
+    assert tag_check_fails(swapped)
 
 
 @pytest.mark.parametrize("who", ["outsider", "police_officer", "dm_clerk", "auditor"])
@@ -472,6 +492,17 @@ def test_amendment_of_an_ear_tag_checks_the_digit(entry, pound_keeper):
     cow_.refresh_from_db()
     assert cow_.ear_tag == ""
     assert not Amendment.objects.exists()
+
+    amend_entry(
+        entry=entry,
+        by=pound_keeper,
+        animal=cow_,
+        reason="Tag read again: it is as written",
+        changes={"ear_tag": WRONG_TAG},
+        tag_confirmed=True,
+    )
+    cow_.refresh_from_db()
+    assert cow_.ear_tag == WRONG_TAG
 
 
 def test_amendment_of_an_animal_of_another_entry_is_refused(

@@ -1,4 +1,5 @@
 import io
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -21,6 +22,7 @@ def entry_post(pound, **over):
     now = timezone.now() - timedelta(minutes=5)
     data = {
         "pound": pound.pk,
+        "idempotency_key": str(uuid.uuid4()),
         "arrived_at": _local(now),
         "seized_at": _local(now - timedelta(hours=2)),
         "seizure_place": "Wheat field by the canal",
@@ -139,6 +141,20 @@ def test_new_entry_bad_pashu_aadhaar_tag_refused_beside_field(client, pound_keep
     )
     assert Impoundment.objects.count() == 0
     assert "fails its check digit" in str(response.context["formset"].forms[0].errors)
+
+
+def test_new_entry_keeps_a_confirmed_tag_that_fails_the_check(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(
+        pound, **{"animals-0-ear_tag": "123456789011", "animals-0-tag_confirmed": "on"}
+    )
+
+    response = client.post(reverse("impounding:entry_new"), post, follow=True)
+
+    entry = Impoundment.objects.get()
+    assert entry.animals.get(number=1).ear_tag == "123456789011"
+    assert entry.warnings[-1]["code"] == "tag_check_failed"
+    assert "fails the Pashu Aadhaar check digit" in response.content.decode()
 
 
 @pytest.mark.parametrize(
@@ -332,3 +348,53 @@ def test_register_counts_every_animal_of_an_entry_found_by_ear_tag(
     [row] = response.context["entries"]
     assert row.pk == entry.pk
     assert (row.animal_count, row.in_pound) == (2, 2)
+
+
+def test_the_same_new_entry_form_sent_twice_makes_one_entry(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(pound)
+
+    first = client.post(reverse("impounding:entry_new"), post)
+    second = client.post(reverse("impounding:entry_new"), post)
+
+    assert Impoundment.objects.count() == 1
+    entry = Impoundment.objects.get()
+    assert first["Location"] == second["Location"] == reverse("impounding:entry", args=[entry.pk])
+    assert Animal.objects.count() == 2
+
+
+def test_the_new_entry_form_needs_its_key(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(pound)
+    del post["idempotency_key"]
+
+    response = client.post(reverse("impounding:entry_new"), post)
+
+    assert response.status_code == 200 and Impoundment.objects.count() == 0
+
+
+def test_a_notice_description_is_kept_only_when_confirmed_fit_to_publish(
+    client, pound_keeper, pound
+):
+    client.force_login(pound_keeper)
+    text = "Brown cow with a white star, from the canal fields"
+
+    refused = client.post(
+        reverse("impounding:entry_new"), entry_post(pound, notice_description=text)
+    )
+    assert Impoundment.objects.count() == 0
+    assert "fit to publish" in str(refused.context["form"].errors)
+
+    post = entry_post(pound, notice_description=text, notice_confirmed="on")
+    client.post(reverse("impounding:entry_new"), post)
+    assert Impoundment.objects.get().notice_description == text
+
+
+def test_a_notice_description_naming_the_seizer_is_refused(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    post = entry_post(pound, notice_description="Cow of Ram Prasad", notice_confirmed="on")
+
+    response = client.post(reverse("impounding:entry_new"), post)
+
+    assert Impoundment.objects.count() == 0
+    assert "public notice board shows it (s.14)" in response.content.decode()

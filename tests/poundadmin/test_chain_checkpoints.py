@@ -159,12 +159,12 @@ def test_command_says_which_walk_it_made(chain, pound, pound_keeper):
 
     assert out.getvalue().strip() == (
         "1 chain(s), 7 events: every link holds "
-        "(incremental, from the last checkpoints: 3 links read)"
+        "(incremental, from the last checkpoints: 3 links read); no signed checkpoint yet"
     )
     out = StringIO()
     call_command("verify_chain", chain=chain, full=True, stdout=out)
     assert out.getvalue().strip() == (
-        "1 chain(s), 7 events: every link holds (full walk: 7 links read)"
+        "1 chain(s), 7 events: every link holds (full walk: 7 links read); no signed checkpoint yet"
     )
 
 

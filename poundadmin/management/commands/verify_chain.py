@@ -26,7 +26,12 @@ class Command(BaseCommand):
         if walk.problems:
             sys.exit(1)
         mode = "full walk" if full else "incremental, from the last checkpoints"
+        signed = (
+            f"; every chain holds the checkpoint signed on {walk.signed_on:%Y-%m-%d}"
+            if walk.signed_on
+            else "; no signed checkpoint yet"
+        )
         self.stdout.write(
             f"{walk.chains} chain(s), {walk.events} events: every link holds "
-            f"({mode}: {walk.walked} links read)"
+            f"({mode}: {walk.walked} links read){signed}"
         )

@@ -1,0 +1,98 @@
+"""Receipt cancellation (docs/domain.md decision 11): the keeper asks, the office decides."""
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+from poundadmin.views import add_service_errors
+
+from .. import services
+from ..models import Receipt, ReceiptCancellation, Release
+
+
+class AskCancellationForm(forms.Form):
+    reason = forms.CharField(
+        label=gettext_lazy("Why was the receipt issued in error?"),
+        max_length=250,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+
+
+class DecideCancellationForm(forms.Form):
+    approve = forms.TypedChoiceField(
+        label=gettext_lazy("Decision"),
+        choices=[
+            ("true", gettext_lazy("Cancel the receipt")),
+            ("false", gettext_lazy("Refuse: the receipt stands")),
+        ],
+        coerce=lambda v: v == "true",
+        widget=forms.RadioSelect,
+    )
+    note = forms.CharField(label=gettext_lazy("Note"), max_length=250, required=False)
+
+
+def _entry_url(receipt):
+    release = Release.objects.only("impoundment_id").get(receipt=receipt)
+    return redirect("impounding:entry", release.impoundment_id)
+
+
+def receipt_cancel(request, pk):
+    receipt = get_object_or_404(
+        Receipt.objects.filter(pound_id__in=visible_pound_ids(request.user)), pk=pk
+    )
+    if not has_permission(request.user, Permission.PAY_FROM_TILL, receipt.pound):
+        raise PermissionDenied
+    form = AskCancellationForm(request.POST or None)
+    if form.is_valid():
+        try:
+            services.ask_receipt_cancellation(
+                receipt=receipt, by=request.user, reason=form.cleaned_data["reason"]
+            )
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            messages.success(
+                request,
+                _("Cancellation of receipt %(number)s sent to the office.")
+                % {"number": receipt.number},
+            )
+            return _entry_url(receipt)
+    return render(request, "impounding/receipt_cancel.html", {"receipt": receipt, "form": form})
+
+
+def receipt_cancellation_decide(request, pk):
+    cancellation = get_object_or_404(
+        ReceiptCancellation.objects.filter(
+            receipt__pound_id__in=visible_pound_ids(request.user)
+        ).select_related("receipt__pound", "requested_by"),
+        pk=pk,
+    )
+    receipt = cancellation.receipt
+    if not has_permission(request.user, Permission.PREPARE_ORDERS, receipt.pound):
+        raise PermissionDenied
+    if cancellation.requested_by_id == request.user.pk:
+        raise PermissionDenied(_("You asked for this cancellation: another person decides it."))
+    form = DecideCancellationForm(request.POST or None)
+    if form.is_valid():
+        try:
+            services.decide_receipt_cancellation(
+                cancellation=cancellation, by=request.user, **form.cleaned_data
+            )
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            messages.success(
+                request,
+                _("Receipt %(number)s: the decision is recorded.") % {"number": receipt.number},
+            )
+            return _entry_url(receipt)
+    return render(
+        request,
+        "impounding/receipt_cancellation_decide.html",
+        {"cancellation": cancellation, "receipt": receipt, "form": form},
+    )
