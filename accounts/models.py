@@ -6,7 +6,6 @@ import secrets
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
-from django.core.files.storage import storages
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -431,26 +430,6 @@ class IssuedDocumentManager(models.Manager):
         """Point a document issued before its record was saved at that record."""
         self.filter(pk=document.pk).update(subject_id=record.pk)
 
-    def keep_pdf(self, document, render):
-        """The PDF of `document` as first drawn: stored on the first download (`render()` gives
-        the bytes), served as stored after, so every copy is the same file and `/verify/` can
-        show its SHA-256."""
-        store = storages["default"]
-        name = f"documents/{document.token}.pdf"
-        if document.pdf_sha256 and store.exists(name):
-            with store.open(name, "rb") as handle:
-                return handle.read()
-        pdf = render()
-        saved = store.save(name, ContentFile(pdf)) if not store.exists(name) else name
-        if saved != name:  # a download alongside stored it first: keep that one
-            store.delete(saved)
-            with store.open(name, "rb") as handle:
-                pdf = handle.read()
-        digest = hashlib.sha256(pdf).hexdigest()
-        self.filter(pk=document.pk, pdf_sha256="").update(pdf_sha256=digest)
-        document.pdf_sha256 = digest
-        return pdf
-
 
 class IssuedDocument(models.Model):
     """Every PDF the system issues is registered here, so that its QR code can be verified."""
@@ -488,7 +467,6 @@ class IssuedDocument(models.Model):
         _("amount"), max_digits=12, decimal_places=2, null=True, blank=True
     )
     animal_count = models.PositiveIntegerField(_("animals"), null=True, blank=True)
-    pdf_sha256 = models.CharField(max_length=64, blank=True, editable=False)
     # The record the document is about, for the issuing app's own lookups (never shown publicly).
     subject_type = models.CharField(max_length=60)
     subject_id = models.PositiveBigIntegerField()

@@ -20,9 +20,4 @@ class Migration(migrations.Migration):
             name='animal_count',
             field=models.PositiveIntegerField(blank=True, null=True, verbose_name='animals'),
         ),
-        migrations.AddField(
-            model_name='issueddocument',
-            name='pdf_sha256',
-            field=models.CharField(blank=True, editable=False, max_length=64),
-        ),
     ]
