@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,6 +21,7 @@ from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids
 from impounding.models import Animal, AnimalState
+from poundadmin.confirmations import show_panel
 from poundadmin.formatting import inr
 from poundadmin.views import add_service_errors
 
@@ -427,15 +429,21 @@ def lot_sell(request, pk):
         except ValidationError as exc:
             add_service_errors(sale_form, exc)
         else:
-            messages.success(
+            show_panel(
                 request,
-                _("Lot %(lot)s sold to bidder %(number)s for %(price)s. Sale certificate %(cert)s.")
+                title=_(
+                    "Lot %(lot)s sold to bidder %(number)s for %(price)s. "
+                    "Sale certificate %(cert)s."
+                )
                 % {
                     "lot": lot.number,
                     "number": sale.buyer.number,
                     "price": inr(sale.price),
                     "cert": sale.certificate.number,
                 },
+                reference=sale.certificate.number,
+                document_url=reverse("auctions:sale_certificate_pdf", args=[sale.pk]),
+                document_label=_("Print the sale certificate (PDF)"),
             )
             return redirect(f"{auction.get_absolute_url()}#lot-{lot.number}")
     lot.refresh_from_db(fields=["status", "note"])

@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Q
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
@@ -14,6 +15,8 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from poundadmin import held_uploads
+from poundadmin.confirmations import show_panel
 from poundadmin.models import Event
 from poundadmin.views import add_service_errors
 
@@ -31,6 +34,7 @@ from ..selectors import animal_counts, missing_feeding_days
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
+from .answers import entry_answers
 from .common import get_animal, get_entry
 
 PAGE_SIZE = 25
@@ -179,8 +183,46 @@ def _typed_animal_rows(post):
     return [{f: post.get(f"animals-{i}-{f}", "") for f in fields} for i in range(total)]
 
 
+def _with_held_photos(request):
+    """The POST and its files, with each animal's held photo put back where none was chosen."""
+    data, files = request.POST.copy(), request.FILES.copy()
+    for key in [k for k in data if k.startswith("animals-") and k.endswith("-photo_held")]:
+        photo_key = key.removesuffix("_held")
+        if photo_key in files or not data[key]:
+            continue
+        photo = held_uploads.take(data[key], request.user)
+        if photo is None:
+            data[key] = ""
+        else:
+            files[photo_key] = photo
+    return data, files
+
+
+def _hold_photos(formset, user):
+    """Hold each sound photo of the formset for the next showing: the form again, or the
+    check-your-answers page."""
+    for form in formset.forms:
+        held_key = form.add_prefix("photo_held")
+        photo = form.files.get(form.add_prefix("photo"))
+        if photo is None or "photo" in form.errors:
+            form.data[held_key] = ""
+            continue
+        form.data[held_key] = held_uploads.hold(photo, user)
+        form.held_photo = photo.name
+        kept = _("Kept: %(name)s. Choose another photo only to replace it.") % {"name": photo.name}
+        form.fields["photo"].help_text = form["photo"].help_text = kept
+
+
+def _entry_forms(request, pounds):
+    now = timezone.localtime().replace(second=0, microsecond=0)
+    data, files = _with_held_photos(request) if request.method == "POST" else (None, None)
+    form = EntryForm(data, pounds=pounds, initial={"arrived_at": now, "seized_at": now})
+    return form, AnimalFormSet(data, files, prefix="animals")
+
+
 @require_permission(Permission.RECORD_IMPOUNDMENT)
 def entry_new(request):
+    """s.8 in two steps: the form, then check your answers (a legal record), then the entry."""
     pounds = (
         Pound.objects.for_user(request.user, Permission.RECORD_IMPOUNDMENT)
         .select_related("district")
@@ -188,34 +230,49 @@ def entry_new(request):
     )
     if not pounds:
         raise PermissionDenied
-    now = timezone.localtime().replace(second=0, microsecond=0)
-    form = EntryForm(
-        request.POST or None, pounds=pounds, initial={"arrived_at": now, "seized_at": now}
-    )
-    formset = AnimalFormSet(request.POST or None, request.FILES or None, prefix="animals")
+    form, formset = _entry_forms(request, pounds)
+    page = {"form": form, "formset": formset}
     if request.method == "POST" and "add_animal" in request.POST:
         # Without JavaScript: one more blank animal row, keeping what was typed (not photos).
         form = EntryForm(initial=request.POST.dict(), pounds=pounds)
         rows = _typed_animal_rows(request.POST)
         formset = AnimalFormSet(initial=[*rows, {}], prefix="animals")
         return render(request, "impounding/entry_new.html", {"form": form, "formset": formset})
-    if request.method == "POST" and form.is_valid() and formset.is_valid():
+    if request.method != "POST":
+        return render(request, "impounding/entry_new.html", page)
+    valid = form.is_valid() and formset.is_valid()
+    if not (valid and "confirm" in request.POST):
+        _hold_photos(formset, request.user)
+    if valid and "change" in request.POST:
+        return render(request, "impounding/entry_new.html", page)
+    if valid and "confirm" not in request.POST:
+        return render(request, "impounding/entry_check.html", page | entry_answers(form, formset))
+    if valid:
         data = dict(form.cleaned_data)
         pound = data.pop("pound")
-        animals = [f.cleaned_data for f in formset.forms if f.cleaned_data]
+        animals = [
+            {k: v for k, v in f.cleaned_data.items() if k != "photo_held"}
+            for f in formset.forms
+            if f.cleaned_data
+        ]
         try:
             entry = services.create_entry(pound=pound, by=request.user, animals=animals, **data)
         except ValidationError as exc:
             add_service_errors(form, exc)
+            _hold_photos(formset, request.user)
         else:
-            messages.success(
+            show_panel(
                 request,
-                _("Entered in the register as %(number)s.") % {"number": entry.register_number},
+                title=_("Entered in the register as %(number)s.")
+                % {"number": entry.register_number},
+                reference=entry.register_number,
+                document_url=reverse("impounding:entry_copy_pdf", args=[entry.pk]),
+                document_label=_("Print the copy of the entry (PDF)"),
             )
             for warning in describe_warnings(entry.warnings):
                 messages.warning(request, warning)
             return redirect(entry)
-    return render(request, "impounding/entry_new.html", {"form": form, "formset": formset})
+    return render(request, "impounding/entry_new.html", page)
 
 
 @require_permission(Permission.VIEW_RECORDS)

@@ -301,6 +301,8 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     page.get_by_role("button", name="Add another animal").click()
     fill_animal(page, 1, "goat", "male", "adult", "Black")
     page.get_by_role("button", name="Enter in the register").click()
+    page.get_by_role("heading", name="Check the entry before it is made (s.8)").wait_for()
+    page.get_by_role("button", name="Enter in the register").click()  # the photo went along
     page.wait_for_url(re.compile(r"/pound/entries/\d+/$"))
     entry = Impoundment.objects.get()
     assert entry.arrival_date() == arrival_day
@@ -404,9 +406,11 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     sale = Sale.objects.select_related("lot", "certificate").get()
     cert = sale.certificate.number
     assert cert == f"CERT/{auction.number.split('/', 1)[1]}/1"
-    assert page.get_by_role("status").inner_text().strip() == (
+    panel = page.get_by_test_id("confirmation-panel")
+    assert panel.get_by_role("heading").inner_text().strip() == (
         f"Lot 1 sold to bidder 1 for ₹32,000.00. Sale certificate {cert}."
     )
+    assert panel.get_by_role("link", name="Print the sale certificate (PDF)").count() == 1
     lot1, lot2 = page.locator("#lot-1"), page.locator("#lot-2")
     assert lot1.locator(".badge").inner_text() == "Sold"
     assert lot2.locator(".badge").inner_text() == "To be offered"

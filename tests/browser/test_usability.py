@@ -1,0 +1,132 @@
+"""Issue 12, usability: walked in a real browser, with axe on every page, at 360 px and 1280 px,
+in English and Hindi.
+
+- The s.8 form: the s.11 questions only for a s.11 seizure; an error summary at the top, focused,
+  each message naming its field and linking to it; the photo kept across the re-shown form and
+  the check-your-answers page; the confirmation panel with the register copy (items 3, 15).
+"""
+
+import io
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from PIL import Image
+
+from accounts import demo
+from impounding import demo as register_demo
+from impounding.models import Impoundment
+from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.test_roles import sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = [(360, "en"), (1280, "hi")]
+
+
+@pytest.fixture
+def demo_data():
+    demo.seed_all()
+    register_demo.seed_tariffs()
+
+
+def jpeg():
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), "brown").save(buf, format="JPEG")
+    return buf.getvalue()
+
+
+def to_hindi(page):
+    page.get_by_role("button", name="हिन्दी").click()
+    page.wait_for_load_state()
+
+
+def focused(page):
+    return page.evaluate(
+        "() => document.activeElement.id || document.activeElement.getAttribute('data-error-summary') !== null && 'summary'"
+    )
+
+
+@pytest.mark.parametrize(("width", "lang"), WIDTHS)
+def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo_data, width, lang):
+    page.set_viewport_size({"width": width, "height": 800})
+    base = live_server.url
+    sign_in(page, base, "keeper")
+    page.goto(f"{base}/pound/register/new/")
+    if lang == "hi":
+        to_hindi(page)
+    s11 = page.locator("#s11-fields")
+    assert s11.is_hidden()  # no basis chosen: no s.11 questions
+    page.locator("input[name=basis][value=s11]").check()
+    assert s11.is_visible()
+    page.locator("input[name=basis][value=s10]").check()
+    assert s11.is_hidden()
+    check_a11y(page, f"new arrival {lang}")
+
+    # Submitted half-filled, with a photo: the summary comes first and takes the focus.
+    arrived = timezone.localtime() - timedelta(hours=1)
+    page.fill("#id_arrived_at", arrived.strftime("%Y-%m-%dT%H:%M"))
+    page.fill("#id_seized_at", (arrived - timedelta(hours=2)).strftime("%Y-%m-%dT%H:%M"))
+    page.fill("#id_seizure_place", "Wheat field by the Sai canal")
+    page.select_option("#id_animals-0-species", "cattle")
+    page.select_option("#id_animals-0-sex", "female")
+    page.select_option("#id_animals-0-age_class", "adult")
+    page.set_input_files(
+        "#id_animals-0-photo",
+        files=[{"name": "cow.jpg", "mimeType": "image/jpeg", "buffer": jpeg()}],
+    )
+    page.locator("button.btn-lg[type=submit]").click()
+    page.wait_for_load_state()
+    summary = page.locator("[data-error-summary]")
+    assert focused(page) == "summary"
+    assert page.title().startswith("Error:" if lang == "en" else "त्रुटि:")
+    links = summary.get_by_role("link")
+    texts = links.all_inner_texts()
+    if lang == "en":
+        assert texts == [
+            "Enter “Seizer's name”.",
+            "Enter “Seizer's residence”.",
+            "Choose “Seizer's capacity”.",
+            "Animal 1: Enter “Colour”.",
+        ]
+    assert not any("This field is required" in t for t in texts)
+    check_a11y(page, f"new arrival with errors {lang}")
+    check_fits_width(page)
+    screenshot(page, f"usability-arrival-errors-{width}-{lang}")
+    links.nth(3).click()
+    assert focused(page) == "id_animals-0-colour"
+    kept = page.locator("#id_animals-0-photo_helptext").inner_text()
+    assert "cow.jpg" in kept
+
+    page.fill("#id_seizer_name", "Ram Prasad Maurya")
+    page.fill("#id_seizer_residence", "Nigohan")
+    page.select_option("#id_seizer_capacity", "cultivator")
+    page.fill("#id_animals-0-colour", "Brown")
+    page.locator("button.btn-lg[type=submit]").click()
+    page.wait_for_load_state()
+    # Check your answers: every answer, each with its "Change".
+    assert "s.8" in page.get_by_role("heading", level=1).inner_text() or lang == "hi"
+    assert page.locator("dd", has_text="cow.jpg").count() == 1
+    assert page.locator("dt", has_text="(s.11)").count() == 0
+    check_a11y(page, f"check the entry {lang}")
+    check_fits_width(page)
+    screenshot(page, f"usability-arrival-check-{width}-{lang}")
+    page.locator("button[name=change][formaction$='#id_seizer_name']").click()
+    page.wait_for_load_state()
+    assert page.locator("#id_seizer_name").input_value() == "Ram Prasad Maurya"
+    page.fill("#id_seizer_name", "Ram Prasad")
+    page.locator("button.btn-lg[type=submit]").click()
+    page.wait_for_load_state()
+    page.locator("button[name=confirm]").click()
+    page.wait_for_url(re.compile(r"/pound/entries/\d+/$"))
+
+    entry = Impoundment.objects.get()
+    assert entry.seizer_name == "Ram Prasad"
+    assert entry.animals.get().photo  # kept through the error and the check page
+    panel = page.get_by_test_id("confirmation-panel")
+    assert panel.locator(".confirmation-reference").inner_text() == entry.register_number
+    assert panel.get_by_role("link").get_attribute("href").endswith(f"/entries/{entry.pk}/copy.pdf")
+    check_a11y(page, f"entry with its confirmation panel {lang}")
+    check_fits_width(page)
+    screenshot(page, f"usability-arrival-panel-{width}-{lang}")
