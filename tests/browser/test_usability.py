@@ -44,7 +44,8 @@ def to_hindi(page):
 
 def focused(page):
     return page.evaluate(
-        "() => document.activeElement.id || document.activeElement.getAttribute('data-error-summary') !== null && 'summary'"
+        "() => document.activeElement.id"
+        " || (document.activeElement.hasAttribute('data-error-summary') && 'summary')"
     )
 
 
