@@ -16,13 +16,14 @@ import pytest
 from django.test import override_settings
 from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve, reverse
 
-from accounts import demo
+from accounts import demo, todos
 from accounts.models import User
 from accounts.roles import ROLE_PERMISSIONS, Permission, Role
 from auctions import demo as auction_demo
 from impounding import demo as register_demo
 from office import statements
 from office.deadlines import run as run_deadlines
+from office.views.home import TASKS
 from poundadmin.formatting import inr, lakh
 
 P = Permission
@@ -259,3 +260,22 @@ def test_keeper_home_says_the_fines_due_and_links_to_sending_them(client, luckno
     send = f"{reverse('office:remittance_new')}?pound={pound.pk}"
     assert inr(due) in page and f'href="{send}"' in page
     assert f"₹{lakh(due)}" in todo_page and f'href="{send}"' in todo_page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("username", ["clerk", "magistrate"])
+def test_office_home_is_a_task_list_of_what_waits_with_counts(client, lucknow_demo, username):
+    user = User.objects.get(username=username)
+    client.force_login(user)
+
+    response = client.get("/")
+
+    tasks = response.context["office_tasks"]
+    assert tasks, "the office's home lists its tasks"
+    open_keys = list(todos.for_user(user).values_list("key", flat=True))
+    html = response.content.decode()
+    for label, url, count in tasks:
+        prefix = next(t[1] for t in TASKS if t[2] == label)
+        assert count == sum(k.startswith(prefix) for k in open_keys)
+        assert f'<a href="{url}">{label}</a>' in html
+    assert any(count for _label, _url, count in tasks)  # the demo has work waiting
