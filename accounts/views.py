@@ -4,7 +4,7 @@ from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -25,6 +25,13 @@ class LoginView(auth_views.LoginView):
     form_class = LoginForm
     redirect_authenticated_user = True
 
+    def get_context_data(self, **kwargs):
+        # Sent here from a page whose session had ended (poundadmin.middleware): say why.
+        context = super().get_context_data(**kwargs)
+        context["session_ended"] = self.request.GET.get("expired") == "1"
+        context["idle_minutes"] = settings.SESSION_COOKIE_AGE // 60
+        return context
+
     def form_valid(self, form):
         response = super().form_valid(form)
         # Carry the language the user chose on a previous visit (any device) into this session.
@@ -41,6 +48,13 @@ class LoginView(auth_views.LoginView):
 
 
 login_view = login_not_required(LoginView.as_view())
+
+
+def session_ping(request):
+    """Keeps the session of someone typing in a long form alive (static/js/session.js): every
+    request saves the session and so moves its end (SESSION_SAVE_EVERY_REQUEST). Signed out,
+    the middleware sends the login page instead, and the script knows the session has ended."""
+    return HttpResponse(status=204)
 
 
 def lockout(request, original_response=None, credentials=None):

@@ -1,6 +1,7 @@
 """The few project-wide template filters (loaded as builtins, so no {% load %} is needed)."""
 
 from django import template
+from django.conf import settings
 
 from poundadmin import confirmations, errors, formatting
 
@@ -25,3 +26,9 @@ def confirmation_panel(context):
     """{% confirmation_panel as panel %}: the panel a view left for this page, shown once."""
     request = context.get("request")
     return confirmations.pop_panel(request) if request is not None else None
+
+
+@register.simple_tag
+def session_idle_seconds():
+    """How long a session lasts without a request, for the warning before it ends."""
+    return settings.SESSION_COOKIE_AGE

@@ -131,3 +131,63 @@ def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo
     check_a11y(page, f"entry with its confirmation panel {lang}")
     check_fits_width(page)
     screenshot(page, f"usability-arrival-panel-{width}-{lang}")
+
+
+@pytest.mark.parametrize(("width", "lang"), WIDTHS)
+def test_a_half_filled_arrival_survives_the_end_of_the_session(
+    page, live_server, demo_data, width, lang
+):
+    from django.contrib.sessions.models import Session
+
+    page.set_viewport_size({"width": width, "height": 800})
+    base = live_server.url
+    sign_in(page, base, "keeper")
+    if lang == "hi":
+        to_hindi(page)
+    page.goto(f"{base}/pound/register/new/")
+    page.fill("#id_seizure_place", "Wheat field by the Sai canal")
+    page.locator("input[name=basis][value=s11]").check()
+    page.select_option("#id_s11_site", "road")
+    page.fill("#id_seizer_name", "Ram Prasad Maurya")
+    page.locator("#add-animal").click()
+    page.fill("#id_animals-1-colour", "Black")
+    Session.objects.all().delete()  # idle for 30 minutes: the server ends the session
+
+    page.locator("button.btn-lg[type=submit]").click()
+    page.wait_for_url(re.compile(r"/login/\?"))
+    assert page.locator("#session-ended").is_visible()
+    check_a11y(page, f"login after the session ended {lang}")
+    screenshot(page, f"usability-session-ended-{width}-{lang}")
+    page.locator("#id_username").fill("keeper")
+    page.locator("#id_password").fill(demo.DEMO_PASSWORD)
+    page.locator("form[method=post] button[type=submit]").last.click()
+    page.wait_for_url(f"{base}/pound/register/new/")
+
+    assert page.locator("#draft-restored").is_visible()
+    assert page.locator("#id_seizure_place").input_value() == "Wheat field by the Sai canal"
+    assert page.locator("input[name=basis][value=s11]").is_checked()
+    assert page.locator("#s11-fields").is_visible()
+    assert page.locator("#id_s11_site").input_value() == "road"
+    assert page.locator("#id_animals-1-colour").input_value() == "Black"
+    assert page.evaluate("() => sessionStorage.length") == 0  # put back, then forgotten
+    check_a11y(page, f"new arrival restored {lang}")
+    screenshot(page, f"usability-draft-restored-{width}-{lang}")
+
+
+def test_warning_before_the_session_ends_and_staying_signed_in(
+    page, live_server, demo_data, settings
+):
+    settings.SESSION_COOKIE_AGE = 126  # the warning comes two minutes before the end
+    base = live_server.url
+    sign_in(page, base, "keeper")
+    page.goto(f"{base}/pound/register/new/")
+    warning = page.locator("#session-warning")
+    assert warning.is_hidden()
+    warning.wait_for(state="visible", timeout=15000)
+    check_a11y(page, "the session warning")
+
+    with page.expect_response(re.compile(r"/accounts/session/$")) as ping:
+        page.get_by_role("button", name="Stay signed in").click()
+
+    assert ping.value.status == 204
+    warning.wait_for(state="hidden")
