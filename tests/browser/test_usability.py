@@ -191,3 +191,41 @@ def test_warning_before_the_session_ends_and_staying_signed_in(
 
     assert ping.value.status == 204
     warning.wait_for(state="hidden")
+
+
+@pytest.mark.parametrize(("width", "lang"), WIDTHS)
+def test_feeding_log_lands_on_the_form_and_takes_a_later_round(
+    page, live_server, demo_data, width, lang
+):
+    from accounts.models import Pound, User
+    from tests.impounding.factories import cow, make_entry
+
+    keeper = User.objects.get(username="keeper")
+    pound = Pound.objects.get(code="lko-mlg-kh")
+    make_entry(pound=pound, by=keeper, animals=[cow(), cow()])
+    page.set_viewport_size({"width": width, "height": 800})
+    base = live_server.url
+    sign_in(page, base, "keeper")
+    if lang == "hi":
+        to_hindi(page)
+    page.goto(f"{base}/pound/pounds/{pound.pk}/feeding/")
+    page.fill("#id_animals_fed", "1")
+    page.fill("#id_fodder", "Dry straw 10 kg")
+    page.locator("form[method=post] button.btn-primary").click()
+    page.wait_for_url(re.compile(r"\?date=\d{4}-\d\d-\d\d#day-heading$"))
+    heading = page.locator("#day-heading").bounding_box()
+    assert 0 <= heading["y"] < 800  # the day and its form are in view, not 1,500 px below
+
+    # A cow came after the first round: the page offers a later round for her.
+    make_entry(pound=pound, by=keeper, animals=[cow()])
+    page.reload()
+    assert page.locator("#later-round").is_visible()
+    assert page.locator("#id_animals_fed").input_value() == "2"
+    check_a11y(page, f"feeding log, later round {lang}")
+    check_fits_width(page)
+    screenshot(page, f"usability-feeding-later-round-{width}-{lang}")
+    page.fill("#id_fodder", "Green fodder 5 kg")
+    page.locator("form[method=post] button.btn-primary").click()
+    page.wait_for_url(re.compile(r"#day-heading$"))
+    assert page.locator("#later-round").count() == 0
+    assert pound.feeding_logs.count() == 2
