@@ -70,6 +70,8 @@ def _form_items(form, prefix=""):
             target = field.id_for_label or field.auto_id
             if isinstance(field.field.widget, (forms.RadioSelect, forms.CheckboxSelectMultiple)):
                 target = f"{field.auto_id}_0"  # the first choice: the group has no input
+            if field.is_hidden:
+                target = ""  # drawn or chosen by a script (a signature): its message is beside it
             for message in field_messages(field):
                 items.append({"text": prefix + message, "href": f"#{target}" if target else ""})
     return items

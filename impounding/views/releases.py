@@ -114,6 +114,11 @@ def _claim(request, pk, *, deposit):
             **data,
         )
     except ValidationError as exc:
+        if "signature" in getattr(exc, "message_dict", {}):
+            # Unsigned: back to the signature on the check page, not to page 1 (issue 12).
+            for message in exc.message_dict["signature"]:
+                confirm.add_error("signature_data", message)
+            return render(request, "impounding/release_check.html", context)
         if "amount" in getattr(exc, "message_dict", {}):
             # The dues moved on (midnight passed, say): show the new figure to check again.
             context["confirm"] = ConfirmForm(
