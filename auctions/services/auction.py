@@ -19,7 +19,7 @@ from poundadmin.formatting import inr
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
 from ..staffcheck import staff_matches
-from .common import ZERO, move_lot, serial, withdraw_lots_of
+from .common import ZERO, before_the_hour, move_lot, serial, withdraw_lots_of
 from .s16 import s16_first_day, s16_gap_message
 from .unclaimed import conditions_on
 
@@ -335,6 +335,9 @@ def record_bid(*, lot, bidder, amount, by):
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open for bids."))
+    refusal = before_the_hour(lot.auction, timezone.now())
+    if refusal:
+        raise ValidationError(refusal)
     # From the database, not the caller's copy: the s.19 check must see the stored record.
     bidder = Bidder.objects.get(pk=bidder.pk)
     if bidder.auction_id != lot.auction_id:

@@ -323,7 +323,9 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     assert notice.last_day_to_claim == today - timedelta(days=1)
     assert notice.earliest_sale == today
     assert page.get_by_text(f"An auction may be held from {today:%d-%m-%Y}.").is_visible()
-    assert page.get_by_role("link", name="Schedule the auction").count() == 0
+    # Both drums beaten: the next step offered is the sale, scheduled ahead (issue 12).
+    assert page.locator("#drums-done").is_visible()
+    assert page.get_by_role("link", name="Schedule the auction").count() == 1
 
     # Anyone finds both animals on the public board.
     page.context.clear_cookies()
