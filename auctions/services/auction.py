@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
@@ -119,6 +120,10 @@ def schedule_auction(
             "deputy": deputy.pk if deputy else None,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    offered = Notice.objects.filter(report__animals__in=[a.pk for a in animals])
+    for notice_id in offered.values_list("pk", flat=True).distinct():
+        todos.close(f"auction_due:{notice_id}")
     return auction
 
 

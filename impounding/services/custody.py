@@ -6,6 +6,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from poundadmin.events import record_event
@@ -231,4 +232,6 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
             "round": log.round,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"feeding_missed:{pound.pk}:{date.isoformat()}")
     return log

@@ -130,7 +130,9 @@ def officer_posts_notice_and_proclaims(page, base, report, entry, *, prefix=""):
     page.get_by_label("Where it was stuck up").fill("")
     page.get_by_role("button", name="Record the notice").click()
     page.wait_for_load_state()
-    assert page.get_by_text("This field is required.").is_visible()
+    # The error summary names the field and links to it (issue 12).
+    summary = page.locator("[data-error-summary]")
+    assert summary.get_by_role("link", name="Enter “Where it was stuck up”.").is_visible()
     look(page, f"{prefix}notice-post-errors")
     page.get_by_label("Where it was stuck up").fill("Notice board, Thana Nigohan")
     page.get_by_role("button", name="Record the notice").click()

@@ -78,8 +78,8 @@ def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo
         files=[{"name": "cow.jpg", "mimeType": "image/jpeg", "buffer": jpeg()}],
     )
     page.locator("button.btn-lg[type=submit]").click()
-    page.wait_for_load_state()
     summary = page.locator("[data-error-summary]")
+    summary.wait_for()  # the form asks the server first that the session is alive
     assert focused(page) == "summary"
     assert page.title().startswith("Error:" if lang == "en" else "त्रुटि:")
     links = summary.get_by_role("link")
@@ -105,7 +105,7 @@ def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo
     page.select_option("#id_seizer_capacity", "cultivator")
     page.fill("#id_animals-0-colour", "Brown")
     page.locator("button.btn-lg[type=submit]").click()
-    page.wait_for_load_state()
+    page.locator("button[name=confirm]").wait_for()
     # Check your answers: every answer, each with its "Change".
     assert "s.8" in page.get_by_role("heading", level=1).inner_text() or lang == "hi"
     assert page.locator("dd", has_text="cow.jpg").count() == 1
@@ -114,11 +114,10 @@ def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo
     check_fits_width(page)
     screenshot(page, f"usability-arrival-check-{width}-{lang}")
     page.locator("button[name=change][formaction$='#id_seizer_name']").click()
-    page.wait_for_load_state()
+    page.locator("#id_seizer_name").wait_for()
     assert page.locator("#id_seizer_name").input_value() == "Ram Prasad Maurya"
     page.fill("#id_seizer_name", "Ram Prasad")
     page.locator("button.btn-lg[type=submit]").click()
-    page.wait_for_load_state()
     page.locator("button[name=confirm]").click()
     page.wait_for_url(re.compile(r"/pound/entries/\d+/$"))
 
