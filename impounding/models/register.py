@@ -111,6 +111,15 @@ class Impoundment(models.Model):
             # across pounds, read newest first and stopped at the page's LIMIT.
             models.Index(fields=["-arrived_at", "-id"], name="imp_arrived"),
             models.Index(fields=["owner_name"], name="imp_owner_name"),
+            # The register page in the register's own order, by number (issue 12): in a pound,
+            # and across pounds.
+            models.Index(
+                fields=["pound", "-register_year", "-register_serial", "-id"],
+                name="imp_pound_number",
+            ),
+            models.Index(
+                fields=["-register_year", "-register_serial", "-id"], name="imp_register_number"
+            ),
         ]
         constraints = [
             models.UniqueConstraint(

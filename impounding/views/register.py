@@ -8,7 +8,6 @@ from django.db.models import Q
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
@@ -18,7 +17,7 @@ from accounts.scoping import has_permission
 from poundadmin import held_uploads
 from poundadmin.confirmations import show_panel
 from poundadmin.models import Event
-from poundadmin.views import add_service_errors
+from poundadmin.views import add_service_errors, keyset_page
 
 from .. import services
 from ..dues import dues
@@ -38,6 +37,7 @@ from .answers import entry_answers
 from .common import get_animal, get_entry
 
 PAGE_SIZE = 25
+REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 
 
 def _custody_animals(pound_ids):
@@ -103,20 +103,6 @@ def today(request):
     return render(request, "impounding/today.html", {"board": pound_day_board(pounds)})
 
 
-def _keyset(qs, after):
-    """Keyset pagination on (arrived_at, id), newest first: `after` is "<iso time>|<id>"."""
-    if not after:
-        return qs
-    try:
-        stamp, pk = after.rsplit("|", 1)
-        moment, pk = parse_datetime(stamp), int(pk)
-    except (ValueError, TypeError):
-        return qs
-    if moment is None:
-        return qs
-    return qs.filter(Q(arrived_at__lt=moment) | Q(arrived_at=moment, pk__lt=pk))
-
-
 @require_permission(Permission.VIEW_RECORDS)
 def register(request):
     pounds = Pound.objects.for_user(request.user, Permission.VIEW_RECORDS).order_by("name")
@@ -144,21 +130,16 @@ def register(request):
                 datetime.combine(data["date_to"] + timedelta(days=1), datetime.min.time())
             )
             qs = qs.filter(arrived_at__lt=end)
-    qs = (
-        _keyset(qs, request.GET.get("after")).select_related("pound").order_by("-arrived_at", "-pk")
+    # The register's own order: by number, the latest first (issue 12). An entry entered late
+    # keeps its number, so the order of arrival would put 00001 after 00014.
+    page, next_cursor = keyset_page(
+        qs.select_related("pound"), REGISTER_ORDER, after=request.GET.get("after"), size=PAGE_SIZE
     )
-    page = list(qs[: PAGE_SIZE + 1])
-    has_next = len(page) > PAGE_SIZE
-    page = page[:PAGE_SIZE]
     # Counted for the page's rows only, after the LIMIT: a GROUP BY in the page's query runs
     # over every entry in scope before the LIMIT, and sorts them all.
     counts = animal_counts([e.pk for e in page])
     for e in page:
         e.animal_count, e.in_pound = counts.get(e.pk, (0, 0))
-    next_cursor = None
-    if has_next:
-        last = page[-1]
-        next_cursor = f"{last.arrived_at.isoformat()}|{last.pk}"
     params = request.GET.copy()
     params.pop("after", None)
     return render(

@@ -228,3 +228,45 @@ def test_feeding_log_lands_on_the_form_and_takes_a_later_round(
     page.wait_for_url(re.compile(r"#day-heading$"))
     assert page.locator("#later-round").count() == 0
     assert pound.feeding_logs.count() == 2
+
+
+TABLE_FITS = """() => [...document.querySelectorAll('main table')].map(t =>
+    [t.querySelector('caption') ? t.querySelector('caption').innerText.slice(0, 30) : '',
+     t.getBoundingClientRect().width - t.parentElement.getBoundingClientRect().width])
+    .filter(([, over]) => over > 1)"""
+
+
+@pytest.mark.parametrize(("width", "lang"), [(360, "en"), (360, "hi"), (1280, "en"), (1280, "hi")])
+def test_layout_tables_fit_the_menu_keeps_one_line_and_hindi_words(
+    page, live_server, demo_data, width, lang
+):
+    from accounts.models import Pound, User
+    from tests.impounding.factories import cow, make_entry
+
+    keeper = User.objects.get(username="keeper")
+    pound = Pound.objects.get(code="lko-mlg-kh")
+    entry = make_entry(pound=pound, by=keeper, animals=[cow(), cow()])
+    page.set_viewport_size({"width": width, "height": 800})
+    base = live_server.url
+    sign_in(page, base, "keeper")
+    if lang == "hi":
+        to_hindi(page)
+    for path in ("/", "/pound/", "/pound/register/", entry.get_absolute_url()):
+        page.goto(base + path)
+        # No table is cut off: on a phone each row stacks, label beside value.
+        assert page.evaluate(TABLE_FITS) == [], path
+        check_fits_width(page)
+        check_a11y(page, f"{path} {width} {lang}")
+        screenshot(page, f"usability-layout{path.replace('/', '-')}{width}-{lang}")
+    if width == 1280:
+        links = page.locator("#main-menu .nav-link")
+        heights = {
+            round(box["height"])
+            for box in map(lambda i: links.nth(i).bounding_box(), range(links.count()))
+        }
+        assert len(heights) == 1  # every item, "To do (n)" too, on one line
+    if lang == "hi":
+        assert "To do" not in page.locator("#main-menu").inner_text()
+        assert page.get_by_role("columnheader", name="स्थिति").count() == 1  # not राज्य
+        page.goto(f"{base}/pound/register/new/")
+        assert "Select an option" not in page.locator("#id_seizure_village").inner_text()

@@ -337,7 +337,10 @@ def test_register_keyset_pagination_walks_every_entry_once(client, pound_keeper,
         if not cursor:
             break
         params = {"after": cursor}
-    assert seen == [e.pk for e in made]
+    # In the register's order, by number, the latest first; the entries were made in the
+    # order of their numbers but arrived each a minute before the last (issue 12).
+    assert seen == [e.pk for e in reversed(made)]
+    assert [e.register_serial for e in made] == list(range(1, 31))
 
 
 def test_register_query_count_does_not_grow_with_rows(
