@@ -170,7 +170,8 @@ def verify(request, token):
         IssuedDocument.objects.select_related("district", "pound").filter(token=token).first()
     )
     if document is None:
-        raise Http404
+        # The public has no jurisdiction: say plainly that no document has this code (issue 12).
+        return render(request, "verify_unknown.html", status=404)
     return render(
         request,
         "verify.html",
