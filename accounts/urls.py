@@ -6,6 +6,7 @@ app_name = "accounts"
 
 urlpatterns = [
     path("me/", views.profile, name="profile"),
+    path("session/", views.session_ping, name="session_ping"),
     path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
     path("staff/", views.staff, name="staff"),
     path("appointments/<int:pk>/card.pdf", views.appointment_card, name="appointment_card"),

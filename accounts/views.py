@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -35,6 +35,13 @@ class LoginView(auth_views.LoginView):
             return lockout(request)
         return super().post(request, *args, **kwargs)
 
+    def get_context_data(self, **kwargs):
+        # Sent here from a page whose session had ended (poundadmin.middleware): say why.
+        context = super().get_context_data(**kwargs)
+        context["session_ended"] = self.request.GET.get("expired") == "1"
+        context["idle_minutes"] = settings.SESSION_COOKIE_AGE // 60
+        return context
+
     def form_valid(self, form):
         response = super().form_valid(form)
         # Carry the language the user chose on a previous visit (any device) into this session.
@@ -60,6 +67,13 @@ def admin_login(request, extra_context=None):
     if request.user.is_authenticated:
         raise PermissionDenied
     return redirect_to_login(request.GET.get("next") or reverse("admin:index"))
+
+
+def session_ping(request):
+    """Keeps the session of someone typing in a long form alive (static/js/session.js): every
+    request saves the session and so moves its end (SESSION_SAVE_EVERY_REQUEST). Signed out,
+    the middleware sends the login page instead, and the script knows the session has ended."""
+    return HttpResponse(status=204)
 
 
 def lockout(request, original_response=None, credentials=None):
@@ -181,7 +195,8 @@ def verify(request, token):
         IssuedDocument.objects.select_related("district", "pound").filter(token=token).first()
     )
     if document is None:
-        raise Http404
+        # The public has no jurisdiction: say plainly that no document has this code (issue 12).
+        return render(request, "verify_unknown.html", status=404)
     return render(
         request,
         "verify.html",

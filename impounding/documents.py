@@ -10,6 +10,8 @@ IssuedDocument was made with the receipt. Registration runs in its own short tra
 PDF is drawn after it: no lock is held while WeasyPrint works.
 """
 
+import base64
+import logging
 from datetime import date
 from decimal import Decimal
 
@@ -29,6 +31,25 @@ from .dues import custody_intervals, dues
 from .models import Animal, AnimalState, Impoundment, Receipt, Release, ReleaseLine
 from .tariffs import TariffBook
 from .warnings import describe_warnings
+
+log = logging.getLogger(__name__)
+MAX_SIGNATURE_BYTES = 512 * 1024
+
+
+def signature_uri(field):
+    """The claimant's signature drawn on the screen (a PNG) as a data URI for the receipt, or
+    None: a missing file never stops the receipt, which then says where it was signed."""
+    if not field:
+        return None
+    try:
+        with field.open("rb") as f:
+            raw = f.read(MAX_SIGNATURE_BYTES + 1)
+    except OSError as exc:
+        log.warning("Signature %s could not be read for a receipt: %r", field.name, exc)
+        return None
+    if not raw.startswith(b"\x89PNG\r\n\x1a\n") or len(raw) > MAX_SIGNATURE_BYTES:
+        return None
+    return "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
 
 
 def _warnings(entry):
@@ -176,6 +197,7 @@ def receipt_pdf(receipt):
         "receipt": receipt,
         "is_deposit": receipt.kind == Receipt.Kind.DEPOSIT,
         "release": release,
+        "signature": signature_uri(release.signature) if release else None,
         "deposit": deposit,
         "entry": release.impoundment if release else None,
         "lines": lines,

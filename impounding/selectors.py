@@ -8,7 +8,7 @@ Each function runs a fixed number of queries, whatever the number of animals or 
 """
 
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db.models import Count, Exists, OuterRef, Q
@@ -145,26 +145,50 @@ def missing_feeding_by_pound(pound_ids, first, last):
 
 @dataclass
 class FeedingDay:
+    """A day of the feeding log: the animals in custody and the day's rounds, the first round
+    first. A later round feeds the animals that came after the first (issue 12)."""
+
     date: date
     in_custody: int
-    log: FeedingLog | None
+    logs: list = field(default_factory=list)
+
+    @property
+    def log(self):
+        return self.logs[0] if self.logs else None
+
+    @property
+    def fed(self):
+        return sum(log.animals_fed for log in self.logs)
+
+    @property
+    def unfed(self):
+        return max(self.in_custody - self.fed, 0)
+
+    @property
+    def cost(self):
+        costs = [log.cost for log in self.logs if log.cost is not None]
+        return sum(costs) if costs else None
 
     @property
     def missing(self):
-        return self.in_custody > 0 and self.log is None
+        return self.in_custody > 0 and not self.logs
+
+
+def feeding_rounds(pound, first, last):
+    """{date: [the day's feeding logs, by round]} for first..last. One query."""
+    rounds = defaultdict(list)
+    logs = FeedingLog.objects.filter(pound=pound, date__range=(first, last))
+    for log in logs.select_related("recorded_by").order_by("date", "round"):
+        rounds[log.date].append(log)
+    return rounds
 
 
 def feeding_days(pound, first, last):
     """One row per day, newest first, for the feeding log page: the animals in custody that
     day, and the day's record if there is one. Three queries."""
     counts = custody_counts(pound, first, last)
-    logs = {
-        log.date: log
-        for log in FeedingLog.objects.filter(pound=pound, date__range=(first, last)).select_related(
-            "recorded_by"
-        )
-    }
-    return [FeedingDay(day, counts[day], logs.get(day)) for day in sorted(counts, reverse=True)]
+    rounds = feeding_rounds(pound, first, last)
+    return [FeedingDay(day, counts[day], rounds[day]) for day in sorted(counts, reverse=True)]
 
 
 def animal_counts(entry_ids):

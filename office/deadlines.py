@@ -45,6 +45,7 @@ from impounding.services import apply_deposit, deposit_awaiting_application
 from poundadmin.anchors import write_checkpoint
 from poundadmin.formatting import lakh
 
+from . import statements
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .services import transfer_expired_surplus
 
@@ -181,6 +182,23 @@ def feeding_days_missed(day):
                 "s.9",
                 missed,
             )
+
+
+def fines_to_remit(day):
+    """The fines a pound has collected for the District Magistrate and not yet sent (s.17)."""
+    for position in statements.pound_positions(day.pounds).values():
+        if position.fines_due <= 0:
+            continue
+        pound = position.pound
+        yield Due(
+            pound.pk,
+            pound.district,
+            pound,
+            _("Send ₹%(amount)s of fines collected at %(pound)s to the District Magistrate (s.17)")
+            % {"amount": lakh(position.fines_due), "pound": pound.name},
+            reverse("office:remittance_new") + f"?pound={pound.pk}",
+            "s.17",
+        )
 
 
 def notices_to_post(day):
@@ -370,6 +388,7 @@ def court_orders_to_check(day):
 RULES = (
     Rule("report_due:", Role.POUND_KEEPER, reports_to_send, tally="reports_due"),
     Rule("feeding_missed:", Role.POUND_KEEPER, feeding_days_missed, tally="feeding_missed"),
+    Rule("remit_fines:", Role.POUND_KEEPER, fines_to_remit),
     Rule("notice_due:", Role.POLICE_OFFICER, notices_to_post, tally="notices_due"),
     Rule("auction_due:", Role.POLICE_OFFICER, auctions_due, tally="auctions_due"),
     Rule("deposit_apply:", Role.MAGISTRATE, deposits_to_apply),

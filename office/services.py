@@ -13,6 +13,7 @@ from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import todos
 from accounts.models import Counter, DistrictPolicy, IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission, system_actor
@@ -26,6 +27,7 @@ from poundadmin.events import record_event
 from poundadmin.formatting import inr
 from poundadmin.uploads import stored_name, validate_order_scan
 
+from . import statements
 from .actions import Action
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .statements import fines_credited
@@ -114,6 +116,9 @@ def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on,
         summary=f"{number}: ₹{amount} of fines remitted, challan {challan_number}",
         data={"remittance": number, "amount": amount, "challan": challan_number},
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    if statements.pound_positions([pound])[pound.pk].fines_due <= 0:
+        todos.close(f"remit_fines:{pound.pk}")
     return remittance
 
 
@@ -168,6 +173,8 @@ def confirm_remittance(*, remittance, by):
             "confirmed_by": by.pk,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"remittance_confirm:{remittance.pk}")
     return remittance
 
 
@@ -234,6 +241,8 @@ def receive_surplus(*, deposit, by, received_on):
         f"until {deposit.expires_on:%d-%m-%Y}",
         data={"deposit": deposit.pk, "expires_on": deposit.expires_on},
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"surplus_receive:{deposit.pk}")
     return deposit
 
 
@@ -348,6 +357,8 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
             "decided_by": by.pk,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"surplus_claim:{claim.pk}")
     return claim
 
 
@@ -460,6 +471,8 @@ def write_off_shortfall(*, shortfall, by, note=""):
             "note": note,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"shortfall_writeoff:{shortfall.pk}")
     return shortfall
 
 
@@ -486,6 +499,8 @@ def review_court_order(*, order, by, note=""):
         + (f": {note}" if note else ""),
         data={"order": order.pk, "note": note},
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"court_order_review:{order.pk}")
     return order
 
 
@@ -504,6 +519,8 @@ def confirm_deposit_application(*, deposit, by):
         raise PermissionDenied(_("Only the District Magistrate confirms applying a deposit."))
     if deposit.status != Deposit.Status.HELD:
         raise ValidationError(_("This deposit is no longer held."))
+    # The Magistrate's part is done either way: the to-do closes in this transaction.
+    todos.close(f"deposit_apply:{deposit.pk}")
     if deposit_awaiting_application(deposit):
         return apply_deposit(deposit=deposit, by=by)
     deposit.application_confirmed_by, deposit.application_confirmed_at = by, timezone.now()

@@ -177,7 +177,7 @@ def feeding_statement(pound, first):
             }
         )
     days = list(reversed(feeding_days(pound, first, upto))) if upto >= first else []
-    logs = [d.log for d in days if d.log is not None]
+    logs = [log for d in days for log in d.logs]
     return FeedingStatement(
         pound=pound,
         first=first,
@@ -188,7 +188,7 @@ def feeding_statement(pound, first):
         days=days,
         kept=sum((c["amount"] for c in credits), ZERO),
         spent=sum((log.cost for log in logs if log.cost is not None), ZERO),
-        days_logged=len(logs),
+        days_logged=sum(1 for d in days if d.logs),
         animals_fed=sum(log.animals_fed for log in logs),
         days_without_cost=sum(1 for log in logs if log.cost is None),
         missing=[d for d in days if d.missing and d.date < today],

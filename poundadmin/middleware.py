@@ -10,6 +10,9 @@ Headers and the session's absolute lifetime:
 - `Permissions-Policy`: the camera for this origin only (the photo field uses it), nothing else.
 - A session ends SESSION_ABSOLUTE_SECONDS (12 hours) after sign-in, however busy, beside the
   30-minute idle limit that SESSION_COOKIE_AGE sets.
+
+Sign-in is required everywhere (Django's LoginRequiredMiddleware), and the login page is told
+when a session has ended rather than never begun (issue 12, item 2).
 """
 
 import contextvars
@@ -17,9 +20,11 @@ import logging
 import re
 import time
 import uuid
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.contrib.auth import logout
+from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
 from django.contrib.auth.views import redirect_to_login
 from django.core.signals import request_finished
 from django.dispatch import receiver
@@ -111,4 +116,19 @@ class TrustMiddleware:
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         if signed_in:
             add_never_cache_headers(response)
+        return response
+
+
+EXPIRED = "expired"
+
+
+class LoginRequiredMiddleware(DjangoLoginRequired):
+    def handle_no_permission(self, request, view_func):
+        response = super().handle_no_permission(request, view_func)
+        # The browser still sends the cookie of a session the server has ended (idle for
+        # SESSION_IDLE_SECONDS): the login page then says why the user must sign in again.
+        if settings.SESSION_COOKIE_NAME in request.COOKIES:
+            parts = urlsplit(response["Location"])
+            query = urlencode([*parse_qsl(parts.query), (EXPIRED, "1")], safe="/")
+            response["Location"] = urlunsplit(parts._replace(query=query))
         return response

@@ -91,7 +91,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "poundadmin.middleware.LoginRequiredMiddleware",  # says when a session has ended
     # no-store on signed-in pages, Permissions-Policy, the 12-hour session (issue 11).
     "poundadmin.middleware.TrustMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

@@ -22,7 +22,7 @@ def add_service_errors(form, error: ValidationError):
 
 
 def _cursor_value(field_name, raw):
-    if field_name == "pk":
+    if field_name == "pk" or raw.isdigit():  # an id, or a number such as a register serial
         return int(raw)
     return date.fromisoformat(raw) if len(raw) == 10 else datetime.fromisoformat(raw)
 

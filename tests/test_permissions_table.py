@@ -100,6 +100,7 @@ def _cancellation_asked_by_keeper(users, user):
 TABLE = [
     ("home", None, "get", {}, 200),
     ("accounts:profile", None, "get", {}, 200),
+    ("accounts:session_ping", None, "get", {}, 204),  # keeps a typing user signed in
     ("accounts:jurisdiction", None, "get", {"administrator": 403}, 200),
     ("accounts:staff", None, "get", {"administrator": 200}, 403),
     ("accounts:appointment_card", _own_assignment, "get", {}, 200),

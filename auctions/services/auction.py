@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
@@ -19,7 +20,7 @@ from poundadmin.formatting import inr
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
 from ..staffcheck import staff_matches
-from .common import ZERO, move_lot, serial, withdraw_lots_of
+from .common import ZERO, before_the_hour, move_lot, serial, withdraw_lots_of
 from .s16 import s16_first_day, s16_gap_message
 from .unclaimed import conditions_on
 
@@ -119,6 +120,10 @@ def schedule_auction(
             "deputy": deputy.pk if deputy else None,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    offered = Notice.objects.filter(report__animals__in=[a.pk for a in animals])
+    for notice_id in offered.values_list("pk", flat=True).distinct():
+        todos.close(f"auction_due:{notice_id}")
     return auction
 
 
@@ -341,6 +346,9 @@ def record_bid(*, lot, bidder, amount, by):
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open for bids."))
+    refusal = before_the_hour(lot.auction, timezone.now())
+    if refusal:
+        raise ValidationError(refusal)
     # From the database, not the caller's copy: the s.19 check must see the stored record.
     bidder = Bidder.objects.get(pk=bidder.pk)
     if bidder.auction_id != lot.auction_id:

@@ -4,6 +4,7 @@ lands in, and the withdrawal of a lot whose animal has left the pound."""
 from decimal import Decimal
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import Counter
 from ledger import services as ledger
@@ -87,3 +88,13 @@ def withdraw_lots_of(animals, by, note):
     locked = Lot.objects.select_for_update(of=("self",)).select_related("auction__pound")
     for lot in locked.filter(pk__in=lot_ids).order_by("pk"):
         withdraw(lot, by, note)
+
+
+def before_the_hour(auction, at):
+    """The refusal of a bid or a hammer at `at`, before the hour the auction was announced for,
+    or "". The public were told the hour: a sale before it shuts out the bidders who came."""
+    if at >= auction.scheduled_for:
+        return ""
+    return _(
+        "The auction was announced for %(when)s: no bid is taken and no lot is sold before then."
+    ) % {"when": timezone.localtime(auction.scheduled_for).strftime("%d-%m-%Y %H:%M IST")}

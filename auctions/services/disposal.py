@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
@@ -114,4 +115,6 @@ def decide_disposal(*, order, by, approve, note=""):
             "decided_by": by.pk,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"disposal_decide:{order.pk}")
     return order

@@ -29,6 +29,7 @@ from .auction import assert_may_buy
 from .common import (
     ZERO,
     allocate,
+    before_the_hour,
     district_account,
     feeding_account,
     move_lot,
@@ -189,6 +190,10 @@ def _check_sale_time(lot, *, case, animals, at):
     """The hammer falls on a lawful day (s.14, s.16), in its turn, and not before the hour
     announced."""
     auction = lot.auction
+    # The hour first: before it, it is the true reason even when the day is also too early.
+    refusal = before_the_hour(auction, at)
+    if refusal:
+        raise ValidationError(refusal)
     if auction.kind == Auction.Kind.UNCLAIMED:
         day = timezone.localtime(at).date()
         for animal in animals:
@@ -216,12 +221,6 @@ def _check_sale_time(lot, *, case, animals, at):
             raise ValidationError(_("A lot is still open."))
     if at > timezone.now() + timedelta(minutes=1):
         raise ValidationError(_("The sale cannot be dated in the future."))
-    if at < auction.scheduled_for:
-        # The public were told the hour: a hammer before it shuts out the bidders who came.
-        raise ValidationError(
-            _("The auction was announced for %(when)s: no lot is sold before then.")
-            % {"when": timezone.localtime(auction.scheduled_for).strftime("%d-%m-%Y %H:%M IST")}
-        )
 
 
 def _apportion(sale, *, animals):

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from accounts import todos
 from accounts.models import District, IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
@@ -93,6 +94,8 @@ def send_report(*, entry, by, at=None):
             "days_late": report.days_late,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"report_due:{entry.pk}")
     return report
 
 
@@ -158,6 +161,8 @@ def post_notice(*, report, by, posted_on, posted_at):
             "days_after_report": late,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"notice_due:{report.pk}")
     return notice
 
 

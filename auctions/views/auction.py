@@ -12,6 +12,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,6 +21,7 @@ from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids
 from impounding.models import Animal, AnimalState
+from poundadmin.confirmations import show_panel
 from poundadmin.formatting import inr
 from poundadmin.views import add_service_errors
 
@@ -36,6 +38,7 @@ from ..forms.auction import (
     UnsoldForm,
 )
 from ..models import Auction, AuctionConditions, Bid, Lot, LotAnimal, Notice, Report, S16Case
+from ..services.common import before_the_hour
 from .sale_common import (
     auction_officers,
     describe_matches,
@@ -402,8 +405,12 @@ def lot_sell(request, pk):
         lot=lot,
         initial={"buyer": best.bidder_id, "price": best.amount} if best else None,
     )
-    context = {"bid_form": bid_form, "sale_form": sale_form}
-    if is_bid and bid_form.is_valid():
+    # Known on this first page: before the announced hour no bid and no hammer (issue 12).
+    not_yet = before_the_hour(auction, timezone.now())
+    context = {"bid_form": bid_form, "sale_form": sale_form, "not_yet": not_yet}
+    if is_bid and bid_form.is_valid() and not_yet:
+        bid_form.add_error(None, not_yet)
+    elif is_bid and bid_form.is_valid():
         try:
             services.record_bid(lot=lot, by=request.user, **bid_form.cleaned_data)
         except ValidationError as exc:
@@ -419,25 +426,34 @@ def lot_sell(request, pk):
             )
             return redirect("auctions:lot_sell", pk=lot.pk)
     elif not is_bid and sale_form.is_bound and sale_form.is_valid() and "edit" not in request.POST:
-        if "confirm" not in request.POST:
+        if not_yet:
+            sale_form.add_error(None, not_yet)
+        elif "confirm" not in request.POST:
             context |= _sell_context(lot)
             return render(request, "auctions/auction/lot_sell_check.html", context)
-        try:
-            sale = services.sell_lot(lot=lot, by=request.user, **sale_form.cleaned_data)
-        except ValidationError as exc:
-            add_service_errors(sale_form, exc)
         else:
-            messages.success(
-                request,
-                _("Lot %(lot)s sold to bidder %(number)s for %(price)s. Sale certificate %(cert)s.")
-                % {
-                    "lot": lot.number,
-                    "number": sale.buyer.number,
-                    "price": inr(sale.price),
-                    "cert": sale.certificate.number,
-                },
-            )
-            return redirect(f"{auction.get_absolute_url()}#lot-{lot.number}")
+            try:
+                sale = services.sell_lot(lot=lot, by=request.user, **sale_form.cleaned_data)
+            except ValidationError as exc:
+                add_service_errors(sale_form, exc)
+            else:
+                show_panel(
+                    request,
+                    title=_(
+                        "Lot %(lot)s sold to bidder %(number)s for %(price)s. "
+                        "Sale certificate %(cert)s."
+                    )
+                    % {
+                        "lot": lot.number,
+                        "number": sale.buyer.number,
+                        "price": inr(sale.price),
+                        "cert": sale.certificate.number,
+                    },
+                    reference=sale.certificate.number,
+                    document_url=reverse("auctions:sale_certificate_pdf", args=[sale.pk]),
+                    document_label=_("Print the sale certificate (PDF)"),
+                )
+                return redirect(f"{auction.get_absolute_url()}#lot-{lot.number}")
     lot.refresh_from_db(fields=["status", "note"])
     context |= _sell_context(lot)
     context["can_release"] = has_permission(request.user, Permission.RELEASE_ANIMAL, auction.pound)

@@ -18,6 +18,7 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission
 from impounding.models import AnimalState
 from impounding.views.common import get_entry
+from poundadmin.confirmations import show_panel
 from poundadmin.views import add_service_errors
 
 from .. import services
@@ -136,13 +137,17 @@ def s16_settle(request, pk):
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(
+            case.refresh_from_db()
+            show_panel(
                 request,
-                _(
+                title=_(
                     "Settled: the remaining cattle and the balance are returned to %(owner)s "
                     "with the account of items (a)-(f)."
                 )
                 % {"owner": case.owner_name},
+                reference=case.account_document.number,
+                document_url=reverse("auctions:s16_account_pdf", args=[case.pk]),
+                document_label=_("Print the account (PDF)"),
             )
             return redirect(case)
     return render(

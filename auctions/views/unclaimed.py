@@ -13,7 +13,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -22,6 +21,7 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import AnimalState
 from impounding.views.common import get_entry
+from poundadmin.confirmations import show_panel
 from poundadmin.dates import report_due_on
 from poundadmin.views import add_service_errors
 
@@ -104,15 +104,13 @@ def report_send(request, pk):
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(
+            show_panel(
                 request,
-                format_html(
-                    '{} <a class="alert-link" href="{}">{}</a>',
-                    _("Report %(number)s sent to %(to)s.")
-                    % {"number": report.number, "to": _report_to(report)},
-                    reverse("auctions:report_pdf", kwargs={"pk": report.pk}),
-                    _("Print the report (PDF)"),
-                ),
+                title=_("Report %(number)s sent to %(to)s.")
+                % {"number": report.number, "to": _report_to(report)},
+                reference=report.number,
+                document_url=reverse("auctions:report_pdf", kwargs={"pk": report.pk}),
+                document_label=_("Print the report (PDF)"),
             )
             return redirect(report)
     officer, station = _recipient(entry.pound)
@@ -206,16 +204,18 @@ def notice_post(request, pk):
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(
+            show_panel(
                 request,
-                format_html(
-                    '{} {} <a class="alert-link" href="{}">{}</a>',
-                    _("Notice %(number)s recorded as posted on %(date)s.")
-                    % {"number": notice.number, "date": notice.posted_on.strftime("%d-%m-%Y")},
-                    _dates_message(notice),
-                    reverse("auctions:notice_pdf", kwargs={"pk": notice.pk}),
-                    _("Print the notice (PDF)"),
+                title=" ".join(
+                    [
+                        _("Notice %(number)s recorded as posted on %(date)s.")
+                        % {"number": notice.number, "date": notice.posted_on.strftime("%d-%m-%Y")},
+                        str(_dates_message(notice)),
+                    ]
                 ),
+                reference=notice.number,
+                document_url=reverse("auctions:notice_pdf", kwargs={"pk": notice.pk}),
+                document_label=_("Print the notice (PDF)"),
             )
             return redirect(report)
     last_day, earliest = clocks.notice_dates(timezone.localdate())

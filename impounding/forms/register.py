@@ -103,6 +103,12 @@ class EntryForm(forms.Form):
         basis = data.get("basis")
         if basis == SeizureBasis.OTHER and not data.get("basis_other"):
             self.add_error("basis_other", _("Name the notification the seizure relies on."))
+        # The s.11 questions are asked only for a s.11 seizure, the notification only for
+        # another basis: answers left from a basis changed on the way are not recorded.
+        if basis != SeizureBasis.S11_PUBLIC:
+            data.update(s11_site="", s11_ground="", pound_choice_reason="")
+        if basis != SeizureBasis.OTHER:
+            data["basis_other"] = ""
         if basis == SeizureBasis.S11_PUBLIC:
             if not data.get("s11_site"):
                 self.add_error("s11_site", _("Say which public work."))
@@ -153,6 +159,10 @@ class AnimalForm(forms.Form):
         help_text=_("Optional. Taken with the phone's camera; resized before it is stored."),
     )
 
+    # A photo chosen on an earlier showing of the form, held until the entry is made
+    # (poundadmin.held_uploads).
+    photo_held = forms.CharField(required=False, widget=forms.HiddenInput)
+
     def clean_ear_tag(self):
         return normalise_tag(self.cleaned_data["ear_tag"])
 
@@ -167,6 +177,8 @@ class AnimalForm(forms.Form):
 
 
 class BaseAnimalFormSet(forms.BaseFormSet):
+    item_label = _("Animal %(number)s")  # in the error summary
+
     def clean(self):
         if any(self.errors):
             return

@@ -105,6 +105,15 @@ class Impoundment(models.Model):
             # across pounds, read newest first and stopped at the page's LIMIT.
             models.Index(fields=["-arrived_at", "-id"], name="imp_arrived"),
             models.Index(fields=["owner_name"], name="imp_owner_name"),
+            # The register page in the register's own order, by number (issue 12): in a pound,
+            # and across pounds.
+            models.Index(
+                fields=["pound", "-register_year", "-register_serial", "-id"],
+                name="imp_pound_number",
+            ),
+            models.Index(
+                fields=["-register_year", "-register_serial", "-id"], name="imp_register_number"
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -361,15 +370,19 @@ class FeedingLog(models.Model):
         _("cost of fodder (₹)"), max_digits=10, decimal_places=2, null=True, blank=True
     )
     remarks = models.TextField(_("health and other remarks"), blank=True)
+    # A later round of the same day feeds the animals that arrived after the first (issue 12).
+    round = models.PositiveSmallIntegerField(_("round"), default=1)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
     class Meta:
         verbose_name = _("feeding log")
         verbose_name_plural = _("feeding logs")
-        ordering = ["-date"]
+        ordering = ["-date", "round"]
         constraints = [
-            models.UniqueConstraint(fields=["pound", "date"], name="feedinglog_one_per_day")
+            models.UniqueConstraint(
+                fields=["pound", "date", "round"], name="feedinglog_one_per_round"
+            )
         ]
 
     def __str__(self):

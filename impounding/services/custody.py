@@ -4,13 +4,16 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
+from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from poundadmin.events import record_event
 
 from ..actions import Action
 from ..models import AgeClass, Animal, AnimalState, CustodyEvent, FeedingLog, Sex
+from ..selectors import animals_in_custody_on
 from .common import ensure_transition
 
 
@@ -174,13 +177,34 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
 
 @transaction.atomic
 def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None, remarks=""):
-    """The day's feeding and watering record (s.9). One per pound per day."""
+    """The day's feeding and watering record (s.9). A day may have a second round (and more)
+    for animals that came after the first: together the rounds feed no more animals than were
+    in the pound that day."""
     authorise(by, Permission.RECORD_CUSTODY, pound)
     if date > timezone.localdate():
         raise ValidationError({"date": _("The date cannot be in the future.")})
+    earlier = list(FeedingLog.objects.filter(pound=pound, date=date).order_by("round"))
+    if earlier:
+        left = animals_in_custody_on(pound, date) - sum(log.animals_fed for log in earlier)
+        if left <= 0:
+            raise ValidationError(
+                {"date": _("Every animal in the pound that day is already recorded as fed.")}
+            )
+        if animals_fed > left:
+            raise ValidationError(
+                {
+                    "animals_fed": ngettext(
+                        "Only %(left)s animal in the pound that day is not yet recorded as fed.",
+                        "Only %(left)s animals in the pound that day are not yet recorded as fed.",
+                        left,
+                    )
+                    % {"left": left}
+                }
+            )
     log = FeedingLog(
         pound=pound,
         date=date,
+        round=len(earlier) + 1,
         animals_fed=animals_fed,
         fodder=fodder,
         watered=watered,
@@ -193,7 +217,10 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
         with transaction.atomic():
             log.save()
     except IntegrityError as exc:
-        raise ValidationError({"date": _("The feeding for this day is already recorded.")}) from exc
+        # Another round of the same day was recorded meanwhile.
+        raise ValidationError(
+            {"date": _("Another record for this day was made meanwhile: look again.")}
+        ) from exc
     record_event(
         action=Action.CUSTODY_FED,
         section="s.9",
@@ -206,6 +233,9 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
             "fodder": fodder,
             "watered": watered,
             "cost": cost,
+            "round": log.round,
         },
     )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"feeding_missed:{pound.pk}:{date.isoformat()}")
     return log

@@ -6,6 +6,7 @@ from datetime import timedelta
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
@@ -23,7 +24,7 @@ from ..forms.custody import (
     FeedingForm,
     ReturnForm,
 )
-from ..models import TRANSITIONS, AnimalState, FeedingLog, Sex
+from ..models import TRANSITIONS, AnimalState, Sex
 from ..services import custody as services
 from .common import get_animal, get_pound
 
@@ -124,22 +125,25 @@ def feeding_log(request, pk):
     day = FeedingDayForm(request.GET).day()
     form = FeedingForm(request.POST or None)
     if form.is_valid() and _call(form, services.log_feeding, pound=pound, by=request.user):
+        fed_on = form.cleaned_data["date"]
         messages.success(
             request,
             _("Feeding and watering for %(date)s is recorded.")
-            % {"date": form.cleaned_data["date"].strftime("%d-%m-%Y")},
+            % {"date": fed_on.strftime("%d-%m-%Y")},
         )
-        return redirect("impounding:feeding_log", pk=pound.pk)
+        # Back on the day just recorded, where a later round can be added (issue 12).
+        url = reverse("impounding:feeding_log", args=[pound.pk])
+        return redirect(f"{url}?date={fed_on.isoformat()}#day-heading")
     if form.is_bound and form.cleaned_data.get("date"):
         day = min(form.cleaned_data["date"], today)
 
     rows = selectors.feeding_days(pound, today - timedelta(days=FEEDING_LOG_DAYS - 1), today)
     shown = next((row for row in rows if row.date == day), None)
     if shown is None:  # a day before the listed period
-        log = FeedingLog.objects.filter(pound=pound, date=day).select_related("recorded_by")
-        shown = selectors.FeedingDay(day, selectors.animals_in_custody_on(pound, day), log.first())
+        rounds = selectors.feeding_rounds(pound, day, day)[day]
+        shown = selectors.FeedingDay(day, selectors.animals_in_custody_on(pound, day), rounds)
     if not form.is_bound:
-        form = FeedingForm(initial={"date": day, "animals_fed": shown.in_custody})
+        form = FeedingForm(initial={"date": day, "animals_fed": shown.unfed})
     context = {
         "pound": pound,
         "today": today,

@@ -7,16 +7,18 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, F, Q, Window
 from django.db.models.functions import RowNumber
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from poundadmin import held_uploads
+from poundadmin.confirmations import show_panel
 from poundadmin.models import Event
-from poundadmin.views import add_service_errors
+from poundadmin.views import add_service_errors, keyset_page
 
 from .. import services
 from ..dues import dues
@@ -32,9 +34,11 @@ from ..selectors import animal_counts, missing_feeding_days
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
+from .answers import entry_answers
 from .common import get_animal, get_entry
 
 PAGE_SIZE = 25
+REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 
 
 # The board lists at most this many animals a pound, longest in the pound first, with the
@@ -136,20 +140,6 @@ def today(request):
     return render(request, "impounding/today.html", {"board": pound_day_board(pounds)})
 
 
-def _keyset(qs, after):
-    """Keyset pagination on (arrived_at, id), newest first: `after` is "<iso time>|<id>"."""
-    if not after:
-        return qs
-    try:
-        stamp, pk = after.rsplit("|", 1)
-        moment, pk = parse_datetime(stamp), int(pk)
-    except (ValueError, TypeError):
-        return qs
-    if moment is None:
-        return qs
-    return qs.filter(Q(arrived_at__lt=moment) | Q(arrived_at=moment, pk__lt=pk))
-
-
 @require_permission(Permission.VIEW_RECORDS)
 def register(request):
     pounds = Pound.objects.for_user(request.user, Permission.VIEW_RECORDS).order_by("name")
@@ -177,21 +167,16 @@ def register(request):
                 datetime.combine(data["date_to"] + timedelta(days=1), datetime.min.time())
             )
             qs = qs.filter(arrived_at__lt=end)
-    qs = (
-        _keyset(qs, request.GET.get("after")).select_related("pound").order_by("-arrived_at", "-pk")
+    # The register's own order: by number, the latest first (issue 12). An entry entered late
+    # keeps its number, so the order of arrival would put 00001 after 00014.
+    page, next_cursor = keyset_page(
+        qs.select_related("pound"), REGISTER_ORDER, after=request.GET.get("after"), size=PAGE_SIZE
     )
-    page = list(qs[: PAGE_SIZE + 1])
-    has_next = len(page) > PAGE_SIZE
-    page = page[:PAGE_SIZE]
     # Counted for the page's rows only, after the LIMIT: a GROUP BY in the page's query runs
     # over every entry in scope before the LIMIT, and sorts them all.
     counts = animal_counts([e.pk for e in page])
     for e in page:
         e.animal_count, e.in_pound = counts.get(e.pk, (0, 0))
-    next_cursor = None
-    if has_next:
-        last = page[-1]
-        next_cursor = f"{last.arrived_at.isoformat()}|{last.pk}"
     params = request.GET.copy()
     params.pop("after", None)
     return render(
@@ -216,8 +201,46 @@ def _typed_animal_rows(post):
     return [{f: post.get(f"animals-{i}-{f}", "") for f in fields} for i in range(total)]
 
 
+def _with_held_photos(request):
+    """The POST and its files, with each animal's held photo put back where none was chosen."""
+    data, files = request.POST.copy(), request.FILES.copy()
+    for key in [k for k in data if k.startswith("animals-") and k.endswith("-photo_held")]:
+        photo_key = key.removesuffix("_held")
+        if photo_key in files or not data[key]:
+            continue
+        photo = held_uploads.take(data[key], request.user)
+        if photo is None:
+            data[key] = ""
+        else:
+            files[photo_key] = photo
+    return data, files
+
+
+def _hold_photos(formset, user):
+    """Hold each sound photo of the formset for the next showing: the form again, or the
+    check-your-answers page."""
+    for form in formset.forms:
+        held_key = form.add_prefix("photo_held")
+        photo = form.files.get(form.add_prefix("photo"))
+        if photo is None or "photo" in form.errors:
+            form.data[held_key] = ""
+            continue
+        form.data[held_key] = held_uploads.hold(photo, user)
+        form.held_photo = photo.name
+        kept = _("Kept: %(name)s. Choose another photo only to replace it.") % {"name": photo.name}
+        form.fields["photo"].help_text = form["photo"].help_text = kept
+
+
+def _entry_forms(request, pounds):
+    now = timezone.localtime().replace(second=0, microsecond=0)
+    data, files = _with_held_photos(request) if request.method == "POST" else (None, None)
+    form = EntryForm(data, pounds=pounds, initial={"arrived_at": now, "seized_at": now})
+    return form, AnimalFormSet(data, files, prefix="animals")
+
+
 @require_permission(Permission.RECORD_IMPOUNDMENT)
 def entry_new(request):
+    """s.8 in two steps: the form, then check your answers (a legal record), then the entry."""
     pounds = (
         Pound.objects.for_user(request.user, Permission.RECORD_IMPOUNDMENT)
         .select_related("district")
@@ -225,34 +248,49 @@ def entry_new(request):
     )
     if not pounds:
         raise PermissionDenied
-    now = timezone.localtime().replace(second=0, microsecond=0)
-    form = EntryForm(
-        request.POST or None, pounds=pounds, initial={"arrived_at": now, "seized_at": now}
-    )
-    formset = AnimalFormSet(request.POST or None, request.FILES or None, prefix="animals")
+    form, formset = _entry_forms(request, pounds)
+    page = {"form": form, "formset": formset}
     if request.method == "POST" and "add_animal" in request.POST:
         # Without JavaScript: one more blank animal row, keeping what was typed (not photos).
         form = EntryForm(initial=request.POST.dict(), pounds=pounds)
         rows = _typed_animal_rows(request.POST)
         formset = AnimalFormSet(initial=[*rows, {}], prefix="animals")
         return render(request, "impounding/entry_new.html", {"form": form, "formset": formset})
-    if request.method == "POST" and form.is_valid() and formset.is_valid():
+    if request.method != "POST":
+        return render(request, "impounding/entry_new.html", page)
+    valid = form.is_valid() and formset.is_valid()
+    if not (valid and "confirm" in request.POST):
+        _hold_photos(formset, request.user)
+    if valid and "change" in request.POST:
+        return render(request, "impounding/entry_new.html", page)
+    if valid and "confirm" not in request.POST:
+        return render(request, "impounding/entry_check.html", page | entry_answers(form, formset))
+    if valid:
         data = dict(form.cleaned_data)
         pound = data.pop("pound")
-        animals = [f.cleaned_data for f in formset.forms if f.cleaned_data]
+        animals = [
+            {k: v for k, v in f.cleaned_data.items() if k != "photo_held"}
+            for f in formset.forms
+            if f.cleaned_data
+        ]
         try:
             entry = services.create_entry(pound=pound, by=request.user, animals=animals, **data)
         except ValidationError as exc:
             add_service_errors(form, exc)
+            _hold_photos(formset, request.user)
         else:
-            messages.success(
+            show_panel(
                 request,
-                _("Entered in the register as %(number)s.") % {"number": entry.register_number},
+                title=_("Entered in the register as %(number)s.")
+                % {"number": entry.register_number},
+                reference=entry.register_number,
+                document_url=reverse("impounding:entry_copy_pdf", args=[entry.pk]),
+                document_label=_("Print the copy of the entry (PDF)"),
             )
             for warning in describe_warnings(entry.warnings):
                 messages.warning(request, warning)
             return redirect(entry)
-    return render(request, "impounding/entry_new.html", {"form": form, "formset": formset})
+    return render(request, "impounding/entry_new.html", page)
 
 
 @require_permission(Permission.VIEW_RECORDS)

@@ -10,10 +10,12 @@ import uuid
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
+from poundadmin.confirmations import show_panel
 from poundadmin.views import add_service_errors
 
 from .. import services
@@ -34,17 +36,20 @@ def _claimable(entry):
 
 
 def _done(request, entry, release):
+    number = release.receipt.number
     if release.kind == Release.Kind.PAYMENT:
-        messages.success(
-            request,
-            _("Released on payment. Receipt %(number)s.") % {"number": release.receipt.number},
-        )
+        title = _("Released on payment. Receipt %(number)s.") % {"number": number}
+        label = _("Print the receipt (PDF)")
     else:
-        messages.success(
-            request,
-            _("Released on deposit. Deposit receipt %(number)s.")
-            % {"number": release.receipt.number},
-        )
+        title = _("Released on deposit. Deposit receipt %(number)s.") % {"number": number}
+        label = _("Print the deposit receipt (PDF)")
+    show_panel(
+        request,
+        title=title,
+        reference=number,
+        document_url=reverse("impounding:receipt_pdf", args=[release.receipt_id]),
+        document_label=label,
+    )
     return redirect(f"{entry.get_absolute_url()}#receipt-{release.receipt_id}")
 
 
@@ -109,6 +114,11 @@ def _claim(request, pk, *, deposit):
             **data,
         )
     except ValidationError as exc:
+        if "signature" in getattr(exc, "message_dict", {}):
+            # Unsigned: back to the signature on the check page, not to page 1 (issue 12).
+            for message in exc.message_dict["signature"]:
+                confirm.add_error("signature_data", message)
+            return render(request, "impounding/release_check.html", context)
         if "amount" in getattr(exc, "message_dict", {}):
             # The dues moved on (midnight passed, say): show the new figure to check again.
             context["confirm"] = ConfirmForm(

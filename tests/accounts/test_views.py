@@ -210,11 +210,20 @@ def test_verify_page_shows_card_no_longer_valid_after_appointment_ends(client, p
     assert "No longer valid." in body
 
 
-@pytest.mark.parametrize("token", ["A" * 22, "short", "../../etc/passwd", "x" * 200])
+@pytest.mark.parametrize("token", ["short", "../../etc/passwd", "x" * 200])
 def test_bad_verification_token_is_plain_not_found(client, token):
     response = client.get(f"/verify/{token}/")
     assert response.status_code == 404
     assert "Not found" in response.content.decode()
+
+
+def test_unknown_verification_code_says_no_document_has_it_and_what_to_do(client):
+    response = client.get(f"/verify/{'A' * 22}/")
+
+    body = response.content.decode()
+    assert response.status_code == 404
+    assert "No document has this code" in body and "What to do" in body
+    assert "jurisdiction" not in body  # the public has none
 
 
 def test_staff_page_only_for_administrator(client, administrator, pound_keeper):

@@ -956,3 +956,56 @@ def test_animals_the_owner_refused_to_pay_for_are_not_offered_under_s14(
     client.force_login(police_officer)
     response = client.get(reverse("auctions:auction_new") + f"?pound={pound.pk}")
     assert response.context["formset"].forms == []
+
+
+# --- Rules checked on the first page where they can be known (issue 12) ---------------------
+
+
+def test_before_the_announced_hour_the_lot_page_says_so_and_takes_no_bid(
+    client, police_officer, lot, bidder, time_machine
+):
+    time_machine.move_to(lot.auction.scheduled_for - timedelta(hours=1))
+    client.force_login(police_officer)
+    url = reverse("auctions:lot_sell", args=[lot.pk])
+
+    page = client.get(url).content.decode()
+    bid = client.post(url, {"bid": "1", "bid-bidder": bidder.pk, "bid-amount": "5000"})
+    hammer = client.post(url, sale_data(bidder) | {"hammer": "1"})
+
+    assert 'id="not-yet"' in page and "no bid is taken" in page
+    assert 'name="amount"' not in page and 'name="hammer"' not in page
+    assert not Bid.objects.exists()
+    assert bid.templates[0].name == hammer.templates[0].name == "auctions/auction/lot_sell.html"
+    assert "eighth day" not in hammer.content.decode()
+    assert not Sale.objects.exists()
+
+
+def test_schedule_page_without_lots_has_no_schedule_button(client, police_officer, pound):
+    client.force_login(police_officer)
+
+    page = client.get(reverse("auctions:auction_new"), {"pound": pound.pk}).content.decode()
+
+    assert "No animal of this pound has a notice posted" in page
+    assert "Schedule the auction</button>" not in page
+
+
+def test_after_both_drums_the_next_step_is_scheduling(client, police_officer, noticed):
+    _entry, report, notice = noticed
+    client.force_login(police_officer)
+    url = reverse("auctions:report", args=[report.pk])
+    assert 'id="drums-done"' not in client.get(url).content.decode()
+    for channel in ("drum_village", "drum_market"):
+        services.record_proclamation(
+            notice=notice,
+            by=police_officer,
+            channel=channel,
+            made_on=notice.posted_on,
+            made_by="Chowkidar Ram",
+            place="Chaupal",
+        )
+
+    page = client.get(url).content.decode()
+
+    assert 'id="drums-done"' in page
+    assert f'href="{reverse("auctions:auction_new")}?report={report.pk}"' in page
+    assert "Record a further proclamation" in page

@@ -5,7 +5,6 @@ import io
 from datetime import timedelta
 
 import pytest
-from django.contrib.messages import get_messages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
@@ -15,6 +14,7 @@ from accounts.models import IssuedDocument
 from accounts.roles import Role
 from auctions import selectors, services
 from auctions.models import Notice, Proclamation, Report
+from poundadmin import confirmations
 from poundadmin.models import Event
 from tests.accounts.factories import StaffAssignmentFactory, VillageFactory, staff
 from tests.auctions.factories import report_and_notice, unclaimed_entry
@@ -199,9 +199,12 @@ def test_report_send_post_records_the_report_and_its_event(client, pound_keeper,
     assert report.sent_by == pound_keeper
     event = Event.objects.get(action="s14.reported", impoundment=entry)
     assert event.section == "s.14"
-    message = str(next(iter(get_messages(response.wsgi_request))))
-    assert report.number in message
-    assert reverse("auctions:report_pdf", kwargs={"pk": report.pk}) in message
+    # The confirmation panel: the reference and the report to print (issue 12).
+    panel = client.session[confirmations.KEY]
+    assert report.number in panel["title"] and panel["reference"] == report.number
+    assert panel["document_url"] == reverse("auctions:report_pdf", kwargs={"pk": report.pk})
+    page = client.get(response["Location"]).content.decode()
+    assert 'data-testid="confirmation-panel"' in page and "Print the report (PDF)" in page
 
 
 def test_report_send_post_too_early_shows_the_due_date_and_writes_nothing(
@@ -535,10 +538,10 @@ def test_notice_post_records_the_notice_and_its_event(client, police_officer, re
     assert notice.earliest_sale == posted_on + timedelta(days=8)
     event = Event.objects.get(action="s14.notice_posted", impoundment=report.impoundment)
     assert event.section == "s.14"
-    message = str(next(iter(get_messages(response.wsgi_request))))
-    assert f"{notice.last_day_to_claim:%d-%m-%Y}" in message
-    assert f"{notice.earliest_sale:%d-%m-%Y}" in message
-    assert reverse("auctions:notice_pdf", kwargs={"pk": notice.pk}) in message
+    panel = client.session[confirmations.KEY]
+    assert f"{notice.last_day_to_claim:%d-%m-%Y}" in panel["title"]
+    assert f"{notice.earliest_sale:%d-%m-%Y}" in panel["title"]
+    assert panel["document_url"] == reverse("auctions:notice_pdf", kwargs={"pk": notice.pk})
 
 
 @pytest.mark.parametrize(

@@ -66,9 +66,11 @@ def _claim(page, base, entry, animals, claimant, *, deposit):
     page.wait_for_url(re.compile(r"/pound/entries/\d+/"))
     check_a11y(page, "entry after release")
     kind = "Deposit receipt" if deposit else "Receipt"
-    message = page.get_by_role("status").inner_text()
-    assert f"{kind} " in message
-    number = message.split(f"{kind} ")[-1].rstrip(".")
+    # The confirmation panel: what was done, the receipt's number and the receipt (issue 12).
+    panel = page.get_by_test_id("confirmation-panel")
+    number = panel.locator(".confirmation-reference").inner_text()
+    assert f"{kind} {number}." in panel.inner_text()
+    assert panel.get_by_role("link", name=re.compile(r"^Print the (deposit )?receipt \(PDF\)$"))
     link = page.get_by_role("link", name=f"Receipt {number} (PDF)")
     return number, _download_pdf(page, link)
 
@@ -93,6 +95,11 @@ def test_arrival_two_owners_one_pays_one_deposits(page, live_server, demo_data):
     page.get_by_role("button", name="Add another animal").click()
     _fill_animal(page, 2, "buffalo", "female", "adult", "Black")
     check_a11y(page, "new arrival, three animals")
+    page.get_by_role("button", name="Enter in the register").click()
+    # Check your answers first: the register is a legal record (issue 12).
+    page.get_by_role("heading", name=re.compile("^Check the entry")).wait_for()
+    check_a11y(page, "check the entry")
+    check_fits_width(page)
     page.get_by_role("button", name="Enter in the register").click()
     page.wait_for_url(re.compile(r"/pound/entries/\d+/"))
     check_a11y(page, "entry")

@@ -102,6 +102,6 @@ def test_wrong_password_message_is_accessible(page, live_server, demo_data):
 def test_public_verify_page_for_a_bad_token(page, live_server):
     response = page.goto(f"{live_server.url}/verify/AAAAAAAAAAAAAAAAAAAAAA/")
     assert response.status == 404
-    assert page.get_by_role("heading", level=1).inner_text() == "Not found"
+    assert page.get_by_role("heading", level=1).inner_text() == "No document has this code"
     check_a11y(page, "verify 404")
     page.console_errors.clear()  # the 404 was the point

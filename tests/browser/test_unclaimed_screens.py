@@ -121,7 +121,9 @@ def officer_posts_notice_and_proclaims(page, base, report, entry, *, prefix=""):
     page.get_by_label("Where it was stuck up").fill("")
     page.get_by_role("button", name="Record the notice").click()
     page.wait_for_load_state()
-    assert page.get_by_text("This field is required.").is_visible()
+    # The error summary names the field and links to it (issue 12).
+    summary = page.locator("[data-error-summary]")
+    assert summary.get_by_role("link", name="Enter “Where it was stuck up”.").is_visible()
     look(page, f"{prefix}notice-post-errors")
     page.get_by_label("Where it was stuck up").fill("Notice board, Thana Nigohan")
     page.get_by_role("button", name="Record the notice").click()
@@ -289,6 +291,8 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     page.get_by_role("button", name="Add another animal").click()
     fill_animal(page, 1, "goat", "male", "adult", "Black")
     page.get_by_role("button", name="Enter in the register").click()
+    page.get_by_role("heading", name="Check the entry before it is made (s.8)").wait_for()
+    page.get_by_role("button", name="Enter in the register").click()  # the photo went along
     page.wait_for_url(re.compile(r"/pound/entries/\d+/$"))
     entry = Impoundment.objects.get()
     assert entry.arrival_date() == arrival_day
@@ -309,7 +313,9 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     assert notice.last_day_to_claim == today - timedelta(days=1)
     assert notice.earliest_sale == today
     assert page.get_by_text(f"An auction may be held from {today:%d-%m-%Y}.").is_visible()
-    assert page.get_by_role("link", name="Schedule the auction").count() == 0
+    # Both drums beaten: the next step offered is the sale, scheduled ahead (issue 12).
+    assert page.locator("#drums-done").is_visible()
+    assert page.get_by_role("link", name="Schedule the auction").count() == 1
 
     # Anyone finds both animals on the public board.
     page.context.clear_cookies()
@@ -392,9 +398,11 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     sale = Sale.objects.select_related("lot", "certificate").get()
     cert = sale.certificate.number
     assert cert == f"CERT/{auction.number.split('/', 1)[1]}/1"
-    assert page.get_by_role("status").inner_text().strip() == (
+    panel = page.get_by_test_id("confirmation-panel")
+    assert panel.get_by_role("heading").inner_text().strip() == (
         f"Lot 1 sold to bidder 1 for ₹32,000.00. Sale certificate {cert}."
     )
+    assert panel.get_by_role("link", name="Print the sale certificate (PDF)").count() == 1
     lot1, lot2 = page.locator("#lot-1"), page.locator("#lot-2")
     assert lot1.locator(".badge").inner_text() == "Sold"
     assert lot2.locator(".badge").inner_text() == "To be offered"

@@ -376,22 +376,33 @@ def test_feeding_log_records_the_day_with_an_event(pound, pound_keeper):
         "fodder": "Dry fodder 40 kg, green 20 kg",
         "watered": True,
         "cost": "640.00",
+        "round": 1,
     }
 
 
-def test_feeding_is_logged_once_per_pound_per_day(pound, pound_keeper):
-    services.log_feeding(
-        pound=pound, by=pound_keeper, date=date(2026, 11, 24), animals_fed=7, fodder="Dry"
-    )
+def test_a_later_round_feeds_only_the_animals_not_yet_fed(pound, pound_keeper, entry):
+    """20 in the pound and 15 fed: a second round for the 5 that came later (issue 12)."""
+    make_entry(pound=pound, by=pound_keeper, arrived_at=ist(11, 24, 18), animals=[cow(), cow()])
+    day = date(2026, 11, 24)  # 4 animals in the pound: the entry's 2, and 2 came at 18:00
+    services.log_feeding(pound=pound, by=pound_keeper, date=day, animals_fed=2, fodder="Dry")
 
     with pytest.raises(ValidationError) as exc:
-        services.log_feeding(
-            pound=pound, by=pound_keeper, date=date(2026, 11, 24), animals_fed=8, fodder="Green"
-        )
+        services.log_feeding(pound=pound, by=pound_keeper, date=day, animals_fed=3, fodder="Green")
+    assert exc.value.message_dict["animals_fed"] == [
+        "Only 2 animals in the pound that day are not yet recorded as fed."
+    ]
+    later = services.log_feeding(
+        pound=pound, by=pound_keeper, date=day, animals_fed=2, fodder="Green"
+    )
+    with pytest.raises(ValidationError) as exc:
+        services.log_feeding(pound=pound, by=pound_keeper, date=day, animals_fed=1, fodder="More")
 
-    assert exc.value.message_dict["date"] == ["The feeding for this day is already recorded."]
-    assert FeedingLog.objects.get().animals_fed == 7
-    assert Event.objects.filter(action="custody.fed").count() == 1
+    assert exc.value.message_dict["date"] == [
+        "Every animal in the pound that day is already recorded as fed."
+    ]
+    assert later.round == 2
+    assert list(FeedingLog.objects.values_list("round", "animals_fed")) == [(1, 2), (2, 2)]
+    assert Event.objects.filter(action="custody.fed").count() == 2
 
 
 def test_each_pound_keeps_its_own_feeding_log(pound, pound_keeper, other_pound, outsider):

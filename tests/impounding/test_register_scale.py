@@ -19,8 +19,9 @@ from tests.accounts.factories import PoundFactory
 pytestmark = pytest.mark.postgres
 
 ANIMALS_PER_ENTRY = 2
-# (pound, arrived_at DESC, id DESC) and (arrived_at DESC, id DESC): the keyset's order.
-ORDERED_INDEXES = {"imp_pound_arrived", "imp_arrived"}
+# (pound, year DESC, serial DESC, id DESC) and (year DESC, serial DESC, id DESC): the keyset's
+# order, the register's numbers (issue 12).
+ORDERED_INDEXES = {"imp_pound_number", "imp_register_number"}
 
 
 def _bulk_register(pounds, by, count, seed=9):

@@ -358,7 +358,11 @@ def test_feeding_form_is_prefilled_with_the_animals_in_the_pound(keeper_client, 
 def test_feeding_recorded_for_today(keeper_client, pound, animal, pound_keeper):
     response = keeper_client.post(url_of("feeding_log", animal), FEEDING)
     assert response.status_code == 302
-    assert response["Location"] == reverse("impounding:feeding_log", kwargs={"pk": pound.pk})
+    # Back on the day recorded, at its heading, not at the top of the page (issue 12).
+    assert response["Location"] == (
+        reverse("impounding:feeding_log", kwargs={"pk": pound.pk})
+        + f"?date={TODAY.isoformat()}#day-heading"
+    )
     log = FeedingLog.objects.get(pound=pound)
     assert (log.date, log.animals_fed, log.watered, str(log.cost), log.recorded_by) == (
         TODAY,
@@ -424,7 +428,27 @@ def test_feeding_log_flags_the_days_without_a_record(keeper_client, pound, anima
     assert body.count("Missing (s.27)") == 2
     assert body.count("Not yet recorded") == 1  # today
     assert body.count("No animals") == 30 - 4
-    assert 'href="?date=2026-03-14"' in body
+    assert 'href="?date=2026-03-14#day-heading"' in body  # lands on the form
+
+
+def test_feeding_log_offers_a_later_round_for_animals_that_came_after(
+    keeper_client, pound, animal, pound_keeper
+):
+    services.log_feeding(pound=pound, by=pound_keeper, date=TODAY, animals_fed=1, fodder="Dry")
+    make_entry(pound=pound, by=pound_keeper, arrived_at=ist(15, 11), animals=[cow(), cow()])
+
+    page = keeper_client.get(url_of("feeding_log", animal))
+
+    body = page.content.decode()
+    assert 'id="later-round"' in body and "2 animals in the pound that day are not" in body
+    assert page.context["form"].initial["animals_fed"] == 2
+    response = keeper_client.post(
+        url_of("feeding_log", animal), FEEDING | {"animals_fed": "2", "fodder": "Green"}
+    )
+    assert response.status_code == 302
+    assert list(FeedingLog.objects.values_list("round", "animals_fed")) == [(1, 1), (2, 2)]
+    page = keeper_client.get(response["Location"])
+    assert "Round 2" in page.content.decode() and not has_form(page)
 
 
 def test_feeding_log_for_a_chosen_past_day(keeper_client, pound, animal):

@@ -44,6 +44,7 @@ def entry_post(pound, **over):
         "animals-1-sex": "male",
         "animals-1-age_class": "adult",
         "animals-1-colour": "Black",
+        "confirm": "1",  # as from the check-your-answers page
     }
     data.update(over)
     return data
@@ -182,6 +183,98 @@ def test_new_entry_place_of_seizure_must_not_name_the_owner_or_seizer(
         assert "without the owner's or the seizer's name" in message
 
 
+def _jpeg(name="cow.jpg"):
+    buf = io.BytesIO()
+    Image.new("RGB", (40, 30), "red").save(buf, format="JPEG")
+    buf.seek(0)
+    buf.name = name
+    return buf
+
+
+def test_new_entry_goes_to_check_your_answers_first_and_writes_nothing(
+    client, pound_keeper, pound, tariffs
+):
+    client.force_login(pound_keeper)
+    data = entry_post(pound, s11_site="road", s11_ground="straying")
+    del data["confirm"]
+    events = Event.objects.count()
+
+    response = client.post(reverse("impounding:entry_new"), data)
+
+    assert response.templates[0].name == "impounding/entry_check.html"
+    assert (Impoundment.objects.count(), Event.objects.count()) == (0, events)
+    body = response.content.decode()
+    assert "Wheat field by the canal" in body and "Ram Prasad" in body
+    assert 'formaction="/pound/register/new/#id_seizer_name"' in body  # "Change" per answer
+    assert "Public work (s.11)" not in body  # a s.10 seizure is not asked the s.11 questions
+    response = client.post(reverse("impounding:entry_new"), dict(data, confirm="1"))
+    entry = Impoundment.objects.get()
+    assert response["Location"] == entry.get_absolute_url()
+    assert (entry.s11_site, entry.s11_ground) == ("", "")
+
+
+def test_change_on_the_check_page_shows_the_form_with_the_answers(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+    data = entry_post(pound, change="1")
+    del data["confirm"]
+
+    response = client.post(reverse("impounding:entry_new"), data)
+
+    assert response.templates[0].name == "impounding/entry_new.html"
+    assert 'value="Ram Prasad"' in response.content.decode()
+    assert Impoundment.objects.count() == 0
+
+
+def test_error_summary_links_to_each_field_with_a_message_naming_it(client, pound_keeper, pound):
+    client.force_login(pound_keeper)
+
+    response = client.post(
+        reverse("impounding:entry_new"),
+        entry_post(pound, seizer_name="", basis="", **{"animals-1-colour": ""}),
+    )
+
+    body = response.content.decode()
+    summary = body.split("data-error-summary")[1].split("</div>")[0]
+    assert "There is a problem" in summary
+    assert '<a class="alert-link" href="#id_seizer_name">Enter “Seizer&#x27;s name”.</a>' in summary
+    assert 'href="#id_basis_0">Choose “Basis of seizure”.</a>' in summary
+    assert 'href="#id_animals-1-colour">Animal 2: Enter “Colour”.</a>' in summary
+    assert "This field is required" not in body
+    assert "<title>Error: " in body
+
+
+def test_photo_is_kept_when_the_form_comes_back_with_an_error(
+    client, pound_keeper, pound, tariffs, settings, tmp_path
+):
+    settings.MEDIA_ROOT = tmp_path
+    client.force_login(pound_keeper)
+    url = reverse("impounding:entry_new")
+    response = client.post(url, entry_post(pound, seizer_name="", **{"animals-0-photo": _jpeg()}))
+    token = response.context["formset"].forms[0].data["animals-0-photo_held"]
+    assert token and "Kept: cow.jpg" in response.content.decode()
+
+    response = client.post(url, entry_post(pound, **{"animals-0-photo_held": token}))
+
+    animal = Animal.objects.get(number=1)
+    assert response.status_code == 302 and animal.photo
+    assert list((tmp_path / "held").iterdir()) == []  # taken, not left behind
+
+
+def test_a_held_photo_is_only_given_back_to_whoever_chose_it(
+    client, pound_keeper, pound, tariffs, settings, tmp_path
+):
+    from poundadmin import held_uploads
+
+    settings.MEDIA_ROOT = tmp_path
+    token = held_uploads.hold(_jpeg(), pound_keeper)
+    other = Impoundment._meta.get_field("recorded_by").related_model.objects.create(
+        username="someone"
+    )
+    assert held_uploads.take(token, other) is None
+    assert held_uploads.take(token + "x", pound_keeper) is None
+    assert held_uploads.take(token, pound_keeper).read()[:3] == b"\xff\xd8\xff"
+
+
 def test_add_animal_without_javascript_keeps_typed_values(client, pound_keeper, pound):
     client.force_login(pound_keeper)
     response = client.post(
@@ -260,7 +353,10 @@ def test_register_keyset_pagination_walks_every_entry_once(client, pound_keeper,
         if not cursor:
             break
         params = {"after": cursor}
-    assert seen == [e.pk for e in made]
+    # In the register's order, by number, the latest first; the entries were made in the
+    # order of their numbers but arrived each a minute before the last (issue 12).
+    assert seen == [e.pk for e in reversed(made)]
+    assert [e.register_serial for e in made] == list(range(1, 31))
 
 
 def test_register_query_count_does_not_grow_with_rows(

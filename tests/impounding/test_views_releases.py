@@ -8,6 +8,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
+from pypdf import PdfReader
 
 from impounding import services
 from impounding.models import Animal, AnimalState, Receipt, Release
@@ -117,7 +118,14 @@ def test_signature_drawn_on_screen_is_stored(
     Image.new("RGB", (60, 20), "white").save(buf, format="PNG")
     data["signature_data"] = "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
     assert client.post(url, data).status_code == 302
-    assert Release.objects.get().signature.name.endswith(".png")
+    release = Release.objects.get()
+    assert release.signature.name.endswith(".png")
+    # Printed on the receipt, above the claimant's name (issue 12).
+    response = client.get(reverse("impounding:receipt_pdf", args=[release.receipt_id]))
+    pdf = b"".join(response.streaming_content) if response.streaming else response.content
+    reader = PdfReader(io.BytesIO(pdf))
+    assert any(page.images for page in reader.pages)
+    assert "Claimant: Shyam Lal" in reader.pages[0].extract_text()
 
 
 def test_signature_missing_is_refused(client, pound_keeper, pound, tariffs):
@@ -129,6 +137,36 @@ def test_signature_missing_is_refused(client, pound_keeper, pound, tariffs):
     )
     response = client.post(url, data)
     assert response.status_code == 200
+    assert Release.objects.count() == 0
+    # Back to the signature on the check page, not to page 1 (issue 12).
+    assert response.templates[0].name == "impounding/release_check.html"
+    assert response.context["confirm"].errors["signature_data"] == [
+        "The claimant must sign on the screen."
+    ]
+    assert 'id="signature-pad"' in response.content.decode()
+
+
+def test_deposit_without_its_signature_stays_on_the_signature_step(
+    client, pound_keeper, pound, tariffs
+):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(pound_keeper)
+    url = reverse("impounding:deposit", args=[entry.pk])
+    _, data = _check_page(
+        client,
+        url,
+        claim_data(
+            entry.animals.all(),
+            acknowledgement="signature",
+            register_page="",
+            ground="Seized from my own land",
+        ),
+    )
+
+    response = client.post(url, data)
+
+    assert response.templates[0].name == "impounding/release_check.html"
+    assert "The claimant must sign on the screen." in response.content.decode()
     assert Release.objects.count() == 0
 
 

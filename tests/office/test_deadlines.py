@@ -24,9 +24,11 @@ from impounding.models import CourtOrder, Deposit
 from ledger.checks import run_checks
 from ledger.models import Posting, Transaction
 from office import services as office
+from office import statements
 from office.deadlines import PREFIXES, run, summary
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 from poundadmin.events import verify_chain
+from poundadmin.formatting import lakh
 from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import (
@@ -133,6 +135,7 @@ class World:
             f"disposal_decide:{self.disposal.pk}",
             f"shortfall_writeoff:{self.shortfall.pk}",
             f"court_order_review:{self.court_order.pk}",
+            f"remit_fines:{self.pound.pk}",
         } | {f"feeding_missed:{self.pound.pk}:{day.isoformat()}" for day in self.feeding_days}
 
 
@@ -162,6 +165,7 @@ def test_run_creates_a_to_do_for_each_condition_with_its_key_and_role(world, dis
     assert roles == {
         "report_due": Role.POUND_KEEPER,
         "feeding_missed": Role.POUND_KEEPER,
+        "remit_fines": Role.POUND_KEEPER,
         "notice_due": Role.POLICE_OFFICER,
         "auction_due": Role.POLICE_OFFICER,
         "deposit_apply": Role.MAGISTRATE,
@@ -181,6 +185,10 @@ def test_run_creates_a_to_do_for_each_condition_with_its_key_and_role(world, dis
     assert todo(f"deposit_apply:{world.deposit.pk}").section == "s.15"
     assert todo(f"court_order_review:{world.court_order.pk}").section == "s.19"
     assert "₹5,500.00" in todo(f"shortfall_writeoff:{world.shortfall.pk}").title
+    fines = todo(f"remit_fines:{pound.pk}")
+    assert fines.url == reverse("office:remittance_new") + f"?pound={pound.pk}"
+    due = statements.pound_positions([pound])[pound.pk].fines_due
+    assert (fines.section, f"₹{lakh(due)}") == ("s.17", fines.title.split()[1])
     assert done["todos_created"] == done["todos_open"] == len(world.keys())
     assert (done["reports_due"], done["notices_due"], done["auctions_due"]) == (1, 1, 1)
     assert done["feeding_missed"] == 7
@@ -258,6 +266,7 @@ def test_each_to_do_closes_when_its_condition_goes_away(
         claim=world.claim, by=magistrate, allow=False, decision="The ear tag does not match"
     )
     office.confirm_remittance(remittance=world.remittance, by=dm_clerk)
+    remit(pound, pound_keeper, statements.pound_positions([pound])[pound.pk].fines_due)
     auctions.decide_disposal(order=world.disposal, by=magistrate, approve=True)
     office.write_off_shortfall(shortfall=world.shortfall, by=magistrate)
     office.review_court_order(order=world.court_order, by=dm_clerk)
@@ -266,11 +275,17 @@ def test_each_to_do_closes_when_its_condition_goes_away(
             pound=pound, by=pound_keeper, date=day, animals_fed=3, fodder="Bhusa"
         )
 
+    # Each to-do closed with its work, in the same transaction: none waits for the daily run
+    # to stop being overdue (issue 12).
+    assert open_keys() == set()
     done = run()
 
     # The report sent today has its notice to post; everything else is done.
-    assert open_keys() == {f"notice_due:{world.unreported.reports.get().pk}"}
-    assert done["todos_closed"] == len(world.keys())
+    assert open_keys() == {
+        f"notice_due:{world.unreported.reports.get().pk}",
+        f"remittance_confirm:{Remittance.objects.latest('pk').pk}",
+    }
+    assert done["todos_closed"] == 0
     closed = ToDo.objects.filter(key__in=world.keys())
     assert all(t.done_at is not None for t in closed)
 

@@ -269,7 +269,11 @@ def test_dashboard_shows_deposits_surplus_fines_approvals_and_overdue(
     assert overdue.reports == 1 and overdue.feeding_days
     html = response.content.decode()
     assert late.register_number not in html  # the overdue list gives counts, with links
-    assert reverse("auctions:reports_due") in html
+    # Counts the Magistrate may read; no link to pages only the pound-keeper may open (issue 12).
+    assert "1 report of unclaimed cattle not sent (s.14)" in html
+    assert reverse("auctions:reports_due") not in html
+    assert reverse("impounding:feeding_log", args=[pound.pk]) not in html
+    assert reverse("office:feeding_statement", args=[pound.pk]) in html
     assert reverse("office:approvals") + "#shortfalls" in html
     for chart in ("impoundments", "money", "custody", "outcomes"):
         assert f'id="chart-{chart}-table"' in html

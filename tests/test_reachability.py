@@ -1,0 +1,281 @@
+"""Every action a role may take is reachable by clicking, in at most three clicks from its home
+page, and no link a role is shown leads to a refusal (issue 12, item 1).
+
+The walk signs in as each of the demo's Lucknow users, opens the home page, and follows every
+link on it, then every link on those pages (at most a few pages of each kind, so the register's
+hundred entries count as one), and so on: a link found on a page two clicks from home is a third
+click. Each URL name the role's permissions allow must turn up, unless it is in `NEEDS_A_STATE`,
+which says why the demo has no record in that state. `ACTIONS` must name every route, so a new
+page cannot be left unreachable without this test failing.
+"""
+
+from html.parser import HTMLParser
+from urllib.parse import urlencode, urlsplit
+
+import pytest
+from django.test import override_settings
+from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve, reverse
+
+from accounts import demo, todos
+from accounts.models import User
+from accounts.roles import ROLE_PERMISSIONS, Permission, Role
+from auctions import demo as auction_demo
+from impounding import demo as register_demo
+from office import statements
+from office.deadlines import run as run_deadlines
+from office.views.home import TASKS
+from poundadmin.formatting import inr, lakh
+
+P = Permission
+CLICKS = 3
+PAGES_OF_A_KIND = 30
+
+# Routes the walk does not judge: signing in and out, the public pages, the site admin.
+OUTSIDE = {
+    "login",
+    "logout",
+    "set_language",
+    "verify",
+    "board",
+    "password_change_done",
+    "home",
+}
+
+# The permission each route asks for, where the view checks it on the record rather than by
+# its decorator (`required_permission`), or asks for none.
+UNDECORATED = {
+    "password_change": None,
+    "accounts:profile": None,
+    "accounts:appointment_card": P.DOWNLOAD_OWN_CARD,
+    "impounding:complaint_new": P.PREPARE_ORDERS,
+    "impounding:complaint_decide": P.APPROVE,
+    "impounding:deposit_apply": P.APPROVE,
+    "impounding:deposit_refund": P.APPROVE,
+    "auctions:reports": P.VIEW_RECORDS,
+    "auctions:report": P.VIEW_RECORDS,
+    "auctions:notice_post": P.HANDLE_UNCLAIMED,
+    "auctions:proclamation_new": P.HANDLE_UNCLAIMED,
+    "office:todos": None,
+}
+# Routes that need a second permission besides their decorator's.
+ALSO_NEEDS = {"office:remittance_new": P.VIEW_LEDGER}
+
+# Actions only offered on a record in a state the demo's Lucknow data does not hold, and why.
+NEEDS_A_STATE = {
+    "auctions:bidder_override": "a bidder refused under s.19",
+    "impounding:complaint_decide": "a complaint against a s.15 deposit",
+    "impounding:deposit_apply": "a deposit whose complaint was upheld",
+    "impounding:deposit_refund": "a deposit whose complaint was dismissed",
+    "office:deposit_confirm_application": "a deposit awaiting the Magistrate",
+    "office:claim_decide": "a claim to a surplus",
+    "office:claim_new": "a surplus held by the office",
+    "office:surplus_receive": "a surplus sent from a pound",
+    "office:transfer_memo_pdf": "a surplus transferred to revenue",
+    "office:shortfall_write_off": "a shortfall after a sale",
+    "office:court_order_review": "a release by a court's order",
+    "office:remittance_confirm": "a remittance sent",
+    "auctions:s16_settle": "a s.16 sale not yet settled",
+    "auctions:disposal_decide": "a proposed disposal order",
+}
+
+
+def routes():
+    """{url name: the permission it needs (None: any signed-in user)} for every named route."""
+
+    def walk(patterns, namespace=None):
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                yield from walk(p.url_patterns, p.namespace or namespace)
+            elif isinstance(p, URLPattern) and p.name:
+                name = f"{namespace}:{p.name}" if namespace else p.name
+                yield name, p.callback
+
+    found = {}
+    for name, view in walk(get_resolver().url_patterns):
+        if name in OUTSIDE or name.startswith("admin:"):
+            continue
+        perm = getattr(view, "required_permission", None)
+        found[name] = UNDECORATED[name] if perm is None else perm
+    return found
+
+
+class Links(HTMLParser):
+    """The links of a page, and each GET form as the address its button opens with the
+    form's values as shown (choosing nothing and pressing the button is one click)."""
+
+    def __init__(self, page):
+        super().__init__()
+        self.page = page
+        self.hrefs = []
+        self.form = None
+        self.select = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "option" and self.select is not None:
+            self.handle_starttag_option(attrs)
+        elif tag == "a" and attrs.get("href"):
+            self.hrefs.append(attrs["href"])
+        elif tag == "form" and attrs.get("method", "get").lower() == "get":
+            self.form = {"action": attrs.get("action") or self.page, "fields": []}
+        elif self.form is None or not attrs.get("name"):
+            return
+        elif tag == "input" and attrs.get("type", "text") not in ("submit", "checkbox", "radio"):
+            self.form["fields"].append((attrs["name"], attrs.get("value") or ""))
+        elif tag == "input" and "checked" in attrs:
+            self.form["fields"].append((attrs["name"], attrs.get("value", "on")))
+        elif tag == "select":
+            self.select = [attrs["name"], None, None, []]
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag == "form" and self.form is not None:
+            action, fields = self.form["action"], self.form["fields"]
+            self.hrefs.append(f"{action}?{urlencode(fields)}")
+            for name, value in self.form.get("options", []):
+                chosen = [(n, value if n == name else v) for n, v in fields]
+                self.hrefs.append(f"{action}?{urlencode(chosen)}")
+            self.form = None
+        elif tag == "select" and self.select is not None and self.form is not None:
+            name, first, chosen, values = self.select
+            self.form["fields"].append((name, chosen if chosen is not None else first or ""))
+            if "options" not in self.form:  # choosing in the form's first list is one click more
+                self.form["options"] = [(name, v) for v in values]
+            self.select = None
+
+    def handle_starttag_option(self, attrs):
+        value = attrs.get("value", "")
+        self.select[3].append(value)
+        if self.select[1] is None:
+            self.select[1] = value
+        if "selected" in attrs:
+            self.select[2] = value
+
+
+def walk(client):
+    """{url name: clicks from home} for every route a link leads to, and the pages that
+    refused (403/404/500) when followed."""
+    reached, refused, counted, opened = {}, [], {}, set()
+    frontier = ["/"]
+    for click in range(1, CLICKS + 1):
+        following = []
+        for url in frontier:
+            if url in opened:
+                continue
+            opened.add(url)
+            response = client.get(url)
+            if response.status_code != 200:
+                refused.append((url, response.status_code))
+                continue
+            if "text/html" not in response.get("Content-Type", ""):
+                continue
+            links = Links(urlsplit(url).path)
+            links.feed(response.content.decode())
+            for href in links.hrefs:
+                parts = urlsplit(href)
+                if parts.netloc or not parts.path.startswith("/"):
+                    continue
+                try:
+                    name = resolve(parts.path).view_name
+                except Resolver404:
+                    continue
+                reached.setdefault(name, click)
+                if name in OUTSIDE or parts.path.endswith((".pdf", ".csv")):
+                    continue
+                if click == CLICKS or counted.get(name, 0) >= PAGES_OF_A_KIND:
+                    continue
+                counted[name] = counted.get(name, 0) + 1
+                following.append(href)
+        frontier = following
+    return reached, refused
+
+
+@pytest.fixture(scope="module")
+def lucknow_demo(django_db_setup, django_db_blocker):
+    with django_db_blocker.unblock():
+        with override_settings(
+            MAILERS={"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}
+        ):
+            demo.seed_all()
+            register_demo.seed_tariffs()
+            register_demo.seed_register()
+            auction_demo.seed_conditions()
+            auction_demo.seed_unclaimed()
+            run_deadlines()
+        yield
+        # The module's data is committed; the other tests expect an empty database.
+        from django.core.management import call_command
+
+        call_command("flush", verbosity=0, interactive=False)
+
+
+USERS = {
+    "keeper": Role.POUND_KEEPER,
+    "officer": Role.POLICE_OFFICER,
+    "clerk": Role.DM_CLERK,
+    "magistrate": Role.MAGISTRATE,
+    "auditor": Role.AUDITOR,
+    "admin": Role.ADMINISTRATOR,
+}
+
+
+def test_every_route_is_named_in_the_walk():
+    assert set(routes()) >= set(NEEDS_A_STATE)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("username", "role"), USERS.items())
+def test_every_permitted_action_is_within_three_clicks_of_home(
+    client, lucknow_demo, username, role
+):
+    client.force_login(User.objects.get(username=username))
+    allowed = ROLE_PERMISSIONS[role]
+    expected = {
+        name
+        for name, perm in routes().items()
+        if (perm is None or perm in allowed)
+        and ALSO_NEEDS.get(name, perm) in allowed | {None}
+        and name not in NEEDS_A_STATE
+    }
+
+    reached, refused = walk(client)
+
+    missing = sorted(expected - set(reached))
+    assert (refused, missing) == ([], [])
+
+
+@pytest.mark.django_db
+def test_keeper_home_says_the_fines_due_and_links_to_sending_them(client, lucknow_demo):
+    keeper = User.objects.get(username="keeper")
+    pound = keeper.assignments.get().pound
+    due = statements.pound_positions([pound])[pound.pk].fines_due
+    assert due > 0
+    client.force_login(keeper)
+
+    page = client.get("/").content.decode()
+    todo_page = client.get(reverse("office:todos")).content.decode()
+
+    send = f"{reverse('office:remittance_new')}?pound={pound.pk}"
+    assert inr(due) in page and f'href="{send}"' in page
+    assert f"₹{lakh(due)}" in todo_page and f'href="{send}"' in todo_page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("username", ["clerk", "magistrate"])
+def test_office_home_is_a_task_list_of_what_waits_with_counts(client, lucknow_demo, username):
+    user = User.objects.get(username=username)
+    client.force_login(user)
+
+    response = client.get("/")
+
+    tasks = response.context["office_tasks"]
+    assert tasks, "the office's home lists its tasks"
+    open_keys = list(todos.for_user(user).values_list("key", flat=True))
+    html = response.content.decode()
+    for label, url, count in tasks:
+        prefix = next(t[1] for t in TASKS if t[2] == label)
+        assert count == sum(k.startswith(prefix) for k in open_keys)
+        assert f'<a href="{url}">{label}</a>' in html
+    assert any(count for _label, _url, count in tasks)  # the demo has work waiting
