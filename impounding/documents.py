@@ -14,10 +14,11 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound
 from poundadmin.dates import days_between, ist_date
 from poundadmin.documents import Both, both, offices, render_pdf, short_label, verification_context
@@ -26,7 +27,15 @@ from poundadmin.formatting import amount_in_words, indate
 
 from .actions import Action
 from .dues import custody_intervals, dues
-from .models import Animal, AnimalState, Impoundment, Receipt, Release, ReleaseLine
+from .models import (
+    Animal,
+    AnimalState,
+    FineCategory,
+    Impoundment,
+    Receipt,
+    Release,
+    ReleaseLine,
+)
 from .tariffs import TariffBook
 from .warnings import describe_warnings
 
@@ -117,7 +126,7 @@ def register_copy(entry, by):
         "keeper": Both(keeper.get_full_name() or keeper.username, keeper.name_hi or ""),
         "amendments": list(entry.amendments.all()),
         "printed_at": timezone.now(),
-        **offices(entry.pound),
+        **letterhead(IssuedDocument.Kind.REGISTER_COPY, pound=entry.pound),
         **verification_context(document),
     }
     return render_pdf("pdf/register_copy.html", context, language="en")
@@ -142,6 +151,27 @@ def _feeding_detail(line):
     return periods
 
 
+def _categories(lines):
+    """{line id: the line's fine category in both languages}. Lines kept before the release
+    stored both names carry only the one shown at the time: the scale gives the other."""
+    known = {}
+    missing = [line for line in lines if "category_en" not in line.detail]
+    if missing:
+        names = {line.category for line in missing}
+        for cat in FineCategory.objects.filter(Q(label__in=names) | Q(label_hi__in=names)):
+            known.setdefault((cat.code, cat.label), cat)
+            known.setdefault((cat.code, cat.label_hi), cat)
+    result = {}
+    for line in lines:
+        if "category_en" in line.detail:
+            en, hi = line.detail["category_en"], line.detail["category_hi"]
+        else:
+            cat = known.get((line.detail.get("code", ""), line.category))
+            en, hi = (cat.label, cat.label_hi) if cat else (line.category, "")
+        result[line.pk] = Both(en or line.category, hi or en or line.category)
+    return result
+
+
 def receipt_pdf(receipt):
     """The receipt for fines and feeding charges (s.13; Kerala Form III), or the deposit receipt
     (s.15). A cancelled receipt keeps its number and says so across the page."""
@@ -162,10 +192,13 @@ def receipt_pdf(receipt):
     deposit = getattr(release, "deposit", None) if release is not None else None
     lines = []
     if release is not None:
-        for line in release.lines.all():
+        release_lines = list(release.lines.all())
+        categories = _categories(release_lines)
+        for line in release_lines:
             lines.append(
                 {
                     "line": line,
+                    "category": categories[line.pk],
                     "animal": animal_row(line.animal),
                     "periods": _feeding_detail(line),
                     "total": line.fine + line.feeding,
@@ -186,7 +219,7 @@ def receipt_pdf(receipt):
         "words_hi": amount_in_words(receipt.amount, "hi"),
         "issuer": Both(issuer.get_full_name() or issuer.username, issuer.name_hi or ""),
         "printed_at": timezone.now(),
-        **offices(receipt.pound),
+        **letterhead(receipt.document.kind, pound=receipt.pound),
         **verification_context(receipt.document),
     }
     return render_pdf("pdf/receipt.html", context, language="en")
@@ -241,7 +274,7 @@ def dues_statement(entry, animals=None, as_of=None):
         "generated_at": now,
         "words_en": amount_in_words(statement.total, "en"),
         "words_hi": amount_in_words(statement.total, "hi"),
-        **offices(entry.pound),
+        **letterhead(pound=entry.pound),
     }
     return render_pdf("pdf/dues_statement.html", context, language="en")
 
@@ -374,7 +407,7 @@ def tariff_schedule(pound, on=None, *, by=None):
         "rates": rates,
         "rule": both(lambda: FeedingRule(policy.feeding_rule).label),
         "complaint_days": policy.complaint_days,
-        **offices(pound),
+        **letterhead(IssuedDocument.Kind.TARIFF_SCHEDULE, pound=pound),
         **verification_context(document),
     }
     return render_pdf("pdf/tariff_schedule.html", context, language="en")

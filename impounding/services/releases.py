@@ -204,6 +204,8 @@ def _save_lines(release, statement):
             detail={
                 "scale": line.scale,
                 "code": line.category_code,
+                "category_en": line.category_en,
+                "category_hi": line.category_hi,
                 "periods": [
                     [p.first.isoformat(), p.last.isoformat(), p.days, str(p.rate), p.order]
                     for p in line.periods

@@ -18,9 +18,9 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import IssuedDocument
+from accounts.models import IssuedDocument, StateDocumentForm
 from impounding import documents
-from impounding.models import Impoundment, Receipt
+from impounding.models import FineCategory, Impoundment, Receipt
 from poundadmin.formatting import amount_in_words
 from poundadmin.models import Event
 from tests import readpdf
@@ -433,3 +433,99 @@ def test_district_staff_may_download(client, magistrate, entry, released, pound)
     client.force_login(magistrate)
     for url in _urls(entry, released, pound):
         assert client.get(url).status_code == 200, url
+
+
+# The letterhead, the seal and the bilingual columns (issue 12, item 13) ------------------------
+
+
+@pytest.fixture
+def letterhead_kerala(pound):
+    """The home district's State gives the receipt a form number, and the pound has an address
+    and a telephone."""
+    state = pound.district.state
+    state.government_line = "Government of Kerala, Local Self Government Department"
+    state.save()
+    StateDocumentForm.objects.create(
+        state=state,
+        kind=IssuedDocument.Kind.RECEIPT,
+        number="Form III",
+        number_hi="प्रपत्र III",
+        rules="Kerala Cattle Trespass Rules, 1962",
+    )
+    pound.address, pound.phone = "Near the bus stand, Home Town 682001", "0484-2700100"
+    pound.save()
+    district = pound.district
+    district.dm_office_address, district.dm_office_phone = "Civil Station, Home", "0484-2423001"
+    district.save()
+    return pound
+
+
+def test_receipt_letterhead_names_the_government_office_address_phone_and_form(
+    letterhead_kerala, released, tmp_path
+):
+    paid, _held = released
+    pdf = documents.receipt_pdf(paid.receipt)
+    _keep("receipt_letterhead.pdf", pdf)
+    first_page = readpdf.page_texts(pdf)[0]
+    assert "GOVERNMENT OF KERALA, LOCAL SELF GOVERNMENT DEPARTMENT" in first_page
+    assert "Office of the District Magistrate, Home District" in first_page
+    assert "Near the bus stand, Home Town 682001" in first_page
+    assert "0484-2700100" in first_page  # the pound's telephone, not the office's
+    assert "Form III" in first_page and "Kerala Cattle Trespass Rules, 1962" in first_page
+    assert "Office seal" in first_page  # beside the pound-keeper's signature
+
+
+def test_form_number_is_printed_only_on_the_kind_the_rules_name(
+    letterhead_kerala, entry, pound_keeper, tmp_path
+):
+    pdf = documents.register_copy(entry, pound_keeper)
+    text = _text(pdf, tmp_path)
+    assert "GOVERNMENT OF KERALA" in text and "0484-2700100" in text
+    assert "Form III" not in text
+
+
+def test_default_government_line_is_the_states_name(entry, pound_keeper, tmp_path):
+    text = _text(documents.register_copy(entry, pound_keeper), tmp_path)
+    state = entry.pound.district.state
+    assert f"GOVERNMENT OF {state.name.upper()}" in text
+
+
+def test_receipt_animal_and_category_columns_are_bilingual(released, monkeypatch):
+    paid, _held = released
+    seen = {}
+
+    def capture(template_name, context, *, language=None):
+        from django.template.loader import render_to_string
+
+        seen["html"] = render_to_string(template_name, context)
+        return b"%PDF"
+
+    monkeypatch.setattr(documents, "render_pdf", capture)
+    documents.receipt_pdf(paid.receipt)
+    line = paid.lines.get()
+    category = FineCategory.objects.get(label=line.detail["category_en"])
+    assert category.label_hi and category.label_hi in seen["html"]
+    assert category.label in seen["html"]
+    assert "गोवंश" in seen["html"]  # the species, in Hindi beside the English
+
+
+def test_receipt_of_a_line_kept_before_both_names_were_stored_finds_the_hindi(
+    released, monkeypatch
+):
+    paid, _held = released
+    line = paid.lines.get()
+    detail = {k: v for k, v in line.detail.items() if k not in ("category_en", "category_hi")}
+    type(line).objects.filter(pk=line.pk).update(detail=detail)
+    category = FineCategory.objects.get(label=line.category)
+    assert documents._categories([type(line).objects.get(pk=line.pk)])[line.pk].hi == (
+        category.label_hi
+    )
+
+
+def test_a_long_deposit_receipt_keeps_the_signature_with_the_deposit_box(
+    letterhead_kerala, released, tmp_path
+):
+    _paid, held = released
+    pages = readpdf.page_texts(documents.receipt_pdf(held.receipt))
+    signed = [i for i, page in enumerate(pages) if "Pound-keeper:" in page]
+    assert signed and "Held in deposit, not as payment (s.15)" in pages[signed[0]]
