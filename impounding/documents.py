@@ -19,9 +19,17 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from accounts.letterhead import letterhead
-from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound
+from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound, SlipPaper
 from poundadmin.dates import days_between, ist_date
-from poundadmin.documents import Both, both, offices, render_pdf, short_label, verification_context
+from poundadmin.documents import (
+    Both,
+    both,
+    offices,
+    render_pdf,
+    render_roll_pdf,
+    short_label,
+    verification_context,
+)
 from poundadmin.events import record_event
 from poundadmin.formatting import amount_in_words, indate
 
@@ -102,9 +110,9 @@ def register_copy_document(entry, by):
     return document
 
 
-def register_copy(entry, by):
+def register_copy(entry, by, paper=None):
     """s.8: the copy of the register entry for the seizer or his agent, attested by the
-    pound-keeper."""
+    pound-keeper, on A4 or an 80 mm roll (`paper`; default: the pound's choice)."""
     document = register_copy_document(entry, by)
     entry = (
         Impoundment.objects.select_related("pound__district", "recorded_by", "seizure_village")
@@ -129,7 +137,7 @@ def register_copy(entry, by):
         **letterhead(IssuedDocument.Kind.REGISTER_COPY, pound=entry.pound),
         **verification_context(document),
     }
-    return render_pdf("pdf/register_copy.html", context, language="en")
+    return _render_slip("register_copy.html", context, paper, entry.pound)
 
 
 # s.13 and s.15: receipts ------------------------------------------------------------------------
@@ -172,9 +180,17 @@ def _categories(lines):
     return result
 
 
-def receipt_pdf(receipt):
+def _render_slip(template_name, context, paper, pound):
+    """A slip (receipt, deposit receipt, s.8 copy) on `paper`, or on the pound's choice."""
+    if (paper or pound.slip_paper) == SlipPaper.ROLL_80:
+        return render_roll_pdf(f"pdf/roll/{template_name}", context, language="en")
+    return render_pdf(f"pdf/{template_name}", context, language="en")
+
+
+def receipt_pdf(receipt, paper=None):
     """The receipt for fines and feeding charges (s.13; Kerala Form III), or the deposit receipt
-    (s.15). A cancelled receipt keeps its number and says so across the page."""
+    (s.15), on A4 or an 80 mm roll (`paper`, a SlipPaper; default: the pound's choice). A
+    cancelled receipt keeps its number and says so."""
     receipt = Receipt.objects.select_related("pound__district", "issued_by", "document").get(
         pk=receipt.pk
     )
@@ -222,7 +238,7 @@ def receipt_pdf(receipt):
         **letterhead(receipt.document.kind, pound=receipt.pound),
         **verification_context(receipt.document),
     }
-    return render_pdf("pdf/receipt.html", context, language="en")
+    return _render_slip("receipt.html", context, paper, receipt.pound)
 
 
 # The demand or dues statement, before release ----------------------------------------------------

@@ -529,3 +529,75 @@ def test_a_long_deposit_receipt_keeps_the_signature_with_the_deposit_box(
     pages = readpdf.page_texts(documents.receipt_pdf(held.receipt))
     signed = [i for i, page in enumerate(pages) if "Pound-keeper:" in page]
     assert signed and "Held in deposit, not as payment (s.15)" in pages[signed[0]]
+
+
+# 80 mm roll slips (issue 12, item 14) ------------------------------------------------------------
+
+ROLL_WIDTH_PT = 80 / 25.4 * 72  # 226.77 pt
+
+
+def _width_and_height(pdf):
+    box = readpdf._reader(pdf).pages[0].mediabox
+    return float(box.width), float(box.height)
+
+
+def _is_roll(pdf):
+    width, height = _width_and_height(pdf)
+    assert abs(width - ROLL_WIDTH_PT) < 0.5, width
+    assert readpdf.pages(pdf)[0] == 1
+    return height
+
+
+def test_receipt_on_a_roll_is_80_mm_wide_one_page_as_long_as_its_content(
+    client, pound_keeper, released, tmp_path
+):
+    paid, _held = released
+    client.force_login(pound_keeper)
+    url = reverse("impounding:receipt_pdf", args=[paid.receipt.pk])
+    pdf = _is_pdf(client.get(url, {"paper": "roll80"}))
+    _keep("receipt_roll.pdf", pdf)
+    height = _is_roll(pdf)
+    assert 100 / 25.4 * 72 < height < 400 / 25.4 * 72  # a slip, not an A4 page or a banner
+    text = _text(pdf, tmp_path)
+    assert paid.receipt.number in text and "₹21,500.00" in text
+    assert "Rupees twenty-one thousand five hundred only" in text
+    assert "Office seal" in text and paid.receipt.document.token in text
+    _all_noto_embedded(pdf, tmp_path)
+
+
+def test_deposit_receipt_and_s8_copy_on_a_roll(client, pound_keeper, entry, released, tmp_path):
+    _paid, held = released
+    client.force_login(pound_keeper)
+    deposit_pdf = _is_pdf(
+        client.get(reverse("impounding:receipt_pdf", args=[held.receipt.pk]), {"paper": "roll80"})
+    )
+    _is_roll(deposit_pdf)
+    text = _text(deposit_pdf, tmp_path)
+    assert "Deposit receipt (s.15)" in text and "Held in deposit, not as payment (s.15)" in text
+    copy_pdf = _is_pdf(
+        client.get(reverse("impounding:entry_copy_pdf", args=[entry.pk]), {"paper": "roll80"})
+    )
+    _keep("register_copy_roll.pdf", copy_pdf)
+    _is_roll(copy_pdf)
+    text = _text(copy_pdf, tmp_path)
+    assert entry.register_number in text and "TAG-77" in text
+    assert "Copy of the entry in the pound register (s.8)" in text
+
+
+def test_the_pounds_choice_of_paper_is_the_default_and_the_other_one_click_away(
+    client, pound, pound_keeper, entry, released
+):
+    paid, _held = released
+    client.force_login(pound_keeper)
+    url = reverse("impounding:receipt_pdf", args=[paid.receipt.pk])
+    assert _width_and_height(client.get(url).content)[0] > 590  # A4 by default
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert f"{url}?paper=roll80" in page
+
+    pound.slip_paper = "roll80"
+    pound.save()
+    assert abs(_width_and_height(client.get(url).content)[0] - ROLL_WIDTH_PT) < 0.5
+    assert _width_and_height(client.get(url, {"paper": "a4"}).content)[0] > 590
+    assert _width_and_height(client.get(url, {"paper": "legal"}).content)[0] < 230  # unknown
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert f"{url}?paper=a4" in page
