@@ -11,6 +11,8 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from poundadmin.messages import shown
+
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids
 
@@ -564,7 +566,10 @@ class ToDo(models.Model):
     pound = models.ForeignKey(
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    title = models.CharField(_("to do"), max_length=250)
+    title = models.CharField(_("to do"), max_length=250)  # in English, for mail and old rows
+    # The title as its template and arguments (poundadmin.messages), shown in the reader's
+    # language; empty for to-dos made before it was kept.
+    title_message = models.JSONField(default=dict, blank=True)
     url = models.CharField(max_length=250)
     section = models.CharField(_("section"), max_length=20, blank=True)
     due_on = models.DateField(_("due on"), null=True, blank=True)
@@ -579,6 +584,10 @@ class ToDo(models.Model):
 
     def __str__(self):
         return self.title
+
+    @property
+    def title_text(self):
+        return shown(self.title_message, self.title)
 
 
 # District policy: the choices the Act leaves to each district ---------------------------------

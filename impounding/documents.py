@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Prefetch, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound, SlipPaper
@@ -32,6 +33,7 @@ from poundadmin.documents import (
 )
 from poundadmin.events import record_event
 from poundadmin.formatting import amount_in_words, indate
+from poundadmin.messages import Message
 
 from .actions import Action
 from .dues import custody_intervals, dues
@@ -102,7 +104,10 @@ def register_copy_document(entry, by):
     record_event(
         action=Action.REGISTER_COPY_ISSUED,
         section="s.8",
-        summary=f"{entry.register_number}: copy of the entry issued for the seizer",
+        summary=Message(
+            gettext_noop("%(number)s: copy of the entry issued for the seizer"),
+            number=entry.register_number,
+        ),
         by=by,
         impoundment=entry,
         data={"document": document.number},

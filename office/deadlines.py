@@ -22,7 +22,6 @@ from functools import cached_property
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from accounts import todos
 from accounts.models import District, Pound, User
@@ -34,6 +33,8 @@ from impounding.models import AnimalState, CourtOrder, Deposit
 from impounding.selectors import missing_feeding_days
 from impounding.services import apply_deposit, deposit_awaiting_application
 from poundadmin.formatting import lakh
+from poundadmin.messages import Message as _  # to-do titles: translated when they are shown
+from poundadmin.messages import bilingual
 
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .services import transfer_expired_surplus
@@ -59,7 +60,7 @@ class Due:
     condition: str | int
     district: District
     pound: Pound
-    title: str
+    title: _  # a poundadmin.messages.Message
     url: str
     section: str
     due_on: date | None = None
@@ -152,7 +153,10 @@ def feeding_days_missed(day):
                 pound.district,
                 pound,
                 _("No feeding record for %(date)s at %(pound)s (ss.9, 27)")
-                % {"date": missed.strftime("%d-%m-%Y"), "pound": pound.name},
+                % {
+                    "date": missed.strftime("%d-%m-%Y"),
+                    "pound": bilingual(pound.name, pound.name_hi),
+                },
                 reverse("impounding:feeding_log", args=[pound.pk]) + f"?date={missed.isoformat()}",
                 "s.9",
                 missed,
@@ -224,7 +228,10 @@ def surpluses_to_receive(day):
             surplus.district,
             surplus.pound,
             _("Receive the surplus of ₹%(amount)s from %(pound)s into deposit (s.17)")
-            % {"amount": lakh(surplus.amount), "pound": surplus.pound.name},
+            % {
+                "amount": lakh(surplus.amount),
+                "pound": bilingual(surplus.pound.name, surplus.pound.name_hi),
+            },
             reverse("office:surplus"),
             "s.17",
         )
@@ -298,7 +305,7 @@ def court_orders_to_check(day):
             pound.district,
             pound,
             _("Check the court order %(case)s recorded at %(pound)s against its scan (s.19)")
-            % {"case": order.case_number, "pound": pound.name},
+            % {"case": order.case_number, "pound": bilingual(pound.name, pound.name_hi)},
             reverse("office:approvals"),
             "s.19",
         )

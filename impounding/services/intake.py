@@ -8,6 +8,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from PIL import Image, ImageOps
 
 from accounts.models import Counter, DistrictPolicy, PoundVillage
@@ -15,6 +16,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
@@ -93,7 +95,11 @@ def _record_entered(entry, animals, by):
     record_event(
         action=Action.REGISTER_ENTERED,
         section="s.8",
-        summary=f"{entry.register_number}: {len(animals)} animal(s) entered",
+        summary=Message(
+            gettext_noop("%(number)s: %(count)s animal(s) entered"),
+            number=entry.register_number,
+            count=len(animals),
+        ),
         by=by,
         impoundment=entry,
         data={
