@@ -3,7 +3,7 @@ PORT ?= 8000
 PY := .venv/bin/python
 DEV := DEBUG=true
 
-.PHONY: run test lint format check messages clean bench
+.PHONY: run test lint format check messages clean bench weight static
 
 .venv/.stamp-run: requirements.lock
 	scripts/bootstrap run
@@ -43,6 +43,15 @@ SIZES ?= 10000 100000
 RUNS ?= 7
 bench: .venv/.stamp-run
 	$(PY) scripts/bench --sizes $(SIZES) --runs $(RUNS)
+	$(PY) scripts/weight
+
+# issue 12's page weight: first and repeat visits of three pages, as whitenoise serves them.
+weight: .venv/.stamp-dev
+	$(PY) scripts/weight
+
+# the fonts and Bootstrap built from assets/ (offline); commit what it writes.
+static: .venv/.stamp-run
+	$(PY) scripts/build-static
 
 clean:
 	rm -rf .venv db.sqlite3 .test-db.sqlite3 staticfiles

@@ -20,9 +20,15 @@ class UserAdmin(BaseUserAdmin):
     list_display = ("username", "first_name", "last_name", "phone", "is_active")
 
 
+class StateDocumentFormInline(admin.TabularInline):
+    model = models.StateDocumentForm
+    extra = 0
+
+
 @admin.register(models.State)
 class StateAdmin(admin.ModelAdmin):
-    list_display = ("name", "name_hi", "code")
+    list_display = ("name", "name_hi", "code", "government_line")
+    inlines = [StateDocumentFormInline]
 
 
 @admin.register(models.District)
@@ -44,8 +50,15 @@ class PoundVillageInline(admin.TabularInline):
 
 @admin.register(models.Pound)
 class PoundAdmin(admin.ModelAdmin):
-    list_display = ("name", "district", "nearest_police_station", "active_from", "active_to")
-    list_filter = ("district",)
+    list_display = (
+        "name",
+        "district",
+        "nearest_police_station",
+        "slip_paper",
+        "active_from",
+        "active_to",
+    )
+    list_filter = ("district", "slip_paper")
     inlines = [PoundVillageInline]
 
 

@@ -30,6 +30,8 @@ DISTRICTS = [
         "dm_office_name": "Office of the District Magistrate, Lucknow",
         "dm_office_name_hi": "कार्यालय ज़िलाधिकारी, लखनऊ",
         "dm_office_address": "Collectorate, Kaiserbagh, Lucknow 226001",
+        "dm_office_address_hi": "कलेक्ट्रेट, कैसरबाग, लखनऊ 226001",
+        "dm_office_phone": "0522-2623000",
         "stations": [
             {"code": "lko-mlg", "name": "Mohanlalganj", "name_hi": "मोहनलालगंज"},
             {"code": "lko-mlh", "name": "Malihabad", "name_hi": "मलिहाबाद"},
@@ -40,6 +42,12 @@ DISTRICTS = [
                 "name": "Mohanlalganj Kanji House",
                 "name_hi": "मोहनलालगंज कांजी हाउस",
                 "station": "lko-mlg",
+                "address": (
+                    "Near the tehsil, Sultanpur Road, Mohanlalganj, Lucknow 226301",
+                    "तहसील के पास, सुल्तानपुर रोड, मोहनलालगंज, लखनऊ 226301",
+                ),
+                "phone": "0522-2911234",
+                "slip_paper": "roll80",
                 "order": "DM/LKO/Pound/12/2019",
                 "villages": [
                     ("lko-nigohan", "Nigohan", "निगोहां", True),
@@ -52,6 +60,11 @@ DISTRICTS = [
                 "name": "Malihabad Kanji House",
                 "name_hi": "मलिहाबाद कांजी हाउस",
                 "station": "lko-mlh",
+                "address": (
+                    "Hardoi Road, Malihabad, Lucknow 226102",
+                    "हरदोई रोड, मलिहाबाद, लखनऊ 226102",
+                ),
+                "phone": "0522-2960045",
                 "order": "DM/LKO/Pound/13/2019",
                 "villages": [
                     ("lko-rahimabad", "Rahimabad", "रहीमाबाद", True),
@@ -67,6 +80,8 @@ DISTRICTS = [
         "dm_office_name": "Office of the District Magistrate, Barabanki",
         "dm_office_name_hi": "कार्यालय ज़िलाधिकारी, बाराबंकी",
         "dm_office_address": "Collectorate, Barabanki 225001",
+        "dm_office_address_hi": "कलेक्ट्रेट, बाराबंकी 225001",
+        "dm_office_phone": "05248-222001",
         "stations": [
             {"code": "bbk-dewa", "name": "Dewa", "name_hi": "देवा"},
             {"code": "bbk-ramnagar", "name": "Ramnagar", "name_hi": "रामनगर"},
@@ -77,6 +92,11 @@ DISTRICTS = [
                 "name": "Dewa Kanji House",
                 "name_hi": "देवा कांजी हाउस",
                 "station": "bbk-dewa",
+                "address": (
+                    "Dewa Sharif Road, Dewa, Barabanki 225301",
+                    "देवा शरीफ़ रोड, देवा, बाराबंकी 225301",
+                ),
+                "phone": "05248-250310",
                 "order": "DM/BBK/Pound/4/2020",
                 "villages": [
                     ("bbk-kursi", "Kursi", "कुर्सी", True),
@@ -174,6 +194,8 @@ def seed_jurisdictions():
                         "dm_office_name",
                         "dm_office_name_hi",
                         "dm_office_address",
+                        "dm_office_address_hi",
+                        "dm_office_phone",
                     )
                 },
             },
@@ -190,7 +212,12 @@ def seed_jurisdictions():
                     "district": district,
                     "name": p["name"],
                     "name_hi": p["name_hi"],
-                    "address": f"{p['name']}, {d['name']}",
+                    "address": p["address"][0],
+                    "address_hi": p["address"][1],
+                    "phone": p["phone"],
+                    "hours": "8 am to 6 pm, every day",
+                    "hours_hi": "सुबह 8 बजे से शाम 6 बजे तक, प्रतिदिन",
+                    "slip_paper": p.get("slip_paper", "a4"),
                     "nearest_police_station": PoliceStation.objects.get(code=p["station"]),
                     "establishment_order": p["order"],
                     "establishment_order_date": date(2019, 6, 1),

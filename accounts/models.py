@@ -14,6 +14,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from poundadmin.uploads import UploadName, stored_name
+from poundadmin.messages import shown
 
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids
@@ -69,6 +70,9 @@ class User(AbstractUser):
 
 class State(BilingualNameMixin):
     code = models.SlugField(_("code"), max_length=12, unique=True)
+    # The first line of every document's letterhead; blank: "Government of <State>".
+    government_line = models.CharField(_("government line"), max_length=200, blank=True)
+    government_line_hi = models.CharField(_("government line (Hindi)"), max_length=200, blank=True)
 
     class Meta:
         verbose_name = _("State")
@@ -91,6 +95,8 @@ class District(BilingualNameMixin):
         _("District Magistrate's office (Hindi)"), max_length=200, blank=True
     )
     dm_office_address = models.TextField(_("office address"), blank=True)
+    dm_office_address_hi = models.TextField(_("office address (Hindi)"), blank=True)
+    dm_office_phone = models.CharField(_("office telephone"), max_length=40, blank=True)
 
     objects = DistrictQuerySet.as_manager()
 
@@ -135,12 +141,36 @@ class PoundQuerySet(models.QuerySet):
         return self.filter(Q(active_from__lte=on), Q(active_to__isnull=True) | Q(active_to__gte=on))
 
 
+class SlipPaper(models.TextChoices):
+    A4 = "a4", _("A4 sheet")
+    ROLL_80 = "roll80", _("80 mm thermal roll")
+
+
 class Pound(BilingualNameMixin):
     """A pound established by the District Magistrate under s.4."""
 
     district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="pounds")
     code = models.SlugField(_("code"), max_length=20, unique=True)
     address = models.TextField(_("location"), blank=True)
+    address_hi = models.TextField(_("location (Hindi)"), blank=True)
+    phone = models.CharField(_("telephone"), max_length=40, blank=True)
+    hours = models.CharField(
+        _("hours open"),
+        max_length=120,
+        blank=True,
+        help_text=_("For example: 8 am to 6 pm, every day."),
+    )
+    hours_hi = models.CharField(_("hours open (Hindi)"), max_length=120, blank=True)
+    slip_paper = models.CharField(
+        _("paper for receipts and copies"),
+        max_length=8,
+        choices=SlipPaper.choices,
+        default=SlipPaper.A4,
+        help_text=_(
+            "The receipt, the deposit receipt and the s.8 copy are offered on this paper first; "
+            "the other stays one click away."
+        ),
+    )
     nearest_police_station = models.ForeignKey(
         PoliceStation,
         on_delete=models.PROTECT,
@@ -174,6 +204,18 @@ class Pound(BilingualNameMixin):
             raise ValidationError(
                 {"nearest_police_station": _("The police station must be in the pound's district.")}
             )
+
+    @property
+    def address_label(self):
+        if self.address_hi and (get_language() or "").startswith("hi"):
+            return self.address_hi
+        return self.address
+
+    @property
+    def hours_label(self):
+        if self.hours_hi and (get_language() or "").startswith("hi"):
+            return self.hours_hi
+        return self.hours
 
     def villages_served(self, on=None):
         on = on or timezone.localdate()
@@ -507,6 +549,27 @@ class IssuedDocument(models.Model):
         return self.valid_until is None or self.valid_until >= on
 
 
+class StateDocumentForm(models.Model):
+    """The form number a State's rules give one kind of document (Kerala's receipt is Form III),
+    printed in the letterhead of that document in every district of the State."""
+
+    state = models.ForeignKey(State, on_delete=models.PROTECT, related_name="document_forms")
+    kind = models.CharField(_("document"), max_length=40, choices=IssuedDocument.Kind.choices)
+    number = models.CharField(_("form number"), max_length=40)
+    number_hi = models.CharField(_("form number (Hindi)"), max_length=40, blank=True)
+    rules = models.CharField(_("rules that give it"), max_length=200, blank=True)
+
+    class Meta:
+        verbose_name = _("State form number")
+        verbose_name_plural = _("State form numbers")
+        constraints = [
+            models.UniqueConstraint(fields=["state", "kind"], name="statedocumentform_one_per_kind")
+        ]
+
+    def __str__(self):
+        return f"{self.state}: {self.get_kind_display()} = {self.number}"
+
+
 class StaffEvent(models.Model):
     """Audit trail of appointments: who was given or lost a role, and who did it, when."""
 
@@ -543,7 +606,10 @@ class ToDo(models.Model):
     pound = models.ForeignKey(
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    title = models.CharField(_("to do"), max_length=250)
+    title = models.CharField(_("to do"), max_length=250)  # in English, for mail and old rows
+    # The title as its template and arguments (poundadmin.messages), shown in the reader's
+    # language; empty for to-dos made before it was kept.
+    title_message = models.JSONField(default=dict, blank=True)
     url = models.CharField(max_length=250)
     section = models.CharField(_("section"), max_length=20, blank=True)
     due_on = models.DateField(_("due on"), null=True, blank=True)
@@ -558,6 +624,10 @@ class ToDo(models.Model):
 
     def __str__(self):
         return self.title
+
+    @property
+    def title_text(self):
+        return shown(self.title_message, self.title)
 
 
 # District policy: the choices the Act leaves to each district ---------------------------------

@@ -10,6 +10,7 @@ from django.db.models import Q
 from django.utils import timezone, translation
 
 from poundadmin.documents import public_url
+from poundadmin.messages import Message
 
 from .models import StaffAssignment, ToDo, User
 
@@ -40,11 +41,15 @@ def _mail(todo):
 
 
 def _fields(*, role, district, title, url, pound=None, section="", due_on=None):
+    """`title` is a poundadmin.messages.Message (kept as its template and arguments, shown in
+    the reader's language) or plain text."""
+    message = title if isinstance(title, Message) else None
     return {
         "role": role,
         "district": district,
         "pound": pound,
-        "title": str(title)[:250],
+        "title": (message.english() if message else str(title))[:250],
+        "title_message": message.as_data() if message else {},
         "url": url,
         "section": section,
         "due_on": due_on,

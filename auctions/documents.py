@@ -20,10 +20,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from PIL import Image, ImageOps
 
+from accounts.letterhead import letterhead
+from accounts.models import IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal, AnimalState
 from poundadmin.dates import days_between, ist_date
-from poundadmin.documents import Both, both, offices, render_pdf, verification_context
+from poundadmin.documents import Both, both, render_pdf, verification_context
 from poundadmin.formatting import amount_in_words
 
 from .models import Auction, Lot, LotAnimal, Notice, Report, S16Case, Sale
@@ -123,7 +125,7 @@ def report_pdf(report):
         "seizure": _seizure_place(entry),
         "keeper": _person(report.sent_by),
         "printed_at": timezone.now(),
-        **offices(report.pound),
+        **letterhead(IssuedDocument.Kind.S14_REPORT, pound=report.pound),
         **verification_context(report.document),
     }
     return render_pdf("pdf/auctions/report.html", context, language="en")
@@ -172,7 +174,7 @@ def notice_pdf(notice):
         "officer": _addressee(report),
         "seizure": _seizure_place(entry),
         "pound": notice.pound,
-        **offices(notice.pound),
+        **letterhead(IssuedDocument.Kind.S14_NOTICE, pound=notice.pound),
         **verification_context(notice.document),
     }
     return render_pdf("pdf/auctions/notice.html", context, language="en")
@@ -224,7 +226,7 @@ def sale_certificate_pdf(sale):
         "officer": _person(auction.officer),
         "deputy": _person(auction.deputy),
         "printed_at": timezone.now(),
-        **offices(auction.pound),
+        **letterhead(IssuedDocument.Kind.SALE_CERTIFICATE, pound=auction.pound),
         **verification_context(sale.certificate),
     }
     return render_pdf("pdf/auctions/sale_certificate.html", context, language="en")
@@ -308,7 +310,7 @@ def s16_account_pdf(case):
         "signature": _thumbnail(case.signature, px=480) if case.signature else None,
         "officer": _person(case.closed_by),
         "printed_at": timezone.now(),
-        **offices(case.pound),
+        **letterhead(IssuedDocument.Kind.S16_ACCOUNT, pound=case.pound),
         **verification_context(case.account_document),
     }
     return render_pdf("pdf/auctions/s16_account.html", context, language="en")

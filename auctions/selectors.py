@@ -16,7 +16,7 @@ from impounding.models import Animal, AnimalState
 from impounding.tariffs import TariffBook, TariffMissing
 
 from .clocks import reports_due
-from .models import DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case
+from .models import Auction, DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case
 
 PANEL_SIZE = 5
 LIST_SIZE = 25
@@ -145,9 +145,10 @@ def keeper_dashboard(user, today=None):
 class BoardPage:
     rows: list = field(default_factory=list)
     next_cursor: str | None = None
+    pounds: list = field(default_factory=list)  # the rows grouped by pound (`_by_pound`)
 
 
-def board_animals(*, district=None, pound=None, species=None):
+def board_animals(*, district=None, pound=None, species=None, tag=None, village=None):
     """Animals under a s.14 notice: in the pound, their report has a notice. Claimed, sold or
     disposed of animals are no longer in the pound, so they leave the board by themselves."""
     # Only the date the board is ordered by: the rest of the notice is read for the page's
@@ -164,6 +165,12 @@ def board_animals(*, district=None, pound=None, species=None):
         qs = qs.filter(pound=pound)
     if species:
         qs = qs.filter(species=species)
+    if tag:
+        # The whole number only: the board keeps the tag back for the owner to prove, so a part
+        # of one must not find (and so reveal) it.
+        qs = qs.filter(ear_tag__iexact=tag.strip())
+    if village is not None:
+        qs = qs.filter(impoundment__seizure_village=village)
     return qs
 
 
@@ -224,12 +231,41 @@ def board_page(*, after=None, size=None, now=None, **filters):
         except TariffMissing:
             continue
         estimate.update({line.animal.pk: line.total for line in statement.lines})
-    rows = [{"animal": a, "dues": estimate.get(a.pk)} for a in animals]
+    sales = _sales_of(animals)
+    rows = [{"animal": a, "dues": estimate.get(a.pk), "sale": sales.get(a.pk)} for a in animals]
     cursor = None
     if more:
         last = animals[-1]
         cursor = f"{last.posted_on.isoformat()}|{last.pk}"
-    return BoardPage(rows, cursor)
+    return BoardPage(rows, cursor, _by_pound(rows, pounds, now))
+
+
+def _sales_of(animals):
+    """{animal id: the scheduled auction it is to be offered at}: one query for the page."""
+    links = LotAnimal.objects.filter(
+        animal__in=animals,
+        lot__status=Lot.Status.OPEN,
+        lot__auction__status=Auction.Status.SCHEDULED,
+    ).select_related("lot__auction")
+    return {link.animal_id: link.lot.auction for link in links}
+
+
+def _by_pound(rows, pounds, now):
+    """The page's rows grouped by pound, in the page's order, each pound with its auctions to come
+    (one query for the page), so that where the animals are kept is said once a pound."""
+    coming = {}
+    for auction in Auction.objects.filter(
+        pound_id__in=pounds, status=Auction.Status.SCHEDULED, scheduled_for__gte=now
+    ).order_by("scheduled_for"):
+        coming.setdefault(auction.pound_id, []).append(auction)
+    groups = {}
+    for row in rows:
+        pound_id = row["animal"].impoundment.pound_id
+        group = groups.setdefault(
+            pound_id, {"pound": pounds[pound_id], "auctions": coming.get(pound_id, []), "rows": []}
+        )
+        group["rows"].append(row)
+    return list(groups.values())
 
 
 # How an animal's time in the pound ended, read from the sales floor, which names the animals.

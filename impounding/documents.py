@@ -16,19 +16,38 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
-from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound
+from accounts.letterhead import letterhead
+from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound, SlipPaper
 from poundadmin.dates import days_between, ist_date
-from poundadmin.documents import Both, both, offices, render_pdf, short_label, verification_context
+from poundadmin.documents import (
+    Both,
+    both,
+    offices,
+    render_pdf,
+    render_roll_pdf,
+    short_label,
+    verification_context,
+)
 from poundadmin.events import record_event
 from poundadmin.formatting import amount_in_words, indate
+from poundadmin.messages import Message
 
 from .actions import Action
 from .dues import custody_intervals, dues
-from .models import Animal, AnimalState, Impoundment, Receipt, Release, ReleaseLine
+from .models import (
+    Animal,
+    AnimalState,
+    FineCategory,
+    Impoundment,
+    Receipt,
+    Release,
+    ReleaseLine,
+)
 from .tariffs import TariffBook
 from .warnings import describe_warnings
 
@@ -106,7 +125,10 @@ def register_copy_document(entry, by):
     record_event(
         action=Action.REGISTER_COPY_ISSUED,
         section="s.8",
-        summary=f"{entry.register_number}: copy of the entry issued for the seizer",
+        summary=Message(
+            gettext_noop("%(number)s: copy of the entry issued for the seizer"),
+            number=entry.register_number,
+        ),
         by=by,
         impoundment=entry,
         data={"document": document.number},
@@ -114,9 +136,9 @@ def register_copy_document(entry, by):
     return document
 
 
-def register_copy(entry, by):
+def register_copy(entry, by, paper=None):
     """s.8: the copy of the register entry for the seizer or his agent, attested by the
-    pound-keeper."""
+    pound-keeper, on A4 or an 80 mm roll (`paper`; default: the pound's choice)."""
     document = register_copy_document(entry, by)
     entry = (
         Impoundment.objects.select_related("pound__district", "recorded_by", "seizure_village")
@@ -138,10 +160,10 @@ def register_copy(entry, by):
         "keeper": Both(keeper.get_full_name() or keeper.username, keeper.name_hi or ""),
         "amendments": list(entry.amendments.all()),
         "printed_at": timezone.now(),
-        **offices(entry.pound),
+        **letterhead(IssuedDocument.Kind.REGISTER_COPY, pound=entry.pound),
         **verification_context(document),
     }
-    return render_pdf("pdf/register_copy.html", context, language="en")
+    return _render_slip("register_copy.html", context, paper, entry.pound)
 
 
 # s.13 and s.15: receipts ------------------------------------------------------------------------
@@ -163,9 +185,38 @@ def _feeding_detail(line):
     return periods
 
 
-def receipt_pdf(receipt):
+def _categories(lines):
+    """{line id: the line's fine category in both languages}. Lines kept before the release
+    stored both names carry only the one shown at the time: the scale gives the other."""
+    known = {}
+    missing = [line for line in lines if "category_en" not in line.detail]
+    if missing:
+        names = {line.category for line in missing}
+        for cat in FineCategory.objects.filter(Q(label__in=names) | Q(label_hi__in=names)):
+            known.setdefault((cat.code, cat.label), cat)
+            known.setdefault((cat.code, cat.label_hi), cat)
+    result = {}
+    for line in lines:
+        if "category_en" in line.detail:
+            en, hi = line.detail["category_en"], line.detail["category_hi"]
+        else:
+            cat = known.get((line.detail.get("code", ""), line.category))
+            en, hi = (cat.label, cat.label_hi) if cat else (line.category, "")
+        result[line.pk] = Both(en or line.category, hi or en or line.category)
+    return result
+
+
+def _render_slip(template_name, context, paper, pound):
+    """A slip (receipt, deposit receipt, s.8 copy) on `paper`, or on the pound's choice."""
+    if (paper or pound.slip_paper) == SlipPaper.ROLL_80:
+        return render_roll_pdf(f"pdf/roll/{template_name}", context, language="en")
+    return render_pdf(f"pdf/{template_name}", context, language="en")
+
+
+def receipt_pdf(receipt, paper=None):
     """The receipt for fines and feeding charges (s.13; Kerala Form III), or the deposit receipt
-    (s.15). A cancelled receipt keeps its number and says so across the page."""
+    (s.15), on A4 or an 80 mm roll (`paper`, a SlipPaper; default: the pound's choice). A
+    cancelled receipt keeps its number and says so across the page."""
     receipt = Receipt.objects.select_related(
         "pound__district", "issued_by", "document", "replaces"
     ).get(pk=receipt.pk)
@@ -183,10 +234,13 @@ def receipt_pdf(receipt):
     deposit = getattr(release, "deposit", None) if release is not None else None
     lines = []
     if release is not None:
-        for line in release.lines.all():
+        release_lines = list(release.lines.all())
+        categories = _categories(release_lines)
+        for line in release_lines:
             lines.append(
                 {
                     "line": line,
+                    "category": categories[line.pk],
                     "animal": animal_row(line.animal),
                     "periods": _feeding_detail(line),
                     "total": line.fine + line.feeding,
@@ -208,10 +262,10 @@ def receipt_pdf(receipt):
         "words_hi": amount_in_words(receipt.amount, "hi"),
         "issuer": Both(issuer.get_full_name() or issuer.username, issuer.name_hi or ""),
         "printed_at": timezone.now(),
-        **offices(receipt.pound),
+        **letterhead(receipt.document.kind, pound=receipt.pound),
         **verification_context(receipt.document),
     }
-    return render_pdf("pdf/receipt.html", context, language="en")
+    return _render_slip("receipt.html", context, paper, receipt.pound)
 
 
 # The demand or dues statement, before release ----------------------------------------------------
@@ -263,7 +317,7 @@ def dues_statement(entry, animals=None, as_of=None):
         "generated_at": now,
         "words_en": amount_in_words(statement.total, "en"),
         "words_hi": amount_in_words(statement.total, "hi"),
-        **offices(entry.pound),
+        **letterhead(pound=entry.pound),
     }
     return render_pdf("pdf/dues_statement.html", context, language="en")
 
@@ -396,7 +450,7 @@ def tariff_schedule(pound, on=None, *, by=None):
         "rates": rates,
         "rule": both(lambda: FeedingRule(policy.feeding_rule).label),
         "complaint_days": policy.complaint_days,
-        **offices(pound),
+        **letterhead(IssuedDocument.Kind.TARIFF_SCHEDULE, pound=pound),
         **verification_context(document),
     }
     return render_pdf("pdf/tariff_schedule.html", context, language="en")

@@ -47,6 +47,8 @@ class AnimalDues:
     scale: str = ""
     category_code: str = ""
     category: str = ""
+    category_en: str = ""  # the category in both languages, for the bilingual receipt
+    category_hi: str = ""
     fine: Decimal = ZERO
     note: str = ""
     periods: list[FeedingPeriod] = field(default_factory=list)
@@ -158,6 +160,7 @@ def animal_dues(animal, *, as_of, book, rule):
     scale, category = book.fine_category(animal, arrival)
     line.scale, line.category_code = str(scale), category.code
     line.category, line.fine = category.display_label, category.amount
+    line.category_en, line.category_hi = category.label, category.label_hi
     periods = []
     for day in _charged_days(animal, custody_intervals(animal, as_of), rule):
         order, rate = book.feeding_rate(animal, day)

@@ -24,7 +24,6 @@ from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from accounts import todos
 from accounts.models import District, Pound, User
@@ -44,6 +43,8 @@ from impounding.selectors import missing_feeding_days
 from impounding.services import apply_deposit, deposit_awaiting_application
 from poundadmin.anchors import write_checkpoint
 from poundadmin.formatting import lakh
+from poundadmin.messages import Message as _  # to-do titles: translated when they are shown
+from poundadmin.messages import bilingual
 
 from . import statements
 from .models import Remittance, SurplusClaim, SurplusDeposit
@@ -72,7 +73,7 @@ class Due:
     condition: str | int
     district: District
     pound: Pound
-    title: str
+    title: _  # a poundadmin.messages.Message
     url: str
     section: str
     due_on: date | None = None
@@ -177,7 +178,10 @@ def feeding_days_missed(day):
                 pound.district,
                 pound,
                 _("No feeding record for %(date)s at %(pound)s (ss.9, 27)")
-                % {"date": missed.strftime("%d-%m-%Y"), "pound": pound.name},
+                % {
+                    "date": missed.strftime("%d-%m-%Y"),
+                    "pound": bilingual(pound.name, pound.name_hi),
+                },
                 reverse("impounding:feeding_log", args=[pound.pk]) + f"?date={missed.isoformat()}",
                 "s.9",
                 missed,
@@ -273,7 +277,10 @@ def surpluses_to_receive(day):
             surplus.district,
             surplus.pound,
             _("Receive the surplus of ₹%(amount)s from %(pound)s into deposit (s.17)")
-            % {"amount": lakh(surplus.amount), "pound": surplus.pound.name},
+            % {
+                "amount": lakh(surplus.amount),
+                "pound": bilingual(surplus.pound.name, surplus.pound.name_hi),
+            },
             reverse("office:surplus"),
             "s.17",
         )
@@ -379,7 +386,7 @@ def court_orders_to_check(day):
             pound.district,
             pound,
             _("Check the court order %(case)s recorded at %(pound)s against its scan (s.19)")
-            % {"case": order.case_number, "pound": pound.name},
+            % {"case": order.case_number, "pound": bilingual(pound.name, pound.name_hi)},
             reverse("office:approvals"),
             "s.19",
         )

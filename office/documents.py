@@ -9,24 +9,17 @@ it. The memo was registered as an IssuedDocument by the transfer itself (office.
 only reads and renders: no transaction, no lock.
 """
 
-from django.utils import timezone, translation
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from accounts.models import DistrictPolicy
+from accounts.letterhead import letterhead
+from accounts.models import DistrictPolicy, IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal
 from poundadmin.documents import Both, both, render_pdf, verification_context
 from poundadmin.formatting import amount_in_words
 
 from .models import SurplusClaim, SurplusDeposit
-
-
-def _district_office(district):
-    with translation.override("en"):
-        en = str(district.office_label)
-    with translation.override("hi"):
-        hi = str(district.office_label)
-    return Both(en, hi)
 
 
 def transfer_memo_pdf(deposit):
@@ -74,9 +67,8 @@ def transfer_memo_pdf(deposit):
         "credited_on": timezone.localtime(deposit.transferred_at).date(),
         "words_en": amount_in_words(deposit.amount, "en"),
         "words_hi": amount_in_words(deposit.amount, "hi"),
+        **letterhead(IssuedDocument.Kind.TRANSFER_MEMO, district=district),
         "pound_name": Both(deposit.pound.name, deposit.pound.name_hi or deposit.pound.name),
-        "district_name": Both(district.name, district.name_hi or district.name),
-        "district_office": _district_office(district),
         "printed_at": timezone.now(),
         **verification_context(document),
     }

@@ -21,9 +21,10 @@ from django.utils.dateformat import format as date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from accounts.letterhead import letterhead
 from accounts.models import District, IssuedDocument, Pound
 from poundadmin.anchors import printed as printed_checkpoint
-from poundadmin.documents import Both, both, offices, render_pdf, verification_context
+from poundadmin.documents import Both, both, render_pdf, verification_context
 
 from . import returns
 from .returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS
@@ -180,7 +181,7 @@ def monthly_return_pdf(pound, year, month, *, by):
         "labels": {key: both(text) for key, text in HEADINGS.items()},
         "printed_at": timezone.now(),
         "checkpoint": printed_checkpoint(),
-        **offices(pound),
+        **letterhead(IssuedDocument.Kind.RETURN, pound=pound),
         **(verification_context(document) if document else {}),
     }
     return render_pdf("pdf/office/monthly_return.html", context, language="en")
@@ -274,7 +275,7 @@ def district_return_pdf(district, year, month, *, by):
         "cash_totals": _cells(figures["money"], CASH_COLUMNS),
         "labels": {key: both(text) for key, text in HEADINGS.items()},
         "printed_at": timezone.now(),
-        **_district_offices(district),
+        **letterhead(IssuedDocument.Kind.RETURN, district=district),
         **(verification_context(document) if document else {}),
     }
     return render_pdf("pdf/office/district_return.html", context, language="en")
@@ -325,7 +326,7 @@ def cash_book_pdf(pound, day):
         "upi_label": upi,
         "printed_at": timezone.now(),
         "checkpoint": printed_checkpoint(),
-        **offices(pound),
+        **letterhead(pound=pound),
     }
     return render_pdf("pdf/office/cash_book.html", context, language="en")
 

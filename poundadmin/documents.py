@@ -28,12 +28,14 @@ from poundadmin.middleware import request_origin
 
 
 @functools.cache
-def _stylesheets():
+def _stylesheets(roll=False):
     font_config = FontConfiguration()
     sheets = [
         CSS(filename=finders.find("fonts/fonts.css"), font_config=font_config),
         CSS(filename=finders.find("css/pdf.css"), font_config=font_config),
     ]
+    if roll:
+        sheets.append(CSS(filename=finders.find("css/pdf-roll.css"), font_config=font_config))
     return font_config, sheets
 
 
@@ -92,6 +94,35 @@ def public_base_url():
     if settings.PUBLIC_BASE_URL:
         return settings.PUBLIC_BASE_URL
     return request_origin() or "http://127.0.0.1:8000"
+# An 80 mm thermal roll prints about 72 mm wide (static/css/pdf-roll.css sets the margins). The
+# page is as long as its content: laid out once on a very long page to measure it, then again on
+# a page of that length. A slip too long even for that runs on over more pages.
+ROLL_WIDTH_MM = 80
+ROLL_LONGEST_MM = 3000
+_PX_PER_MM = 96 / 25.4
+
+
+def render_roll_pdf(template_name, context, *, language=None):
+    """Render templates/pdf/<template_name> to PDF bytes on an 80 mm roll."""
+    font_config, sheets = _stylesheets(roll=True)
+    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
+        html = render_to_string(template_name, context)
+    document = HTML(
+        string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=_url_fetcher()
+    )
+
+    def page(length_mm):
+        return CSS(string=f"@page {{ size: {ROLL_WIDTH_MM}mm {length_mm:.1f}mm; }}")
+
+    laid_out = document.render(
+        stylesheets=[*sheets, page(ROLL_LONGEST_MM)], font_config=font_config
+    )
+    if len(laid_out.pages) > 1:
+        return laid_out.write_pdf()
+    box = laid_out.pages[0]._page_box
+    root = box.children[0]
+    length = (root.position_y + root.margin_height() + box.margin_bottom) / _PX_PER_MM
+    return document.write_pdf(stylesheets=[*sheets, page(length + 1)], font_config=font_config)
 
 
 def public_url(path):

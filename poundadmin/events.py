@@ -9,6 +9,7 @@ from django.db.models import Subquery
 from django.utils import timezone
 
 from .anchors import CheckpointProblem, against_checkpoint, latest_checkpoint
+from .messages import Message
 from .models import GENESIS, ChainCheckpoint, ChainHead, Event
 
 # What each kind of event is called on screen; the stored summary keeps the particulars. Each app
@@ -37,6 +38,9 @@ def registered_actions():
 
 def chain_for(*, pound=None, district=None):
     return f"pound:{pound.pk}" if pound is not None else f"district:{district.pk}"
+
+
+SUMMARY_KEY = "_summary"
 
 
 def record_event(
@@ -69,7 +73,13 @@ def record_event(
     ChainHead.objects.get_or_create(chain=chain)
     head = ChainHead.objects.select_for_update(of=("self",)).get(chain=chain)
     # Normalise the data as the JSON column will give it back, so the hash can be checked later.
-    data = json.loads(json.dumps(data or {}, cls=DjangoJSONEncoder))
+    data = dict(data or {})
+    if isinstance(summary, Message):
+        # The summary as its template and arguments, shown in the reader's language; the
+        # column keeps the English. Both are in the hash.
+        data[SUMMARY_KEY] = summary.as_data()
+        summary = summary.english()
+    data = json.loads(json.dumps(data, cls=DjangoJSONEncoder))
     event = Event(
         chain=chain,
         seq=head.seq + 1,

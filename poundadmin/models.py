@@ -20,6 +20,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .messages import shown
+
 GENESIS = "0" * 64
 
 # The records an event names, each by the id of its row, and the model each is a row of.
@@ -136,6 +138,12 @@ class Event(models.Model):
     pound = property(lambda self: self._subject("pound"))
     impoundment = property(lambda self: self._subject("impoundment"))
     animal = property(lambda self: self._subject("animal"))
+
+    @property
+    def summary_text(self):
+        """The summary in the reader's language, when it was stored as a message
+        (poundadmin.messages); the English text otherwise."""
+        return shown(self.data.get("_summary"), self.summary)
 
     @property
     def label(self):

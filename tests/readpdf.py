@@ -31,6 +31,11 @@ def text(pdf, *, layout=False):
     return "\n".join(page.extract_text(extraction_mode=mode) for page in _reader(pdf).pages)
 
 
+def page_texts(pdf):
+    """The text of each page, one string a page, white space collapsed."""
+    return [" ".join(page.extract_text().split()) for page in _reader(pdf).pages]
+
+
 def fonts(pdf):
     """{font name: embedded?} for every font a page uses, the subset prefix ("ABCDEF+") dropped."""
     found = {}

@@ -149,6 +149,15 @@ class BoardFilterForm(forms.Form):
     )
     pound = forms.ModelChoiceField(label=_("Pound"), queryset=Pound.objects.none(), required=False)
     species = forms.ChoiceField(label=_("Animal"), required=False)
+    village = forms.ModelChoiceField(
+        label=_("Village where it was seized"), queryset=Village.objects.none(), required=False
+    )
+    tag = forms.CharField(
+        label=_("Ear-tag number"),
+        required=False,
+        max_length=40,
+        help_text=_("The whole number, as on the tag. The board does not show tags."),
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -158,3 +167,7 @@ class BoardFilterForm(forms.Form):
         self.fields["district"].empty_label = _("All districts")
         self.fields["pound"].empty_label = _("All pounds")
         self.fields["species"].choices = [("", _("All animals")), *Species.choices]
+        self.fields["village"].queryset = Village.objects.filter(
+            district__pounds__isnull=False
+        ).distinct()
+        self.fields["village"].empty_label = _("All villages")

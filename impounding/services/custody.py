@@ -5,11 +5,13 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop
 
 from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import AgeClass, Animal, AnimalState, CustodyEvent, FeedingLog, Sex
@@ -167,7 +169,9 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
     record_event(
         action=Action.CUSTODY_BORN,
         section="s.9",
-        summary=f"{calf.reference} born to {dam.reference}",
+        summary=Message(
+            gettext_noop("%(calf)s born to %(dam)s"), calf=calf.reference, dam=dam.reference
+        ),
         by=by,
         animal=calf,
         data={"dam": dam.reference, "at": at, "sex": sex, "colour": colour},
@@ -224,7 +228,11 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
     record_event(
         action=Action.CUSTODY_FED,
         section="s.9",
-        summary=f"Fed and watered {animals_fed} animal(s) on {date:%d-%m-%Y}",
+        summary=Message(
+            gettext_noop("Fed and watered %(count)s animal(s) on %(date)s"),
+            count=animals_fed,
+            date=date,
+        ),
         by=by,
         pound=pound,
         data={

@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import Counter, DistrictPolicy, PoundVillage
 from accounts.roles import Permission
@@ -13,6 +14,7 @@ from accounts.scoping import authorise
 from ledger import services as ledger
 from poundadmin.events import record_event
 from poundadmin.uploads import reencode_image
+from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
@@ -86,7 +88,11 @@ def _record_entered(entry, animals, by):
     record_event(
         action=Action.REGISTER_ENTERED,
         section="s.8",
-        summary=f"{entry.register_number}: {len(animals)} animal(s) entered",
+        summary=Message(
+            gettext_noop("%(number)s: %(count)s animal(s) entered"),
+            number=entry.register_number,
+            count=len(animals),
+        ),
         by=by,
         impoundment=entry,
         data={

@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
@@ -22,6 +23,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
+from poundadmin.messages import Message
 from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 
 from ..actions import Action
@@ -186,6 +188,8 @@ def _save_lines(release, statement):
             detail={
                 "scale": line.scale,
                 "code": line.category_code,
+                "category_en": line.category_en,
+                "category_hi": line.category_hi,
                 "periods": [
                     [p.first.isoformat(), p.last.isoformat(), p.days, str(p.rate), p.order]
                     for p in line.periods
@@ -237,8 +241,15 @@ def _book_payment(release, animals):
     record_event(
         action=Action.RELEASE_PAID,
         section="s.13",
-        summary=f"{len(animals)} animal(s) released to {release.claimant_name} on payment of "
-        f"₹{release.amount} ({receipt.number})",
+        summary=Message(
+            gettext_noop(
+                "%(count)s animal(s) released to %(name)s on payment of ₹%(amount)s (%(receipt)s)"
+            ),
+            count=len(animals),
+            name=release.claimant_name,
+            amount=release.amount,
+            receipt=receipt.number,
+        ),
         by=release.released_by,
         impoundment=entry,
         data={
@@ -285,9 +296,17 @@ def _book_deposit(release, animals):
     record_event(
         action=Action.RELEASE_DEPOSIT,
         section="s.15",
-        summary=f"{len(animals)} animal(s) released to {release.claimant_name} on deposit of "
-        f"₹{release.amount} ({receipt.number}); complaint due by "
-        f"{deposit.complaint_deadline:%d-%m-%Y}",
+        summary=Message(
+            gettext_noop(
+                "%(count)s animal(s) released to %(name)s on deposit of ₹%(amount)s (%(receipt)s); "
+                "complaint due by %(due)s"
+            ),
+            count=len(animals),
+            name=release.claimant_name,
+            amount=release.amount,
+            receipt=receipt.number,
+            due=deposit.complaint_deadline,
+        ),
         by=release.released_by,
         impoundment=entry,
         data={
@@ -548,7 +567,12 @@ def release_by_order(
     record_event(
         action=Action.RELEASE_COURT_ORDER,
         section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",
-        summary=f"{len(animals)} animal(s) released by order of {court}, case {case_number}",
+        summary=Message(
+            gettext_noop("%(count)s animal(s) released by order of %(court)s, case %(case)s"),
+            count=len(animals),
+            court=court,
+            case=case_number,
+        ),
         by=by,
         impoundment=entry,
         data={

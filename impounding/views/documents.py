@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
-from accounts.models import IssuedDocument
+from accounts.models import IssuedDocument, SlipPaper
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
 from poundadmin.documents import pdf_response
@@ -23,6 +23,12 @@ from ..tariffs import TariffMissing
 from .common import get_entry, get_pound
 
 
+def _paper(request):
+    """?paper=a4 or ?paper=roll80 chooses the paper of a slip; otherwise the pound's choice."""
+    paper = request.GET.get("paper")
+    return paper if paper in SlipPaper.values else None
+
+
 def _filename(*parts):
     return "-".join(str(p).replace("/", "-") for p in parts) + ".pdf"
 
@@ -31,7 +37,7 @@ def _filename(*parts):
 def entry_copy_pdf(request, pk):
     """The s.8 copy of a register entry for the seizer."""
     entry = get_entry(request, pk, Permission.VIEW_RECORDS)
-    pdf = documents.register_copy(entry, by=request.user)
+    pdf = documents.register_copy(entry, by=request.user, paper=_paper(request))
     return pdf_response(pdf, _filename("register-copy", entry.register_number))
 
 
@@ -63,10 +69,12 @@ def receipt_pdf(request, pk):
         pk=pk,
     )
     get_pound(request, receipt.pound_id, Permission.VIEW_RECORDS)  # 403 without the permission
+    paper = _paper(request)
+    # The receipt as issued is kept on the pound's own paper; the other paper is drawn afresh.
     pdf = IssuedDocument.objects.kept_pdf(
         receipt.document,
-        lambda: documents.receipt_pdf(receipt),
-        as_issued=receipt.cancelled_at is None,
+        lambda: documents.receipt_pdf(receipt, paper=paper),
+        as_issued=receipt.cancelled_at is None and paper in (None, receipt.pound.slip_paper),
     )
     return pdf_response(pdf, _filename("receipt", receipt.number))
 

@@ -17,7 +17,13 @@ from impounding.dues import dues
 from impounding.models import Animal
 from impounding.services import custody
 from tests.accounts.factories import VillageFactory, staff
-from tests.auctions.factories import report_and_notice, unclaimed_entry
+from tests.auctions.factories import (
+    conditions,
+    ready_for_sale,
+    report_and_notice,
+    schedule,
+    unclaimed_entry,
+)
 from tests.impounding.factories import cow, goat, make_entry, pay, set_tariffs
 
 BOARD = "/notices/"
@@ -303,3 +309,60 @@ def test_board_shows_no_free_text_but_the_confirmed_description(
 
     assert "Cattle, Female, Adult" in html
     assert "Kallu Yadav" not in html and "Mohan Lal" not in html
+
+
+# Issue 12, item 8: where the animals are kept, once a pound; the auction; the search ---------
+
+
+def test_board_says_once_a_pound_where_the_animals_are_kept_with_address_hours_phone(
+    client, pound, pound_keeper, police_officer, entry
+):
+    pound.address, pound.hours, pound.phone = "Near the tehsil", "8 am to 6 pm", "0522-2911234"
+    pound.save()
+    html = html_of(client.get(BOARD))
+    assert html.count("Kept at") == 1  # two animals, one pound: said once
+    assert "Near the tehsil" in html and "8 am to 6 pm" in html
+    assert 'href="tel:05222911234"' in html
+
+
+def test_board_gives_the_scheduled_auction_date_time_and_place(
+    client, pound, district, pound_keeper, police_officer, tariffs
+):
+    conditions(district)
+    entry, _notice = ready_for_sale(
+        pound=pound, keeper=pound_keeper, officer=police_officer, animals=[cow(), goat()]
+    )
+    auction = schedule(
+        pound,
+        police_officer,
+        [[entry.animals.get(number=1)]],
+        when=timezone.now() + timedelta(days=5),
+    )
+    html = html_of(client.get(BOARD))
+    when = timezone.localtime(auction.scheduled_for).strftime("%d-%m-%Y %H:%M")
+    assert html.count(f"{when} IST, at {auction.place}") == 2  # the pound's list and the cow's card
+
+
+def test_board_in_hindi_gives_the_pounds_hindi_address_and_hours(client, pound, entry):
+    pound.address, pound.address_hi = "Near the tehsil", "तहसील के पास"
+    pound.hours, pound.hours_hi = "8 am to 6 pm", "सुबह 8 से शाम 6"
+    pound.save()
+    client.cookies["django_language"] = "hi"
+    html = html_of(client.get(BOARD))
+    assert "तहसील के पास" in html and "सुबह 8 से शाम 6" in html
+    assert "Near the tehsil" not in html
+
+
+def test_board_searches_by_village_and_whole_ear_tag(
+    client, pound, pound_keeper, police_officer, entry
+):
+    tagged, _notice = under_notice(
+        pound, pound_keeper, police_officer, animals=[cow(ear_tag="UP-TAG-0042")]
+    )
+    nigohan = entry.seizure_village
+    assert set(shown(client.get(BOARD, {"village": nigohan.pk}))) == {
+        a.pk for a in entry.animals.all()
+    }
+    found = shown(client.get(BOARD, {"tag": "up-tag-0042"}))
+    assert found == [tagged.animals.get().pk]
+    assert shown(client.get(BOARD, {"tag": "TAG-00"})) == []  # a part reveals nothing

@@ -371,6 +371,21 @@ def test_sale_certificate_states_the_sale_the_price_and_the_declarations(
     _all_noto_embedded(pdf, tmp_path)
 
 
+def test_sale_certificate_with_a_full_letterhead_keeps_the_signatures_on_page_one(
+    pound, sale, tmp_path
+):
+    pound.address = "Near the tehsil, Sultanpur Road, Mohanlalganj, Lucknow 226301"
+    pound.address_hi = "तहसील के पास, सुल्तानपुर रोड, मोहनलालगंज, लखनऊ 226301"
+    pound.phone = "0522-2911234"
+    pound.save()
+    pdf = documents.sale_certificate_pdf(sale)
+    _keep("sale_certificate_letterhead.pdf", pdf)
+    pages = readpdf.page_texts(pdf)
+    assert len(pages) == 1
+    assert "Conducting officer" in pages[0] and "Office seal" in pages[0]
+    assert "0522-2911234" in pages[0]
+
+
 def test_sale_certificate_names_the_deputed_officer(
     pound, police_officer, police_station, unclaimed, tmp_path
 ):

@@ -370,6 +370,8 @@ def test_feeding_log_records_the_day_with_an_event(pound, pound_keeper):
         f"pound:{pound.pk}",
         None,
     )
+    summary = row.data.pop("_summary")  # the timeline's sentence, shown in the reader's language
+    assert summary["args"] == {"count": 7, "date": "25-11-2026"}
     assert row.data == {
         "date": "2026-11-25",
         "animals": 7,

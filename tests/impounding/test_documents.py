@@ -18,9 +18,9 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import IssuedDocument
+from accounts.models import IssuedDocument, StateDocumentForm
 from impounding import documents
-from impounding.models import Impoundment, Receipt
+from impounding.models import FineCategory, Impoundment, Receipt
 from poundadmin.formatting import amount_in_words
 from poundadmin.models import Event
 from tests import readpdf
@@ -433,3 +433,171 @@ def test_district_staff_may_download(client, magistrate, entry, released, pound)
     client.force_login(magistrate)
     for url in _urls(entry, released, pound):
         assert client.get(url).status_code == 200, url
+
+
+# The letterhead, the seal and the bilingual columns (issue 12, item 13) ------------------------
+
+
+@pytest.fixture
+def letterhead_kerala(pound):
+    """The home district's State gives the receipt a form number, and the pound has an address
+    and a telephone."""
+    state = pound.district.state
+    state.government_line = "Government of Kerala, Local Self Government Department"
+    state.save()
+    StateDocumentForm.objects.create(
+        state=state,
+        kind=IssuedDocument.Kind.RECEIPT,
+        number="Form III",
+        number_hi="प्रपत्र III",
+        rules="Kerala Cattle Trespass Rules, 1962",
+    )
+    pound.address, pound.phone = "Near the bus stand, Home Town 682001", "0484-2700100"
+    pound.save()
+    district = pound.district
+    district.dm_office_address, district.dm_office_phone = "Civil Station, Home", "0484-2423001"
+    district.save()
+    return pound
+
+
+def test_receipt_letterhead_names_the_government_office_address_phone_and_form(
+    letterhead_kerala, released, tmp_path
+):
+    paid, _held = released
+    pdf = documents.receipt_pdf(paid.receipt)
+    _keep("receipt_letterhead.pdf", pdf)
+    first_page = readpdf.page_texts(pdf)[0]
+    assert "GOVERNMENT OF KERALA, LOCAL SELF GOVERNMENT DEPARTMENT" in first_page
+    assert "Office of the District Magistrate, Home District" in first_page
+    assert "Near the bus stand, Home Town 682001" in first_page
+    assert "0484-2700100" in first_page  # the pound's telephone, not the office's
+    assert "Form III" in first_page and "Kerala Cattle Trespass Rules, 1962" in first_page
+    assert "Office seal" in first_page  # beside the pound-keeper's signature
+
+
+def test_form_number_is_printed_only_on_the_kind_the_rules_name(
+    letterhead_kerala, entry, pound_keeper, tmp_path
+):
+    pdf = documents.register_copy(entry, pound_keeper)
+    text = _text(pdf, tmp_path)
+    assert "GOVERNMENT OF KERALA" in text and "0484-2700100" in text
+    assert "Form III" not in text
+
+
+def test_default_government_line_is_the_states_name(entry, pound_keeper, tmp_path):
+    text = _text(documents.register_copy(entry, pound_keeper), tmp_path)
+    state = entry.pound.district.state
+    assert f"GOVERNMENT OF {state.name.upper()}" in text
+
+
+def test_receipt_animal_and_category_columns_are_bilingual(released, monkeypatch):
+    paid, _held = released
+    seen = {}
+
+    def capture(template_name, context, *, language=None):
+        from django.template.loader import render_to_string
+
+        seen["html"] = render_to_string(template_name, context)
+        return b"%PDF"
+
+    monkeypatch.setattr(documents, "render_pdf", capture)
+    documents.receipt_pdf(paid.receipt)
+    line = paid.lines.get()
+    category = FineCategory.objects.get(label=line.detail["category_en"])
+    assert category.label_hi and category.label_hi in seen["html"]
+    assert category.label in seen["html"]
+    assert "गोवंश" in seen["html"]  # the species, in Hindi beside the English
+
+
+def test_receipt_of_a_line_kept_before_both_names_were_stored_finds_the_hindi(
+    released, monkeypatch
+):
+    paid, _held = released
+    line = paid.lines.get()
+    detail = {k: v for k, v in line.detail.items() if k not in ("category_en", "category_hi")}
+    type(line).objects.filter(pk=line.pk).update(detail=detail)
+    category = FineCategory.objects.get(label=line.category)
+    assert documents._categories([type(line).objects.get(pk=line.pk)])[line.pk].hi == (
+        category.label_hi
+    )
+
+
+def test_a_long_deposit_receipt_keeps_the_signature_with_the_deposit_box(
+    letterhead_kerala, released, tmp_path
+):
+    _paid, held = released
+    pages = readpdf.page_texts(documents.receipt_pdf(held.receipt))
+    signed = [i for i, page in enumerate(pages) if "Pound-keeper:" in page]
+    assert signed and "Held in deposit, not as payment (s.15)" in pages[signed[0]]
+
+
+# 80 mm roll slips (issue 12, item 14) ------------------------------------------------------------
+
+ROLL_WIDTH_PT = 80 / 25.4 * 72  # 226.77 pt
+
+
+def _width_and_height(pdf):
+    box = readpdf._reader(pdf).pages[0].mediabox
+    return float(box.width), float(box.height)
+
+
+def _is_roll(pdf):
+    width, height = _width_and_height(pdf)
+    assert abs(width - ROLL_WIDTH_PT) < 0.5, width
+    assert readpdf.pages(pdf)[0] == 1
+    return height
+
+
+def test_receipt_on_a_roll_is_80_mm_wide_one_page_as_long_as_its_content(
+    client, pound_keeper, released, tmp_path
+):
+    paid, _held = released
+    client.force_login(pound_keeper)
+    url = reverse("impounding:receipt_pdf", args=[paid.receipt.pk])
+    pdf = _is_pdf(client.get(url, {"paper": "roll80"}))
+    _keep("receipt_roll.pdf", pdf)
+    height = _is_roll(pdf)
+    assert 100 / 25.4 * 72 < height < 400 / 25.4 * 72  # a slip, not an A4 page or a banner
+    text = _text(pdf, tmp_path)
+    assert paid.receipt.number in text and "₹21,500.00" in text
+    assert "Rupees twenty-one thousand five hundred only" in text
+    assert "Office seal" in text and paid.receipt.document.token in text
+    _all_noto_embedded(pdf, tmp_path)
+
+
+def test_deposit_receipt_and_s8_copy_on_a_roll(client, pound_keeper, entry, released, tmp_path):
+    _paid, held = released
+    client.force_login(pound_keeper)
+    deposit_pdf = _is_pdf(
+        client.get(reverse("impounding:receipt_pdf", args=[held.receipt.pk]), {"paper": "roll80"})
+    )
+    _is_roll(deposit_pdf)
+    text = _text(deposit_pdf, tmp_path)
+    assert "Deposit receipt (s.15)" in text and "Held in deposit, not as payment (s.15)" in text
+    copy_pdf = _is_pdf(
+        client.get(reverse("impounding:entry_copy_pdf", args=[entry.pk]), {"paper": "roll80"})
+    )
+    _keep("register_copy_roll.pdf", copy_pdf)
+    _is_roll(copy_pdf)
+    text = _text(copy_pdf, tmp_path)
+    assert entry.register_number in text and "TAG-77" in text
+    assert "Copy of the entry in the pound register (s.8)" in text
+
+
+def test_the_pounds_choice_of_paper_is_the_default_and_the_other_one_click_away(
+    client, pound, pound_keeper, entry, released
+):
+    paid, _held = released
+    client.force_login(pound_keeper)
+    url = reverse("impounding:receipt_pdf", args=[paid.receipt.pk])
+    assert _width_and_height(client.get(url).content)[0] > 590  # A4 by default
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert f"{url}?paper=roll80" in page
+
+    pound.slip_paper = "roll80"
+    pound.save()
+    assert abs(_width_and_height(client.get(url).content)[0] - ROLL_WIDTH_PT) < 0.5
+    assert _width_and_height(client.get(url, {"paper": "a4"}).content)[0] > 590
+    assert _width_and_height(client.get(url, {"paper": "legal"}).content)[0] < 230  # unknown
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert f"{url}?paper=a4" in page

@@ -671,3 +671,24 @@ def test_csv_text_keeps_formulas_out_of_spreadsheets():
     assert csv_text("=HYPERLINK(1)") == "'=HYPERLINK(1)"
     assert csv_text("-5") == "'-5"
     assert csv_text("Shyam Lal") == "Shyam Lal"
+
+
+def _full_letterhead(pound):
+    pound.address = "Near the tehsil, Sultanpur Road, Mohanlalganj, Lucknow 226301"
+    pound.address_hi = "तहसील के पास, सुल्तानपुर रोड, मोहनलालगंज, लखनऊ 226301"
+    pound.phone = "0522-2911234"
+    pound.save()
+
+
+def test_monthly_return_keeps_its_signatures_and_seal_on_its_one_page(march, pound, dm_clerk):
+    _full_letterhead(pound)
+    from office.return_documents import monthly_return_pdf
+
+    pdf = monthly_return_pdf(pound, 2025, 3, by=dm_clerk)
+
+    pages = readpdf.page_texts(pdf)
+    assert len(pages) == 1, [p[-200:] for p in pages]
+    assert "Pound-keeper: signature and date" in pages[0]
+    assert "Received in the District Magistrate's office" in pages[0]
+    assert "Office seal" in pages[0]
+    assert "0522-2911234" in pages[0]  # the pound's telephone in the letterhead

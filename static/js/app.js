@@ -1,0 +1,51 @@
+// Behaviour every page shares, in one small file (docs/decisions/0037).
+
+// The menu button shows and hides the menu on a narrow screen (data-bs-toggle="collapse"): the
+// one Bootstrap behaviour the pages use, so Bootstrap's own 80 KB script is not loaded.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest('[data-bs-toggle="collapse"]');
+  if (!button) return;
+  const target = document.querySelector(button.getAttribute("data-bs-target"));
+  if (!target) return;
+  const open = target.classList.toggle("show");
+  button.setAttribute("aria-expanded", open ? "true" : "false");
+});
+
+// A photo is made smaller on the phone before it goes up: at most 1600 px on its longer side,
+// as an 80% JPEG. A phone camera's 4-12 MB becomes about 200-400 KB on a slow connection. The
+// server still checks what it receives (poundadmin/uploads.py); if the browser cannot shrink the
+// photo, the original goes up unchanged.
+const PHOTO_MAX_PX = 1600;
+const PHOTO_QUALITY = 0.8;
+
+async function shrinkPhoto(input) {
+  const file = input.files && input.files[0];
+  if (!file || !file.type.startsWith("image/") || !window.createImageBitmap) return;
+  input.dataset.shrinking = "1";
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    const scale = Math.min(1, PHOTO_MAX_PX / Math.max(bitmap.width, bitmap.height));
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(bitmap.width * scale);
+    canvas.height = Math.round(bitmap.height * scale);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    bitmap.close();
+    const blob = await new Promise((done) => canvas.toBlob(done, "image/jpeg", PHOTO_QUALITY));
+    if (blob && (blob.size < file.size || scale < 1)) {
+      const name = file.name.replace(/\.[^.]*$/, "") + ".jpg";
+      const smaller = new DataTransfer();
+      smaller.items.add(new File([blob], name, { type: "image/jpeg", lastModified: file.lastModified }));
+      input.files = smaller.files;
+    }
+  } catch (error) {
+    // Not an image this browser can decode: the server will say so.
+  } finally {
+    delete input.dataset.shrinking;
+    input.dataset.shrunk = "1";
+  }
+}
+
+document.addEventListener("change", (event) => {
+  const input = event.target;
+  if (input.matches && input.matches('input[type="file"][accept^="image"]')) shrinkPhoto(input);
+});
