@@ -13,8 +13,8 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.uploads import UploadName, stored_name
 from poundadmin.messages import shown
+from poundadmin.uploads import UploadName, stored_name
 
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids

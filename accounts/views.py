@@ -36,7 +36,7 @@ class LoginView(auth_views.LoginView):
         return super().post(request, *args, **kwargs)
 
     def get_context_data(self, **kwargs):
-        # Sent here from a page whose session had ended (poundadmin.middleware): say why.
+        # Sent here from a page whose session had ended (poundadmin.login): say why.
         context = super().get_context_data(**kwargs)
         context["session_ended"] = self.request.GET.get("expired") == "1"
         context["idle_minutes"] = settings.SESSION_COOKIE_AGE // 60

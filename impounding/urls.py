@@ -1,6 +1,16 @@
 from django.urls import include, path
 
-from .views import cancellations, claims, court, custody, documents, files, register, releases, tariffs
+from .views import (
+    cancellations,
+    claims,
+    court,
+    custody,
+    documents,
+    files,
+    register,
+    releases,
+    tariffs,
+)
 
 app_name = "impounding"
 

@@ -49,9 +49,7 @@ def transactions_balance():
         Transaction.objects.annotate(
             total=Sum("postings__amount", default=ZERO),
             lines=Count("postings"),
-            strays=Count(
-                "postings", filter=~Q(postings__account__district_id=F("district_id"))
-            ),
+            strays=Count("postings", filter=~Q(postings__account__district_id=F("district_id"))),
         )
         .filter(~Q(total=0) | Q(lines=0) | Q(strays__gt=0))
         .order_by("pk")

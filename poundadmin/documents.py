@@ -94,6 +94,8 @@ def public_base_url():
     if settings.PUBLIC_BASE_URL:
         return settings.PUBLIC_BASE_URL
     return request_origin() or "http://127.0.0.1:8000"
+
+
 # An 80 mm thermal roll prints about 72 mm wide (static/css/pdf-roll.css sets the margins). The
 # page is as long as its content: laid out once on a very long page to measure it, then again on
 # a page of that length. A slip too long even for that runs on over more pages.

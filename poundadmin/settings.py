@@ -91,9 +91,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "poundadmin.middleware.LoginRequiredMiddleware",  # says when a session has ended
+    "poundadmin.login.LoginRequiredMiddleware",  # says when a session has ended
     # no-store on signed-in pages, Permissions-Policy, the 12-hour session (issue 11).
-    "poundadmin.middleware.TrustMiddleware",
+    "poundadmin.login.TrustMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so that it sees the outcome of authentication (django-axes requirement).
@@ -158,7 +158,7 @@ LOGOUT_REDIRECT_URL = "login"
 # Sessions end after 30 minutes without a request: every request pushes the expiry on.
 SESSION_COOKIE_AGE = env.int("SESSION_IDLE_SECONDS", default=30 * 60)
 SESSION_SAVE_EVERY_REQUEST = True
-# However busy, a session ends this long after sign-in (poundadmin/middleware.py).
+# However busy, a session ends this long after sign-in (poundadmin/login.py).
 SESSION_ABSOLUTE_SECONDS = env.int("SESSION_ABSOLUTE_SECONDS", default=12 * 60 * 60)
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 

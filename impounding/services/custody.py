@@ -4,8 +4,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext
 
 from accounts import todos
 from accounts.roles import Permission

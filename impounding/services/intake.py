@@ -13,8 +13,8 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
 from poundadmin.events import record_event
-from poundadmin.uploads import reencode_image
 from poundadmin.messages import Message
+from poundadmin.uploads import reencode_image
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis

@@ -4,7 +4,7 @@ import time
 
 from django.urls import reverse
 
-from poundadmin.middleware import SIGNED_IN_AT
+from poundadmin.login import SIGNED_IN_AT
 
 
 def test_signed_in_pages_are_never_stored(client, pound_keeper):
