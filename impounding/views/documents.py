@@ -69,12 +69,13 @@ def receipt_pdf(request, pk):
         pk=pk,
     )
     get_pound(request, receipt.pound_id, Permission.VIEW_RECORDS)  # 403 without the permission
-    paper = _paper(request)
-    # The receipt as issued is kept on the pound's own paper; the other paper is drawn afresh.
+    paper = _paper(request) or receipt.pound.slip_paper
+    # The receipt as issued, whose fingerprint /verify/ shows, is the A4 one, kept from its first
+    # download; a slip on the 80 mm roll is drawn afresh each time, like a cancelled receipt.
     pdf = IssuedDocument.objects.kept_pdf(
         receipt.document,
         lambda: documents.receipt_pdf(receipt, paper=paper),
-        as_issued=receipt.cancelled_at is None and paper in (None, receipt.pound.slip_paper),
+        as_issued=receipt.cancelled_at is None and paper == SlipPaper.A4,
     )
     return pdf_response(pdf, _filename("receipt", receipt.number))
 
