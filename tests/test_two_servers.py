@@ -177,15 +177,7 @@ def jpeg():
     return out.getvalue()
 
 
-def test_a_workflow_across_two_servers_with_the_store_and_the_worker(
-    servers, s3, pound, pound_keeper, magistrate, other_pound, tariffs, time_machine
-):
-    # `time_machine` unused: the servers keep the real clock, so this process keeps it too.
-    a, b = servers
-    _endpoint, store = s3
-    keeper, office = signed_in(pound_keeper), signed_in(magistrate)
-    outsider = signed_in(staff(Role.POUND_KEEPER, "keeper_elsewhere", pound=other_pound))
-
+def intake_with_photo(a, b, keeper, outsider, pound):
     # Intake with a photo, on A.
     _page, token = csrf(keeper, a + reverse("impounding:entry_new"))
     made = keeper.post(
@@ -207,7 +199,10 @@ def test_a_workflow_across_two_servers_with_the_store_and_the_worker(
     assert status == 200 and photo.startswith(b"\xff\xd8")
     assert fetch(outsider, a + photo_url) == (404, None)
     assert fetch(requests.Session(), b + photo_url) == (404, None)
+    return entry_pk
 
+
+def release_with_receipt(a, b, keeper, office, outsider, entry_pk):
     # The release, step one on B and the confirmation on A; the receipt drawn once.
     release_url = reverse("impounding:release", args=[entry_pk])
     check_page, token = csrf(keeper, b + release_url)
@@ -239,6 +234,8 @@ def test_a_workflow_across_two_servers_with_the_store_and_the_worker(
     assert first.content.startswith(b"%PDF-") and second.content == first.content
     assert outsider.get(a + receipt_url, timeout=30).status_code == 404
 
+
+def export_through_the_worker(a, b, office, keeper):
     # An export through the worker: asked on A, waited for on B, downloaded from A.
     returns, token = csrf(office, a + reverse("office:returns"))
     form = re.search(
@@ -263,6 +260,20 @@ def test_a_workflow_across_two_servers_with_the_store_and_the_worker(
     status, exported = fetch(office, a + file_url)
     assert status == 200 and "Shyam Lal" in exported.decode("utf-8-sig")
     assert fetch(keeper, b + file_url) == (404, None)  # the file is the magistrate's
+
+
+def test_a_workflow_across_two_servers_with_the_store_and_the_worker(
+    servers, s3, pound, pound_keeper, magistrate, other_pound, tariffs, time_machine
+):
+    # `time_machine` unused: the servers keep the real clock, so this process keeps it too.
+    a, b = servers
+    _endpoint, store = s3
+    keeper, office = signed_in(pound_keeper), signed_in(magistrate)
+    outsider = signed_in(staff(Role.POUND_KEEPER, "keeper_elsewhere", pound=other_pound))
+
+    entry_pk = intake_with_photo(a, b, keeper, outsider, pound)
+    release_with_receipt(a, b, keeper, office, outsider, entry_pk)
+    export_through_the_worker(a, b, office, keeper)
 
     keys = [o["Key"] for o in store.list_objects_v2(Bucket=BUCKET)["Contents"]]
     assert {k.split("/", 1)[0] for k in keys} >= {"animals", "documents", "prepared"}
