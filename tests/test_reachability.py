@@ -39,6 +39,7 @@ OUTSIDE = {
     "board",
     "password_change_done",
     "home",
+    "accounts:session_ping",  # called by the page's script, not a page (static/js/session.js)
 }
 
 # The permission each route asks for, where the view checks it on the record rather than by

@@ -47,7 +47,7 @@ def test_auction_screens_are_accessible(
     look(page, "conditions-new")
     page.get_by_role("button", name="Record the order").click()
     page.wait_for_load_state()
-    assert page.get_by_text("This field is required.").first.is_visible()
+    assert page.locator("[data-error-summary]").is_visible()  # named messages (issue 12)
     look(page, "conditions-errors")
 
     # The officer: an early date is refused beside the date field, with the lawful date.
@@ -59,7 +59,7 @@ def test_auction_screens_are_accessible(
     page.get_by_role("button", name="Schedule the auction").click()
     page.wait_for_load_state()
     lawful = early_notice.earliest_sale.strftime("%d-%m-%Y")
-    assert page.get_by_text(re.compile(f"earliest lawful date .* is {lawful}")).is_visible()
+    assert page.get_by_text(re.compile(f"earliest lawful date .* is {lawful}")).first.is_visible()
     look(page, "schedule-too-early")
 
     # The ready one is scheduled; a staff member's namesake registers and is blocked.

@@ -54,7 +54,7 @@ def test_clerk_records_a_feeding_rate_order(page, live_server, district, pound, 
     # Submitted without its reference first, to see the errors beside the fields.
     page.get_by_role("button", name="Record the feeding rate order").click()
     page.wait_for_load_state()
-    assert page.get_by_text("This field is required.").first.is_visible()
+    assert page.locator("[data-error-summary]").is_visible()  # named messages (issue 12)
     look(page, "feeding-order-errors")
 
     page.get_by_label("Order reference").fill("DM/Pounds/7/2026")
@@ -148,7 +148,7 @@ def test_complaint_decision_and_refund_screens(
     page.get_by_label("Orally (substance written down by the Magistrate)").check()
     page.get_by_role("button", name="Record the complaint").click()
     page.wait_for_load_state()
-    assert page.get_by_text("Write down the substance of the oral complaint.").is_visible()
+    assert page.get_by_text("Write down the substance of the oral complaint.").first.is_visible()
     look(page, "complaint-errors")
     page.get_by_label("Substance of the complaint").fill("The cattle were grazing on my own land.")
     page.get_by_role("button", name="Record the complaint").click()
@@ -176,7 +176,7 @@ def test_complaint_decision_and_refund_screens(
     page.get_by_label("UPI").check()
     page.get_by_role("button", name="Record the refund").click()
     page.wait_for_load_state()
-    assert page.get_by_text("Give the reference of the transfer.").is_visible()
+    assert page.get_by_text("Give the reference of the transfer.").first.is_visible()
     look(page, "deposit-refund-errors")
     page.get_by_label("Reference of the transfer").fill("UPI-4455")
     page.get_by_role("button", name="Record the refund").click()
