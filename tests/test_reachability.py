@@ -40,6 +40,25 @@ OUTSIDE = {
     "password_change_done",
     "home",
     "accounts:session_ping",  # called by the page's script, not a page (static/js/session.js)
+    "healthz",  # the load balancer's checks, public and without data
+    "readyz",
+    # Stored files, shown inside the pages that name them (photos as images); who may open each
+    # is tested in tests/poundadmin/test_stored_files.py.
+    "impounding:animal_photo",
+    "impounding:release_signature",
+    "impounding:court_order_scan",
+    "auctions:proclamation_photo",
+    "auctions:s16_signature",
+    "auctions:board_photo",
+    # Asked of the worker by a POST button on the returns page, then opened from its answer
+    # (tests/browser/test_returns_page.py walks it).
+    "office:prepare",
+    "office:prepared",
+    "office:prepared_file",
+    # Streamed in the request for scripts and `make bench`; people ask the worker instead.
+    "office:export_ledger",
+    "office:export_register",
+    "office:monthly_return",
 }
 
 # The permission each route asks for, where the view checks it on the record rather than by
@@ -57,6 +76,10 @@ UNDECORATED = {
     "auctions:notice_post": P.HANDLE_UNCLAIMED,
     "auctions:proclamation_new": P.HANDLE_UNCLAIMED,
     "office:todos": None,
+    "impounding:claim_new": P.RELEASE_ANIMAL,
+    "impounding:claims_decide": P.PREPARE_ORDERS,
+    "impounding:receipt_cancel": P.PAY_FROM_TILL,
+    "impounding:receipt_cancellation_decide": P.PREPARE_ORDERS,
 }
 # Routes that need a second permission besides their decorator's.
 ALSO_NEEDS = {"office:remittance_new": P.VIEW_LEDGER}
@@ -77,6 +100,8 @@ NEEDS_A_STATE = {
     "office:remittance_confirm": "a remittance sent",
     "auctions:s16_settle": "a s.16 sale not yet settled",
     "auctions:disposal_decide": "a proposed disposal order",
+    "impounding:claims_decide": "two people claiming the same animals",
+    "impounding:receipt_cancellation_decide": "a receipt whose cancellation was asked for",
 }
 
 

@@ -51,7 +51,9 @@ def ensure_no_hold(entry, claimant_name):
 @transaction.atomic
 def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_phone=""):
     """The pound-keeper records a person claiming the entry's cattle, with the proof offered."""
-    entry = Impoundment.objects.select_for_update().select_related("pound").get(pk=entry.pk)
+    entry = (
+        Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
+    )
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
     if not entry.animals.filter(state=AnimalState.IMPOUNDED).exists():
         raise ValidationError(_("No animal of this entry is in the pound to be claimed."))
@@ -93,10 +95,12 @@ def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_
 @transaction.atomic
 def decide_claims(*, entry, by, winner, findings):
     """A police officer or the office decides between the standing claims, on the proof."""
-    entry = Impoundment.objects.select_for_update().select_related("pound").get(pk=entry.pk)
+    entry = (
+        Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
+    )
     if not may_decide_claims(by, entry.pound):
         raise PermissionDenied(_("A police officer or the District Magistrate's office decides."))
-    standing = list(entry.claims.standing().select_for_update())
+    standing = list(entry.claims.standing().select_for_update(of=("self",)))
     if len(standing) < 2:
         raise ValidationError(_("There are no competing claims to decide."))
     chosen = next((c for c in standing if c.pk == getattr(winner, "pk", winner)), None)

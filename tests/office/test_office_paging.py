@@ -59,6 +59,7 @@ def _get(client, name, **params):
 def test_dashboard_same_queries_and_bounded_lists_at_two_sizes(client, magistrate, adding):
     adding(3)
     client.force_login(magistrate)
+    _get(client, "office")  # the charts keep each closed month the first time (ChartMonth)
     few, few_queries = _get(client, "office")
     assert len(few.context["board"].deposits) == 3 and len(few.context["board"].surplus) == 3
 
