@@ -1,21 +1,16 @@
 """Users, jurisdictions (State → District → PoliceStation → Pound → Villages) and staff roles."""
 
-import hashlib
-import secrets
-
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from poundadmin.messages import shown
-from poundadmin.uploads import UploadName, stored_name
 
+from .issued import IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids
 
@@ -396,157 +391,6 @@ class Counter(models.Model):
         counter.value += 1
         counter.save(update_fields=["value"])
         return counter.value
-
-
-def new_token():
-    # 128 bits of randomness, URL-safe: unguessable, so a verification link reveals nothing else.
-    return secrets.token_urlsafe(16)
-
-
-class IssuedDocumentManager(models.Manager):
-    def issue(
-        self,
-        *,
-        kind,
-        number,
-        by,
-        subject_type,
-        subject_id=0,
-        pound=None,
-        district=None,
-        office=None,
-        issued_at=None,
-        valid_until=None,
-        amount=None,
-        animal_count=None,
-    ):
-        """Register one document issued: the only way an IssuedDocument is made.
-
-        The issuing office is `office`, an (English, Hindi) pair, or else the pound's name; the
-        district is the pound's unless given. `subject_id` may be 0 until the record the document
-        is about has been saved (see `link`)."""
-        if office is None:
-            office = (pound.name, pound.name_hi or pound.name)
-        fields = {"issued_at": issued_at} if issued_at is not None else {}
-        return self.create(
-            kind=kind,
-            number=number,
-            issued_by=by,
-            district=district or (pound.district if pound is not None else None),
-            pound=pound,
-            issuing_office=office[0],
-            issuing_office_hi=office[1],
-            valid_until=valid_until,
-            subject_type=subject_type,
-            subject_id=subject_id,
-            amount=amount,
-            animal_count=animal_count,
-            **fields,
-        )
-
-    def kept_pdf(self, document, render, *, as_issued=True):
-        """The document's PDF as issued: drawn by `render()` the first time, stored, and hashed;
-        every later call reads the stored file. Two first downloads at once both draw it, and the
-        first stored wins. `as_issued=False` (the record has changed since, say a cancelled
-        receipt that says so across the page) draws it afresh and stores nothing: the stored
-        file stays the one that was issued."""
-        if not as_issued:
-            return render()
-        if document.file:
-            with document.file.open("rb") as handle:
-                return handle.read()
-        pdf = render()
-        digest = hashlib.sha256(pdf).hexdigest()
-        name = document.file.storage.save(
-            UploadName("documents")(document, stored_name("pdf")), ContentFile(pdf)
-        )
-        if self.filter(pk=document.pk, file="").update(file=name, sha256=digest):
-            document.file.name, document.sha256 = name, digest
-            return pdf
-        document.file.storage.delete(name)  # another request stored it first: keep that one
-        document.refresh_from_db(fields=["file", "sha256"])
-        with document.file.open("rb") as handle:
-            return handle.read()
-
-    def link(self, document, record):
-        """Point a document issued before its record was saved at that record."""
-        self.filter(pk=document.pk).update(subject_id=record.pk)
-
-
-class IssuedDocument(models.Model):
-    """Every PDF the system issues is registered here, so that its QR code can be verified."""
-
-    class Kind(models.TextChoices):
-        APPOINTMENT_CARD = "appointment_card", _("Appointment card")
-        REGISTER_COPY = "register_copy", _("Copy of the register entry (s.8)")
-        RECEIPT = "receipt", _("Receipt for fines and feeding charges (s.13)")
-        DEPOSIT_RECEIPT = "deposit_receipt", _("Deposit receipt (s.15)")
-        TARIFF_SCHEDULE = "tariff_schedule", _("Schedule of fines and feeding rates (ss.5, 12)")
-        S14_REPORT = "s14_report", _("Report of unclaimed cattle (s.14)")
-        S14_NOTICE = "s14_notice", _("Notice of unclaimed cattle (s.14)")
-        SALE_CERTIFICATE = "sale_certificate", _("Sale certificate (ss.14, 16)")
-        S16_ACCOUNT = "s16_account", _("Account to the owner after a sale (s.16)")
-        TRANSFER_MEMO = "transfer_memo", _("Memo of transfer of surplus to revenue (s.17)")
-        RETURN = "return", _("Periodic return (s.7)")
-
-    token = models.CharField(max_length=32, unique=True, default=new_token, editable=False)
-    kind = models.CharField(_("document"), max_length=40, choices=Kind.choices)
-    number = models.CharField(_("number"), max_length=60, unique=True)
-    issued_at = models.DateTimeField(_("issued at"), default=timezone.now)
-    issued_by = models.ForeignKey(
-        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    district = models.ForeignKey(District, on_delete=models.PROTECT, null=True, blank=True)
-    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, null=True, blank=True)
-    issuing_office = models.CharField(_("issuing office"), max_length=200)
-    issuing_office_hi = models.CharField(max_length=200, blank=True)
-    valid_until = models.DateField(_("valid until"), null=True, blank=True)
-    revoked_at = models.DateTimeField(_("cancelled at"), null=True, blank=True)
-    revoked_reason = models.CharField(_("reason for cancellation"), max_length=200, blank=True)
-    # What proves a paper copy (shown on /verify/, no personal data): its amount, how many
-    # animals it is about, and the SHA-256 of the PDF as first drawn and stored.
-    amount = models.DecimalField(
-        _("amount"), max_digits=12, decimal_places=2, null=True, blank=True
-    )
-    animal_count = models.PositiveIntegerField(_("animals"), null=True, blank=True)
-    # The record the document is about, for the issuing app's own lookups (never shown publicly).
-    subject_type = models.CharField(max_length=60)
-    subject_id = models.PositiveBigIntegerField()
-    # The PDF as issued, kept in the storage, and its SHA-256 (shown on the verification page).
-    file = models.FileField(upload_to=UploadName("documents"), blank=True, editable=False)
-    sha256 = models.CharField(max_length=64, blank=True, editable=False)
-
-    objects = IssuedDocumentManager()
-
-    class Meta:
-        verbose_name = _("issued document")
-        verbose_name_plural = _("issued documents")
-        indexes = [models.Index(fields=["subject_type", "subject_id"])]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(revoked_at__isnull=True, revoked_reason="")
-                | Q(revoked_at__isnull=False) & ~Q(revoked_reason=""),
-                name="document_revoked_with_reason",
-            )
-        ]
-
-    def __str__(self):
-        return f"{self.get_kind_display()} {self.number}"
-
-    def get_absolute_url(self):
-        return reverse("verify", kwargs={"token": self.token})
-
-    @property
-    def office_label(self):
-        if self.issuing_office_hi and (get_language() or "").startswith("hi"):
-            return self.issuing_office_hi
-        return self.issuing_office
-
-    def is_valid(self, on=None):
-        on = on or timezone.localdate()
-        if self.revoked_at is not None:
-            return False
-        return self.valid_until is None or self.valid_until >= on
 
 
 class StateDocumentForm(models.Model):
