@@ -24,6 +24,11 @@ def _day_start(day):
     return datetime.combine(day, time.min, tzinfo=timezone.get_default_timezone())
 
 
+def _moves():
+    """The custody events that pause or resume custody: escapes, rescues and returns."""
+    return CustodyEvent.objects.filter(kind__in=[*OUT, CustodyEvent.Kind.RETURNED])
+
+
 def custody_days(pound_ids, first, last):
     """{pound id: {date: number of animals in the pound at any time of that IST day}} for
     first..last, for several pounds at once. One query, two when an animal went out (escaped,
@@ -47,9 +52,7 @@ def custody_days(pound_ids, first, last):
             kind__in=OUT, at__gte=start, animal__pound_id__in=pound_ids
         ).values("animal_id"),
     )
-    went_out = CustodyEvent.objects.filter(
-        animal=OuterRef("pk"), kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
-    )
+    went_out = _moves().filter(animal=OuterRef("pk"))
     # born_at is never before the entry's arrival, so filtering on the arrival is enough here.
     rows = (
         Animal.objects.filter(pk__in=candidates, impoundment__arrived_at__lt=end)
@@ -65,11 +68,7 @@ def custody_days(pound_ids, first, last):
     moved = [row[0] for row in rows if row[5]]
     moves = defaultdict(list)
     for animal_id, kind, at in (
-        CustodyEvent.objects.filter(
-            animal_id__in=moved, kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
-        ).values_list("animal_id", "kind", "at")
-        if moved
-        else ()
+        _moves().filter(animal_id__in=moved).values_list("animal_id", "kind", "at") if moved else ()
     ):
         moves[animal_id].append((kind, at))
     zone = timezone.get_default_timezone()
@@ -120,9 +119,7 @@ def missing_feeding_by_pound(pound_ids, first, last):
     if not unfed:
         return {}
     start = _day_start(first)
-    moves = CustodyEvent.objects.filter(
-        animal=OuterRef("pk"), kind__in=[*OUT, CustodyEvent.Kind.RETURNED]
-    )
+    moves = _moves().filter(animal=OuterRef("pk"))
     throughout = set(
         Animal.objects.filter(
             pound_id__in=unfed, state=AnimalState.IMPOUNDED, impoundment__arrived_at__lt=start
