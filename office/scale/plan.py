@@ -13,7 +13,8 @@ from impounding import demo_tariffs
 from impounding.models import AgeClass, AnimalState, Sex, Species
 
 YEARS = 3
-# The newest entries, still in the pound: arrived within this many days.
+# About 3% of arrivals fall within this many days of the end: the current intake, part of it
+# still unclaimed.
 RECENT_DAYS = 20
 # The report of unclaimed cattle falls due on the eighth day (s.14).
 REPORT_DAY = 8
@@ -120,13 +121,16 @@ def _animal(rng, number):
 
 
 def arrivals(rng, count, now, *, keep_open):
-    """`count` arrival times over the last YEARS years, oldest first; the last `keep_open`
-    (and about 3% of the rest) within RECENT_DAYS, so some cattle are still in the pound."""
+    """`count` arrival times over the last YEARS years, oldest first; about 3% of them within
+    RECENT_DAYS, and the last `keep_open` within the last day, so some cattle are still in the
+    pound however small the data set."""
     span = YEARS * 365 * 86400
     recent = RECENT_DAYS * 86400
     times = []
     for i in range(count):
-        if i >= count - keep_open or rng.random() < 0.03:
+        if i >= count - keep_open:
+            ago = rng.uniform(3600, 86400)
+        elif rng.random() < 0.03:
             ago = rng.uniform(3600, recent)
         else:
             ago = rng.uniform(recent + 5 * 86400, span)
@@ -134,10 +138,10 @@ def arrivals(rng, count, now, *, keep_open):
     return sorted(times)
 
 
-def _claim_time(rng, entry, now):
+def _claim_time(rng, entry):
+    """When the owner comes: most within a few days, some after the s.14 report."""
     days = rng.choices([1, 2, 3, 4, 5, 6, 7, 9, 11, 14], [22, 20, 15, 10, 8, 5, 5, 6, 5, 4])[0]
-    hours = rng.uniform(2, 10)
-    return min(entry.arrived_at + timedelta(days=days, hours=hours), now - timedelta(hours=1))
+    return entry.arrived_at + timedelta(days=days, hours=rng.uniform(2, 10))
 
 
 def _ends(rng, entry, r):
@@ -167,12 +171,14 @@ def plan_entry(rng, arrived_at, now):
         place=rng.choice(PLACES),
         outcome="open",
     )
-    recent = now - arrived_at < timedelta(days=RECENT_DAYS)
     _ends(rng, entry, rng.random())
-    if not recent:
-        entry.outcome = "deposit" if rng.random() < 0.07 else "paid"
-        entry.claimed_at = _claim_time(rng, entry, now)
-        entry.payment_mode = rng.choices(["cash", "upi", "other"], [70, 25, 5])[0]
+    # Claimed by now, as a pound's cattle are: most go home within days, so a pound holds tens of
+    # cattle at a time, not its whole intake of RECENT_DAYS. The rest are still in the pound.
+    outcome = "deposit" if rng.random() < 0.07 else "paid"
+    claim_at = _claim_time(rng, entry)
+    mode = rng.choices(["cash", "upi", "other"], [70, 25, 5])[0]
+    if claim_at < now - timedelta(hours=1):
+        entry.outcome, entry.claimed_at, entry.payment_mode = outcome, claim_at, mode
     if entry.outcome == "open" or local_date(entry.claimed_at) >= report_day(entry):
         entry.reported_at = _report_time(entry, now)
     if entry.reported_at is not None and entry.outcome != "open":
