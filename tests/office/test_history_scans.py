@@ -1,0 +1,142 @@
+"""No page reads the whole history (issue 9). Each page's queries are explained with ANALYZE at
+two sizes of a `seed_scale` data set, with whole-table reads priced out so that the planner takes
+the index it would take on a State's tables; the rows each page reads from the big tables must
+not grow with the history behind them. A query that sums or scans every entry, posting or event
+comes back as a count of rows three times larger, and fails here."""
+
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, transaction
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import User
+
+pytestmark = pytest.mark.postgres
+
+# The tables that grow with every entry of the register.
+BIG = {
+    "impounding_impoundment",
+    "impounding_animal",
+    "impounding_receipt",
+    "impounding_release",
+    "impounding_releaseline",
+    "ledger_transaction",
+    "ledger_posting",
+    "poundadmin_event",
+    "accounts_issueddocument",
+}
+PAGES = [
+    ("keeper", "/pound/"),
+    ("keeper", "/pound/register/"),
+    ("auditor", "/pound/register/"),
+    ("magistrate", "/office/"),
+    ("magistrate", "/office/approvals/"),
+    ("magistrate", "/office/surplus/"),
+    ("magistrate", "/office/remittances/"),
+    ("magistrate", "/office/returns/"),
+]
+# What the newer entries may add: a few more animals in the pound and deposits held now, which
+# the pages count (they are today's work, not history).
+SLACK = 1.25
+ROOM = 150
+# And what a page may read of a big table at all: today's work is a sliver of the history. On a
+# few hundred rows the planner may walk a whole small table where a State's would look rows up,
+# so growth alone can hide a full-history read; its share of the table cannot.
+SHARE = 0.10
+
+
+# On a test's few hundred rows the planner reads a whole small table rather than look rows up:
+# a sequential scan, or an index walked end to end beside a merge or hash join. On a State's
+# tables it looks them up. Pricing those out shows the plan of the big tables.
+PRICED_OUT = ("seqscan", "mergejoin", "hashjoin")
+
+
+def _seed(entries, append):
+    call_command(
+        "seed_scale",
+        entries=entries,
+        pounds=3,
+        districts=2,
+        seed=21,
+        append=append,
+        stdout=io.StringIO(),
+    )
+
+
+def _nodes(node):
+    yield node
+    for child in node.get("Plans", []):
+        yield from _nodes(child)
+
+
+def _rows_read(sql):
+    """Rows each big table gave up to the query, kept or filtered out, over all loops."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        for method in PRICED_OUT:
+            cursor.execute(f"SET LOCAL enable_{method} = off")
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
+        plan = cursor.fetchone()[0]
+    plan = (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
+    read = {}
+    for node in _nodes(plan):
+        table = node.get("Relation Name")
+        if table in BIG:
+            rows = node["Actual Rows"] + node.get("Rows Removed by Filter", 0)
+            read[table] = read.get(table, 0) + rows * node["Actual Loops"]
+    return read
+
+
+def _page_reads(clients):
+    """For each page: rows read from each big table, summed over its queries."""
+    reads = {}
+    for username, url in PAGES:
+        client = clients[username]
+        client.get(url)  # warm: per-process caches, closed months kept
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get(url)
+        assert response.status_code == 200, (url, response.status_code)
+        total = {}
+        for query in captured.captured_queries:
+            sql = query["sql"]  # as sent, its parameters bound by the driver
+            if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+                continue
+            for table, rows in _rows_read(sql).items():
+                total[table] = total.get(table, 0) + rows
+        reads[(username, url)] = total
+    return reads
+
+
+def test_no_page_reads_more_rows_of_the_big_tables_as_the_history_grows():
+    _seed(300, append=False)
+    names = {u for u, _ in PAGES}
+    clients = {}
+    for name in names:
+        clients[name] = Client()
+        clients[name].force_login(User.objects.get(username=name))
+    small = _page_reads(clients)
+    _seed(600, append=True)
+    large = _page_reads(clients)
+
+    sizes = _table_rows()
+    grew, whole = {}, {}
+    for page, before in small.items():
+        for table, rows in large[page].items():
+            if rows > before.get(table, 0) * SLACK + ROOM:
+                grew.setdefault(page, {})[table] = (before.get(table, 0), rows)
+            if rows > max(ROOM, SHARE * sizes[table]):
+                whole.setdefault(page, {})[table] = (rows, sizes[table])
+    assert not grew, f"rows read grew with the history (before, after): {grew}"
+    assert not whole, f"a page read much of a big table (read, table): {whole}"
+
+
+def _table_rows():
+    with connection.cursor() as cursor:
+        counts = {}
+        for table in BIG:
+            cursor.execute(f'SELECT COUNT(*) FROM "{table}"')
+            counts[table] = cursor.fetchone()[0]
+        return counts
