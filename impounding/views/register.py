@@ -38,6 +38,8 @@ from .answers import entry_answers
 from .common import get_animal, get_entry
 
 PAGE_SIZE = 25
+# A 12-digit tag names one animal; a tag typed in several entries (a recapture) names a few.
+TAG_MATCHES = 100
 REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 
 
@@ -149,8 +151,14 @@ def register(request):
         data = form.cleaned_data
         if data["q"]:
             q = data["q"].strip()
-            # The ear tag through a subquery, not a join: no DISTINCT over the whole scope.
-            tagged = Animal.objects.filter(ear_tag=q.replace(" ", "")).values("impoundment_id")
+            # The ear tag's entries fetched first, as a list of ids, not a join (no DISTINCT over
+            # the scope) nor a subquery (inside the OR it stops the planner from combining the
+            # trigram indexes of impounding 0010, and it walks every entry in scope instead).
+            tagged = list(
+                Animal.objects.filter(ear_tag=q.replace(" ", ""))
+                .values_list("impoundment_id", flat=True)
+                .order_by()[:TAG_MATCHES]
+            )
             qs = qs.filter(
                 Q(register_number__iexact=q)
                 | Q(register_number__iendswith="/" + q.lstrip("0").zfill(5))

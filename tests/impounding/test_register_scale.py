@@ -186,8 +186,8 @@ def test_register_counts_each_rows_animals(client, pound_keeper, pounds):
 
 @pytest.mark.parametrize("q", ["gita", "123456789010", "7"])
 def test_register_search_has_no_distinct_or_group_by(client, pound_keeper, pounds, q):
-    """The ear tag is matched through a subquery: a join to the animals would need a DISTINCT
-    over every matching entry before the LIMIT."""
+    """The ear tag is matched by the ids of its entries: a join to the animals would need a
+    DISTINCT over every matching entry before the LIMIT."""
     _bulk_register(pounds, pound_keeper, 300)
     _, queries = _page_queries(client, pound_keeper, {"q": q})
     main = [q for q in queries if 'FROM "impounding_impoundment"' in q and "LIMIT" in q]
@@ -195,3 +195,29 @@ def test_register_search_has_no_distinct_or_group_by(client, pound_keeper, pound
     assert "DISTINCT" not in main[0]
     nodes = list(_nodes(_plan(main[0])))
     assert not [n for n in nodes if n["Node Type"] in ("Aggregate", "Unique")], nodes
+
+
+@pytest.mark.parametrize("q", ["Nobody Of That Name", "KH/2026/99999", "99999"])
+def test_a_search_can_be_answered_from_the_trigram_indexes(client, auditor, pounds, q):
+    """The owner's name (icontains) and the register number (iexact, iendswith) are looked up in
+    trigram indexes (impounding 0010), and the ear tag's entries come as a list of ids. A
+    subquery inside the OR kept the planner from combining the indexes: at 100k entries a term
+    that matched nothing walked all of them (417 ms; 0.15 ms now). On 300 rows the planner
+    rightly prefers the scope's index, so the plan is read for its shape: no subplan, and every
+    text condition in a form that the trigram indexes serve."""
+    _bulk_register(pounds, auditor, 300)
+    response, queries = _page_queries(client, auditor, {"q": q})
+    assert list(response.context["entries"]) == []
+    main = [q for q in queries if 'FROM "impounding_impoundment"' in q and "LIMIT" in q]
+    assert len(main) == 1, main
+    nodes = list(_nodes(_plan(main[0])))
+    assert not [n for n in nodes if n.get("Parent Relationship") == "SubPlan"], nodes
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'impounding_impoundment'"
+            " AND indexdef LIKE '%gin_trgm_ops%'"
+        )
+        indexed = " ".join(row[0] for row in cursor.fetchall())
+    for column in ("owner_name", "register_number"):
+        assert f"upper(({column})::text) gin_trgm_ops" in indexed, indexed
+        assert f'UPPER("impounding_impoundment"."{column}"::text)' in main[0]
