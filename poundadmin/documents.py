@@ -6,6 +6,7 @@ Render after the database transaction has committed: never hold row locks while 
 """
 
 import functools
+import hashlib
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,11 +78,23 @@ def _url_fetcher():
     return AllowListFetcher(allowed_protocols=("file", "data"), ssl_context=_ssl_context())
 
 
+def render_html(template_name, context, *, language=None):
+    """templates/pdf/<template_name> rendered to the HTML a document is drawn from."""
+    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
+        return render_to_string(template_name, context)
+
+
+def html_basis(template_name, context, *, language=None):
+    """The SHA-256 of a document's HTML: what it says, the basis on which a kept copy of it is
+    still the document a new drawing would make (accounts.issued.kept_pdf)."""
+    html = render_html(template_name, context, language=language)
+    return hashlib.sha256(html.encode()).hexdigest()
+
+
 def render_pdf(template_name, context, *, language=None):
     """Render templates/pdf/<template_name> to PDF bytes."""
     font_config, sheets = _stylesheets()
-    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
-        html = render_to_string(template_name, context)
+    html = render_html(template_name, context, language=language)
     document = HTML(
         string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=_url_fetcher()
     )
