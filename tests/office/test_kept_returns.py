@@ -3,7 +3,8 @@ file while the figures are the same, and is drawn afresh when they have changed 
 queries do not grow with the rows behind it."""
 
 import hashlib
-from datetime import timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.urls import reverse
@@ -21,7 +22,7 @@ def _must_not_draw(*args, **kwargs):
 
 def _last_month():
     last = timezone.localdate().replace(day=1) - timedelta(days=1)
-    return last, timezone.make_aware(timezone.datetime(last.year, last.month, 10, 11))
+    return last, datetime(last.year, last.month, 10, 11, tzinfo=ZoneInfo("Asia/Kolkata"))
 
 
 @pytest.fixture
