@@ -62,28 +62,45 @@ class IssuedDocumentManager(models.Manager):
             **fields,
         )
 
-    def kept_pdf(self, document, render, *, as_issued=True):
+    def kept_pdf(self, document, render, *, as_issued=True, basis="", slip=False):
         """The document's PDF as issued: drawn by `render()` the first time, stored, and hashed;
         every later call reads the stored file. Two first downloads at once both draw it, and the
         first stored wins. `as_issued=False` (the record has changed since, say a cancelled
         receipt that says so across the page) draws it afresh and stores nothing: the stored
-        file stays the one that was issued."""
+        file stays the one that was issued.
+
+        `basis` is the fingerprint of what a document computed from the books is drawn from (a
+        return's figures, see poundadmin.documents.html_basis): kept with the first file, and a
+        later call whose basis differs (an entry amended since, say) draws afresh and stores
+        nothing, so a kept file is served only while it still says what a new drawing would.
+
+        `slip=True` keeps the same document drawn for an 80 mm roll printer, in `slip_file`,
+        the same way; the fingerprint /verify/ shows stays the A4 file's."""
         if not as_issued:
             return render()
-        if document.file:
-            with document.file.open("rb") as handle:
+        field = "slip_file" if slip else "file"
+        stored = getattr(document, field)
+        if stored:
+            if not slip and document.drawn_from != basis:
+                return render()
+            with stored.open("rb") as handle:
                 return handle.read()
         pdf = render()
-        digest = hashlib.sha256(pdf).hexdigest()
-        name = document.file.storage.save(
+        name = stored.storage.save(
             UploadName("documents")(document, stored_name("pdf")), ContentFile(pdf)
         )
-        if self.filter(pk=document.pk, file="").update(file=name, sha256=digest):
-            document.file.name, document.sha256 = name, digest
+        fields = {field: name}
+        if not slip:
+            fields |= {"sha256": hashlib.sha256(pdf).hexdigest(), "drawn_from": basis}
+        if self.filter(pk=document.pk, **{field: ""}).update(**fields):
+            for key, value in fields.items():
+                setattr(document, key, value)
             return pdf
-        document.file.storage.delete(name)  # another request stored it first: keep that one
-        document.refresh_from_db(fields=["file", "sha256"])
-        with document.file.open("rb") as handle:
+        stored.storage.delete(name)  # another request stored it first: keep that one
+        document.refresh_from_db(fields=list(fields))
+        if not slip and document.drawn_from != basis:
+            return pdf
+        with getattr(document, field).open("rb") as handle:
             return handle.read()
 
     def link(self, document, record):
@@ -135,6 +152,11 @@ class IssuedDocument(models.Model):
     # The PDF as issued, kept in the storage, and its SHA-256 (shown on the verification page).
     file = models.FileField(upload_to=UploadName("documents"), blank=True, editable=False)
     sha256 = models.CharField(max_length=64, blank=True, editable=False)
+    # For a document computed from the books (a return): the SHA-256 of what the kept file was
+    # drawn from, so that a download whose figures have changed since is drawn afresh.
+    drawn_from = models.CharField(max_length=64, blank=True, editable=False)
+    # The same document drawn for an 80 mm roll printer, kept like `file` (a receipt's slip).
+    slip_file = models.FileField(upload_to=UploadName("documents"), blank=True, editable=False)
 
     objects = IssuedDocumentManager()
 

@@ -4,7 +4,8 @@ the figures all come from office.returns.
 
 The PDFs are bilingual like the register's documents (impounding.documents). A return for a
 month that is over is registered as an IssuedDocument (one per pound, or district, per month) the
-first time it is printed, in its own short transaction, and carries a QR code. A return for the
+first time it is printed, in its own short transaction, and carries a QR code; its PDF is kept
+as first drawn and served again while its figures stay the same (_return_pdf). A return for the
 month in progress shows figures to date, says so, and is not registered. The cash book is a
 working record of the pound, not a return sent to the office: it is not registered.
 
@@ -24,7 +25,7 @@ from django.utils.translation import gettext_lazy
 from accounts.letterhead import letterhead
 from accounts.models import District, IssuedDocument, Pound
 from poundadmin.anchors import printed as printed_checkpoint
-from poundadmin.documents import Both, both, render_pdf, verification_context
+from poundadmin.documents import Both, both, html_basis, render_pdf, verification_context
 
 from . import returns
 from .returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS
@@ -160,6 +161,26 @@ def district_return_document(district, year, month, by):
 # --- The monthly return of a pound ----------------------------------------------------------
 
 
+def _return_pdf(template_name, context, document, *, checkpoint=False):
+    """A return's PDF. A month in progress (no `document`) is drawn afresh, with figures to the
+    minute. A month that is over is drawn once and kept (IssuedDocument.objects.kept_pdf), on
+    the basis of what it says but its print time: a later download gets the file first printed
+    while its figures are the same, and is drawn afresh when they have changed since (an entry
+    amended late, say), so a kept return never serves figures the books no longer give."""
+
+    def draw():
+        printed = {"printed_at": timezone.now()}
+        if checkpoint:
+            printed["checkpoint"] = printed_checkpoint()
+        return render_pdf(template_name, context | printed, language="en")
+
+    if document is None:
+        return draw()
+    unprinted = context | {"printed_at": None, "checkpoint": None}
+    basis = html_basis(template_name, unprinted, language="en")
+    return IssuedDocument.objects.kept_pdf(document, draw, basis=basis)
+
+
 def monthly_return_pdf(pound, year, month, *, by):
     """The monthly return of a pound (s.7): animals by category and how they left, and the money
     of the month. Registered, with a QR code, once the month is over."""
@@ -179,12 +200,10 @@ def monthly_return_pdf(pound, year, month, *, by):
         "money_rows": [(both(COLUMN_LABELS[c]), figures["money"][c]) for c in MONEY_COLUMNS],
         "cash_rows": [(both(COLUMN_LABELS[c]), figures["money"][c]) for c in CASH_COLUMNS],
         "labels": {key: both(text) for key, text in HEADINGS.items()},
-        "printed_at": timezone.now(),
-        "checkpoint": printed_checkpoint(),
         **letterhead(IssuedDocument.Kind.RETURN, pound=pound),
         **(verification_context(document) if document else {}),
     }
-    return render_pdf("pdf/office/monthly_return.html", context, language="en")
+    return _return_pdf("pdf/office/monthly_return.html", context, document, checkpoint=True)
 
 
 def _header():
@@ -274,11 +293,10 @@ def district_return_pdf(district, year, month, *, by):
         ],
         "cash_totals": _cells(figures["money"], CASH_COLUMNS),
         "labels": {key: both(text) for key, text in HEADINGS.items()},
-        "printed_at": timezone.now(),
         **letterhead(IssuedDocument.Kind.RETURN, district=district),
         **(verification_context(document) if document else {}),
     }
-    return render_pdf("pdf/office/district_return.html", context, language="en")
+    return _return_pdf("pdf/office/district_return.html", context, document)
 
 
 def district_return_csv(district, year, month):

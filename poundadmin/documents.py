@@ -6,6 +6,7 @@ Render after the database transaction has committed: never hold row locks while 
 """
 
 import functools
+import hashlib
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,11 +78,23 @@ def _url_fetcher():
     return AllowListFetcher(allowed_protocols=("file", "data"), ssl_context=_ssl_context())
 
 
+def render_html(template_name, context, *, language=None):
+    """templates/pdf/<template_name> rendered to the HTML a document is drawn from."""
+    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
+        return render_to_string(template_name, context)
+
+
+def html_basis(template_name, context, *, language=None):
+    """The SHA-256 of a document's HTML: what it says, the basis on which a kept copy of it is
+    still the document a new drawing would make (accounts.issued.kept_pdf)."""
+    html = render_html(template_name, context, language=language)
+    return hashlib.sha256(html.encode()).hexdigest()
+
+
 def render_pdf(template_name, context, *, language=None):
     """Render templates/pdf/<template_name> to PDF bytes."""
     font_config, sheets = _stylesheets()
-    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
-        html = render_to_string(template_name, context)
+    html = render_html(template_name, context, language=language)
     document = HTML(
         string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=_url_fetcher()
     )
@@ -97,11 +110,21 @@ def public_base_url():
 
 
 # An 80 mm thermal roll prints about 72 mm wide (static/css/pdf-roll.css sets the margins). The
-# page is as long as its content: laid out once on a very long page to measure it, then again on
-# a page of that length. A slip too long even for that runs on over more pages.
+# page is as long as its content: laid out once on a very long page, then cut to the content's
+# length (the page's height is only the PDF's MediaBox: the drawing starts at the top, and the
+# roll's page prints nothing at its foot). A slip too long even for that runs on over more pages.
 ROLL_WIDTH_MM = 80
 ROLL_LONGEST_MM = 3000
 _PX_PER_MM = 96 / 25.4
+
+
+@functools.cache
+def _roll_page():
+    # Parsed once; given the shared fetcher so that parsing it loads no certificates.
+    return CSS(
+        string=f"@page {{ size: {ROLL_WIDTH_MM}mm {ROLL_LONGEST_MM}mm; }}",
+        url_fetcher=_url_fetcher(),
+    )
 
 
 def render_roll_pdf(template_name, context, *, language=None):
@@ -112,19 +135,14 @@ def render_roll_pdf(template_name, context, *, language=None):
     document = HTML(
         string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=_url_fetcher()
     )
-
-    def page(length_mm):
-        return CSS(string=f"@page {{ size: {ROLL_WIDTH_MM}mm {length_mm:.1f}mm; }}")
-
-    laid_out = document.render(
-        stylesheets=[*sheets, page(ROLL_LONGEST_MM)], font_config=font_config
-    )
-    if len(laid_out.pages) > 1:
-        return laid_out.write_pdf()
-    box = laid_out.pages[0]._page_box
-    root = box.children[0]
-    length = (root.position_y + root.margin_height() + box.margin_bottom) / _PX_PER_MM
-    return document.write_pdf(stylesheets=[*sheets, page(length + 1)], font_config=font_config)
+    laid_out = document.render(stylesheets=[*sheets, _roll_page()], font_config=font_config)
+    if len(laid_out.pages) == 1:
+        page = laid_out.pages[0]
+        box = page._page_box
+        root = box.children[0]
+        length_mm = (root.position_y + root.margin_height() + box.margin_bottom) / _PX_PER_MM
+        page.height = (length_mm + 1) * _PX_PER_MM
+    return laid_out.write_pdf()
 
 
 def public_url(path):

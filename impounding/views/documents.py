@@ -71,11 +71,13 @@ def receipt_pdf(request, pk):
     get_pound(request, receipt.pound_id, Permission.VIEW_RECORDS)  # 403 without the permission
     paper = _paper(request) or receipt.pound.slip_paper
     # The receipt as issued, whose fingerprint /verify/ shows, is the A4 one, kept from its first
-    # download; a slip on the 80 mm roll is drawn afresh each time, like a cancelled receipt.
+    # download; its slip on the 80 mm roll is kept beside it the same way. A cancelled receipt
+    # is drawn afresh each time, saying so across the page.
     pdf = IssuedDocument.objects.kept_pdf(
         receipt.document,
         lambda: documents.receipt_pdf(receipt, paper=paper),
-        as_issued=receipt.cancelled_at is None and paper == SlipPaper.A4,
+        as_issued=receipt.cancelled_at is None,
+        slip=paper != SlipPaper.A4,
     )
     return pdf_response(pdf, _filename("receipt", receipt.number))
 

@@ -61,3 +61,42 @@ def test_a_second_store_of_the_same_document_keeps_the_first(pound, pound_keeper
     assert IssuedDocument.objects.get(pk=receipt.document_id).sha256 == (
         hashlib.sha256(b"%PDF-first").hexdigest()
     )
+
+
+def test_a_receipts_roll_slip_is_kept_beside_the_a4_and_not_drawn_again(
+    client, pound, pound_keeper, tariffs, monkeypatch
+):
+    receipt = pay(make_entry(pound=pound, by=pound_keeper), pound_keeper).receipt
+    url = reverse("impounding:receipt_pdf", args=[receipt.pk])
+    client.force_login(pound_keeper)
+    a4 = client.get(url).content
+
+    slip = client.get(url, {"paper": "roll80"}).content
+
+    document = IssuedDocument.objects.get(pk=receipt.document_id)
+    assert slip != a4 and document.slip_file.name.endswith(".pdf")
+    with document.slip_file.open("rb") as handle:
+        assert handle.read() == slip
+    # The fingerprint /verify/ shows stays the A4 receipt's.
+    assert document.sha256 == hashlib.sha256(a4).hexdigest()
+
+    def must_not_draw(*args, **kwargs):
+        raise AssertionError("a kept slip was drawn again")
+
+    monkeypatch.setattr(documents, "receipt_pdf", must_not_draw)
+    assert client.get(url, {"paper": "roll80"}).content == slip
+    assert client.get(url).content == a4
+
+
+def test_a_document_kept_on_one_basis_is_drawn_afresh_on_another(pound, pound_keeper, tariffs):
+    receipt = pay(make_entry(pound=pound, by=pound_keeper), pound_keeper).receipt
+    document = IssuedDocument.objects.get(pk=receipt.document_id)
+    kept = IssuedDocument.objects.kept_pdf(document, lambda: b"%PDF-march", basis="march")
+
+    same = IssuedDocument.objects.kept_pdf(document, lambda: b"%PDF-other", basis="march")
+    changed = IssuedDocument.objects.kept_pdf(document, lambda: b"%PDF-amended", basis="amended")
+
+    assert kept == same == b"%PDF-march"
+    assert changed == b"%PDF-amended"
+    document.refresh_from_db()
+    assert document.sha256 == hashlib.sha256(b"%PDF-march").hexdigest()  # the first stays
