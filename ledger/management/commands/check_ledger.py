@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand
 
 from ledger.checkpoint import check
 from ledger.models import Account, Transaction
+from poundadmin.locks import advisory_lock
 
 
 class Command(BaseCommand):
@@ -20,6 +21,17 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, full=False, **options):
+        with advisory_lock("check_ledger") as held:
+            if not held:
+                # The daily timer starts it on every app server: one checks, and moves the
+                # checkpoint; the others would only repeat it.
+                self.stdout.write(
+                    "Another check of the ledger is in progress; this one did nothing."
+                )
+                return
+            self._check(full)
+
+    def _check(self, full):
         outcome = check(full=full)
         for problem in outcome.problems:
             self.stderr.write(f"LEDGER: {problem}")
