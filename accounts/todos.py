@@ -24,8 +24,14 @@ def recipients(role, district, pound=None):
     return User.objects.filter(pk__in=assignments.filter(scope).values("user_id"), is_active=True)
 
 
-def _mail(todo):
-    people = [u for u in recipients(todo.role, todo.district, todo.pound) if u.email]
+def _mail(todo, known=None):
+    """Mail the to-do to the people holding its role. `known`: a dict shared by the to-dos of
+    one run, so that the people are looked up once per role and place, not once per to-do."""
+    known = {} if known is None else known
+    key = (todo.role, todo.district_id, todo.pound_id)
+    if key not in known:
+        known[key] = [u for u in recipients(todo.role, todo.district, todo.pound) if u.email]
+    people = known[key]
     if not people:
         return
     url = public_url(todo.url)
@@ -56,10 +62,10 @@ def _fields(*, role, district, title, url, pound=None, section="", due_on=None):
     }
 
 
-def _after_commit_mail(todo):
+def _after_commit_mail(todo, known=None):
     # robust: a mail server that is down is logged, and never undoes or stops the run
     # (Django 6.1 deprecates fail_silently).
-    transaction.on_commit(lambda: _mail(todo), robust=True)
+    transaction.on_commit(lambda: _mail(todo, known), robust=True)
 
 
 def upsert(*, key, role, district, title, url, pound=None, section="", due_on=None, mail=True):
@@ -112,8 +118,9 @@ def sync(wanted, prefixes, *, mail=True):
         created += sum(upsert(key=t.key, **wanted[t.key], mail=mail)[1] for t in fresh)
     else:
         created += len(fresh)
+        known = {}  # the people of each role and place, looked up once for all the fresh ones
         for todo in fresh if mail else ():
-            _after_commit_mail(todo)
+            _after_commit_mail(todo, known)
     stale = [pk for key, pk in open_now.items() if key not in wanted]
     closed = ToDo.objects.filter(pk__in=stale, done_at__isnull=True).update(done_at=timezone.now())
     return created, closed

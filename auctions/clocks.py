@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.models import StaffAssignment
 from accounts.roles import Role
-from impounding.models import Animal, AnimalState
+from impounding.models import Animal, AnimalState, Impoundment
 from poundadmin.dates import first_day_after, report_due_on, window_end
 
 from .models import Report
@@ -25,7 +25,7 @@ def notice_dates(posted_on):
 
 def reports_due(pound_ids, today=None):
     """Register entries with animals still unclaimed after the seven days of s.14 and not yet
-    reported: [{"entry", "animals", "due_on", "days_overdue"}], oldest first. Three queries."""
+    reported: [{"entry", "animals", "due_on", "days_overdue"}], oldest first. Two queries."""
     today = today or timezone.localdate()
     # Arrived on or before today - 8 (IST): the seven days after arrival have run out.
     latest_arrival = timezone.make_aware(
@@ -33,18 +33,23 @@ def reports_due(pound_ids, today=None):
     )
     # The report's link table alone: whether a report names the animal, or its dam.
     named = Report.animals.through.objects
-    animals = (
-        Animal.objects.filter(
-            pound_id__in=pound_ids,
-            state=AnimalState.IMPOUNDED,
-            impoundment__arrived_at__lt=latest_arrival,
-        )
+    # From the animals in the pounds (an index range a pound), not from the entries: a filter on
+    # the entry's arrival would have the database read every entry of the register.
+    animals = list(
+        Animal.objects.filter(pound_id__in=pound_ids, state=AnimalState.IMPOUNDED)
         .filter(~Exists(named.filter(animal_id=OuterRef("pk"))))
         # A calf born after its dam was reported goes under her notice (docs/domain.md decision 12).
         .filter(Q(dam__isnull=True) | ~Exists(named.filter(animal_id=OuterRef("dam_id"))))
-        .select_related("impoundment__pound")
-        .order_by("impoundment__arrived_at", "impoundment_id", "number")
     )
+    # Their entries, by primary key, those that arrived before the seven days.
+    entries = Impoundment.objects.filter(
+        pk__in={a.impoundment_id for a in animals}, arrived_at__lt=latest_arrival
+    ).select_related("pound")
+    entries = {e.pk: e for e in entries}
+    animals = [a for a in animals if a.impoundment_id in entries]
+    for a in animals:
+        a.impoundment = entries[a.impoundment_id]
+    animals.sort(key=lambda a: (a.impoundment.arrived_at, a.impoundment_id, a.number))
     by_entry = {}
     for animal in animals:
         by_entry.setdefault(animal.impoundment_id, []).append(animal)

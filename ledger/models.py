@@ -212,6 +212,49 @@ class AccountMonth(models.Model):
         return f"{self.account} {self.month:%Y-%m} {self.kind}"
 
 
+class CheckedMonth(models.Model):
+    """The month totals of the postings check_ledger has verified: those of every transaction
+    up to LedgerCheckpoint.through, as AccountMonth says them. The default check adds to them
+    the postings of the transactions written since, instead of walking all the postings again;
+    `check_ledger --full` walks everything and sets them afresh."""
+
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="+")
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    kind = models.CharField(max_length=30, choices=TransactionKind.choices)
+    month = models.DateField()
+    debit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))
+    credit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))
+    postings = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("checked month of an account")
+        verbose_name_plural = _("checked months of the accounts")
+
+    def __str__(self):
+        return f"{self.account_id} {self.month:%Y-%m} {self.kind}"
+
+
+class LedgerCheckpoint(models.Model):
+    """One row: how far check_ledger has verified the postings. `through` is the last
+    transaction whose postings the CheckedMonth rows include. `candidate` is the last
+    transaction a passing run saw, and becomes `through` at a later run once it is old enough
+    that no transaction numbered below it can still be uncommitted (ledger.checkpoint.SETTLE)."""
+
+    through = models.BigIntegerField(default=0)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    candidate = models.BigIntegerField(default=0)
+    candidate_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("ledger checkpoint")
+        verbose_name_plural = _("ledger checkpoints")
+
+    def __str__(self):
+        return f"through #{self.through}"
+
+
 def month_of(at):
     """The month a transaction at `at` counts in: its first day, in Asia/Kolkata."""
     return timezone.localtime(at).date().replace(day=1)

@@ -13,6 +13,7 @@ applied once, a surplus transferred once, under row locks), and to-dos are keyed
 condition. Overlapping runs therefore do the work once between them.
 """
 
+import functools
 import logging
 from collections import Counter as Tally
 from collections.abc import Callable, Iterable
@@ -21,7 +22,6 @@ from datetime import date, timedelta
 from functools import cached_property
 
 from django.core.exceptions import ValidationError
-from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils import timezone
 
@@ -39,7 +39,7 @@ from impounding.models import (
     Impoundment,
     ReceiptCancellation,
 )
-from impounding.selectors import missing_feeding_days
+from impounding.selectors import missing_feeding_by_pound
 from impounding.services import apply_deposit, deposit_awaiting_application
 from poundadmin.anchors import write_checkpoint
 from poundadmin.formatting import lakh
@@ -64,6 +64,20 @@ class Day:
     @cached_property
     def pounds(self):
         return list(Pound.objects.select_related("district", "nearest_police_station"))
+
+
+_MARK = 987654321
+
+
+@functools.cache
+def _url_of(name):
+    """reverse(name, args=[pk]) as a template filled in per row: the run makes thousands of
+    to-do links a day, and reverse() costs more than the query that found them."""
+    return reverse(name, args=[_MARK])
+
+
+def url(name, pk):
+    return _url_of(name).replace(str(_MARK), str(pk))
 
 
 @dataclass(frozen=True)
@@ -163,7 +177,7 @@ def reports_to_send(day):
             pound,
             _("Report the unclaimed cattle of %(entry)s to the officer (s.14)")
             % {"entry": entry.register_number},
-            reverse("auctions:report_send", args=[entry.pk]),
+            url("auctions:report_send", entry.pk),
             "s.14",
             row["due_on"],
         )
@@ -171,8 +185,10 @@ def reports_to_send(day):
 
 def feeding_days_missed(day):
     week = (day.today - timedelta(days=7), day.today - timedelta(days=1))
+    # All the pounds at once: a few queries, not a few a pound.
+    missing = missing_feeding_by_pound([p.pk for p in day.pounds], *week)
     for pound in day.pounds:
-        for missed in missing_feeding_days(pound, *week):
+        for missed in missing.get(pound.pk, []):
             yield Due(
                 f"{pound.pk}:{missed.isoformat()}",
                 pound.district,
@@ -182,7 +198,7 @@ def feeding_days_missed(day):
                     "date": missed.strftime("%d-%m-%Y"),
                     "pound": bilingual(pound.name, pound.name_hi),
                 },
-                reverse("impounding:feeding_log", args=[pound.pk]) + f"?date={missed.isoformat()}",
+                url("impounding:feeding_log", pound.pk) + f"?date={missed.isoformat()}",
                 "s.9",
                 missed,
             )
@@ -208,19 +224,26 @@ def fines_to_remit(day):
 def notices_to_post(day):
     """Reports with no notice posted while cattle they name are still in the pound: a report
     whose cattle were all claimed after it was sent needs no notice (as the overdue board)."""
-    in_pound = Report.animals.through.objects.filter(
-        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
+    # From the animals in the pound to the reports naming them (two indexes), then those
+    # reports by key: as one query the database walks every report ever sent instead.
+    in_pound = set(
+        Report.animals.through.objects.filter(animal__state=AnimalState.IMPOUNDED).values_list(
+            "report_id", flat=True
+        )
     )
-    for report in Report.objects.filter(Exists(in_pound), notice__isnull=True).select_related(
-        "pound__district"
-    ):
+    pounds = {p.pk: p for p in day.pounds}
+    reports = Report.objects.filter(pk__in=in_pound, notice__isnull=True).values_list(
+        "pk", "number", "pound_id"
+    )
+    for pk, number, pound_id in reports:
+        pound = pounds[pound_id]
         yield Due(
-            report.pk,
-            report.pound.district,
-            report.pound,
+            pk,
+            pound.district,
+            pound,
             _("Post the notice for report %(number)s and have it proclaimed (s.14)")
-            % {"number": report.number},
-            reverse("auctions:notice_post", args=[report.pk]),
+            % {"number": number},
+            url("auctions:notice_post", pk),
             "s.14",
         )
 
@@ -244,7 +267,7 @@ def auctions_due(day):
                 "%(number)s ran out on %(date)s (s.14)"
             )
             % {"number": notice.number, "date": notice.last_day_to_claim.strftime("%d-%m-%Y")},
-            reverse("auctions:report", args=[notice.report_id]),
+            url("auctions:report", notice.report_id),
             "s.14",
             notice.earliest_sale,
         )
@@ -263,7 +286,7 @@ def deposits_to_apply(day):
             entry.pound,
             _("Confirm applying the s.15 deposit of %(entry)s as payment")
             % {"entry": entry.register_number},
-            reverse("impounding:deposit_apply", args=[deposit.pk]),
+            url("impounding:deposit_apply", deposit.pk),
             "s.15",
         )
 
@@ -295,7 +318,7 @@ def claims_to_decide(day):
             claim.deposit.district,
             claim.deposit.pound,
             _("Decide %(name)s's claim to a surplus (s.17)") % {"name": claim.claimant_name},
-            reverse("office:claim_decide", args=[claim.pk]),
+            url("office:claim_decide", claim.pk),
             "s.17",
         )
 
@@ -324,7 +347,7 @@ def disposals_to_decide(day):
             order.pound.district,
             order.pound,
             _("Decide disposal order %(number)s (s.14 proviso)") % {"number": order.number},
-            reverse("auctions:disposal_decide", args=[order.pk]),
+            url("auctions:disposal_decide", order.pk),
             "s.14",
         )
 
@@ -339,7 +362,7 @@ def claims_on_hold(day):
             entry.pound,
             _("Release on hold: decide the competing claims to %(number)s")
             % {"number": entry.register_number},
-            reverse("impounding:claims_decide", args=[entry.pk]),
+            url("impounding:claims_decide", entry.pk),
             "s.13",
         )
 
@@ -356,7 +379,7 @@ def receipt_cancellations_to_decide(day):
             receipt.pound.district,
             receipt.pound,
             _("Decide the cancellation of receipt %(number)s") % {"number": receipt.number},
-            reverse("impounding:receipt_cancellation_decide", args=[cancellation.pk]),
+            url("impounding:receipt_cancellation_decide", cancellation.pk),
             "s.13",
         )
 

@@ -45,3 +45,27 @@ def test_run_makes_the_same_queries_at_two_sizes(district, pound, pound_keeper, 
     assert done_large["todos_created"] == done_large["todos_closed"] == 0
     assert done_large["todos_open"] == ToDo.objects.filter(done_at__isnull=True).count()
     assert summary(done_large).startswith("run_deadlines: reports due 9, notices due 0, ")
+
+
+def test_the_run_that_opens_and_mails_the_to_dos_makes_the_same_queries_at_two_sizes(
+    district,
+    pound,
+    pound_keeper,
+    dm_clerk,
+    tariffs,
+    django_assert_max_num_queries,
+    django_capture_on_commit_callbacks,
+):
+    """The new to-dos' people are looked up once per role and place, not once per to-do."""
+    conditions(district, by=dm_clerk)
+    history(pound, pound_keeper, 4)
+    with CaptureQueriesContext(connection) as small:
+        with django_capture_on_commit_callbacks(execute=True):
+            created_small = run()["todos_created"]
+    history(pound, pound_keeper, 30)
+
+    with django_assert_max_num_queries(len(small.captured_queries)):
+        with django_capture_on_commit_callbacks(execute=True):
+            created_large = run()["todos_created"]
+
+    assert created_large > created_small > 0

@@ -2,21 +2,48 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from ledger.checks import run_checks
+from ledger.checkpoint import check
 from ledger.models import Account, Transaction
+from poundadmin.locks import advisory_lock
 
 
 class Command(BaseCommand):
-    help = "Verify every ledger balance against the postings and the business records."
+    help = (
+        "Verify every ledger balance against the postings and the business records: the"
+        " postings written since the last checkpoint, or all of them with --full."
+    )
 
-    def handle(self, *args, **options):
-        problems = run_checks()
-        for problem in problems:
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--full",
+            action="store_true",
+            help="walk every posting, not only those after the checkpoint (say, once a week)",
+        )
+
+    def handle(self, *args, full=False, **options):
+        with advisory_lock("check_ledger") as held:
+            if not held:
+                # The daily timer starts it on every app server: one checks, and moves the
+                # checkpoint; the others would only repeat it.
+                self.stdout.write(
+                    "Another check of the ledger is in progress; this one did nothing."
+                )
+                return
+            self._check(full)
+
+    def _check(self, full):
+        outcome = check(full=full)
+        for problem in outcome.problems:
             self.stderr.write(f"LEDGER: {problem}")
         summary = (
             f"{Transaction.objects.count()} transactions, {Account.objects.count()} accounts: "
         )
-        if problems:
-            self.stderr.write(summary + f"{len(problems)} problem(s)")
+        walked = (
+            f" (postings after transaction #{outcome.after}; checkpoint now #{outcome.checkpoint})"
+            if outcome.after
+            else f" (every posting; checkpoint now #{outcome.checkpoint})"
+        )
+        if outcome.problems:
+            self.stderr.write(summary + f"{len(outcome.problems)} problem(s)" + walked)
             sys.exit(1)
-        self.stdout.write(summary + "every balance agrees")
+        self.stdout.write(summary + "every balance agrees" + walked)
