@@ -67,7 +67,7 @@ print(hit("verify-rate:203.0.113.9:1", ttl=timedelta(minutes=2)), cache.get("sha
 """
 
 
-def _second_server():
+def _second_server(script=SECOND_SERVER):
     """Another process on the same database, as another app server is."""
     db = django_settings.DATABASES["default"]
     if db["ENGINE"] != "django.db.backends.postgresql":
@@ -78,7 +78,7 @@ def _second_server():
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
     }
     out = subprocess.run(
-        [sys.executable, "-c", SECOND_SERVER],
+        [sys.executable, "-c", script],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -115,3 +115,20 @@ def test_windows_past_their_time_are_dropped_as_new_ones_open():
     hit("old-window", ttl=timedelta(minutes=-1))
     hit("new-window", ttl=timedelta(minutes=2))
     assert list(RateCount.objects.values_list("key", flat=True)) == ["new-window"]
+
+
+LOCKOUT_ON_SECOND_SERVER = """
+import django
+django.setup()
+from django.test import RequestFactory
+from accounts.throttle import address_locked_out
+print(address_locked_out(RequestFactory().post("/login/", REMOTE_ADDR="127.0.0.1")))
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_spray_on_one_server_locks_the_address_out_of_the_other(client, settings):
+    for i in range(settings.AXES_ADDRESS_FAILURE_LIMIT):
+        _login(client, f"clerk{i:02d}", "Winter2026!")
+
+    assert _second_server(LOCKOUT_ON_SECOND_SERVER) == ["True"]
