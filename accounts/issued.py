@@ -37,12 +37,14 @@ class IssuedDocumentManager(models.Manager):
         valid_until=None,
         amount=None,
         animal_count=None,
+        replaces=None,
     ):
         """Register one document issued: the only way an IssuedDocument is made.
 
         The issuing office is `office`, an (English, Hindi) pair, or else the pound's name; the
         district is the pound's unless given. `subject_id` may be 0 until the record the document
-        is about has been saved (see `link`)."""
+        is about has been saved (see `link`). `replaces`: the cancelled document this one
+        corrects, named on both verification pages."""
         if office is None:
             office = (pound.name, pound.name_hi or pound.name)
         fields = {"issued_at": issued_at} if issued_at is not None else {}
@@ -59,6 +61,7 @@ class IssuedDocumentManager(models.Manager):
             subject_id=subject_id,
             amount=amount,
             animal_count=animal_count,
+            replaces=replaces,
             **fields,
         )
 
@@ -146,6 +149,16 @@ class IssuedDocument(models.Model):
         _("amount"), max_digits=12, decimal_places=2, null=True, blank=True
     )
     animal_count = models.PositiveIntegerField(_("animals"), null=True, blank=True)
+    # A corrected document names the cancelled one it replaces (a receipt, decision 11); each
+    # verification page names the other, by number only.
+    replaces = models.OneToOneField(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="replaced_by",
+        editable=False,
+    )
     # The record the document is about, for the issuing app's own lookups (never shown publicly).
     subject_type = models.CharField(max_length=60)
     subject_id = models.PositiveBigIntegerField()

@@ -393,6 +393,19 @@ class Counter(models.Model):
         return counter.value
 
 
+class RateCount(models.Model):
+    """A throttle's count in one window (say, /verify/ look-ups from one address in one
+    minute), kept in PostgreSQL so that every app server adds to the same count: nothing may
+    live only in one process. `accounts.throttle.hit` adds to it in one atomic statement."""
+
+    key = models.CharField(max_length=200, unique=True)
+    count = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self):
+        return f"{self.key}={self.count}"
+
+
 class StateDocumentForm(models.Model):
     """The form number a State's rules give one kind of document (Kerala's receipt is Form III),
     printed in the letterhead of that document in every district of the State."""

@@ -192,7 +192,9 @@ def verify(request, token):
             content_type="text/plain; charset=utf-8",
         )
     document = (
-        IssuedDocument.objects.select_related("district", "pound").filter(token=token).first()
+        IssuedDocument.objects.select_related("district", "pound", "replaces", "replaced_by")
+        .filter(token=token)
+        .first()
     )
     if document is None:
         # The public has no jurisdiction: say plainly that no document has this code (issue 12).

@@ -100,6 +100,14 @@ def _seizure_place(entry):
     return {"place": entry.seizure_place, "village": _named(village) if village else None}
 
 
+def _public_seizure_place(entry):
+    """The place of seizure as a public notice may give it (s.14(b)): the village chosen from
+    the list, and the description the keeper confirmed fit to publish; never the free text of
+    the register, which may name the owner's field (docs/domain.md §3, as the board)."""
+    village = entry.seizure_village
+    return {"place": entry.notice_description, "village": _named(village) if village else None}
+
+
 # s.14: the pound-keeper's report to the officer --------------------------------------------
 
 
@@ -159,6 +167,9 @@ def notice_pdf(notice):
     animals = []
     for animal in report.animals.order_by("number"):
         row = animal_row(animal)
+        # The marks are free text that stays in the register, as on the board; the confirmed
+        # description may name them.
+        row["marks"] = ""
         row["photo"] = _thumbnail(animal.photo)
         animals.append(row)
     context = {
@@ -172,7 +183,7 @@ def notice_pdf(notice):
         "layout": _poster_layout(len(animals)),
         "dense": len(animals) > 6,
         "officer": _addressee(report),
-        "seizure": _seizure_place(entry),
+        "seizure": _public_seizure_place(entry),
         "pound": notice.pound,
         **letterhead(IssuedDocument.Kind.S14_NOTICE, pound=notice.pound),
         **verification_context(notice.document),

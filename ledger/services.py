@@ -2,9 +2,12 @@
 
 from decimal import Decimal
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
+from django.utils.translation import gettext as _
 
+from accounts.roles import Permission
+from accounts.scoping import has_permission
 from poundadmin.formatting import PAISA
 
 from .models import (
@@ -157,3 +160,36 @@ def rebuild_months():
     AccountMonth.objects.bulk_create(
         (AccountMonth(**row) for row in months_of_postings().iterator()), batch_size=5000
     )
+
+
+# --- Cash out of a pound's till --------------------------------------------------------------
+
+
+def may_pay_from_till(user, pound):
+    """Cash out of a pound's till (a refund, a remittance of fines) is the pound-keeper's, or the
+    office's on a recorded authority: never the police's, nor anyone's who may only take
+    payments."""
+    return has_permission(user, Permission.PAY_FROM_TILL, pound) or has_permission(
+        user, Permission.PAY_FROM_TILL_ON_AUTHORITY, pound
+    )
+
+
+def keeps_till(user, pound):
+    """Whether `user` pays out of the pound's till on his own office (its keeper), needing no
+    written authority."""
+    return has_permission(user, Permission.PAY_FROM_TILL, pound)
+
+
+def authorise_till_payment(by, pound, authority):
+    """Refuse a payment out of `pound`'s till by anyone but its keeper, or the office naming
+    the written authority it pays on (`authority`, recorded with the payment)."""
+    if keeps_till(by, pound):
+        return
+    if not has_permission(by, Permission.PAY_FROM_TILL_ON_AUTHORITY, pound):
+        raise PermissionDenied(
+            _("Only the pound-keeper, or the office on a written authority, pays out of the till.")
+        )
+    if not authority.strip():
+        raise ValidationError(
+            {"authority": _("Name the written authority for paying out of the pound's till.")}
+        )

@@ -28,6 +28,9 @@ class Remittance(models.Model):
     from_cash = models.BooleanField(_("paid from cash (not from UPI collections)"), default=True)
     sent_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     sent_at = models.DateTimeField(default=timezone.now)
+    # The money leaves the pound's till: the keeper's to send; when the office sends it instead,
+    # the written authority it sends on.
+    authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SENT)
     confirmed_by = models.ForeignKey(
         User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"

@@ -60,10 +60,22 @@ def cash_in_hand(pound, from_cash=True):
 
 
 @transaction.atomic
-def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on, from_cash=True):
-    """The pound-keeper remits fines to the District Magistrate with a challan (s.17)."""
-    if not has_permission(by, Permission.RECORD_PAYMENT, pound):
-        raise PermissionDenied(_("Only the pound's staff remit its fines."))
+def send_remittance(
+    *,
+    pound,
+    by,
+    amount,
+    challan_number,
+    treasury,
+    remitted_on,
+    from_cash=True,
+    authority="",
+):
+    """The pound-keeper remits fines to the District Magistrate with a challan (s.17). The
+    money leaves the pound's till, so this is the keeper's, or the office's on a written
+    authority it names (`authority`, recorded with the remittance); never the police's, who
+    may take payments but not pay out."""
+    ledger.authorise_till_payment(by, pound, authority)
     type(pound).objects.select_for_update(of=("self",)).get(pk=pound.pk)  # one remittance at a time
     amount = Decimal(amount)
     if amount <= 0:
@@ -91,6 +103,7 @@ def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on,
         remitted_on=remitted_on,
         from_cash=from_cash,
         sent_by=by,
+        authority="" if ledger.keeps_till(by, pound) else authority.strip(),
     )
     remittance.full_clean()  # the challan and the treasury are the proof of the remittance
     remittance.save()
@@ -114,7 +127,12 @@ def send_remittance(*, pound, by, amount, challan_number, treasury, remitted_on,
         by=by,
         pound=pound,
         summary=f"{number}: ₹{amount} of fines remitted, challan {challan_number}",
-        data={"remittance": number, "amount": amount, "challan": challan_number},
+        data={
+            "remittance": number,
+            "amount": amount,
+            "challan": challan_number,
+            "authority": remittance.authority,
+        },
     )
     # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     if statements.pound_positions([pound])[pound.pk].fines_due <= 0:

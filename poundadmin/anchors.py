@@ -12,7 +12,9 @@ has the signed link is named as cut, one whose signed link has another hash as r
 
 Before signing, the links written since the previous signed checkpoint are walked from that
 checkpoint's link, so a checkpoint never signs a chain that does not extend the last one
-(Certificate Transparency's consistency check; docs/decisions/0020-signed-checkpoints.md).
+(Certificate Transparency's consistency check; docs/decisions/0020-signed-checkpoints.md). A
+chain no signed checkpoint names yet is walked from the link `verify_chain` last found sound,
+so the first checkpoint too reads only the links since (`--full`: from the first link).
 """
 
 import base64
@@ -204,10 +206,12 @@ def against_checkpoint(name, head, checkpoint):
     return None
 
 
-def write_checkpoint(*, on=None):
+def write_checkpoint(*, on=None, full=False):
     """Sign today's checkpoint and store it, once a day. Returns (checkpoint, problems):
     (None, []) without a signing key; (None, problems) when a chain does not extend the last
-    signed checkpoint, which is then not signed over."""
+    signed checkpoint, which is then not signed over. Each chain is walked from the last
+    signed link, or else from the link `verify_chain` last found sound; `full` walks every
+    chain from its first link instead."""
     from .events import consistency_problems  # a cycle: events imports this module at load
 
     key = signing_key()
@@ -223,7 +227,7 @@ def write_checkpoint(*, on=None):
     except CheckpointProblem as problem:
         return None, [("checkpoints", 0, str(problem))]
     heads = list(ChainHead.objects.order_by("chain"))
-    problems = consistency_problems(heads, previous)
+    problems = consistency_problems(heads, previous, full=full)
     if problems:
         return None, problems
     body = {

@@ -8,7 +8,8 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
 - the append-only tables get SELECT and INSERT alone: the triggers refuse UPDATE and DELETE
   anyway, and without the privilege the refusal does not depend on the triggers;
 - DELETE only on the few tables whose rows the code deletes (sessions on sign-out, django-axes's
-  failed attempts on a good sign-in, the ledger's derived month totals when they are rebuilt);
+  failed attempts on a good sign-in, the ledger's derived month totals when they are rebuilt,
+  throttle windows and cache keys past their time);
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
 - sequences: USAGE and SELECT (nextval), never setval's UPDATE.
@@ -28,6 +29,8 @@ DELETES = frozenset(
         "axes_accessattemptexpiration",
         "axes_accessfailurelog",
         "ledger_accountmonth",
+        "accounts_ratecount",  # throttle windows, dropped once past
+        "poundadmin_cache",  # Django's database cache: expired keys are culled
     }
 )
 

@@ -177,24 +177,37 @@ def _signed_checkpoint(problems):
         return None
 
 
-def consistency_problems(heads, previous):
+def consistency_problems(heads, previous, *, full=False):
     """Before a new checkpoint is signed: does each chain still hold the link the previous
     signed checkpoint holds, and are the links from there to the head sound? (chain, seq,
-    problem) for each that is not."""
+    problem) for each that is not.
+
+    Each chain is walked from the link the previous signed checkpoint holds; a chain it does
+    not name (the first checkpoint, a new pound) from the link `verify_chain` last found sound
+    (its ChainCheckpoint), so a day's checkpoint reads the day's links, not the whole log. Only
+    a chain never verified, or `full`, is walked from its first link. The walk is the same
+    link by link check as `verify_chain`'s, however a link is hashed."""
     problems = []
     if previous is not None:
         names = {head.chain for head in heads}
         gone = [name for name in previous.heads if name not in names]
         problems += [against_checkpoint(name, None, previous) for name in gone]
+    verified = (
+        {}
+        if full
+        else ChainCheckpoint.objects.in_bulk([h.chain for h in heads], field_name="chain")
+    )
     for head in heads:
         signed = previous.heads.get(head.chain) if previous is not None else None
-        anchor = None
+        anchor = verified.get(head.chain)
         if signed is not None:
             problem = against_checkpoint(head.chain, head, previous)
             if problem:
                 problems.append(problem)
                 continue
-            anchor = ChainCheckpoint(chain=head.chain, seq=signed[0], hash=signed[1])
+            if not full:
+                # The signed link is the anchor the database cannot move.
+                anchor = ChainCheckpoint(chain=head.chain, seq=signed[0], hash=signed[1])
         problem, _last, _read = _walk(head.chain, head, anchor, incremental=anchor is not None)
         if problem:
             problems.append(problem)

@@ -135,6 +135,15 @@ if env.str("DATABASE_MIGRATE_URL", default=""):
     DATABASES["owner"] = env.db("DATABASE_MIGRATE_URL")
     DATABASES["owner"]["TEST"] = {"MIRROR": "default"}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Several app servers: nothing may live only in one process, so the cache is a table of the
+# database they share (created by poundadmin's migration 0005), never a per-process memory.
+# The throttles count in their own table (accounts.throttle), atomically.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "poundadmin_cache",
+    }
+}
 
 AUTH_USER_MODEL = "accounts.User"
 AUTHENTICATION_BACKENDS = [

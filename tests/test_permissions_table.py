@@ -209,6 +209,22 @@ TABLE = [
         403,
     ),
     # Cash out of the till: the pound-keeper's, or the office's on a recorded authority.
+    # A remittance of fines leaves the till: the keeper's (the outsider remits from his own
+    # pound), or the office's on an authority; not the police's, who only take payments.
+    (
+        "office:remittance_new",
+        None,
+        "get",
+        {"pound_keeper": 200, "dm_clerk": 200, "outsider": 200},
+        403,
+    ),
+    (
+        "office:remittance_new",
+        None,
+        "post",
+        {"pound_keeper": 200, "dm_clerk": 200, "outsider": 200},
+        403,
+    ),
     (
         "impounding:deposit_refund",
         _deposit_due_for_refund,

@@ -24,6 +24,11 @@ class AnimalChoiceField(forms.ModelMultipleChoiceField):
         )
 
 
+class ReceiptChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, receipt):
+        return _("Receipt %(number)s, cancelled") % {"number": receipt.number}
+
+
 class ClaimForm(forms.Form):
     """Step 1 of a release: which animals, who claims them, how they pay."""
 
@@ -66,11 +71,20 @@ class ClaimForm(forms.Form):
         label=_("Page of the paper register signed"), max_length=30, required=False
     )
 
-    def __init__(self, *args, animals, deposit=False, **kwargs):
+    def __init__(self, *args, animals, deposit=False, replaceable=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["animals"].queryset = animals
         if len(animals) == 1:
             self.fields["animals"].initial = [animals[0].pk]
+        if not deposit and replaceable is not None and replaceable.exists():
+            # A receipt of this entry cancelled in error and not yet replaced: the corrected
+            # receipt names it (decision 11).
+            self.fields["replaces"] = ReceiptChoiceField(
+                queryset=replaceable,
+                required=False,
+                label=_("This payment corrects the cancelled receipt"),
+                empty_label=_("None: this is a payment of its own"),
+            )
         if deposit:
             self.fields["ground"] = forms.CharField(
                 label=_("Why the owner says the seizure was illegal"),

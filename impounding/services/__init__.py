@@ -3,6 +3,8 @@
 Views, the admin and management commands all call these; none of them changes a row itself.
 """
 
+from ledger.services import may_pay_from_till
+
 from .cancellations import ask_receipt_cancellation, decide_receipt_cancellation
 from .claims import decide_claims, ensure_no_hold, may_decide_claims, record_claim
 from .common import TransitionNotAllowed, ensure_transition
@@ -11,7 +13,6 @@ from .deposits import (
     apply_deposit,
     decide_complaint,
     deposit_awaiting_application,
-    may_pay_from_till,
     pay_deposit_refund,
     record_complaint,
 )

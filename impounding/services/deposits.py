@@ -9,7 +9,7 @@
 
 from decimal import Decimal
 
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -302,27 +302,6 @@ def apply_deposit(*, deposit, by):
     return deposit
 
 
-def may_pay_from_till(user, pound):
-    """Cash out of a pound's till is the pound-keeper's, or the office's on a recorded
-    authority: never the police's, nor anyone's who may only take payments."""
-    return has_permission(user, Permission.PAY_FROM_TILL, pound) or has_permission(
-        user, Permission.PAY_FROM_TILL_ON_AUTHORITY, pound
-    )
-
-
-def _authorise_till_payment(by, pound, authority):
-    if has_permission(by, Permission.PAY_FROM_TILL, pound):
-        return
-    if not has_permission(by, Permission.PAY_FROM_TILL_ON_AUTHORITY, pound):
-        raise PermissionDenied(
-            _("Only the pound-keeper, or the office on a written authority, pays out of the till.")
-        )
-    if not authority.strip():
-        raise ValidationError(
-            {"authority": _("Name the written authority for paying out of the pound's till.")}
-        )
-
-
 @transaction.atomic
 def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
     """Hand back a deposit the Magistrate ordered refunded (s.22), out of the pound's till."""
@@ -332,7 +311,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
         .get(pk=deposit.pk)
     )
     entry = deposit.release.impoundment
-    _authorise_till_payment(by, entry.pound, authority)
+    ledger.authorise_till_payment(by, entry.pound, authority)
     if deposit.status != Deposit.Status.REFUND_DUE:
         raise ValidationError(_("This deposit is not due for refund."))
     if mode != PaymentMode.CASH and not reference.strip():

@@ -50,6 +50,7 @@ def issue_receipt(
         subject_type="impounding.receipt",
         amount=amount,
         animal_count=animal_count,
+        replaces=replaces.document if replaces is not None else None,
     )
     receipt = Receipt.objects.create(
         pound=pound,

@@ -29,7 +29,15 @@ from ..forms.register import (
     EntryForm,
     RegisterSearchForm,
 )
-from ..models import OUT_OF_POUND, Animal, AnimalState, Claim, CustodyEvent, Impoundment
+from ..models import (
+    OUT_OF_POUND,
+    Animal,
+    AnimalState,
+    Claim,
+    CustodyEvent,
+    Impoundment,
+    Receipt,
+)
 from ..selectors import animal_counts, missing_feeding_days
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
@@ -322,11 +330,15 @@ def entry(request, pk):
     for animal in animals:
         animal.dues_line = lines.get(animal.pk)
     releases = list(
-        entry.releases.select_related("receipt", "deposit", "released_by")
+        entry.releases.select_related("receipt__replaces", "deposit", "released_by")
         .prefetch_related("receipt__cancellations")
         .order_by("released_at")
     )
+    replacements = {
+        r.replaces_id: r for r in Receipt.objects.filter(replaces__release__impoundment=entry)
+    }
     for release in releases:
+        release.replaced_by = replacements.get(release.receipt_id)
         release.cancellation = next(
             (c for c in release.receipt.cancellations.all() if c.status == "pending"), None
         )

@@ -21,7 +21,7 @@ from poundadmin.views import add_service_errors
 from .. import services
 from ..dues import dues
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm
-from ..models import AnimalState, Release
+from ..models import AnimalState, Receipt, Release
 from ..tariffs import TariffMissing
 from .common import get_entry
 
@@ -65,11 +65,20 @@ def _claim(request, pk, *, deposit):
         if made is not None:
             return _done(request, entry, made)
     animals = _claimable(entry)
+    replaceable = Receipt.objects.filter(
+        release__impoundment=entry,
+        kind=Receipt.Kind.PAYMENT,
+        cancelled_at__isnull=False,
+        replaced_by__isnull=True,
+    ).order_by("serial")
     # A calf born in the pound is not chosen on its own: it goes with its dam.
     form = ClaimForm(
         request.POST or None,
         animals=animals.exclude(dam__state=AnimalState.IMPOUNDED),
         deposit=deposit,
+        replaceable=replaceable,
+        # Reached from a cancelled receipt's "issue the corrected receipt" link.
+        initial={"replaces": request.GET.get("replaces")},
     )
     template = "impounding/release.html"
     context = {"entry": entry, "form": form, "deposit": deposit}

@@ -47,9 +47,19 @@ class RemittanceForm(forms.Form):
         initial="1",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, on_authority=False, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["remitted_on"].widget.attrs["max"] = timezone.localdate().isoformat()
+        if on_authority:
+            # The office, not the pound-keeper, pays the fines out of the pound's till.
+            self.fields["authority"] = forms.CharField(
+                label=_("Authority for the payment"),
+                max_length=_max_length(Remittance, "authority"),
+                help_text=_(
+                    "The office pays instead of the pound-keeper: the number and date of the "
+                    "written order that authorises paying out of the pound's till."
+                ),
+            )
 
 
 class ConfirmRemittanceForm(forms.Form):

@@ -20,7 +20,7 @@ from .. import statements
 def fines_to_remit(user):
     """The keeper's fines due to the District Magistrate (s.17) at the pounds he may remit
     from, one row a pound with something due, for his home page and its link to sending them."""
-    ids = set(visible_pound_ids(user, Permission.RECORD_PAYMENT)) & set(
+    ids = set(visible_pound_ids(user, Permission.PAY_FROM_TILL)) & set(
         visible_pound_ids(user, Permission.VIEW_LEDGER)
     )
     if not ids:

@@ -24,6 +24,7 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from impounding.models import Animal
 from impounding.views.common import get_entry, get_pound
+from ledger import services as ledger
 from poundadmin.dates import add_months, surplus_expiry
 from poundadmin.documents import pdf_response
 from poundadmin.files import serve_stored
@@ -52,10 +53,12 @@ SURPLUS_PAGE = 25  # rows of each list of the surplus register, paged by keyset
 
 
 def _remitting_pound_ids(user):
-    """Pounds whose fines the user may remit: he takes payments there and keeps its ledger."""
-    return set(visible_pound_ids(user, Permission.RECORD_PAYMENT)) & set(
-        visible_pound_ids(user, Permission.VIEW_LEDGER)
+    """Pounds whose fines the user may remit: the money leaves the till, so he pays out of it
+    there (the keeper; the office on a written authority) and reads its ledger."""
+    till = set(visible_pound_ids(user, Permission.PAY_FROM_TILL)) | set(
+        visible_pound_ids(user, Permission.PAY_FROM_TILL_ON_AUTHORITY)
     )
+    return till & set(visible_pound_ids(user, Permission.VIEW_LEDGER))
 
 
 def _remittances(user):
@@ -113,7 +116,7 @@ def _pound_to_remit(request):
     return None
 
 
-@require_permission(Permission.RECORD_PAYMENT)
+@require_permission(Permission.VIEW_LEDGER)  # and a till to pay from: see _pound_to_remit
 def remittance_new(request):
     pound = _pound_to_remit(request)
     if pound is None:
@@ -123,6 +126,7 @@ def remittance_new(request):
     form = RemittanceForm(
         request.POST or None,
         initial={"amount": position.remittable or None, "remitted_on": timezone.localdate()},
+        on_authority=not ledger.keeps_till(request.user, pound),
     )
     if form.is_valid():
         try:

@@ -21,6 +21,7 @@ from PIL import Image
 from accounts.roles import Role
 from auctions import documents, services
 from auctions.models import Auction, S16Case
+from impounding.models import Impoundment
 from poundadmin.formatting import amount_in_words, inr
 from tests import readpdf
 from tests.accounts.factories import staff
@@ -286,8 +287,9 @@ def test_notice_poster_states_a_b_c_and_the_last_day(
     assert "(b) Place where they were seized" in text
     assert "(c) Place where they are impounded" in text
     assert "2 animals" in text
-    assert "UP-TAG-0042" in text and "Notch in the left ear" in text
-    assert "Field near the canal" in text
+    assert "UP-TAG-0042" in text
+    # The register's free text (the place typed, the marks) stays off a public wall (issue 11).
+    assert "Notch in the left ear" not in text and "Field near the canal" not in text
     assert pound.name in text
     assert f"Posted on {_d(9)} at Notice board, PS office" in text
     assert _d(2) in text  # the last day to claim
@@ -299,6 +301,45 @@ def test_notice_poster_states_a_b_c_and_the_last_day(
     assert "Shyam Lal" not in text and "Ram Prasad" not in text
     _one_a4_page(pdf, tmp_path)
     _all_noto_embedded(pdf, tmp_path)
+
+
+def test_notice_poster_gives_the_confirmed_description_never_the_free_text(
+    pound, pound_keeper, police_officer, standing_order, tmp_path
+):
+    """The notice is posted on a public wall: like the board it gives the place of seizure as
+    the keeper confirmed it fit to publish, and the village, never what was typed in the
+    register, which may name someone (issue 11)."""
+    entry = unclaimed_entry(
+        pound=pound, keeper=pound_keeper, days_ago=20, animals=[cow(marks="Owner Mohan Lal brand")]
+    )
+    Impoundment.objects.filter(pk=entry.pk).update(
+        seizure_place="Field of Kallu Yadav",
+        notice_description="Brown cow with a white star, from the canal fields",
+    )
+    _report, notice = report_and_notice(
+        entry, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9
+    )
+    text = " ".join(_text(documents.notice_pdf(notice), tmp_path).split())
+
+    assert "Brown cow with a white star, from the canal fields" in text
+    assert "Kallu Yadav" not in text and "Mohan Lal" not in text
+    entry.refresh_from_db()
+    if entry.seizure_village:
+        assert f"village {entry.seizure_village.name}" in text
+
+
+def test_notice_poster_without_a_confirmed_description_sends_the_reader_to_the_pound(
+    pound, pound_keeper, police_officer, standing_order, tmp_path
+):
+    entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
+    Impoundment.objects.filter(pk=entry.pk).update(seizure_village=None)
+    _report, notice = report_and_notice(
+        entry, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9
+    )
+    text = " ".join(_text(documents.notice_pdf(notice), tmp_path).split())
+
+    assert "Field near the canal" not in text
+    assert "Ask at the pound (c)." in text
 
 
 def test_notice_poster_shows_photos_and_skips_a_missing_one(unclaimed, tmp_path):

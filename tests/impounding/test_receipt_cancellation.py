@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.models import ToDo
+from accounts.models import SlipPaper, ToDo
 from impounding import services
 from impounding.documents import receipt_pdf
 from impounding.dues import dues
@@ -171,3 +171,72 @@ def test_an_asked_cancellation_is_the_offices_to_do_until_decided(paid, pound_ke
 
     todo.refresh_from_db()
     assert todo.done_at is not None
+
+
+def _corrected_through_the_pages(client, entry, cancelled):
+    """From the entry page's link beside the cancelled receipt, the release again on payment."""
+    page = client.get(entry.get_absolute_url()).text
+    link = reverse("impounding:release", args=[entry.pk]) + f"?replaces={cancelled.pk}"
+    assert link in page
+    form = client.get(link).context["form"]
+    assert form["replaces"].value() == str(cancelled.pk)
+    data = {
+        "animals": [a.pk for a in entry.animals.all()],
+        "claimant_name": "Shyam Lal",
+        "claimant_address": "Samesi",
+        "claimant_role": "owner",
+        "payment_mode": "cash",
+        "acknowledgement": "register_page",
+        "register_page": "14",
+        "replaces": str(cancelled.pk),
+    }
+    check = client.post(link, data)
+    assert f"Replaces receipt No. {cancelled.number}" in check.text
+    confirm = check.context["confirm"]
+    data |= {
+        "idempotency_key": str(confirm.initial["idempotency_key"]),
+        "amount": str(confirm.initial["amount"]),
+        "confirm": "1",
+    }
+    assert client.post(link, data).status_code == 302
+    return Receipt.objects.get(replaces=cancelled)
+
+
+def test_the_keeper_issues_the_corrected_receipt_from_the_cancelled_one(
+    client, entry, cancelled, pound_keeper
+):
+    client.force_login(pound_keeper)
+    corrected = _corrected_through_the_pages(client, entry, cancelled)
+
+    assert corrected.serial == cancelled.serial + 1
+    assert {a.state for a in entry.animals.all()} == {AnimalState.RELEASED_PAID}
+    text = " ".join(pdf_text(receipt_pdf(corrected)).split())
+    assert f"Replaces receipt {cancelled.number}, cancelled." in text
+    # Each verification page names the other, by number.
+    client.logout()
+    new_page = client.get(corrected.document.get_absolute_url()).text
+    assert f"Replaces receipt No. {cancelled.number}" in new_page and "Valid." in new_page
+    old_page = client.get(cancelled.document.get_absolute_url()).text
+    assert f"Replaced by No. {corrected.number}" in old_page and "Cancelled." in old_page
+    # The entry page names the replacement beside the cancelled receipt, and offers no second.
+    client.force_login(pound_keeper)
+    page = client.get(entry.get_absolute_url()).text
+    assert f"Replaced by No. {corrected.number}" in page
+    assert f"?replaces={cancelled.pk}" not in page
+    assert run_checks() == []
+
+
+def test_the_corrected_receipt_on_the_roll_names_the_one_replaced(entry, cancelled, pound_keeper):
+    corrected = pay(entry, pound_keeper, replaces=cancelled).receipt
+    text = " ".join(pdf_text(receipt_pdf(corrected, paper=SlipPaper.ROLL_80)).split())
+    assert f"Replaces receipt {cancelled.number}, cancelled." in text
+
+
+def test_a_payment_of_its_own_after_a_cancellation_names_nothing(
+    client, entry, cancelled, pound_keeper
+):
+    client.force_login(pound_keeper)
+    url = reverse("impounding:release", args=[entry.pk])
+    form = client.get(url).context["form"]
+    assert form["replaces"].value() in (None, "")
+    assert "None: this is a payment of its own" in client.get(url).text

@@ -35,7 +35,8 @@ def books_stay_whole():
 @pytest.fixture
 def sent_by_clerk(pound, pound_keeper, dm_clerk, tariffs):
     fines_collected(pound, pound_keeper)
-    return remit(pound, dm_clerk, "15000.00")
+    # The office pays out of the pound's till only on a written authority it records.
+    return remit(pound, dm_clerk, "15000.00", authority="DM order 7/2026 of 1 Dec 2026")
 
 
 def test_the_clerk_who_sent_a_remittance_may_not_confirm_it(sent_by_clerk, dm_clerk):

@@ -6,6 +6,7 @@ from datetime import datetime, time, timedelta
 from decimal import Decimal
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import connection
@@ -401,6 +402,53 @@ def test_remittance_refused_beyond_the_cash_in_hand(client, pound, pound_keeper,
     response = client.post(reverse("office:remittance_new"), remit_data(amount="40000.00"))
     assert "The pound holds only" in errors(response, "amount")[0]
     assert snapshot() == before
+
+
+# Cash out of the till (issue 11): a remittance leaves the pound's till, so it is sent under
+# the till's permission, not the permission to take payments.
+
+
+def test_the_police_who_take_payments_do_not_remit_out_of_the_till(police_officer, fined, pound):
+    before = snapshot()
+    with pytest.raises(PermissionDenied):
+        office.send_remittance(
+            pound=pound,
+            by=police_officer,
+            amount=FINE,
+            challan_number="CH-9",
+            treasury="District Treasury",
+            remitted_on=timezone.localdate(),
+        )
+    assert snapshot() == before
+
+
+def test_the_office_remits_only_on_a_written_authority_it_records(
+    client, dm_clerk, magistrate, fined, pound
+):
+    client.force_login(dm_clerk)
+    url = reverse("office:remittance_new") + f"?pound={pound.pk}"
+    before = snapshot()
+    response = client.post(url, remit_data())
+    assert errors(response, "authority")
+    assert snapshot() == before
+
+    order = "DM order 12/2026 of 1 Dec 2026"
+    assert client.post(url, remit_data(authority=order)).status_code == 302
+    remittance = Remittance.objects.get()
+    assert (remittance.sent_by, remittance.authority) == (dm_clerk, order)
+    event = Event.objects.get(action="ledger.remittance_sent")
+    assert event.data["authority"] == order
+    # Whoever confirms it (another person) sees the authority it was sent on.
+    client.force_login(magistrate)
+    assert order in client.get(reverse("office:remittance_confirm", args=[remittance.pk])).text
+
+
+def test_the_keeper_remits_on_his_own_office(client, pound_keeper, fined):
+    client.force_login(pound_keeper)
+    response = client.get(reverse("office:remittance_new"))
+    assert "authority" not in response.context["form"].fields
+    assert client.post(reverse("office:remittance_new"), remit_data()).status_code == 302
+    assert Remittance.objects.get().authority == ""
 
 
 def test_office_chooses_the_pound_to_remit_from(client, dm_clerk, fined, pound, district):

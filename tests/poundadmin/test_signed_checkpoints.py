@@ -183,6 +183,78 @@ def test_a_checkpoint_signs_only_a_chain_sound_since_the_last(signed, chain, pou
     assert problems == [(chain, 6, "content changed after it was written")]
 
 
+def _reads(monkeypatch):
+    """The links each chain's walk reads, as {chain: links} (the walks are counted, not timed)."""
+    from poundadmin import events
+
+    reads, walk = {}, events._walk
+
+    def counting(name, *args, **kwargs):
+        problem, last, read = walk(name, *args, **kwargs)
+        reads[name] = reads.get(name, 0) + read
+        return problem, last, read
+
+    monkeypatch.setattr(events, "_walk", counting)
+    return reads
+
+
+def test_the_first_checkpoint_walks_from_the_last_verified_link(
+    signing_key, chain, pound, pound_keeper, monkeypatch
+):
+    """No signed checkpoint yet: the first walks each chain from where verify_chain last found
+    it sound, so the daily run's checkpoint reads the day's links, not the whole log (ADR 0020)."""
+    assert verify_chain() == []  # yesterday's run: the chain sound to link 5
+    feed(pound, pound_keeper, 24)
+    feed(pound, pound_keeper, 25)  # today's two links
+    reads = _reads(monkeypatch)
+
+    checkpoint, problems = anchors.write_checkpoint()
+
+    assert problems == [] and checkpoint.heads[chain][0] == 7
+    assert reads[chain] == 3  # link 5 (the anchor), 6 and 7; not 1 to 4
+
+
+def test_the_first_checkpoint_with_full_walks_every_link(signing_key, chain, monkeypatch):
+    assert verify_chain() == []
+    reads = _reads(monkeypatch)
+
+    out = StringIO()
+    call_command("sign_checkpoint", "--full", stdout=out)
+
+    assert reads[chain] == 5
+    assert "Checkpoint of" in out.getvalue()
+    assert anchors.latest_checkpoint().heads[chain][0] == 5
+
+
+@pytest.mark.postgres
+def test_the_first_checkpoint_refuses_a_link_changed_since_the_last_verified(
+    signing_key, chain, pound, pound_keeper
+):
+    assert verify_chain() == []
+    feed(pound, pound_keeper, 24)
+    with append_only_trigger_disabled() as cursor:
+        cursor.execute(
+            "UPDATE poundadmin_event SET summary = 'x' WHERE chain = %s AND seq = 6", [chain]
+        )
+
+    checkpoint, problems = anchors.write_checkpoint()
+
+    assert checkpoint is None
+    assert problems == [(chain, 6, "content changed after it was written")]
+
+
+def test_a_later_checkpoint_walks_from_the_signed_link(
+    signed, chain, pound, pound_keeper, monkeypatch
+):
+    feed(pound, pound_keeper, 24)
+    reads = _reads(monkeypatch)
+
+    checkpoint, problems = anchors.write_checkpoint(on=signed.day + timedelta(days=1))
+
+    assert problems == [] and checkpoint.heads[chain][0] == 6
+    assert reads[chain] == 2  # the signed link 5, and 6
+
+
 def test_the_daily_run_writes_one_checkpoint_a_day(signing_key, chain):
     first, second = run(), run()
 
