@@ -11,11 +11,13 @@ from decimal import Decimal
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import District
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 
 from .actions import Action
 from .models import (
@@ -191,7 +193,11 @@ def create_fine_scale(
     record_event(
         action=Action.TARIFF_FINE_SCALE_RECORDED,
         section="s.12",
-        summary=f"Fine scale {scale} in force from {valid_from:%d-%m-%Y}",
+        summary=Message(
+            gettext_noop("Fine scale %(scale)s in force from %(date)s"),
+            scale=str(scale),
+            date=valid_from,
+        ),
         by=by,
         district=district,
         data={
@@ -258,7 +264,11 @@ def create_feeding_order(
     record_event(
         action=Action.TARIFF_FEEDING_ORDER_RECORDED,
         section="s.5",
-        summary=f"Feeding rates {order} in force from {valid_from:%d-%m-%Y}",
+        summary=Message(
+            gettext_noop("Feeding rates %(order)s in force from %(date)s"),
+            order=str(order),
+            date=valid_from,
+        ),
         by=by,
         district=district,
         data={"order": order.pk, "superseded": [o.pk for o in superseded]},

@@ -15,10 +15,12 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from auctions.models import Bidder, S16Case
 from impounding.models import Animal, Complaint, Impoundment, Receipt, Release
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 
 from .actions import Action
 from .models import PreparedFile, SurplusClaim
@@ -71,7 +73,10 @@ def erase_entry(entry, *, by):
         record_event(
             action=Action.PERSONAL_DATA_ERASED,
             section=SECTION,
-            summary=f"Personal data of {entry.register_number} erased under the retention rule",
+            summary=Message(
+                gettext_noop("Personal data of %(number)s erased under the retention rule"),
+                number=entry.register_number,
+            ),
             by=by,
             impoundment=entry,
         )

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts import todos
 from accounts.models import Counter, DistrictPolicy, IssuedDocument
@@ -25,6 +26,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import surplus_expiry
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
+from poundadmin.messages import Message, in_both
 from poundadmin.uploads import stored_name, validate_order_scan
 
 from . import statements
@@ -126,7 +128,12 @@ def send_remittance(
         section="s.17",
         by=by,
         pound=pound,
-        summary=f"{number}: ₹{amount} of fines remitted, challan {challan_number}",
+        summary=Message(
+            gettext_noop("%(number)s: ₹%(amount)s of fines remitted, challan %(challan)s"),
+            number=number,
+            amount=amount,
+            challan=challan_number,
+        ),
         data={
             "remittance": number,
             "amount": amount,
@@ -183,8 +190,15 @@ def confirm_remittance(*, remittance, by):
         section="s.17",
         by=by,
         pound=pound,
-        summary=f"{remittance.number}: ₹{amount} confirmed received by {by.username}, "
-        f"sent by {remittance.sent_by.username}",
+        summary=Message(
+            gettext_noop(
+                "%(number)s: ₹%(amount)s confirmed received by %(by)s, sent by %(sent_by)s"
+            ),
+            number=remittance.number,
+            amount=amount,
+            by=by.username,
+            sent_by=remittance.sent_by.username,
+        ),
         data={
             "remittance": remittance.number,
             "sent_by": remittance.sent_by_id,
@@ -255,8 +269,12 @@ def receive_surplus(*, deposit, by, received_on):
         section="s.17",
         by=by,
         pound=deposit.pound,
-        summary=f"Surplus ₹{deposit.amount} received on {received_on:%d-%m-%Y}; held "
-        f"until {deposit.expires_on:%d-%m-%Y}",
+        summary=Message(
+            gettext_noop("Surplus ₹%(amount)s received on %(received_on)s; held until %(until)s"),
+            amount=deposit.amount,
+            received_on=received_on,
+            until=deposit.expires_on,
+        ),
         data={"deposit": deposit.pk, "expires_on": deposit.expires_on},
     )
     # The work is done: its to-do closes now, in this transaction, not at the next daily run.
@@ -304,7 +322,11 @@ def file_surplus_claim(
         section="s.17",
         by=by,
         pound=deposit.pound,
-        summary=f"Claim by {claimant_name} to surplus ₹{deposit.amount}",
+        summary=Message(
+            gettext_noop("Claim by %(name)s to surplus ₹%(amount)s"),
+            name=claimant_name,
+            amount=deposit.amount,
+        ),
         data={"claim": claim.pk, "deposit": deposit.pk},
     )
     return claim
@@ -367,7 +389,11 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
         section="s.17",
         by=by,
         pound=deposit.pound,
-        summary=f"Claim by {claim.claimant_name}: {claim.get_status_display()}",
+        summary=Message(
+            gettext_noop("Claim by %(name)s: %(status)s"),
+            name=claim.claimant_name,
+            status=in_both(claim.get_status_display),
+        ),
         data={
             "claim": claim.pk,
             "decision": decision,
@@ -449,8 +475,12 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
         section="s.31" if local else "s.17",
         by=by,
         pound=deposit.pound,
-        summary=f"{number}: surplus ₹{deposit.amount} credited to "
-        f"{deposit.get_destination_display()}",
+        summary=Message(
+            gettext_noop("%(number)s: surplus ₹%(amount)s credited to %(destination)s"),
+            number=number,
+            amount=deposit.amount,
+            destination=in_both(deposit.get_destination_display),
+        ),
         data={"deposit": deposit.pk, "memo": number, "destination": destination},
     )
     return deposit
@@ -480,7 +510,13 @@ def write_off_shortfall(*, shortfall, by, note=""):
         section="s.17",
         by=by,
         pound=shortfall.pound,
-        summary=f"Shortfall of ₹{shortfall.total} written off" + (f": {note}" if note else ""),
+        summary=Message(
+            gettext_noop("Shortfall of ₹%(amount)s written off: %(note)s"),
+            amount=shortfall.total,
+            note=note,
+        )
+        if note
+        else Message(gettext_noop("Shortfall of ₹%(amount)s written off"), amount=shortfall.total),
         data={
             "shortfall": shortfall.pk,
             "fines": shortfall.fines,
@@ -513,8 +549,15 @@ def review_court_order(*, order, by, note=""):
         section="s.19",
         by=by,
         impoundment=order.impoundment,
-        summary=f"Court order {order.case_number} checked against its scan"
-        + (f": {note}" if note else ""),
+        summary=Message(
+            gettext_noop("Court order %(case)s checked against its scan: %(note)s"),
+            case=order.case_number,
+            note=note,
+        )
+        if note
+        else Message(
+            gettext_noop("Court order %(case)s checked against its scan"), case=order.case_number
+        ),
         data={"order": order.pk, "note": note},
     )
     # The work is done: its to-do closes now, in this transaction, not at the next daily run.
@@ -548,8 +591,10 @@ def confirm_deposit_application(*, deposit, by):
         section="s.15",
         by=by,
         impoundment=entry,
-        summary=f"To be applied after {deposit.complaint_deadline:%d-%m-%Y} unless a "
-        "complaint is made in time",
+        summary=Message(
+            gettext_noop("To be applied after %(date)s unless a complaint is made in time"),
+            date=deposit.complaint_deadline,
+        ),
         data={"deposit": deposit.pk},
     )
     return deposit

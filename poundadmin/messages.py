@@ -31,6 +31,19 @@ def bilingual(en, hi=""):
     return {"en": str(en), "hi": str(hi or en)}
 
 
+def in_both(text):
+    """A phrase in both languages, as an argument: a choice's label (lazy), a callable that
+    gives it (`lambda: order.get_status_display()`), or an English phrase in the catalogue."""
+
+    def say(language):
+        with translation.override(language):
+            if callable(text):
+                return str(text())
+            return gettext(text) if isinstance(text, str) else str(text)
+
+    return bilingual(say("en"), say("hi"))
+
+
 def _plain(value):
     if isinstance(value, dict):
         return {"en": str(value.get("en", "")), "hi": str(value.get("hi") or value.get("en", ""))}

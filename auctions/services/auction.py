@@ -9,6 +9,7 @@ from django.core.validators import MinValueValidator
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts import todos
 from accounts.roles import Permission
@@ -16,6 +17,7 @@ from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
+from poundadmin.messages import Message, in_both
 
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
@@ -111,8 +113,13 @@ def schedule_auction(
         section=section,
         by=by,
         pound=pound,
-        summary=f"{auction.number} on {timezone.localtime(scheduled_for):%d-%m-%Y %H:%M}"
-        f" at {auction.place}: {len(lots)} lot(s)",
+        summary=Message(
+            gettext_noop("%(auction)s on %(at)s at %(place)s: %(count)s lot(s)"),
+            auction=auction.number,
+            at=scheduled_for,
+            place=auction.place,
+            count=len(lots),
+        ),
         data={
             "auction": auction.number,
             "lots": lots,
@@ -280,11 +287,17 @@ def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, de
         section="s.19",
         by=by,
         pound=auction.pound,
-        summary=f"{auction.number}: bidder {number}"
-        + (
-            f" blocked: may be staff ({', '.join(m['staff'] for m in matches)})"
-            if matches
-            else " registered"
+        summary=Message(
+            gettext_noop("%(auction)s: bidder %(number)s blocked: may be staff (%(staff)s)"),
+            auction=auction.number,
+            number=number,
+            staff=", ".join(m["staff"] for m in matches),
+        )
+        if matches
+        else Message(
+            gettext_noop("%(auction)s: bidder %(number)s registered"),
+            auction=auction.number,
+            number=number,
         ),
         data={"auction": auction.number, "bidder": number, "matches": matches},
     )
@@ -316,7 +329,12 @@ def override_block(*, bidder, by, reason):
         section="s.19",
         by=by,
         pound=bidder.auction.pound,
-        summary=f"{bidder.auction.number}: bidder {bidder.number} cleared: {reason}",
+        summary=Message(
+            gettext_noop("%(auction)s: bidder %(number)s cleared: %(reason)s"),
+            auction=bidder.auction.number,
+            number=bidder.number,
+            reason=reason,
+        ),
         data={"bidder": bidder.pk, "reason": reason, "matches": bidder.matches},
     )
     return bidder
@@ -378,13 +396,19 @@ def mark_unsold(*, lot, by, note=""):
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open."))
-    move_lot(lot, Lot.Status.UNSOLD, note=note or "No bid, or no fair price")
+    no_reason = gettext_noop("No bid, or no fair price")
+    move_lot(lot, Lot.Status.UNSOLD, note=note or no_reason)
     record_event(
         action=Action.AUCTION_UNSOLD,
         section="s.14",
         by=by,
         pound=lot.auction.pound,
-        summary=f"{lot.auction.number} lot {lot.number} not sold: {lot.note}",
+        summary=Message(
+            gettext_noop("%(auction)s lot %(lot)s not sold: %(note)s"),
+            auction=lot.auction.number,
+            lot=lot.number,
+            note=lot.note if note else in_both(no_reason),
+        ),
         data={"lot": lot.pk},
     )
     return lot
@@ -406,7 +430,7 @@ def close_auction(*, auction, by):
         section="s.14",
         by=by,
         pound=auction.pound,
-        summary=f"{auction.number} closed",
+        summary=Message(gettext_noop("%(auction)s closed"), auction=auction.number),
         data={"auction": auction.number},
     )
     return auction
@@ -415,4 +439,4 @@ def close_auction(*, auction, by):
 def withdraw_claimed_lots(animals, by):
     """Called when animals are released: an open lot holding one of them is withdrawn.
     Positional, as `impounding.services.releases.RELEASE_HOOKS` calls its hooks."""
-    withdraw_lots_of(animals, by, "Claimed before the hammer")
+    withdraw_lots_of(animals, by, gettext_noop("Claimed before the hammer"))

@@ -5,11 +5,13 @@ from decimal import Decimal
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import Counter
 from ledger import services as ledger
 from ledger.models import AccountKind, till
 from poundadmin.events import record_event
+from poundadmin.messages import Message, bilingual, in_both
 
 from ..actions import Action
 from ..models import Lot, LotAnimal
@@ -74,7 +76,12 @@ def withdraw(lot, by, note):
         section="s.14",
         by=by,
         pound=lot.auction.pound,
-        summary=f"{lot.auction.number} lot {lot.number} withdrawn: {note.lower()}",
+        summary=Message(
+            gettext_noop("%(auction)s lot %(lot)s withdrawn: %(note)s"),
+            auction=lot.auction.number,
+            lot=lot.number,
+            note=bilingual(note.lower(), in_both(note)["hi"]),
+        ),
         data={"lot": lot.pk},
     )
 

@@ -5,6 +5,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts import todos
 from accounts.roles import Permission
@@ -12,6 +13,7 @@ from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
 from impounding.services.common import ensure_transition
 from poundadmin.events import record_event
+from poundadmin.messages import Message, in_both
 
 from ..actions import Action
 from ..models import DisposalOrder, Lot, Report
@@ -59,7 +61,12 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
         section="s.14",
         by=by,
         pound=pound,
-        summary=f"{order.number}: {len(animals)} animal(s) to {recipient} proposed",
+        summary=Message(
+            gettext_noop("%(number)s: %(count)s animal(s) to %(recipient)s proposed"),
+            number=order.number,
+            count=len(animals),
+            recipient=recipient,
+        ),
         data={"order": order.number, "animals": [a.reference for a in animals]},
     )
     return order
@@ -106,8 +113,13 @@ def decide_disposal(*, order, by, approve, note=""):
         section="s.14",
         by=by,
         pound=order.pound,
-        summary=f"{order.number} {order.get_status_display()} by {by.username}, "
-        f"prepared by {order.prepared_by.username}",
+        summary=Message(
+            gettext_noop("%(number)s %(status)s by %(by)s, prepared by %(prepared_by)s"),
+            number=order.number,
+            status=in_both(order.get_status_display),
+            by=by.username,
+            prepared_by=order.prepared_by.username,
+        ),
         data={
             "order": order.number,
             "note": note,

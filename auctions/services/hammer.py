@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import IssuedDocument
 from accounts.roles import Permission
@@ -22,6 +23,7 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
+from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import Auction, Bidder, Lot, LotAnimal, Notice, S16Case, Sale, Shortfall
@@ -76,7 +78,7 @@ def sell_lot(
     except _AnimalGone:
         with transaction.atomic():
             locked = Lot.objects.select_for_update(of=("self",)).select_related("auction__pound")
-            withdraw(locked.get(pk=lot.pk), by, "No longer in the pound")
+            withdraw(locked.get(pk=lot.pk), by, gettext_noop("No longer in the pound"))
         raise ValidationError(
             _("An animal of this lot was claimed before the hammer: the lot is withdrawn.")
         ) from None
@@ -308,9 +310,16 @@ def _post_sale(sale, *, animals, lines, by):
         by=by,
         pound=pound,
         impoundment=animals[0].impoundment,
-        summary=f"{auction.number} lot {lot.number} "
-        f"({', '.join(a.reference for a in animals)}) sold to bidder {buyer.number} "
-        f"for ₹{price}",
+        summary=Message(
+            gettext_noop(
+                "%(auction)s lot %(lot)s (%(animals)s) sold to bidder %(bidder)s for ₹%(price)s"
+            ),
+            auction=auction.number,
+            lot=lot.number,
+            animals=", ".join(a.reference for a in animals),
+            bidder=buyer.number,
+            price=price,
+        ),
         data={
             "auction": auction.number,
             "lot": lot.number,

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import IssuedDocument
 from accounts.roles import Permission
@@ -18,6 +19,7 @@ from impounding.services.common import ensure_transition
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image
 
 from ..actions import Action
@@ -76,8 +78,17 @@ def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=T
         section="s.16",
         by=by,
         impoundment=entry,
-        summary=f"{owner_name} {'refused' if refused else 'omitted'} to pay for "
-        f"{len(animals)} animal(s): as many as necessary to be sold",
+        summary=Message(
+            gettext_noop(
+                "%(owner)s refused to pay for %(count)s animal(s): as many as necessary to be sold"
+            )
+            if refused
+            else gettext_noop(
+                "%(owner)s omitted to pay for %(count)s animal(s): as many as necessary to be sold"
+            ),
+            owner=owner_name,
+            count=len(animals),
+        ),
         data={"case": case.pk, "animals": [a.reference for a in animals]},
     )
     return case
@@ -139,8 +150,13 @@ def check_s16_covered(case, by, at):
             section="s.16",
             by=by,
             impoundment=case.impoundment,
-            summary=f"Proceeds ₹{position['proceeds']} cover the dues "
-            f"₹{position['owed']}: no more animals are sold",
+            summary=Message(
+                gettext_noop(
+                    "Proceeds ₹%(proceeds)s cover the dues ₹%(owed)s: no more animals are sold"
+                ),
+                proceeds=position["proceeds"],
+                owed=position["owed"],
+            ),
             data={"case": case.pk, "proceeds": position["proceeds"], "owed": position["owed"]},
         )
 
@@ -196,8 +212,16 @@ def settle_s16_case(
         section="s.16",
         by=by,
         impoundment=case.impoundment,
-        summary=f"{len(remaining)} animal(s) and ₹{case.balance} returned to "
-        f"{case.owner_name} with account {case.account_document.number}",
+        summary=Message(
+            gettext_noop(
+                "%(count)s animal(s) and ₹%(balance)s returned to %(owner)s "
+                "with account %(account)s"
+            ),
+            count=len(remaining),
+            balance=case.balance,
+            owner=case.owner_name,
+            account=case.account_document.number,
+        ),
         data={
             "case": case.pk,
             "fines": case.fines,
@@ -309,4 +333,4 @@ def _return_animals(case, remaining, *, by, at):
         animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
         animal.save(update_fields=["state", "custody_ended_at"])
     # An animal returned may still stand in a lot of a s.14 auction.
-    withdraw_lots_of(remaining, by, "Returned to the owner (s.16)")
+    withdraw_lots_of(remaining, by, gettext_noop("Returned to the owner (s.16)"))

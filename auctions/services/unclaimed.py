@@ -8,6 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts import todos
 from accounts.models import District, IssuedDocument
@@ -16,6 +17,7 @@ from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
 from impounding.services.intake import resize_photo
 from poundadmin.events import record_event
+from poundadmin.messages import Message, bilingual, in_both
 
 from ..actions import Action
 from ..clocks import appointed_officer, notice_dates, reports_due
@@ -79,14 +81,24 @@ def send_report(*, entry, by, at=None):
     )
     report.animals.set(animals)
     IssuedDocument.objects.link(document, report)
-    to = report.officer.get_full_name() if report.officer else str(report.police_station)
+    station = report.police_station
+    to = (
+        report.officer.get_full_name()
+        if report.officer
+        else bilingual(station.name, station.name_hi)
+    )
     record_event(
         action=Action.S14_REPORTED,
         section="s.14",
         by=by,
         impoundment=entry,
         at=None,
-        summary=f"{number}: {len(animals)} unclaimed animal(s) reported to {to}",
+        summary=Message(
+            gettext_noop("%(number)s: %(count)s unclaimed animal(s) reported to %(to)s"),
+            number=number,
+            count=len(animals),
+            to=to,
+        ),
         data={
             "report": number,
             "animals": [a.reference for a in animals],
@@ -151,8 +163,17 @@ def post_notice(*, report, by, posted_on, posted_at):
         section="s.14",
         by=by,
         impoundment=report.impoundment,
-        summary=f"{number} posted on {posted_on:%d-%m-%Y} at {posted_at}; claims until "
-        f"{last_day:%d-%m-%Y}; sale not before {earliest:%d-%m-%Y}",
+        summary=Message(
+            gettext_noop(
+                "%(number)s posted on %(posted_on)s at %(place)s; claims until %(last_day)s; "
+                "sale not before %(earliest)s"
+            ),
+            number=number,
+            posted_on=posted_on,
+            place=posted_at,
+            last_day=last_day,
+            earliest=earliest,
+        ),
         data={
             "notice": number,
             "posted_on": posted_on,
@@ -204,8 +225,13 @@ def record_proclamation(
         section="s.14",
         by=by,
         impoundment=notice.report.impoundment,
-        summary=f"{proclamation.get_channel_display()}, {made_on:%d-%m-%Y}, "
-        f"{place or village}, by {made_by}",
+        summary=Message(
+            gettext_noop("%(channel)s, %(date)s, %(place)s, by %(by)s"),
+            channel=in_both(Proclamation.Channel(channel).label),
+            date=made_on,
+            place=place or (bilingual(village.name, village.name_hi) if village else ""),
+            by=made_by,
+        ),
         data={
             "notice": notice.number,
             "channel": channel,
@@ -273,7 +299,11 @@ def set_auction_conditions(
         section="s.14",
         by=by,
         district=district,
-        summary=f"Conditions of sale {order_reference} in force from {valid_from:%d-%m-%Y}",
+        summary=Message(
+            gettext_noop("Conditions of sale %(order)s in force from %(date)s"),
+            order=order_reference,
+            date=valid_from,
+        ),
         data={"conditions": conditions.pk, "superseded": [o.pk for o in superseded]},
     )
     return conditions

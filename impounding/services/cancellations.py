@@ -15,12 +15,14 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from ledger import services as ledger
 from ledger.models import Transaction, TransactionKind
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import Animal, AnimalState, Receipt, ReceiptCancellation, Release, ReleaseLine
@@ -50,7 +52,11 @@ def ask_receipt_cancellation(*, receipt, by, reason):
     record_event(
         action=Action.RECEIPT_CANCELLATION_ASKED,
         section="s.13",
-        summary=f"Cancellation of receipt {receipt.number} asked for: {reason.strip()}",
+        summary=Message(
+            gettext_noop("Cancellation of receipt %(number)s asked for: %(reason)s"),
+            number=receipt.number,
+            reason=reason.strip(),
+        ),
         by=by,
         impoundment=release.impoundment,
         data={"receipt": receipt.number, "reason": reason.strip()},
@@ -85,9 +91,16 @@ def decide_receipt_cancellation(*, cancellation, by, approve, note=""):
     record_event(
         action=Action.RECEIPT_CANCELLED if approve else Action.RECEIPT_CANCELLATION_REFUSED,
         section="s.13",
-        summary=f"Receipt {receipt.number} "
-        + ("cancelled" if approve else "not cancelled")
-        + f" by {by.username}, asked for by {cancellation.requested_by.username}",
+        summary=Message(
+            gettext_noop("Receipt %(number)s cancelled by %(by)s, asked for by %(asked_by)s")
+            if approve
+            else gettext_noop(
+                "Receipt %(number)s not cancelled by %(by)s, asked for by %(asked_by)s"
+            ),
+            number=receipt.number,
+            by=by.username,
+            asked_by=cancellation.requested_by.username,
+        ),
         by=by,
         impoundment=release.impoundment,
         data={

@@ -8,10 +8,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import AnimalState, Claim, Impoundment
@@ -74,7 +76,7 @@ def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_
     record_event(
         action=Action.CLAIM_RECORDED,
         section="s.13",  # the release it holds; the Act is silent on rival claims
-        summary=f"Claimant recorded: {claim.claimant_name}",
+        summary=Message(gettext_noop("Claimant recorded: %(name)s"), name=claim.claimant_name),
         by=by,
         impoundment=entry,
         data={"claim": claim.pk},
@@ -84,7 +86,7 @@ def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_
         record_event(
             action=Action.CLAIMS_HELD,
             section="s.13",  # the release it holds; the Act is silent on rival claims
-            summary="Release on hold: two people claim these cattle",
+            summary=Message(gettext_noop("Release on hold: two people claim these cattle")),
             by=by,
             impoundment=entry,
             data={"claims": list(entry.claims.standing().values_list("pk", flat=True))},
@@ -116,7 +118,9 @@ def decide_claims(*, entry, by, winner, findings):
     record_event(
         action=Action.CLAIMS_DECIDED,
         section="s.13",  # the release it holds; the Act is silent on rival claims
-        summary=f"Competing claims decided for {chosen.claimant_name}",
+        summary=Message(
+            gettext_noop("Competing claims decided for %(name)s"), name=chosen.claimant_name
+        ),
         by=by,
         impoundment=entry,
         data={

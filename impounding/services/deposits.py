@@ -13,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
@@ -21,6 +22,7 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
+from poundadmin.messages import Message, in_both
 
 from ..actions import Action
 from ..models import Complaint, Deposit, SeizerLiability
@@ -92,8 +94,16 @@ def record_complaint(
     record_event(
         action=Action.COMPLAINT_RECORDED,
         section="s.20",
-        summary=f"Complaint by {complainant_name} filed {filed_on:%d-%m-%Y} in {court}"
-        + ("" if complaint.in_time else " (after the 10 days of s.20)"),
+        summary=Message(
+            gettext_noop("Complaint by %(name)s filed %(date)s in %(court)s")
+            if complaint.in_time
+            else gettext_noop(
+                "Complaint by %(name)s filed %(date)s in %(court)s (after the 10 days of s.20)"
+            ),
+            name=complainant_name,
+            date=filed_on,
+            court=court,
+        ),
         by=by,
         impoundment=entry,
         data={
@@ -214,7 +224,11 @@ def decide_complaint(
     record_event(
         action=Action(f"complaint.{outcome}"),
         section="s.22",
-        summary=f"Complaint by {complaint.complainant_name}: {complaint.get_outcome_display()}",
+        summary=Message(
+            gettext_noop("Complaint by %(name)s: %(outcome)s"),
+            name=complaint.complainant_name,
+            outcome=in_both(complaint.get_outcome_display),
+        ),
         by=by,
         impoundment=entry,
         data={
@@ -293,8 +307,13 @@ def apply_deposit(*, deposit, by):
     record_event(
         action=Action.DEPOSIT_APPLIED,
         section="s.15",
-        summary=f"Deposit {deposit.release.receipt.number} of ₹{deposit.amount} applied "
-        "as payment of fines and charges",
+        summary=Message(
+            gettext_noop(
+                "Deposit %(receipt)s of ₹%(amount)s applied as payment of fines and charges"
+            ),
+            receipt=deposit.release.receipt.number,
+            amount=deposit.amount,
+        ),
         by=by,
         impoundment=entry,
         data={"deposit": deposit.pk, "fines": deposit.fines, "feeding": deposit.feeding},
@@ -355,7 +374,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
     record_event(
         action=Action.DEPOSIT_REFUNDED,
         section="s.22",
-        summary=f"Deposit of ₹{deposit.amount} refunded",
+        summary=Message(gettext_noop("Deposit of ₹%(amount)s refunded"), amount=deposit.amount),
         by=by,
         impoundment=entry,
         data={

@@ -13,7 +13,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
 from poundadmin.events import record_event
-from poundadmin.messages import Message
+from poundadmin.messages import Message, in_both
 from poundadmin.uploads import reencode_image
 
 from ..actions import Action
@@ -290,9 +290,16 @@ def amend_entry(*, entry, by, reason, changes, animal=None, tag_confirmed=False)
     record_event(
         action=Action.REGISTER_AMENDED,
         section="s.8",
-        summary=f"{entry.register_number}: "
-        + ", ".join(a.field_label for a in amendments)
-        + f" amended ({reason})",
+        summary=Message(
+            gettext_noop("%(number)s: %(fields)s amended (%(reason)s)"),
+            number=entry.register_number,
+            fields=in_both(
+                lambda: ", ".join(
+                    str(target._meta.get_field(a.field).verbose_name) for a in amendments
+                )
+            ),
+            reason=reason,
+        ),
         by=by,
         impoundment=entry,
         animal=animal,

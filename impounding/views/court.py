@@ -9,6 +9,7 @@ from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -17,6 +18,7 @@ from accounts.decorators import require_permission
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
+from poundadmin.confirmations import show_panel
 from poundadmin.dates import complaint_deadline
 from poundadmin.views import add_service_errors
 
@@ -177,6 +179,19 @@ def _get_deposit(request, pk, perm):
     return deposit
 
 
+def show_deposit_panel(request, deposit, title):
+    """The confirmation panel after a deposit is applied or refunded (s.15, s.22): the deposit
+    receipt's number is the reference, and the receipt is the paper it concerns."""
+    receipt = deposit.release.receipt
+    show_panel(
+        request,
+        title=title % {"receipt": receipt.number},
+        reference=receipt.number,
+        document_url=reverse("impounding:receipt_pdf", args=[receipt.pk]),
+        document_label=_("Print the deposit receipt (PDF)"),
+    )
+
+
 def deposit_apply(request, pk):
     deposit = _get_deposit(request, pk, Permission.APPROVE)
     form = forms.Form(request.POST if request.method == "POST" else None)
@@ -186,10 +201,10 @@ def deposit_apply(request, pk):
         except ValidationError as error:
             add_service_errors(form, error)
         else:
-            messages.success(
+            show_deposit_panel(
                 request,
-                _("Deposit %(receipt)s applied as payment of the fines and charges.")
-                % {"receipt": deposit.release.receipt.number},
+                deposit,
+                _("Deposit %(receipt)s applied as payment of the fines and charges."),
             )
             return redirect("impounding:deposits")
     return render(
@@ -216,11 +231,7 @@ def deposit_refund(request, pk):
         except ValidationError as error:
             add_service_errors(form, error)
         else:
-            messages.success(
-                request,
-                _("Refund of deposit %(receipt)s recorded.")
-                % {"receipt": deposit.release.receipt.number},
-            )
+            show_deposit_panel(request, deposit, _("Refund of deposit %(receipt)s recorded."))
             return redirect("impounding:deposits")
     return render(
         request,

@@ -24,6 +24,7 @@ from accounts.scoping import has_permission, visible_district_ids, visible_pound
 from auctions.models import Shortfall
 from impounding.models import CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
+from impounding.views.court import show_deposit_panel
 from poundadmin.formatting import inr
 from poundadmin.views import add_service_errors
 
@@ -186,13 +187,17 @@ def deposit_confirm_application(request, pk):
         else:
             if deposit.status == Deposit.Status.APPLIED:
                 todo_list.close(f"deposit_apply:{deposit.pk}")
-                message = _("Deposit %(receipt)s applied as payment of the fines and charges.")
+                show_deposit_panel(
+                    request,
+                    deposit,
+                    _("Deposit %(receipt)s applied as payment of the fines and charges."),
+                )
             else:
                 message = _(
                     "Confirmed: deposit %(receipt)s will be applied as payment after the last "
                     "day to complain, unless a complaint is made in time."
                 )
-            messages.success(request, message % {"receipt": deposit.release.receipt.number})
+                messages.success(request, message % {"receipt": deposit.release.receipt.number})
             return redirect("office:approvals")
     complaints = selectors.complaints_of(deposit)
     return render(

@@ -771,7 +771,10 @@ def test_bid_must_be_positive(auction, bidder, police_officer, amount):
 def test_unsold_lot_is_re_auctioned_in_a_new_auction(ready, pound, auction, bidder, police_officer):
     lot = services.mark_unsold(lot=auction.lots.get(), by=police_officer)
     assert (lot.status, lot.note) == (Lot.Status.UNSOLD, "No bid, or no fair price")
-    assert Event.objects.get(action="auction.unsold").data == {"lot": lot.pk}
+    event = Event.objects.get(action="auction.unsold")
+    assert event.data["lot"] == lot.pk and event.summary.endswith(
+        "not sold: No bid, or no fair price"
+    )
     with pytest.raises(ValidationError, match="not open"):
         services.mark_unsold(lot=lot, by=police_officer)
     services.close_auction(auction=auction, by=police_officer)
@@ -798,7 +801,8 @@ def test_close_requires_no_open_lot(auction, bidder, police_officer):
     closed = services.close_auction(auction=auction, by=police_officer)
     assert closed.status == Auction.Status.CLOSED
     assert closed.closed_at and closed.officer_declaration_at == closed.closed_at
-    assert Event.objects.get(action="auction.closed").data == {"auction": auction.number}
+    event = Event.objects.get(action="auction.closed")
+    assert event.data["auction"] == auction.number and event.summary == f"{auction.number} closed"
     with pytest.raises(ValidationError, match="already closed"):
         services.close_auction(auction=auction, by=police_officer)
     with pytest.raises(ValidationError, match="closed"):

@@ -452,6 +452,21 @@ def test_deposit_apply_posts_the_payment(client, magistrate, lapsed):
         [lapsed.amount, -lapsed.fines, -lapsed.feeding]
     )
     assert Event.objects.get(action="deposit.applied").by == magistrate
+    assert_deposit_panel(client, response, lapsed, "applied as payment of the fines and charges")
+
+
+def assert_deposit_panel(client, response, deposit, done):
+    """The confirmation panel (GOV.UK, issue 12): what was done, the deposit receipt's number as
+    the reference, and the receipt to print; shown once, on the page the action leads to."""
+    receipt = deposit.release.receipt
+    page = client.get(response["Location"]).content.decode()
+    assert 'data-testid="confirmation-panel"' in page
+    assert f"Deposit {receipt.number} {done}." in page or f"deposit {receipt.number} {done}" in page
+    assert f'<strong class="confirmation-reference">{receipt.number}</strong>' in page
+    assert reverse("impounding:receipt_pdf", args=[receipt.pk]) in page
+    assert "Print the deposit receipt (PDF)" in page
+    again = client.get(response["Location"]).content.decode()
+    assert 'data-testid="confirmation-panel"' not in again
 
 
 def test_deposit_apply_of_a_dismissed_complaints_deposit(client, magistrate, held, entry):
@@ -529,6 +544,7 @@ def test_deposit_refund_records_the_refund(client, pound_keeper, refund_due):
     txn = Transaction.objects.get(kind=TransactionKind.DEPOSIT_REFUNDED)
     assert sum(p.amount for p in txn.postings.all()) == 0
     assert Event.objects.get(action="deposit.refunded").by == pound_keeper
+    assert_deposit_panel(client, response, refund_due, "recorded")
 
 
 def test_deposit_refund_invalid_writes_nothing(client, pound_keeper, refund_due):

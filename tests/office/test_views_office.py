@@ -702,6 +702,12 @@ def test_confirming_after_the_window_applies_the_deposit_now(client, magistrate,
     )
     assert Event.objects.order_by("pk").last().action == "deposit.applied"
     assert Transaction.objects.order_by("pk").last().kind == TransactionKind.DEPOSIT_APPLIED
+    # The confirmation panel: the deposit receipt is the reference and the paper to print.
+    page = client.get(response["Location"]).content.decode()
+    receipt = deposit_expired.release.receipt
+    assert 'data-testid="confirmation-panel"' in page
+    assert f"Deposit {receipt.number} applied as payment of the fines and charges." in page
+    assert reverse("impounding:receipt_pdf", args=[receipt.pk]) in page
 
 
 def test_a_deposit_no_longer_held_cannot_be_confirmed(client, magistrate, deposit_expired):
