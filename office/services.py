@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts import todos
 from accounts.models import Counter, DistrictPolicy, IssuedDocument
@@ -25,12 +26,16 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import surplus_expiry
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
+from poundadmin.messages import Message, label
 from poundadmin.uploads import stored_name, validate_order_scan
 
 from . import statements
 from .actions import Action
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .statements import fines_credited
+
+# Who a summary names in its hashed link (docs/decisions/0010).
+THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 ZERO = Decimal("0.00")
 
@@ -286,8 +291,13 @@ def file_surplus_claim(
         section="s.17",
         by=by,
         pound=deposit.pound,
-        summary=f"Claim by {claimant_name} to surplus ₹{deposit.amount}",
+        summary=Message(
+            gettext_noop("Claim by %(name)s to surplus ₹%(amount)s"),
+            name=THE_CLAIMANT,
+            amount=deposit.amount,
+        ),
         data={"claim": claim.pk, "deposit": deposit.pk},
+        personal={"name": claimant_name, "address": claimant_address},
     )
     return claim
 
@@ -349,7 +359,12 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
         section="s.17",
         by=by,
         pound=deposit.pound,
-        summary=f"Claim by {claim.claimant_name}: {claim.get_status_display()}",
+        summary=Message(
+            gettext_noop("Claim by %(name)s: %(status)s"),
+            name=THE_CLAIMANT,
+            status=label(claim.get_status_display()),
+        ),
+        personal={"name": claim.claimant_name},
         data={
             "claim": claim.pk,
             "decision": decision,

@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import IssuedDocument
 from accounts.roles import Permission
@@ -18,6 +19,7 @@ from impounding.services.common import ensure_transition
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image
 
 from ..actions import Action
@@ -30,6 +32,10 @@ from .common import (
     till_account,
     withdraw_lots_of,
 )
+
+# Who a summary names in its hashed link; the timeline shows the owner's name from the event's
+# personal fields while they exist (docs/decisions/0010).
+THE_OWNER = Message(gettext_noop("the owner"))
 
 
 def s16_first_day(case, conditions):
@@ -76,9 +82,19 @@ def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=T
         section="s.16",
         by=by,
         impoundment=entry,
-        summary=f"{owner_name} {'refused' if refused else 'omitted'} to pay for "
-        f"{len(animals)} animal(s): as many as necessary to be sold",
+        summary=Message(
+            gettext_noop(
+                "%(name)s refused to pay for %(count)s animal(s): as many as necessary to be sold"
+            )
+            if refused
+            else gettext_noop(
+                "%(name)s omitted to pay for %(count)s animal(s): as many as necessary to be sold"
+            ),
+            name=THE_OWNER,
+            count=len(animals),
+        ),
         data={"case": case.pk, "animals": [a.reference for a in animals]},
+        personal={"name": owner_name, "address": owner_address},
     )
     return case
 
@@ -196,8 +212,16 @@ def settle_s16_case(
         section="s.16",
         by=by,
         impoundment=case.impoundment,
-        summary=f"{len(remaining)} animal(s) and ₹{case.balance} returned to "
-        f"{case.owner_name} with account {case.account_document.number}",
+        summary=Message(
+            gettext_noop(
+                "%(count)s animal(s) and ₹%(balance)s returned to %(name)s with account %(account)s"
+            ),
+            count=len(remaining),
+            balance=case.balance,
+            name=THE_OWNER,
+            account=case.account_document.number,
+        ),
+        personal={"name": case.owner_name},
         data={
             "case": case.pk,
             "fines": case.fines,

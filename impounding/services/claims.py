@@ -8,13 +8,19 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from poundadmin.events import record_event
+from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import AnimalState, Claim, Impoundment
+
+# Who a summary names in its hashed link; the timeline shows the name from the event's personal
+# fields while they exist (docs/decisions/0010).
+THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 
 def may_decide_claims(user, pound):
@@ -74,10 +80,15 @@ def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_
     record_event(
         action=Action.CLAIM_RECORDED,
         section="s.13",  # the release it holds; the Act is silent on rival claims
-        summary=f"Claimant recorded: {claim.claimant_name}",
+        summary=Message(gettext_noop("Claimant recorded: %(name)s"), name=THE_CLAIMANT),
         by=by,
         impoundment=entry,
         data={"claim": claim.pk},
+        personal={
+            "name": claim.claimant_name,
+            "address": claim.claimant_address,
+            "phone": claim.claimant_phone,
+        },
     )
     standing = entry.claims.filter(status=Claim.Status.STANDING).count()
     if standing == 2:
@@ -116,9 +127,10 @@ def decide_claims(*, entry, by, winner, findings):
     record_event(
         action=Action.CLAIMS_DECIDED,
         section="s.13",  # the release it holds; the Act is silent on rival claims
-        summary=f"Competing claims decided for {chosen.claimant_name}",
+        summary=Message(gettext_noop("Competing claims decided for %(name)s"), name=THE_CLAIMANT),
         by=by,
         impoundment=entry,
+        personal={"name": chosen.claimant_name},
         data={
             "upheld": chosen.pk,
             "rejected": [c.pk for c in standing if c is not chosen],

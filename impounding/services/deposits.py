@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
@@ -21,9 +22,13 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
+from poundadmin.messages import Message, label
 
 from ..actions import Action
 from ..models import Complaint, Deposit, SeizerLiability
+
+# Who a summary names in its hashed link (docs/decisions/0010).
+THE_COMPLAINANT = Message(gettext_noop("the complainant"))
 
 
 def _may_record_court_matters(by, pound):
@@ -92,10 +97,19 @@ def record_complaint(
     record_event(
         action=Action.COMPLAINT_RECORDED,
         section="s.20",
-        summary=f"Complaint by {complainant_name} filed {filed_on:%d-%m-%Y} in {court}"
-        + ("" if complaint.in_time else " (after the 10 days of s.20)"),
+        summary=Message(
+            gettext_noop("Complaint by %(name)s filed %(filed_on)s in %(court)s")
+            if complaint.in_time
+            else gettext_noop(
+                "Complaint by %(name)s filed %(filed_on)s in %(court)s (after the 10 days of s.20)"
+            ),
+            name=THE_COMPLAINANT,
+            filed_on=filed_on,
+            court=court,
+        ),
         by=by,
         impoundment=entry,
+        personal={"name": complainant_name},
         data={
             "filed_on": filed_on,
             "deadline": complaint.deadline,
@@ -214,9 +228,14 @@ def decide_complaint(
     record_event(
         action=Action(f"complaint.{outcome}"),
         section="s.22",
-        summary=f"Complaint by {complaint.complainant_name}: {complaint.get_outcome_display()}",
+        summary=Message(
+            gettext_noop("Complaint by %(name)s: %(outcome)s"),
+            name=THE_COMPLAINANT,
+            outcome=label(complaint.get_outcome_display()),
+        ),
         by=by,
         impoundment=entry,
+        personal={"name": complaint.complainant_name},
         data={
             "decided_on": decided_on,
             "order": order_reference,
