@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from poundadmin.messages import shown
 
-from .issued import IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
+from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids
 
