@@ -459,6 +459,8 @@ class ToDo(models.Model):
     due_on = models.DateField(_("due on"), null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     done_at = models.DateTimeField(null=True, blank=True)
+    # When the worker mailed the people holding the role about it (accounts.todos.mail_todo).
+    mailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("to-do")

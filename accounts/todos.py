@@ -2,11 +2,18 @@
 
 A to-do has a key naming its condition ("report_due:42"): creating it again does nothing, and
 the daily run closes those whose condition no longer holds.
+
+The mail is a task on the worker (`mail_todo`), enqueued when the transaction that made the
+to-do commits: a daily run that opens hundreds of to-dos does not wait on the mail server, and
+a mail server that is down delays the mail without undoing or stopping the run. The task marks
+the to-do mailed after sending, so a retry sends nothing more (a worker killed between the two
+sends it again: a mail twice rather than none).
 """
 
 from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.tasks import task
 from django.utils import timezone, translation
 
 from poundadmin.documents import public_url
@@ -56,10 +63,20 @@ def _fields(*, role, district, title, url, pound=None, section="", due_on=None):
     }
 
 
+@task()
+def mail_todo(todo_id):
+    """Mail the people who hold the to-do's role about it, once. Returns whether it mailed."""
+    todo = ToDo.objects.select_related("district", "pound").filter(pk=todo_id).first()
+    if todo is None or todo.mailed_at is not None or todo.done_at is not None:
+        return False
+    _mail(todo)
+    ToDo.objects.filter(pk=todo.pk).update(mailed_at=timezone.now())
+    return True
+
+
 def _after_commit_mail(todo):
-    # robust: a mail server that is down is logged, and never undoes or stops the run
-    # (Django 6.1 deprecates fail_silently).
-    transaction.on_commit(lambda: _mail(todo), robust=True)
+    # robust: a queue that cannot be reached is logged, and never undoes or stops the run.
+    transaction.on_commit(lambda: mail_todo.enqueue(todo.pk), robust=True)
 
 
 def upsert(*, key, role, district, title, url, pound=None, section="", due_on=None, mail=True):
@@ -80,7 +97,7 @@ def upsert(*, key, role, district, title, url, pound=None, section="", due_on=No
         # Conditional, so that of two overlapping runs only one reopens it and mails.
         created = bool(
             ToDo.objects.filter(pk=todo.pk, done_at__isnull=False).update(
-                done_at=None, created_at=timezone.now(), **fields
+                done_at=None, created_at=timezone.now(), mailed_at=None, **fields
             )
         )
         todo.refresh_from_db()
