@@ -20,6 +20,7 @@ from poundadmin.events import record_event
 from ..actions import Action
 from ..clocks import appointed_officer, notice_dates, reports_due
 from ..models import AuctionConditions, Notice, Proclamation, Report
+from ..tasks import keep_notice_pdf, keep_report_pdf
 from .common import ZERO, serial, today
 
 # --- The first clock: the report (s.14) -----------------------------------------------------
@@ -96,6 +97,8 @@ def send_report(*, entry, by, at=None):
     )
     # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"report_due:{entry.pk}")
+    # Drawn and kept by the worker once this commits, not by the first download.
+    transaction.on_commit(lambda: keep_report_pdf.enqueue(report.pk), robust=True)
     return report
 
 
@@ -163,6 +166,7 @@ def post_notice(*, report, by, posted_on, posted_at):
     )
     # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"notice_due:{report.pk}")
+    transaction.on_commit(lambda: keep_notice_pdf.enqueue(notice.pk), robust=True)
     return notice
 
 
