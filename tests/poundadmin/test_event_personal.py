@@ -2,8 +2,9 @@
 hashes their salted digest, so erasure under the retention rule deletes the fields and the chain
 still verifies, while a change to the fields before erasure is caught."""
 
+import hashlib
 import json
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from io import StringIO
 
 import pytest
@@ -127,3 +128,29 @@ def test_links_without_personal_fields_hash_as_before(pound, pound_keeper):
     assert verify_chain() == [
         (event.chain, event.seq, "personal fields added to a link that had none")
     ]
+
+
+def test_a_link_written_before_personal_fields_were_kept_apart_hashes_as_it_did():
+    """The hash of a link as the chain computed it before this change (a fixed vector)."""
+    event = Event(
+        chain="pound:1",
+        seq=1,
+        at=datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC),
+        by_id=7,
+        action="release.paid",
+        section="s.13",
+        summary="1 animal(s) released to Shyam Lal",
+        district_id=2,
+        pound_id=1,
+        impoundment_id=3,
+        animal_id=None,
+        data={"claimant": ["Shyam Lal", "owner", ""]},
+        prev_hash="0" * 64,
+    )
+    old_payload = (
+        '{"action":"release.paid","animal":null,"at":"2026-01-02T03:04:05.000006+00:00",'
+        '"by":7,"chain":"pound:1","data":{"claimant":["Shyam Lal","owner",""]},"district":2,'
+        '"impoundment":3,"pound":1,"prev":"' + "0" * 64 + '","section":"s.13","seq":1,'
+        '"summary":"1 animal(s) released to Shyam Lal"}'
+    )
+    assert event.compute_hash() == hashlib.sha256(old_payload.encode()).hexdigest()
