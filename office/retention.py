@@ -18,7 +18,8 @@ from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from auctions.models import Bidder, S16Case
-from impounding.models import Animal, Complaint, Impoundment, Receipt, Release
+from impounding.models import Amendment, Animal, Complaint, Impoundment, Receipt, Release
+from impounding.services.intake import PERSONAL_ENTRY_FIELDS
 from poundadmin.events import erase_personal, record_event
 from poundadmin.models import Event
 
@@ -72,6 +73,10 @@ def erase_entry(entry, *, by):
         _files(releases, "signature")
         Receipt.objects.filter(pk__in=releases.values("receipt_id")).update(payer_name=ERASED)
         Complaint.objects.filter(impoundment=entry).update(complainant_name=ERASED, agent_name="")
+        # A correction of a name, residence or phone keeps both values: erased too.
+        Amendment.objects.filter(impoundment=entry, field__in=PERSONAL_ENTRY_FIELDS).update(
+            old_value=ERASED, new_value=ERASED
+        )
         cases = S16Case.objects.filter(impoundment=entry)
         cases.update(owner_name=ERASED, owner_address="")
         _files(cases, "signature")

@@ -12,7 +12,9 @@ from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone, translation
 
+from impounding import services
 from impounding.actions import Action
+from impounding.models import Amendment
 from poundadmin.events import record_event, verify_chain
 from poundadmin.models import Event, EventPersonal, personal_digest
 from tests.impounding.factories import make_entry, pay
@@ -30,6 +32,9 @@ def _names_in_links(entry):
 @pytest.fixture
 def released(pound, pound_keeper, tariffs):
     entry = make_entry(pound=pound, by=pound_keeper)
+    services.amend_entry(
+        entry=entry, by=pound_keeper, reason="Full name", changes={"owner_name": "Shyam Lal Yadav"}
+    )
     pay(entry, pound_keeper)
     return entry
 
@@ -56,12 +61,15 @@ def test_erasure_keeps_the_digest_and_the_chain_verifies(released, settings, tim
         .exclude(personal_digest="")
         .values_list("pk", "personal_digest")
     )
-    assert len(digests) >= 2  # the entry and the release
+    assert len(digests) >= 3  # the entry, the amendment and the release
     time_machine.move_to(timezone.now() + timedelta(days=365 * 9), tick=False)
 
     call_command("apply_retention", stdout=StringIO())
 
     assert not EventPersonal.objects.filter(event__impoundment_id=released.pk).exists()
+    assert _names_in_links(released) == []
+    amendment = Amendment.objects.get(impoundment=released)
+    assert (amendment.old_value, amendment.new_value) == ("[erased]", "[erased]")
     kept = dict(Event.objects.filter(pk__in=digests).values_list("pk", "personal_digest"))
     assert kept == digests
     event = Event.objects.get(impoundment=released, action=Action.RELEASE_PAID)
