@@ -8,10 +8,13 @@ class AccountsConfig(AppConfig):
 
     def ready(self):
         # Imported here: these modules load models, which wait for the app registry.
+        from poundadmin.events import register_actions
         from poundadmin.models import register_subject
 
+        from .actions import Action
         from .models import District, Pound, User
 
+        register_actions(Action)
         register_subject("by", User)
         register_subject("district", District)
         register_subject("pound", Pound)

@@ -25,3 +25,11 @@ class LoginForm(AuthenticationForm):
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
+
+
+class ReissueForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Why is the document being reissued?"),
+        max_length=200,
+        help_text=_("The file issued before is kept, and its fingerprint stays on the check page."),
+    )

@@ -1,6 +1,10 @@
 """Every document the system issues (IssuedDocument), with its unguessable token for the QR
 code's verification page and the PDF kept as first drawn. Defined here to keep accounts.models
-short; imported there, so `accounts.models.IssuedDocument` is the name to use."""
+short; imported there, so `accounts.models.IssuedDocument` is the name to use.
+
+A kept PDF is drawn again only on an explicit reissue (`accounts.services.reissue_document`),
+with a reason and an event: the file issued before is kept, with its fingerprint, as an
+EarlierFile, and the next download draws and keeps the new one."""
 
 import hashlib
 import secrets
@@ -202,3 +206,27 @@ class IssuedDocument(models.Model):
         if self.revoked_at is not None:
             return False
         return self.valid_until is None or self.valid_until >= on
+
+
+class EarlierFile(models.Model):
+    """A file a document was issued as before it was reissued: kept, with its SHA-256, so a
+    paper printed from it can still be checked against its fingerprint."""
+
+    document = models.ForeignKey(
+        IssuedDocument, on_delete=models.PROTECT, related_name="earlier_files"
+    )
+    file = models.FileField(upload_to=UploadName("documents"), editable=False)
+    sha256 = models.CharField(max_length=64, editable=False)
+    set_aside_at = models.DateTimeField(_("reissued at"), default=timezone.now)
+    set_aside_by = models.ForeignKey(
+        "accounts.User", on_delete=models.PROTECT, null=True, related_name="+"
+    )
+    reason = models.CharField(_("reason for reissue"), max_length=200)
+
+    class Meta:
+        verbose_name = _("earlier file of a document")
+        verbose_name_plural = _("earlier files of documents")
+        ordering = ["set_aside_at", "pk"]
+
+    def __str__(self):
+        return f"{self.document} as issued before {self.set_aside_at:%Y-%m-%d}"

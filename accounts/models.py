@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from poundadmin.messages import shown
 
-from .issued import IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
+from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids
 
@@ -472,6 +472,8 @@ class ToDo(models.Model):
     due_on = models.DateField(_("due on"), null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     done_at = models.DateTimeField(null=True, blank=True)
+    # When the worker mailed the people holding the role about it (accounts.todos.mail_todo).
+    mailed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name = _("to-do")

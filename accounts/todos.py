@@ -2,11 +2,18 @@
 
 A to-do has a key naming its condition ("report_due:42"): creating it again does nothing, and
 the daily run closes those whose condition no longer holds.
+
+The mail is a task on the worker (`mail_todo`), enqueued when the transaction that made the
+to-do commits: a daily run that opens hundreds of to-dos does not wait on the mail server, and
+a mail server that is down delays the mail without undoing or stopping the run. The task marks
+the to-do mailed after sending, so a retry sends nothing more (a worker killed between the two
+sends it again: a mail twice rather than none).
 """
 
 from django.core.mail import EmailMessage
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.tasks import task
 from django.utils import timezone, translation
 
 from poundadmin.documents import public_url
@@ -62,10 +69,36 @@ def _fields(*, role, district, title, url, pound=None, section="", due_on=None):
     }
 
 
-def _after_commit_mail(todo, known=None):
-    # robust: a mail server that is down is logged, and never undoes or stops the run
-    # (Django 6.1 deprecates fail_silently).
-    transaction.on_commit(lambda: _mail(todo, known), robust=True)
+def _mail_unsent(todo_ids):
+    """Mail each open, unmailed to-do of `todo_ids` once, the people of each role and place
+    looked up once for them all; returns how many were mailed."""
+    known, mailed = {}, 0
+    unsent = ToDo.objects.select_related("district", "pound").filter(
+        pk__in=todo_ids, mailed_at__isnull=True, done_at__isnull=True
+    )
+    for todo in unsent.order_by("pk"):
+        _mail(todo, known)
+        ToDo.objects.filter(pk=todo.pk).update(mailed_at=timezone.now())
+        mailed += 1
+    return mailed
+
+
+@task()
+def mail_todo(todo_id):
+    """Mail the people who hold the to-do's role about it, once. Returns whether it mailed."""
+    return _mail_unsent([todo_id]) == 1
+
+
+@task()
+def mail_todos(todo_ids):
+    """The daily run's new to-dos, mailed by one task: one row on the queue for a run that
+    opens hundreds, not one each."""
+    return _mail_unsent(todo_ids)
+
+
+def _after_commit_mail(todo):
+    # robust: a queue that cannot be reached is logged, and never undoes or stops the run.
+    transaction.on_commit(lambda: mail_todo.enqueue(todo.pk), robust=True)
 
 
 def upsert(*, key, role, district, title, url, pound=None, section="", due_on=None, mail=True):
@@ -86,7 +119,7 @@ def upsert(*, key, role, district, title, url, pound=None, section="", due_on=No
         # Conditional, so that of two overlapping runs only one reopens it and mails.
         created = bool(
             ToDo.objects.filter(pk=todo.pk, done_at__isnull=False).update(
-                done_at=None, created_at=timezone.now(), **fields
+                done_at=None, created_at=timezone.now(), mailed_at=None, **fields
             )
         )
         todo.refresh_from_db()
@@ -118,9 +151,9 @@ def sync(wanted, prefixes, *, mail=True):
         created += sum(upsert(key=t.key, **wanted[t.key], mail=mail)[1] for t in fresh)
     else:
         created += len(fresh)
-        known = {}  # the people of each role and place, looked up once for all the fresh ones
-        for todo in fresh if mail else ():
-            _after_commit_mail(todo, known)
+        if mail and fresh:
+            ids = [todo.pk for todo in fresh]
+            transaction.on_commit(lambda: mail_todos.enqueue(ids), robust=True)
     stale = [pk for key, pk in open_now.items() if key not in wanted]
     closed = ToDo.objects.filter(pk__in=stale, done_at__isnull=True).update(done_at=timezone.now())
     return created, closed

@@ -10,4 +10,5 @@ urlpatterns = [
     path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
     path("staff/", views.staff, name="staff"),
     path("appointments/<int:pk>/card.pdf", views.appointment_card, name="appointment_card"),
+    path("documents/<str:token>/reissue/", views.reissue, name="reissue"),
 ]

@@ -1,13 +1,14 @@
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Prefetch, Q
-from django.http import HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -18,7 +19,7 @@ from poundadmin.documents import pdf_response, render_pdf, verification_context
 
 from . import services
 from .decorators import require_permission
-from .forms import LoginForm
+from .forms import LoginForm, ReissueForm
 from .models import IssuedDocument, Pound, PoundVillage, StaffAssignment, User
 from .roles import Permission
 from .scoping import has_permission, visible_pound_ids
@@ -202,5 +203,38 @@ def verify(request, token):
     return render(
         request,
         "verify.html",
-        {"document": document, "valid": document.is_valid(), "today": timezone.localdate()},
+        {
+            "document": document,
+            "valid": document.is_valid(),
+            "today": timezone.localdate(),
+            # Files it was issued as before a reissue: a paper printed from one still checks.
+            "earlier_files": document.earlier_files.all(),
+            "may_reissue": request.user.is_authenticated
+            and services.may_reissue(request.user, document),
+        },
     )
+
+
+def reissue(request, token):
+    """Draw a kept document again, with a reason: the old file stays, listed on /verify/."""
+    document = get_object_or_404(
+        IssuedDocument.objects.select_related("district", "pound"), token=token
+    )
+    if not services.may_reissue(request.user, document):
+        raise Http404  # a document of another jurisdiction: as if there were none
+    form = ReissueForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.reissue_document(
+                document=document, by=request.user, reason=form.cleaned_data["reason"]
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            messages.success(
+                request,
+                _("%(number)s reissued: its next download draws it again.")
+                % {"number": document.number},
+            )
+            return redirect(document)
+    return render(request, "accounts/reissue.html", {"document": document, "form": form})

@@ -5,7 +5,8 @@ and login records once they are older than the security logs must be kept.
 A case is over when every animal of its register entry has left the pound; the clock runs from
 the last one's leaving. Erasure blanks the personal fields in place and deletes the signatures
 and scans; the records, their numbers and their money stay, and one event per entry says that
-the personal data was erased, under which rule.
+the personal data was erased, under which rule. The events' own personal fields are deleted
+with their salts; each link keeps their digest, so `verify_chain` still passes.
 """
 
 from datetime import timedelta
@@ -18,14 +19,21 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from auctions.models import Bidder, S16Case
-from impounding.models import Animal, Complaint, Impoundment, Receipt, Release
-from poundadmin.events import record_event
+from impounding.models import Amendment, Animal, Complaint, Impoundment, Receipt, Release
+from impounding.services.intake import PERSONAL_ENTRY_FIELDS
+from poundadmin.events import erase_personal, record_event
 from poundadmin.messages import Message
+from poundadmin.models import Event
 
 from .actions import Action
 from .models import PreparedFile, SurplusClaim
 
 ERASED = "[erased]"
+SURPLUS_CLAIM_ACTIONS = (
+    Action.SURPLUS_CLAIMED,
+    Action.SURPLUS_CLAIM_ALLOWED,
+    Action.SURPLUS_CLAIM_REJECTED,
+)
 SECTION = "DPDP Act 2023 s.8(7)"
 
 
@@ -67,9 +75,14 @@ def erase_entry(entry, *, by):
         _files(releases, "signature")
         Receipt.objects.filter(pk__in=releases.values("receipt_id")).update(payer_name=ERASED)
         Complaint.objects.filter(impoundment=entry).update(complainant_name=ERASED, agent_name="")
+        # A correction of a name, residence or phone keeps both values: erased too.
+        Amendment.objects.filter(impoundment=entry, field__in=PERSONAL_ENTRY_FIELDS).update(
+            old_value=ERASED, new_value=ERASED
+        )
         cases = S16Case.objects.filter(impoundment=entry)
         cases.update(owner_name=ERASED, owner_address="")
         _files(cases, "signature")
+        erase_personal(Event.objects.filter(impoundment_id=entry.pk))
         record_event(
             action=Action.PERSONAL_DATA_ERASED,
             section=SECTION,
@@ -95,6 +108,12 @@ def apply_retention(*, by, now=None):
     claims = SurplusClaim.objects.filter(decided_at__lt=cutoff).exclude(claimant_name=ERASED)
     claim_count = claims.count()
     _files(claims, "proof_scan")
+    erase_personal(
+        Event.objects.filter(
+            action__in=SURPLUS_CLAIM_ACTIONS,
+            data__claim__in=list(claims.values_list("pk", flat=True)),
+        )
+    )
     claims.update(claimant_name=ERASED, claimant_address="")
     prepared = PreparedFile.objects.filter(
         requested_at__lt=now - timedelta(days=settings.RETENTION_PREPARED_DAYS)

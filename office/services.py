@@ -26,13 +26,16 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import surplus_expiry
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
-from poundadmin.messages import Message, in_both
+from poundadmin.messages import Message, in_both, label
 from poundadmin.uploads import stored_name, validate_order_scan
 
 from . import statements
 from .actions import Action
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .statements import fines_credited
+
+# Who a summary names in its hashed link (docs/decisions/0010).
+THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 ZERO = Decimal("0.00")
 
@@ -324,10 +327,11 @@ def file_surplus_claim(
         pound=deposit.pound,
         summary=Message(
             gettext_noop("Claim by %(name)s to surplus ₹%(amount)s"),
-            name=claimant_name,
+            name=THE_CLAIMANT,
             amount=deposit.amount,
         ),
         data={"claim": claim.pk, "deposit": deposit.pk},
+        personal={"name": claimant_name, "address": claimant_address},
     )
     return claim
 
@@ -391,9 +395,10 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
         pound=deposit.pound,
         summary=Message(
             gettext_noop("Claim by %(name)s: %(status)s"),
-            name=claim.claimant_name,
-            status=in_both(claim.get_status_display),
+            name=THE_CLAIMANT,
+            status=label(claim.get_status_display()),
         ),
+        personal={"name": claim.claimant_name},
         data={
             "claim": claim.pk,
             "decision": decision,

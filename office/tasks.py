@@ -12,7 +12,8 @@ from django.core.files import File
 from django.tasks import task
 from django.utils import timezone, translation
 
-from accounts.models import District, Pound
+from accounts.models import District, Pound, ToDo
+from accounts.todos import mail_todo
 from poundadmin.uploads import stored_name
 
 from . import exports, return_documents
@@ -94,8 +95,9 @@ def prepare_file(prepared_id):
 
 def requeue_stale(*, older_than):
     """Enqueue again every file whose task started more than `older_than` ago and never
-    finished: its worker died. The task is idempotent, so a slow one run twice does no harm.
-    Returns how many were enqueued."""
+    finished, and the mail of every open to-do made as long ago and never mailed: their worker
+    died. The tasks are idempotent, so a slow one run twice does no harm. Returns how many
+    were enqueued."""
     stale = PreparedFile.objects.filter(
         status=PreparedFile.Status.RUNNING, started_at__lt=timezone.now() - older_than
     )
@@ -103,5 +105,13 @@ def requeue_stale(*, older_than):
     for prepared in stale:
         PreparedFile.objects.filter(pk=prepared.pk).update(status=PreparedFile.Status.QUEUED)
         prepare_file.enqueue(str(prepared.pk))
+        count += 1
+    unmailed = ToDo.objects.filter(
+        done_at__isnull=True,
+        mailed_at__isnull=True,
+        created_at__lt=timezone.now() - older_than,
+    ).values_list("pk", flat=True)
+    for todo_id in unmailed:
+        mail_todo.enqueue(todo_id)
         count += 1
     return count

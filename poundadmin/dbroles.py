@@ -10,6 +10,7 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
 - DELETE only on the few tables whose rows the code deletes (sessions on sign-out, django-axes's
   failed attempts on a good sign-in, the ledger's derived month totals when they are rebuilt,
   throttle windows and cache keys past their time);
+- the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
 - sequences: USAGE and SELECT (nextval), never setval's UPDATE.
@@ -22,6 +23,7 @@ from django.db import connections
 
 APPEND_ONLY = frozenset({"poundadmin_event", "ledger_transaction", "ledger_posting"})
 READ_ONLY = frozenset({"django_migrations"})
+ERASED_NOT_CHANGED = frozenset({"poundadmin_eventpersonal"})
 DELETES = frozenset(
     {
         "django_session",
@@ -41,6 +43,8 @@ def table_privileges(table):
         return ("SELECT",)
     if table in APPEND_ONLY:
         return ("SELECT", "INSERT")
+    if table in ERASED_NOT_CHANGED:
+        return ("SELECT", "INSERT", "DELETE")
     if table in DELETES:
         return ("SELECT", "INSERT", "UPDATE", "DELETE")
     return ("SELECT", "INSERT", "UPDATE")

@@ -10,7 +10,15 @@ from django.utils import timezone
 
 from .anchors import CheckpointProblem, against_checkpoint, latest_checkpoint
 from .messages import Message
-from .models import GENESIS, ChainCheckpoint, ChainHead, Event
+from .models import (
+    GENESIS,
+    ChainCheckpoint,
+    ChainHead,
+    Event,
+    EventPersonal,
+    new_salt,
+    personal_digest,
+)
 
 # What each kind of event is called on screen; the stored summary keeps the particulars. Each app
 # declares its actions as an `EventAction` enum and registers it in its AppConfig.ready(), so
@@ -54,12 +62,19 @@ def record_event(
     impoundment=None,
     animal=None,
     data=None,
+    personal=None,
     at=None,
 ):
     """Append an event to its pound's chain (or the district's, for district-wide changes).
 
     Call inside the business transaction: the chain head is locked until it commits, so the
     links of one chain are written one after another, never side by side.
+
+    `personal` holds the names, addresses and phones of the public the event is about. They
+    are kept apart from the link (EventPersonal), which hashes their salted digest, so that
+    erasing them leaves the chain verifiable. The summary and `data` then name no one: a
+    Message summary says "the claimant" as an argument that `personal` names (the same key),
+    and the timeline shows the name while it exists.
     """
     if not connection.in_atomic_block:
         raise RuntimeError("record_event() must run inside the business transaction")
@@ -95,9 +110,15 @@ def record_event(
         prev_hash=head.hash,
         at=at or timezone.now(),
     )
+    if personal:
+        personal = json.loads(json.dumps(personal, cls=DjangoJSONEncoder))
+        salt = new_salt()
+        event.personal_digest = personal_digest(salt, personal)
     # The row is written once, with its hash: the event table refuses updates.
     event.hash = event.compute_hash()
     event.save(force_insert=True)
+    if personal:
+        EventPersonal.objects.create(event=event, fields=personal, salt=salt)
     head.seq, head.hash = event.seq, event.hash
     head.save(update_fields=["seq", "hash"])
     return event
@@ -219,7 +240,7 @@ def _walk(name, head, checkpoint, *, incremental):
     start = checkpoint.seq if incremental and checkpoint else 1
     # From a checkpoint the link before it is not read: its hash was found sound then.
     expected_seq, expected_prev = start, GENESIS if start == 1 else None
-    links = Event.objects.filter(chain=name, seq__gte=start)
+    links = Event.objects.filter(chain=name, seq__gte=start).select_related("personal_fields")
     if head is not None:
         links = links.filter(seq__lte=head.seq)
     last, read = None, 0
@@ -249,9 +270,32 @@ def _link_problem(event, expected_seq, expected_prev, checkpoint):
         return event.seq, "does not follow the link before it"
     if event.compute_hash() != event.hash:
         return event.seq, "content changed after it was written"
+    problem = _personal_problem(event)
+    if problem:
+        return event.seq, problem
     if checkpoint and event.seq == checkpoint.seq and event.hash != checkpoint.hash:
         return event.seq, "is not the link found sound at the checkpoint"
     return None
+
+
+def _personal_problem(event):
+    """Personal fields that the link's digest does not cover. Erased fields (no row) are no
+    problem: the digest stays in the link, and the link's hash still covers it."""
+    try:
+        fields = event.personal_fields
+    except EventPersonal.DoesNotExist:
+        return None
+    if not event.personal_digest:
+        return "personal fields added to a link that had none"
+    if fields.digest() != event.personal_digest:
+        return "personal fields changed after they were written"
+    return None
+
+
+def erase_personal(events):
+    """Delete the personal fields of `events` (a queryset) and their salts; the links keep the
+    digests. Returns how many events lost theirs."""
+    return EventPersonal.objects.filter(event__in=events).delete()[0]
 
 
 def _written_past_the_head(name):

@@ -11,8 +11,10 @@ its gettext msgid, with its arguments, and the reader's language is applied at d
     title.as_data()   # {"msgid": ..., "args": {...}}, for a JSON column
     shown(data, fallback)  # the stored message in the active language, or the fallback text
 
-An argument is a plain value (a number, a reference, a date already formatted), or a name in
-both languages as `bilingual(en, hi)`, which is shown in the reader's language. Never change the
+An argument is a plain value (a number, a reference, a date already formatted), a name in
+both languages as `bilingual(en, hi)`, which is shown in the reader's language, or a message of
+its own (`Message("the claimant")`), translated with the sentence: the words an event's summary
+says in place of a person's name (poundadmin.models.EventPersonal). Never change the
 wording of a template that rows already store: add a new one (old rows keep their English text).
 
 `_` in a module that builds messages is `Message` itself, so that makemessages finds the
@@ -45,6 +47,10 @@ def in_both(text):
 
 
 def _plain(value):
+    if isinstance(value, Message):
+        return value.as_data()
+    if isinstance(value, dict) and "msgid" in value:
+        return value
     if isinstance(value, dict):
         return {"en": str(value.get("en", "")), "hi": str(value.get("hi") or value.get("en", ""))}
     if isinstance(value, datetime):
@@ -60,10 +66,15 @@ def _plain(value):
 
 def _in_language(args):
     hindi = (translation.get_language() or "").startswith("hi")
-    return {
-        key: (value["hi"] if hindi else value["en"]) if isinstance(value, dict) else value
-        for key, value in args.items()
-    }
+    return {key: _one_in_language(value, hindi) for key, value in args.items()}
+
+
+def _one_in_language(value, hindi):
+    if not isinstance(value, dict):
+        return value
+    if "msgid" in value:
+        return str(Message.from_data(value))
+    return value["hi"] if hindi else value["en"]
 
 
 class Message:
@@ -107,6 +118,12 @@ class Message:
         message = cls(data["msgid"])
         message.args = dict(data.get("args") or {})
         return message
+
+
+def label(choice_label):
+    """A choice's label (a lazy translation) as a message argument, translated when shown."""
+    with translation.override("en"):
+        return Message(str(choice_label))
 
 
 def shown(data, fallback):

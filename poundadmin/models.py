@@ -14,13 +14,14 @@ those records register their models here (`register_subject`, in AppConfig.ready
 
 import hashlib
 import json
+import secrets
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .messages import shown
+from .messages import Message
 
 GENESIS = "0" * 64
 
@@ -107,6 +108,10 @@ class Event(models.Model):
     impoundment_id = models.BigIntegerField(null=True, blank=True)
     animal_id = models.BigIntegerField(null=True, blank=True, db_index=True)
     data = models.JSONField(default=dict, encoder=DjangoJSONEncoder)
+    # The digest of the event's personal fields (EventPersonal), which the hash covers in their
+    # place; empty for an event that has none, and for every link written before they were
+    # kept apart.
+    personal_digest = models.CharField(max_length=64, blank=True, default="")
     prev_hash = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
 
@@ -140,10 +145,24 @@ class Event(models.Model):
     animal = property(lambda self: self._subject("animal"))
 
     @property
+    def personal(self):
+        """The event's personal fields while they exist: {} once erased, or when it had none."""
+        try:
+            return self.personal_fields.fields
+        except EventPersonal.DoesNotExist:
+            return {}
+
+    @property
     def summary_text(self):
         """The summary in the reader's language, when it was stored as a message
-        (poundadmin.messages); the English text otherwise."""
-        return shown(self.data.get("_summary"), self.summary)
+        (poundadmin.messages); the English text otherwise. While the personal fields exist, a
+        person the summary names by role ("the claimant") is named by the field of that name."""
+        message = Message.from_data(self.data.get("_summary"))
+        if message is None:
+            return self.summary
+        personal = self.personal if self.personal_digest else {}
+        message.args |= {k: v for k, v in personal.items() if k in message.args}
+        return str(message)
 
     @property
     def label(self):
@@ -152,8 +171,10 @@ class Event(models.Model):
         return action_label(self.action)
 
     def payload(self):
-        """The content the hash covers, in a canonical form."""
-        return {
+        """The content the hash covers, in a canonical form. A link with personal fields covers
+        their digest (the key "personal"), never the fields: a link without has no such key, so
+        the links written before the fields were kept apart hash as they always did."""
+        payload = {
             "chain": self.chain,
             "seq": self.seq,
             "at": self.at.astimezone(timezone.UTC).isoformat(timespec="microseconds"),
@@ -168,13 +189,52 @@ class Event(models.Model):
             "data": self.data,
             "prev": self.prev_hash,
         }
+        if self.personal_digest:
+            payload["personal"] = self.personal_digest
+        return payload
 
     def compute_hash(self):
-        text = json.dumps(
-            self.payload(),
-            sort_keys=True,
-            separators=(",", ":"),
-            cls=DjangoJSONEncoder,
-            ensure_ascii=False,
-        )
-        return hashlib.sha256(text.encode()).hexdigest()
+        return hashlib.sha256(canonical(self.payload()).encode()).hexdigest()
+
+
+def canonical(value):
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), cls=DjangoJSONEncoder, ensure_ascii=False
+    )
+
+
+def new_salt():
+    return secrets.token_hex(16)
+
+
+def personal_digest(salt, fields):
+    """sha256(salt || canonical JSON of the fields): what an event's hash covers in place of its
+    personal fields. The salt, erased with the fields, stops a short name being found again by
+    hashing candidate names (docs/decisions/0010)."""
+    return hashlib.sha256(bytes.fromhex(salt) + canonical(fields).encode()).hexdigest()
+
+
+class EventPersonal(models.Model):
+    """The personal fields of one event (names, addresses, phones of the public) and their salt,
+    kept apart from the hashed link. Erasure under the retention rule deletes the row; the
+    link keeps the digest, so the chain still verifies. The row is never changed: PostgreSQL
+    refuses UPDATE, and `verify_chain` recomputes the digest of every row that is left."""
+
+    event = models.OneToOneField(
+        Event, primary_key=True, on_delete=models.CASCADE, related_name="personal_fields"
+    )
+    fields = models.JSONField(encoder=DjangoJSONEncoder)
+    salt = models.CharField(max_length=32)
+
+    class Meta:
+        verbose_name = _("personal fields of an event")
+        verbose_name_plural = _("personal fields of events")
+
+    def __str__(self):
+        return f"personal fields of event {self.event_id}"
+
+    def digest(self):
+        try:
+            return personal_digest(self.salt, self.fields)
+        except ValueError:  # a salt that is not hex was not written by record_event
+            return ""

@@ -59,6 +59,9 @@ OUTSIDE = {
     "office:export_ledger",
     "office:export_register",
     "office:monthly_return",
+    # Opened from a document's check page (its QR code), which the walk does not open; who may
+    # reissue is tested in tests/accounts/test_reissue.py.
+    "accounts:reissue",
 }
 
 # The permission each route asks for, where the view checks it on the record rather than by

@@ -33,6 +33,10 @@ from .common import (
     withdraw_lots_of,
 )
 
+# Who a summary names in its hashed link; the timeline shows the owner's name from the event's
+# personal fields while they exist (docs/decisions/0010).
+THE_OWNER = Message(gettext_noop("the owner"))
+
 
 def s16_first_day(case, conditions):
     """The first day of a s.16 sale: the gap the District Magistrate's conditions set after the
@@ -80,16 +84,17 @@ def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=T
         impoundment=entry,
         summary=Message(
             gettext_noop(
-                "%(owner)s refused to pay for %(count)s animal(s): as many as necessary to be sold"
+                "%(name)s refused to pay for %(count)s animal(s): as many as necessary to be sold"
             )
             if refused
             else gettext_noop(
-                "%(owner)s omitted to pay for %(count)s animal(s): as many as necessary to be sold"
+                "%(name)s omitted to pay for %(count)s animal(s): as many as necessary to be sold"
             ),
-            owner=owner_name,
+            name=THE_OWNER,
             count=len(animals),
         ),
         data={"case": case.pk, "animals": [a.reference for a in animals]},
+        personal={"name": owner_name, "address": owner_address},
     )
     return case
 
@@ -214,14 +219,14 @@ def settle_s16_case(
         impoundment=case.impoundment,
         summary=Message(
             gettext_noop(
-                "%(count)s animal(s) and ₹%(balance)s returned to %(owner)s "
-                "with account %(account)s"
+                "%(count)s animal(s) and ₹%(balance)s returned to %(name)s with account %(account)s"
             ),
             count=len(remaining),
             balance=case.balance,
-            owner=case.owner_name,
+            name=THE_OWNER,
             account=case.account_document.number,
         ),
+        personal={"name": case.owner_name},
         data={
             "case": case.pk,
             "fines": case.fines,

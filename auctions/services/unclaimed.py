@@ -22,6 +22,7 @@ from poundadmin.messages import Message, bilingual, in_both
 from ..actions import Action
 from ..clocks import appointed_officer, notice_dates, reports_due
 from ..models import AuctionConditions, Notice, Proclamation, Report
+from ..tasks import keep_notice_pdf, keep_report_pdf
 from .common import ZERO, serial, today
 
 # --- The first clock: the report (s.14) -----------------------------------------------------
@@ -108,6 +109,8 @@ def send_report(*, entry, by, at=None):
     )
     # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"report_due:{entry.pk}")
+    # Drawn and kept by the worker once this commits, not by the first download.
+    transaction.on_commit(lambda: keep_report_pdf.enqueue(report.pk), robust=True)
     return report
 
 
@@ -184,6 +187,7 @@ def post_notice(*, report, by, posted_on, posted_at):
     )
     # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"notice_due:{report.pk}")
+    transaction.on_commit(lambda: keep_notice_pdf.enqueue(notice.pk), robust=True)
     return notice
 
 

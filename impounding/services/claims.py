@@ -18,6 +18,10 @@ from poundadmin.messages import Message
 from ..actions import Action
 from ..models import AnimalState, Claim, Impoundment
 
+# Who a summary names in its hashed link; the timeline shows the name from the event's personal
+# fields while they exist (docs/decisions/0010).
+THE_CLAIMANT = Message(gettext_noop("the claimant"))
+
 
 def may_decide_claims(user, pound):
     return has_permission(user, Permission.HANDLE_UNCLAIMED, pound) or has_permission(
@@ -76,10 +80,15 @@ def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_
     record_event(
         action=Action.CLAIM_RECORDED,
         section="s.13",  # the release it holds; the Act is silent on rival claims
-        summary=Message(gettext_noop("Claimant recorded: %(name)s"), name=claim.claimant_name),
+        summary=Message(gettext_noop("Claimant recorded: %(name)s"), name=THE_CLAIMANT),
         by=by,
         impoundment=entry,
         data={"claim": claim.pk},
+        personal={
+            "name": claim.claimant_name,
+            "address": claim.claimant_address,
+            "phone": claim.claimant_phone,
+        },
     )
     standing = entry.claims.filter(status=Claim.Status.STANDING).count()
     if standing == 2:
@@ -118,11 +127,10 @@ def decide_claims(*, entry, by, winner, findings):
     record_event(
         action=Action.CLAIMS_DECIDED,
         section="s.13",  # the release it holds; the Act is silent on rival claims
-        summary=Message(
-            gettext_noop("Competing claims decided for %(name)s"), name=chosen.claimant_name
-        ),
+        summary=Message(gettext_noop("Competing claims decided for %(name)s"), name=THE_CLAIMANT),
         by=by,
         impoundment=entry,
+        personal={"name": chosen.claimant_name},
         data={
             "upheld": chosen.pk,
             "rejected": [c.pk for c in standing if c is not chosen],

@@ -22,10 +22,13 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
-from poundadmin.messages import Message, in_both
+from poundadmin.messages import Message, label
 
 from ..actions import Action
 from ..models import Complaint, Deposit, SeizerLiability
+
+# Who a summary names in its hashed link (docs/decisions/0010).
+THE_COMPLAINANT = Message(gettext_noop("the complainant"))
 
 
 def _may_record_court_matters(by, pound):
@@ -95,17 +98,18 @@ def record_complaint(
         action=Action.COMPLAINT_RECORDED,
         section="s.20",
         summary=Message(
-            gettext_noop("Complaint by %(name)s filed %(date)s in %(court)s")
+            gettext_noop("Complaint by %(name)s filed %(filed_on)s in %(court)s")
             if complaint.in_time
             else gettext_noop(
-                "Complaint by %(name)s filed %(date)s in %(court)s (after the 10 days of s.20)"
+                "Complaint by %(name)s filed %(filed_on)s in %(court)s (after the 10 days of s.20)"
             ),
-            name=complainant_name,
-            date=filed_on,
+            name=THE_COMPLAINANT,
+            filed_on=filed_on,
             court=court,
         ),
         by=by,
         impoundment=entry,
+        personal={"name": complainant_name},
         data={
             "filed_on": filed_on,
             "deadline": complaint.deadline,
@@ -226,11 +230,12 @@ def decide_complaint(
         section="s.22",
         summary=Message(
             gettext_noop("Complaint by %(name)s: %(outcome)s"),
-            name=complaint.complainant_name,
-            outcome=in_both(complaint.get_outcome_display),
+            name=THE_COMPLAINANT,
+            outcome=label(complaint.get_outcome_display()),
         ),
         by=by,
         impoundment=entry,
+        personal={"name": complaint.complainant_name},
         data={
             "decided_on": decided_on,
             "order": order_reference,

@@ -102,12 +102,16 @@ def _record_entered(entry, animals, by):
             "seizure_place": entry.seizure_place,
             "notice_description": entry.notice_description,  # confirmed fit to publish
             "basis": entry.basis,
-            "seizer": [entry.seizer_name, entry.seizer_residence, entry.seizer_capacity],
-            "owner": [entry.owner_name, entry.owner_residence],
+            "seizer_capacity": entry.seizer_capacity,
             "animals": [
                 {f: getattr(a, f) for f in ANIMAL_FIELDS} | {"number": a.number} for a in animals
             ],
             "warnings": entry.warnings,
+        },
+        # Kept apart from the link, which hashes their digest: erased under the retention rule.
+        personal={
+            "seizer": [entry.seizer_name, entry.seizer_residence, entry.seizer_phone],
+            "owner": [entry.owner_name, entry.owner_residence],
         },
     )
 
@@ -232,6 +236,11 @@ AMENDABLE_ENTRY_FIELDS = (
     "owner_name",
     "owner_residence",
 )
+# The personal data among them: an amendment's old and new values go to the event's personal
+# fields, never into its hashed link.
+PERSONAL_ENTRY_FIELDS = frozenset(
+    {"seizer_name", "seizer_residence", "seizer_phone", "owner_name", "owner_residence"}
+)
 # Every field an animal is entered with, the photo aside, may be corrected.
 AMENDABLE_ANIMAL_FIELDS = ANIMAL_FIELDS
 
@@ -287,6 +296,10 @@ def amend_entry(*, entry, by, reason, changes, animal=None, tag_confirmed=False)
     target.full_clean(exclude=exclude)
     target.save(update_fields=[a.field for a in amendments])
     Amendment.objects.bulk_create(amendments)
+    # A change to a person's name, residence or phone goes to the event's personal fields.
+    changes = {True: [], False: []}
+    for a in amendments:
+        changes[a.field in PERSONAL_ENTRY_FIELDS].append([a.field, a.old_value, a.new_value])
     record_event(
         action=Action.REGISTER_AMENDED,
         section="s.8",
@@ -303,9 +316,7 @@ def amend_entry(*, entry, by, reason, changes, animal=None, tag_confirmed=False)
         by=by,
         impoundment=entry,
         animal=animal,
-        data={
-            "changes": [[a.field, a.old_value, a.new_value] for a in amendments],
-            "reason": reason,
-        },
+        data={"changes": changes[False], "reason": reason},
+        personal={"changes": changes[True]} if changes[True] else None,
     )
     return amendments

@@ -42,6 +42,15 @@ from .claims import ensure_no_hold
 from .common import ensure_transition
 from .receipts import check_replaces, issue_receipt
 
+# Who the release's summary names in its hashed link; the timeline shows the claimant's name
+# from the event's personal fields while they exist (docs/decisions/0010).
+THE_CLAIMANT = Message(gettext_noop("the claimant"))
+
+
+def _claimant(release):
+    return {"name": release.claimant_name, "agent_authority": release.agent_authority}
+
+
 # Called with (animals, by) inside the transaction of every release, so that other workflows can
 # follow (auctions withdraw an open lot whose animal is claimed before the hammer).
 RELEASE_HOOKS = []
@@ -246,7 +255,7 @@ def _book_payment(release, animals):
                 "%(count)s animal(s) released to %(name)s on payment of ₹%(amount)s (%(receipt)s)"
             ),
             count=len(animals),
-            name=release.claimant_name,
+            name=THE_CLAIMANT,
             amount=release.amount,
             receipt=receipt.number,
         ),
@@ -258,8 +267,9 @@ def _book_payment(release, animals):
             "replaces": receipt.replaces.number if receipt.replaces else "",
             "fines": release.fines,
             "feeding": release.feeding,
-            "claimant": [release.claimant_name, release.claimant_role, release.agent_authority],
+            "claimant_role": release.claimant_role,
         },
+        personal=_claimant(release),
     )
 
 
@@ -302,7 +312,7 @@ def _book_deposit(release, animals):
                 "complaint due by %(due)s"
             ),
             count=len(animals),
-            name=release.claimant_name,
+            name=THE_CLAIMANT,
             amount=release.amount,
             receipt=receipt.number,
             due=deposit.complaint_deadline,
@@ -314,7 +324,9 @@ def _book_deposit(release, animals):
             "receipt": receipt.number,
             "ground": release.ground,
             "deadline": deposit.complaint_deadline,
+            "claimant_role": release.claimant_role,
         },
+        personal=_claimant(release),
     )
 
 

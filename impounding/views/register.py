@@ -361,7 +361,10 @@ def entry(request, pk):
             "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),
             "court_orders": entry.court_orders.order_by("order_date"),
             "amendments": entry.amendments.select_related("by", "animal").order_by("at"),
-            "events": Event.objects.filter(impoundment=entry).order_by("at", "seq").with_actors(),
+            "events": Event.objects.filter(impoundment=entry)
+            .select_related("personal_fields")
+            .order_by("at", "seq")
+            .with_actors(),
             "can_record": has_permission(user, Permission.RECORD_IMPOUNDMENT, entry.pound),
             "can_release": has_permission(user, Permission.RELEASE_ANIMAL, entry.pound),
             "can_custody": has_permission(user, Permission.RECORD_CUSTODY, entry.pound),

@@ -58,7 +58,17 @@ class Rows:
         return values["id"]
 
     def event(
-        self, *, at, action, section, summary, impoundment_id, data, animal_id=None, by_id=None
+        self,
+        *,
+        at,
+        action,
+        section,
+        summary,
+        impoundment_id,
+        data,
+        animal_id=None,
+        by_id=None,
+        personal=None,
     ):
         fields = {
             "at": at,
@@ -71,6 +81,7 @@ class Rows:
             "impoundment_id": impoundment_id,
             "animal_id": animal_id,
             "data": data,
+            "personal": personal,  # kept apart from the link, as record_event keeps them
         }
         self.events.append((at, len(self.events), fields))
 
@@ -142,14 +153,13 @@ def _entered_event(rows, entry, impoundment):
             "seized_at": entry.seized_at,
             "seizure_place": impoundment["seizure_place"],
             "basis": impoundment["basis"],
-            "seizer": [
-                entry.seizer,
-                impoundment["seizer_residence"],
-                impoundment["seizer_capacity"],
-            ],
-            "owner": [entry.owner, impoundment["owner_residence"]],
+            "seizer_capacity": impoundment["seizer_capacity"],
             "animals": [_animal_data(a) for a in entry.animals],
             "warnings": [],
+        },
+        personal={
+            "seizer": [entry.seizer, impoundment["seizer_residence"], ""],
+            "owner": [entry.owner, impoundment["owner_residence"]],
         },
     )
 

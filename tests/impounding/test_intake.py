@@ -119,7 +119,10 @@ def test_entry_records_the_s8_particulars_and_an_event_on_the_pound_chain(pound,
     assert (event.seq, event.section, event.by, event.at) == (1, "s.8", pound_keeper, NOW)
     assert (event.pound, event.impoundment, event.district) == (pound, entry, pound.district)
     assert event.data["register_number"] == entry.register_number
-    assert event.data["seizer"] == ["Ram Prasad", "Nigohan", "cultivator"]
+    assert event.data["seizer_capacity"] == "cultivator"
+    # The seizer's name and residence are kept apart from the link (docs/decisions/0010).
+    assert event.personal["seizer"][:2] == ["Ram Prasad", "Nigohan"]
+    assert "Ram Prasad" not in str(event.payload())
     assert [a["number"] for a in event.data["animals"]] == [1, 2]
 
 
@@ -384,7 +387,8 @@ def test_amendment_keeps_the_old_value_the_reason_who_and_when(entry, pound_keep
     assert Amendment.objects.get().pk == amendment.pk
     event = Event.objects.get(action="register.amended")
     assert (event.section, event.by, event.impoundment) == ("s.8", pound_keeper, entry)
-    assert event.data["changes"] == [["owner_name", "Shyam Lal", "Shyam Lal Yadav"]]
+    assert event.data["changes"] == []  # a name: in the event's personal fields, not its link
+    assert event.personal["changes"] == [["owner_name", "Shyam Lal", "Shyam Lal Yadav"]]
     assert event.data["reason"] == amendment.reason
 
 

@@ -280,7 +280,8 @@ def test_agent_with_authority_may_claim(entry, pound_keeper):
         "Letter of the owner dated 24-11-2026",
     )
     event = Event.objects.get(action="release.paid")
-    assert event.data["claimant"] == ["Grazier Mohan", "agent", release.agent_authority]
+    assert event.data["claimant_role"] == "agent"
+    assert event.personal == {"name": "Grazier Mohan", "agent_authority": release.agent_authority}
 
 
 @pytest.mark.parametrize("mode", ["upi", "other"])

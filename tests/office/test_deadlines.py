@@ -13,6 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from accounts import todos
 from accounts.models import StaffAssignment, ToDo
@@ -27,6 +28,7 @@ from office import services as office
 from office import statements
 from office.deadlines import PREFIXES, run, summary
 from office.models import Remittance, SurplusClaim, SurplusDeposit
+from office.tasks import requeue_stale
 from poundadmin.events import verify_chain
 from poundadmin.formatting import lakh
 from poundadmin.models import Event
@@ -416,10 +418,16 @@ def test_command_refuses_a_day_that_has_not_come(
 # --- E-mail --------------------------------------------------------------------------------
 
 
+IMMEDIATE = {"default": {"BACKEND": "django.tasks.backends.immediate.ImmediateBackend"}}
+QUEUE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+
 @pytest.fixture
-def mailed(pound_keeper, police_officer, dm_clerk, magistrate, district, other_district):
+def mailed(pound_keeper, police_officer, dm_clerk, magistrate, district, other_district, settings):
     """Everyone has an address; a second clerk in the district, a keeper of another pound in
-    it, and a Magistrate of another district are there to be left out."""
+    it, and a Magistrate of another district are there to be left out. The mail's task runs as
+    soon as it is enqueued, as in development."""
+    settings.TASKS = IMMEDIATE
     people = {
         "pound_keeper": pound_keeper,
         "police_officer": police_officer,
@@ -473,6 +481,38 @@ def test_new_to_dos_are_mailed_to_the_role_in_the_jurisdiction_once(
         run()
 
     assert len(mail.outbox) == len(world.keys())
+
+
+def test_the_mail_is_a_task_on_the_worker_sent_once_however_often_it_runs(
+    world, mailed, settings, django_capture_on_commit_callbacks
+):
+    settings.TASKS = QUEUE
+    mail.outbox.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run()
+
+    # The run only enqueued: one task a new to-do, and nothing mailed yet.
+    queued = DBTaskResult.objects.filter(task_path="accounts.todos.mail_todo")
+    assert queued.count() == len(world.keys()) and mail.outbox == []
+    (todo_id,) = queued.order_by("enqueued_at").values_list("args_kwargs", flat=True)[:1]
+    todo_id = todo_id["args"][0]
+    # The worker runs it; a retry (the worker died after sending) mails nothing more.
+    assert todos.mail_todo.call(todo_id) is True
+    assert todos.mail_todo.call(todo_id) is False
+    assert len(mail.outbox) == 1
+    assert ToDo.objects.get(pk=todo_id).mailed_at is not None
+
+
+def test_a_mail_whose_worker_died_is_enqueued_again(district, mailed, settings):
+    settings.TASKS = QUEUE
+    todo, _created = todos.upsert(
+        key="shortfall_writeoff:998", role=Role.MAGISTRATE, district=district, title="W", url="/"
+    )
+    ToDo.objects.filter(pk=todo.pk).update(created_at=timezone.now() - timedelta(hours=1))
+    assert requeue_stale(older_than=timedelta(minutes=30)) == 1
+    todos.mail_todo.call(todo.pk)
+    assert requeue_stale(older_than=timedelta(minutes=30)) == 0  # mailed: nothing to redo
 
 
 def test_upsert_mails_only_when_the_to_do_is_new(

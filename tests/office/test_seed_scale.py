@@ -15,7 +15,7 @@ from impounding.models import Animal, AnimalState, Impoundment, Receipt
 from ledger.checks import run_checks
 from office import scale
 from poundadmin.events import verify_chain
-from poundadmin.models import ChainHead, Event
+from poundadmin.models import ChainHead, Event, EventPersonal
 from tests.impounding.factories import pay
 
 pytestmark = pytest.mark.postgres
@@ -50,6 +50,10 @@ def test_a_consistent_register_in_every_state(seeded):
     assert Impoundment.objects.values("pound").distinct().count() == 4
     assert run_checks() == []
     assert verify_chain() == []
+    # Each entry's seizer and owner are kept apart from its link, as record_event keeps them.
+    entered = Event.objects.filter(action="register.entered")
+    assert EventPersonal.objects.filter(event__in=entered).count() == ENTRIES
+    assert not entered.filter(personal_digest="").exists()
     for head in ChainHead.objects.all():
         last = Event.objects.filter(chain=head.chain).order_by("-seq").first()
         assert (head.seq, head.hash) == (last.seq, last.hash)

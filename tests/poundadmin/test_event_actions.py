@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
+from accounts.actions import Action as AccountsAction
 from auctions.actions import Action as AuctionAction
 from impounding.actions import Action as ImpoundingAction
 from office.actions import Action as OfficeAction
@@ -14,7 +15,7 @@ from poundadmin.events import action_label, registered_actions
 
 ROOT = Path(__file__).resolve().parents[2]
 APPS = ("accounts", "ledger", "impounding", "auctions", "office", "poundadmin")
-ENUMS = (ImpoundingAction, AuctionAction, OfficeAction)
+ENUMS = (AccountsAction, ImpoundingAction, AuctionAction, OfficeAction)
 
 
 def _record_event_calls():

@@ -8,7 +8,8 @@ from office.tasks import requeue_stale
 class Command(BaseCommand):
     help = (
         "Enqueue again the prepared files whose worker died mid-task (started over --minutes "
-        "ago, never finished). The worker's unit runs it before each start."
+        "ago, never finished), and the mail of the to-dos made as long ago and never mailed. "
+        "The worker's unit runs it before each start."
     )
 
     def add_arguments(self, parser):
