@@ -492,16 +492,22 @@ def test_the_mail_is_a_task_on_the_worker_sent_once_however_often_it_runs(
     with django_capture_on_commit_callbacks(execute=True):
         run()
 
-    # The run only enqueued: one task a new to-do, and nothing mailed yet.
-    queued = DBTaskResult.objects.filter(task_path="accounts.todos.mail_todo")
-    assert queued.count() == len(world.keys()) and mail.outbox == []
-    (todo_id,) = queued.order_by("enqueued_at").values_list("args_kwargs", flat=True)[:1]
-    todo_id = todo_id["args"][0]
+    # The run only enqueued: one task for all the new to-dos, and nothing mailed yet.
+    queued = DBTaskResult.objects.filter(task_path="accounts.todos.mail_todos")
+    assert queued.count() == 1 and mail.outbox == []
+    (ids,) = queued.values_list("args_kwargs", flat=True)
+    ids = ids["args"][0]
+    assert len(ids) == len(world.keys())
+    todo_id = ids[0]
     # The worker runs it; a retry (the worker died after sending) mails nothing more.
     assert todos.mail_todo.call(todo_id) is True
     assert todos.mail_todo.call(todo_id) is False
     assert len(mail.outbox) == 1
     assert ToDo.objects.get(pk=todo_id).mailed_at is not None
+    # The run's own task mails the rest, once each, and nothing on a retry.
+    assert todos.mail_todos.call(ids) == len(ids) - 1
+    assert todos.mail_todos.call(ids) == 0
+    assert not ToDo.objects.filter(pk__in=ids, mailed_at__isnull=True).exists()
 
 
 def test_a_mail_whose_worker_died_is_enqueued_again(district, mailed, settings):
