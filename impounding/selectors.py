@@ -201,3 +201,38 @@ def animal_counts(entry_ids):
         .values_list("impoundment_id", "total", "in_pound")
     )
     return {pk: (total, in_pound) for pk, total, in_pound in rows}
+
+
+# A 12-digit tag names one animal; a tag typed in several entries (a recapture) names a few.
+TAG_MATCHES = 100
+
+
+def filter_register(qs, data):
+    """The register's search (RegisterSearchForm's cleaned data), for the screen and the API."""
+    if data.get("q"):
+        q = data["q"].strip()
+        # The ear tag's entries fetched first, as a list of ids, not a join (no DISTINCT over
+        # the scope) nor a subquery (inside the OR it stops the planner from combining the
+        # trigram indexes of impounding 0010, and it walks every entry in scope instead).
+        tagged = list(
+            Animal.objects.filter(ear_tag=q.replace(" ", ""))
+            .values_list("impoundment_id", flat=True)
+            .order_by()[:TAG_MATCHES]
+        )
+        qs = qs.filter(
+            Q(register_number__iexact=q)
+            | Q(register_number__iendswith="/" + q.lstrip("0").zfill(5))
+            | Q(pk__in=tagged)
+            | Q(owner_name__icontains=q)
+        )
+    if data.get("pound"):
+        qs = qs.filter(pound=data["pound"])
+    if data.get("date_from"):
+        start = timezone.make_aware(datetime.combine(data["date_from"], datetime.min.time()))
+        qs = qs.filter(arrived_at__gte=start)
+    if data.get("date_to"):
+        end = timezone.make_aware(
+            datetime.combine(data["date_to"] + timedelta(days=1), datetime.min.time())
+        )
+        qs = qs.filter(arrived_at__lt=end)
+    return qs

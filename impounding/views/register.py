@@ -1,10 +1,10 @@
 """The pound-keeper's register: today's animals, the register itself, entries and corrections."""
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, F, Q, Window
+from django.db.models import Count, F, Window
 from django.db.models.functions import RowNumber
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -38,7 +38,7 @@ from ..models import (
     Impoundment,
     Receipt,
 )
-from ..selectors import animal_counts, missing_feeding_days
+from ..selectors import animal_counts, filter_register, missing_feeding_days
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
@@ -46,8 +46,6 @@ from .answers import entry_answers
 from .common import get_animal, get_entry
 
 PAGE_SIZE = 25
-# A 12-digit tag names one animal; a tag typed in several entries (a recapture) names a few.
-TAG_MATCHES = 100
 REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 
 
@@ -156,33 +154,7 @@ def register(request):
     form = RegisterSearchForm(request.GET or None, pounds=pounds)
     qs = Impoundment.objects.for_user(request.user, Permission.VIEW_RECORDS)
     if form.is_valid():
-        data = form.cleaned_data
-        if data["q"]:
-            q = data["q"].strip()
-            # The ear tag's entries fetched first, as a list of ids, not a join (no DISTINCT over
-            # the scope) nor a subquery (inside the OR it stops the planner from combining the
-            # trigram indexes of impounding 0010, and it walks every entry in scope instead).
-            tagged = list(
-                Animal.objects.filter(ear_tag=q.replace(" ", ""))
-                .values_list("impoundment_id", flat=True)
-                .order_by()[:TAG_MATCHES]
-            )
-            qs = qs.filter(
-                Q(register_number__iexact=q)
-                | Q(register_number__iendswith="/" + q.lstrip("0").zfill(5))
-                | Q(pk__in=tagged)
-                | Q(owner_name__icontains=q)
-            )
-        if data["pound"]:
-            qs = qs.filter(pound=data["pound"])
-        if data["date_from"]:
-            start = timezone.make_aware(datetime.combine(data["date_from"], datetime.min.time()))
-            qs = qs.filter(arrived_at__gte=start)
-        if data["date_to"]:
-            end = timezone.make_aware(
-                datetime.combine(data["date_to"] + timedelta(days=1), datetime.min.time())
-            )
-            qs = qs.filter(arrived_at__lt=end)
+        qs = filter_register(qs, form.cleaned_data)
     # The register's own order: by number, the latest first (issue 12). An entry entered late
     # keeps its number, so the order of arrival would put 00001 after 00014.
     page, next_cursor = keyset_page(
