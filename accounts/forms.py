@@ -1,3 +1,5 @@
+import uuid
+
 from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
@@ -33,3 +35,13 @@ class ReissueForm(forms.Form):
         max_length=200,
         help_text=_("The file issued before is kept, and its fingerprint stays on the check page."),
     )
+
+
+class ApiTokenForm(forms.Form):
+    name = forms.CharField(
+        label=_("Name of the token"),
+        max_length=80,
+        help_text=_("Say what will use it, for example “State dashboard”."),
+    )
+    # One token however often the form is sent (services.create_api_token).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from poundadmin.messages import shown
 
+from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import visible_district_ids, visible_pound_ids
@@ -434,6 +435,8 @@ class StaffEvent(models.Model):
         ASSIGNED = "assigned", _("Role assigned")
         ENDED = "ended", _("Role ended")
         CARD_ISSUED = "card_issued", _("Appointment card issued")
+        TOKEN_CREATED = "token_created", _("API token created")
+        TOKEN_REVOKED = "token_revoked", _("API token revoked")
 
     user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="staff_events")
     assignment = models.ForeignKey(

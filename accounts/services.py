@@ -5,8 +5,11 @@ Each staff workflow is atomic and writes a StaffEvent in the same transaction; a
 an event on the document's pound's chain (or its district's).
 """
 
+from datetime import timedelta
+
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, override
@@ -15,6 +18,7 @@ from poundadmin.events import record_event
 from poundadmin.messages import Message, label
 
 from .actions import Action
+from .apitokens import ApiToken, digest_of, new_secret
 from .models import Counter, EarlierFile, IssuedDocument, StaffAssignment, StaffEvent
 from .roles import Permission
 from .scoping import forget_grants, has_permission
@@ -208,3 +212,71 @@ def reissue_document(*, document, by, reason):
     )
     document.file.name, document.sha256 = "", ""
     return earlier
+
+
+# --- Personal API tokens -------------------------------------------------------------------
+
+# The last use is written at most this often: not a write for every request of a busy client.
+TOKEN_USE_RESOLUTION = timedelta(minutes=1)
+
+
+def create_api_token(*, user, name, idempotency_key=None):
+    """Make a token for `user`; returns (token, secret). The secret exists only in this return
+    value: a replayed form (the same key) gives the first token and None for the secret."""
+    if idempotency_key is not None:
+        if (token := ApiToken.objects.filter(idempotency_key=idempotency_key).first()) is not None:
+            return token, None
+    secret = new_secret()
+    try:
+        with transaction.atomic():
+            token = ApiToken(
+                user=user,
+                name=name,
+                digest=digest_of(secret),
+                hint=secret[:8],
+                idempotency_key=idempotency_key,
+            )
+            token.full_clean(exclude=["idempotency_key"])
+            token.save()
+            StaffEvent.objects.create(
+                user=user, action=StaffEvent.Action.TOKEN_CREATED, by=user, note=str(token)
+            )
+    except IntegrityError:
+        # The same form committed first, while this one waited on the key's unique index.
+        token = ApiToken.objects.filter(idempotency_key=idempotency_key).first()
+        if token is None:
+            raise
+        return token, None
+    return token, secret
+
+
+@transaction.atomic
+def revoke_api_token(*, token, by):
+    token = ApiToken.objects.select_for_update().get(pk=token.pk)
+    if token.revoked_at is not None:
+        return token
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    StaffEvent.objects.create(
+        user=token.user, action=StaffEvent.Action.TOKEN_REVOKED, by=by, note=str(token)
+    )
+    return token
+
+
+def user_of_api_token(secret):
+    """The active user whose live token this is, or None. Marks the token used, at most once a
+    minute (a conditional UPDATE: two servers at once write it once)."""
+    token = (
+        ApiToken.objects.live()
+        .select_related("user")
+        .filter(digest=digest_of(secret), user__is_active=True)
+        .first()
+    )
+    if token is None:
+        return None
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at >= TOKEN_USE_RESOLUTION:
+        ApiToken.objects.filter(pk=token.pk).filter(
+            Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - TOKEN_USE_RESOLUTION)
+        ).update(last_used_at=now)
+    return token.user

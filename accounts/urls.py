@@ -6,6 +6,8 @@ app_name = "accounts"
 
 urlpatterns = [
     path("me/", views.profile, name="profile"),
+    path("tokens/", views.api_tokens, name="api_tokens"),
+    path("tokens/<int:pk>/revoke/", views.api_token_revoke, name="api_token_revoke"),
     path("session/", views.session_ping, name="session_ping"),
     path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
     path("staff/", views.staff, name="staff"),

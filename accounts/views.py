@@ -19,8 +19,8 @@ from poundadmin.documents import pdf_response, render_pdf, verification_context
 
 from . import services
 from .decorators import require_permission
-from .forms import LoginForm, ReissueForm
-from .models import IssuedDocument, Pound, PoundVillage, StaffAssignment, User
+from .forms import ApiTokenForm, LoginForm, ReissueForm
+from .models import ApiToken, IssuedDocument, Pound, PoundVillage, StaffAssignment, User
 from .roles import Permission
 from .scoping import has_permission, visible_pound_ids
 from .throttle import address_locked_out, verify_rate_exceeded
@@ -238,3 +238,34 @@ def reissue(request, token):
             )
             return redirect(document)
     return render(request, "accounts/reissue.html", {"document": document, "form": form})
+
+
+def api_tokens(request):
+    """The user's own API tokens: make one (its secret shown once, on this answer), see when
+    each was last used, revoke one."""
+    form = ApiTokenForm(request.POST or None)
+    secret = None
+    if request.method == "POST" and form.is_valid():
+        token, secret = services.create_api_token(
+            user=request.user,
+            name=form.cleaned_data["name"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+        if secret is None:  # the same form sent again: its secret was shown the first time
+            messages.info(request, _("That token was already made; its secret was shown once."))
+            return redirect("accounts:api_tokens")
+        form = ApiTokenForm()
+    tokens = ApiToken.objects.filter(user=request.user)
+    return render(
+        request,
+        "accounts/api_tokens.html",
+        {"form": form, "tokens": tokens, "secret": secret},
+    )
+
+
+@require_POST
+def api_token_revoke(request, pk):
+    token = get_object_or_404(ApiToken.objects.filter(user=request.user), pk=pk)
+    services.revoke_api_token(token=token, by=request.user)
+    messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
+    return redirect("accounts:api_tokens")

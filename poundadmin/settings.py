@@ -71,13 +71,14 @@ INSTALLED_APPS = [
     "crispy_bootstrap5",
     "axes",
     "django_tasks_db",
-    # The six floors, bottom to top: each imports only from the floors below it.
+    # The seven floors, bottom to top: each imports only from the floors below it.
     "poundadmin",
     "accounts",
     "ledger",
     "impounding",
     "auctions",
     "office",
+    "api",
 ]
 
 MIDDLEWARE = [

@@ -33,6 +33,7 @@ urlpatterns = [
     path("auctions/", include("auctions.urls")),
     path("office/", include("office.urls")),
     path("notices/", auction_views.board, name="board"),
+    path("api/", include("api.urls")),
 ]
 # The admin, for superuser repair, signs in through the app's own login; ADMIN_ENABLED=false
 # removes it altogether.

@@ -4,7 +4,7 @@ this checks the relations Django resolved, which a string such as "auctions.Lot"
 
 from django.apps import apps
 
-FLOORS = ["poundadmin", "accounts", "ledger", "impounding", "auctions", "office"]
+FLOORS = ["poundadmin", "accounts", "ledger", "impounding", "auctions", "office", "api"]
 
 
 def _floor(label):

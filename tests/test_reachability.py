@@ -62,6 +62,18 @@ OUTSIDE = {
     # Opened from a document's check page (its QR code), which the walk does not open; who may
     # reissue is tested in tests/accounts/test_reissue.py.
     "accounts:reissue",
+    # A POST button beside each token on the tokens page (tests/api/test_api.py).
+    "accounts:api_token_revoke",
+    # The API is called by programs with a token, not clicked (tests/api/); its reference page
+    # is linked from the tokens page and judged below.
+    "api:openapi-json",
+    "api:index",
+    "api:api-root",
+    "api:not_found",
+    "api:entries",
+    "api:entry",
+    "api:verify",
+    "api:board",
 }
 
 # The permission each route asks for, where the view checks it on the record rather than by
@@ -69,6 +81,8 @@ OUTSIDE = {
 UNDECORATED = {
     "password_change": None,
     "accounts:profile": None,
+    "accounts:api_tokens": None,
+    "api:openapi-view": None,  # public, linked from the tokens page
     "accounts:appointment_card": P.DOWNLOAD_OWN_CARD,
     "impounding:complaint_new": P.PREPARE_ORDERS,
     "impounding:complaint_decide": P.APPROVE,

@@ -17,7 +17,16 @@ PUBLIC = {
     "auctions:board_photo",  # the photo of an animal on the board, and of no other
     "healthz",  # liveness, with no data
     "readyz",  # readiness: ok or fail per check, with no data
+    # The API's schema and reference page (no data), and its two public reads (no names).
+    "api:openapi-json",
+    "api:openapi-view",
+    "api:verify",
+    "api:board",
 }
+# The API's data routes answer without a token as an API does: 401 problem details, no redirect;
+# a path under /api/v1/ that names nothing is a problem 404.
+API_TOKEN_REQUIRED = {"api:entries", "api:entry"}
+API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
 # Stored files answer an anonymous visitor as they answer another district: 404, which says
 # nothing of whether the file exists (a login redirect would).
 NOT_FOUND_TO_ANONYMOUS = {
@@ -54,7 +63,10 @@ def _concrete(route):
 
 
 ALL = sorted({(route, name) for route, name, _ in _walk(get_resolver().url_patterns)})
-PROTECTED = [(route, name) for route, name in ALL if name not in PUBLIC | NOT_FOUND_TO_ANONYMOUS]
+API = API_TOKEN_REQUIRED | API_NOT_FOUND
+PROTECTED = [
+    (route, name) for route, name in ALL if name not in PUBLIC | NOT_FOUND_TO_ANONYMOUS | API
+]
 
 
 def test_every_url_pattern_is_named():
@@ -76,7 +88,18 @@ def test_anonymous_is_sent_to_login_unless_public(client, route, name):
 
 
 def test_allow_list_names_real_pages():
-    assert PUBLIC | NOT_FOUND_TO_ANONYMOUS <= {name for _, name in ALL}
+    assert PUBLIC | NOT_FOUND_TO_ANONYMOUS | API <= {name for _, name in ALL}
+
+
+@pytest.mark.parametrize(
+    ("route", "name"),
+    [(r, n) for r, n in ALL if n in API],
+    ids=[r for r, n in ALL if n in API],
+)
+def test_api_answers_anonymous_with_a_problem_not_a_redirect(client, route, name):
+    response = client.get(_concrete(route))
+    assert response.status_code == (401 if name in API_TOKEN_REQUIRED else 404)
+    assert response["Content-Type"] == "application/problem+json"
 
 
 @pytest.mark.parametrize("name", sorted(NOT_FOUND_TO_ANONYMOUS))

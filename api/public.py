@@ -1,0 +1,86 @@
+"""The public pages' data, without a token: document verification (/verify/) and the notice
+board of unclaimed cattle (/notices/). No names, phones or residences, as on the pages."""
+
+import re
+
+from django.http import Http404
+from django.utils.translation import gettext as _
+from ninja import Query, Router
+
+from accounts.models import IssuedDocument
+from accounts.throttle import verify_rate_exceeded
+from auctions import selectors
+
+from .entries import iso
+from .etags import with_etag
+from .problems import problem
+from .schemas import BoardPage, DocumentOut, Problem
+
+router = Router(tags=["public"])
+TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+BOARD_CURSOR = re.compile(r"\d{4}-\d{2}-\d{2}\|\d{1,18}")
+
+
+@router.get(
+    "/verify/{code}/",
+    auth=None,
+    response={200: DocumentOut, 404: Problem, 429: Problem},
+    url_name="verify",
+    summary="Check a document's QR code",
+)
+def verify(request, code: str):
+    if verify_rate_exceeded(request):
+        return problem(429, _("Too many checks from this address: try again in a minute."))
+    document = None
+    if TOKEN.fullmatch(code):
+        document = IssuedDocument.objects.select_related("district", "pound").filter(token=code)
+        document = document.first()
+    if document is None:
+        raise Http404
+    return with_etag(
+        request,
+        {
+            "kind": document.kind,
+            "number": document.number,
+            "issued_at": iso(document.issued_at),
+            "valid": document.is_valid(),
+            "revoked": document.revoked_at is not None,
+            "valid_until": document.valid_until.isoformat() if document.valid_until else None,
+            "office": str(document.office_label),
+        },
+    )
+
+
+@router.get(
+    "/board/",
+    auth=None,
+    response={200: BoardPage, 400: Problem},
+    url_name="board",
+    summary="Animals under a s.14 notice",
+)
+def board(request, after: Query[str | None] = None):
+    if after and not BOARD_CURSOR.fullmatch(after):
+        return problem(
+            400,
+            _("The request has errors."),
+            _("Correct the fields named."),
+            [("after", _("This is not a page cursor this list gave."))],
+        )
+    page = selectors.board_page(after=after)
+    rows = []
+    for row in page.rows:
+        a = row["animal"]
+        pound = a.impoundment.pound
+        rows.append(
+            {
+                "reference": a.reference,
+                "description": str(a.public_description),
+                "pound": pound.label,
+                "district": pound.district.label,
+                "posted_on": a.posted_on.isoformat(),
+                "last_day_to_claim": a.last_day_to_claim.isoformat(),
+                "earliest_sale": a.earliest_sale.isoformat(),
+            }
+        )
+    next_url = f"{request.path}?after={page.next_cursor}" if page.next_cursor else None
+    return with_etag(request, {"results": rows, "next": next_url})

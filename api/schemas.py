@@ -1,0 +1,68 @@
+"""The shapes the API answers with (pydantic, through ninja), which the schema publishes."""
+
+from ninja import Schema
+
+
+class Problem(Schema):
+    type: str
+    title: str
+    status: int
+    detail: str
+    errors: list[dict[str, str]] | None = None
+
+
+class AnimalOut(Schema):
+    id: int
+    number: int
+    species: str
+    sex: str
+    age_class: str
+    state: str
+
+
+class EventOut(Schema):
+    action: str
+    section: str
+    at: str
+
+
+class EntryOut(Schema):
+    id: int
+    register_number: str
+    pound: int
+    arrived_at: str
+    animals: list[AnimalOut]
+
+
+class EntryDetailOut(EntryOut):
+    events: list[EventOut]
+
+
+class EntryPage(Schema):
+    results: list[EntryOut]
+    next: str | None
+
+
+class DocumentOut(Schema):
+    kind: str
+    number: str
+    issued_at: str
+    valid: bool
+    revoked: bool
+    valid_until: str | None
+    office: str
+
+
+class BoardAnimalOut(Schema):
+    reference: str
+    description: str
+    pound: str
+    district: str
+    posted_on: str
+    last_day_to_claim: str
+    earliest_sale: str
+
+
+class BoardPage(Schema):
+    results: list[BoardAnimalOut]
+    next: str | None
