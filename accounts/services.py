@@ -252,7 +252,7 @@ def create_api_token(*, user, name, idempotency_key=None):
 
 @transaction.atomic
 def revoke_api_token(*, token, by):
-    token = ApiToken.objects.select_for_update().get(pk=token.pk)
+    token = ApiToken.objects.select_for_update(of=("self",)).get(pk=token.pk)
     if token.revoked_at is not None:
         return token
     token.revoked_at = timezone.now()
