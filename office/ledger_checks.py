@@ -8,7 +8,7 @@ from ledger.checks import till_of
 from ledger.models import AccountKind
 
 from .models import Remittance, SurplusDeposit
-from .services import _remitted_from
+from .remittances import _remitted_from
 
 
 def expectations():

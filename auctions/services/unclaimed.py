@@ -28,14 +28,10 @@ from .common import ZERO, serial, today
 # --- The first clock: the report (s.14) -----------------------------------------------------
 
 
-@transaction.atomic
-def send_report(*, entry, by, at=None):
-    """The pound-keeper reports the entry's unclaimed animals to the officer."""
-    pound = entry.pound
-    authorise(by, Permission.SEND_REPORT, pound)
-    at = at or timezone.now()
-    day = timezone.localtime(at).date()
-    rows = [r for r in reports_due([pound.pk], day) if r["entry"].pk == entry.pk]
+def _reportable(entry, day):
+    """The entry's row of the reports due on `day` and its animals, locked: still in the
+    pound and not reported yet; else why not."""
+    rows = [r for r in reports_due([entry.pound_id], day) if r["entry"].pk == entry.pk]
     if not rows:
         due = entry.arrival_date() + timedelta(days=8)
         if day < due:
@@ -60,6 +56,17 @@ def send_report(*, entry, by, at=None):
         raise ValidationError(_("An animal was released meanwhile: look at the entry again."))
     if Report.objects.filter(animals__in=animals).exists():
         raise ValidationError(_("These animals have already been reported."))
+    return row, animals
+
+
+@transaction.atomic
+def send_report(*, entry, by, at=None):
+    """The pound-keeper reports the entry's unclaimed animals to the officer."""
+    pound = entry.pound
+    authorise(by, Permission.SEND_REPORT, pound)
+    at = at or timezone.now()
+    day = timezone.localtime(at).date()
+    row, animals = _reportable(entry, day)
     number = serial("rep", pound, day.year)
     document = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.S14_REPORT,

@@ -53,30 +53,39 @@ def _done(request, entry, release):
     return redirect(f"{entry.get_absolute_url()}#receipt-{release.receipt_id}")
 
 
-def _claim(request, pk, *, deposit):
-    entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
+def _replayed(request, entry):
+    """The release a confirmation sent twice (a double click, a reload) already made."""
     key = request.POST.get("idempotency_key") if "confirm" in request.POST else None
-    if key:
-        # A confirmation sent twice (a double click, a reload): show the release it made.
-        try:
-            made = entry.releases.select_related("receipt").filter(idempotency_key=key).first()
-        except ValidationError:
-            made = None
-        if made is not None:
-            return _done(request, entry, made)
-    animals = _claimable(entry)
-    replaceable = Receipt.objects.filter(
+    if not key:
+        return None
+    try:
+        return entry.releases.select_related("receipt").filter(idempotency_key=key).first()
+    except ValidationError:
+        return None
+
+
+def _replaceable(entry):
+    """The entry's cancelled payment receipts that no corrected receipt replaces yet."""
+    return Receipt.objects.filter(
         release__impoundment=entry,
         kind=Receipt.Kind.PAYMENT,
         cancelled_at__isnull=False,
         replaced_by__isnull=True,
     ).order_by("serial")
+
+
+def _claim(request, pk, *, deposit):
+    entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
+    made = _replayed(request, entry)
+    if made is not None:
+        return _done(request, entry, made)
+    animals = _claimable(entry)
     # A calf born in the pound is not chosen on its own: it goes with its dam.
     form = ClaimForm(
         request.POST or None,
         animals=animals.exclude(dam__state=AnimalState.IMPOUNDED),
         deposit=deposit,
-        replaceable=replaceable,
+        replaceable=_replaceable(entry),
         # Reached from a cancelled receipt's "issue the corrected receipt" link.
         initial={"replaces": request.GET.get("replaces")},
     )

@@ -1,0 +1,208 @@
+"""Fines remitted by a pound to the District Magistrate with a treasury challan (s.17): sent by
+the pound out of its till, confirmed by the office (maker-checker), each atomic, with its event
+and one balanced ledger transaction in the same database transaction."""
+
+from decimal import Decimal
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from accounts import todos
+from accounts.models import Counter
+from accounts.roles import Permission
+from accounts.scoping import has_permission
+from ledger import services as ledger
+from ledger.models import AccountKind, PaymentMode, TransactionKind, till
+from poundadmin.events import record_event
+from poundadmin.formatting import inr
+from poundadmin.messages import Message
+
+from . import statements
+from .actions import Action
+from .models import Remittance
+from .statements import fines_credited
+
+ZERO = Decimal("0.00")
+
+
+def _acc(district, kind, pound=None):
+    return ledger.account(district=district, kind=kind, pound=pound)
+
+
+def _remitted_from(from_cash):
+    """The pound's account a remittance is paid out of: its cash box, or its UPI collections."""
+    return till(PaymentMode.CASH if from_cash else PaymentMode.UPI)
+
+
+# --- Fines remitted by a pound --------------------------------------------------------------
+
+
+def unremitted_fines(pound):
+    """Fines credited to the District Magistrate from this pound's collections, less what the
+    pound has remitted so far (sent or confirmed)."""
+    credited = fines_credited([pound.pk]).get(pound.pk, ZERO)
+    sent = Remittance.objects.filter(pound=pound).aggregate(t=Sum("amount", default=ZERO))["t"]
+    return credited - sent
+
+
+def cash_in_hand(pound, from_cash=True):
+    return _acc(pound.district, _remitted_from(from_cash), pound).balance()
+
+
+@transaction.atomic
+def send_remittance(
+    *,
+    pound,
+    by,
+    amount,
+    challan_number,
+    treasury,
+    remitted_on,
+    from_cash=True,
+    authority="",
+):
+    """The pound-keeper remits fines to the District Magistrate with a challan (s.17). The
+    money leaves the pound's till, so this is the keeper's, or the office's on a written
+    authority it names (`authority`, recorded with the remittance); never the police's, who
+    may take payments but not pay out."""
+    ledger.authorise_till_payment(by, pound, authority)
+    type(pound).objects.select_for_update(of=("self",)).get(pk=pound.pk)  # one remittance at a time
+    amount = _remittable(pound, Decimal(amount), remitted_on, from_cash)
+    year = remitted_on.year
+    number = f"REM/{pound.code.upper()}/{year}/{Counter.next(f'rem:{pound.pk}:{year}'):05d}"
+    remittance = Remittance(
+        pound=pound,
+        number=number,
+        amount=amount,
+        challan_number=challan_number,
+        treasury=treasury,
+        remitted_on=remitted_on,
+        from_cash=from_cash,
+        sent_by=by,
+        authority="" if ledger.keeps_till(by, pound) else authority.strip(),
+    )
+    remittance.full_clean()  # the challan and the treasury are the proof of the remittance
+    remittance.save()
+    district = pound.district
+    ledger.post(
+        district=district,
+        pound=pound,
+        kind=TransactionKind.REMITTANCE_SENT,
+        by=by,
+        section="s.17",
+        source=f"ledger.remittance:{remittance.pk}",
+        memo=f"{number}: fines ₹{amount} remitted, challan {challan_number}",
+        lines=[
+            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
+            (_acc(district, _remitted_from(from_cash), pound), -amount),
+        ],
+    )
+    record_event(
+        action=Action.REMITTANCE_SENT,
+        section="s.17",
+        by=by,
+        pound=pound,
+        summary=Message(
+            gettext_noop("%(number)s: ₹%(amount)s of fines remitted, challan %(challan)s"),
+            number=number,
+            amount=amount,
+            challan=challan_number,
+        ),
+        data={
+            "remittance": number,
+            "amount": amount,
+            "challan": challan_number,
+            "authority": remittance.authority,
+        },
+    )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    if statements.pound_positions([pound])[pound.pk].fines_due <= 0:
+        todos.close(f"remit_fines:{pound.pk}")
+    return remittance
+
+
+@transaction.atomic
+def confirm_remittance(*, remittance, by):
+    """The office confirms the money reached the treasury: the fines are the District
+    Magistrate's (s.17)."""
+    remittance = (
+        Remittance.objects.select_for_update(of=("self",))
+        .select_related("pound__district", "sent_by")
+        .get(pk=remittance.pk)
+    )
+    pound, district = remittance.pound, remittance.pound.district
+    if not has_permission(by, Permission.PREPARE_ORDERS, district):
+        raise PermissionDenied(_("The District Magistrate's office confirms remittances."))
+    if remittance.status != Remittance.Status.SENT:
+        raise ValidationError(_("This remittance is already confirmed."))
+    if remittance.sent_by_id == by.pk:
+        # Maker-checker: whoever sent the money may not also say it arrived.
+        raise PermissionDenied(
+            _("You sent this remittance: another person in the office confirms it.")
+        )
+    remittance.status, remittance.confirmed_by = Remittance.Status.CONFIRMED, by
+    remittance.confirmed_at = timezone.now()
+    remittance.save(update_fields=["status", "confirmed_by", "confirmed_at"])
+    amount = remittance.amount
+    ledger.post(
+        district=district,
+        pound=pound,
+        kind=TransactionKind.REMITTANCE_CONFIRMED,
+        by=by,
+        section="s.17",
+        source=f"ledger.remittance:{remittance.pk}",
+        memo=f"{remittance.number}: ₹{amount} received, challan {remittance.challan_number}",
+        lines=[
+            (_acc(district, AccountKind.DM_TREASURY), amount),
+            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), -amount),
+            (_acc(district, AccountKind.FINES_DUE_DM), amount),
+            (_acc(district, AccountKind.FINES_RECEIVED), -amount),
+        ],
+    )
+    record_event(
+        action=Action.REMITTANCE_CONFIRMED,
+        section="s.17",
+        by=by,
+        pound=pound,
+        summary=Message(
+            gettext_noop(
+                "%(number)s: ₹%(amount)s confirmed received by %(by)s, sent by %(sent_by)s"
+            ),
+            number=remittance.number,
+            amount=amount,
+            by=by.username,
+            sent_by=remittance.sent_by.username,
+        ),
+        data={
+            "remittance": remittance.number,
+            "sent_by": remittance.sent_by_id,
+            "confirmed_by": by.pk,
+        },
+    )
+    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
+    todos.close(f"remittance_confirm:{remittance.pk}")
+    return remittance
+
+
+def _remittable(pound, amount, remitted_on, from_cash):
+    """The amount, if the pound may remit it on that day: no more than the fines waiting to be
+    remitted, nor than the till it leaves holds."""
+    if amount <= 0:
+        raise ValidationError({"amount": _("Enter the amount remitted.")})
+    if remitted_on > timezone.localdate():
+        raise ValidationError({"remitted_on": _("The date cannot be in the future.")})
+    due = unremitted_fines(pound)
+    if amount > due:
+        raise ValidationError(
+            {"amount": _("Only %(due)s of fines is waiting to be remitted.") % {"due": inr(due)}}
+        )
+    held = cash_in_hand(pound, from_cash)
+    if amount > held:
+        raise ValidationError(
+            {"amount": _("The pound holds only %(held)s there.") % {"held": inr(held)}}
+        )
+    return amount
