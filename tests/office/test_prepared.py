@@ -22,7 +22,8 @@ from office.models import PreparedFile
 from office.tasks import prepare_file
 from tests.impounding.factories import cow, make_entry
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+# The worker keeps the real clock, so the asks and their checks do too.
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.real_clock]
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "6f1c1a52-6d59-4a4e-9a43-0c55f4b8a001"
 
