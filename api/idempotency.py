@@ -1,0 +1,130 @@
+"""`Idempotency-Key` on every write of the API (the IETF httpapi draft's header).
+
+A write operation is decorated with `@idempotent` and returns an HttpResponse (`json_response`).
+- No key, or a key that is not 8-255 visible characters: a 400 problem naming the header.
+- The first request with a key runs inside one transaction with the record of its answer: the
+  work and the record commit together or not at all. Only a success (2xx) is kept, so a refused
+  request can be corrected and sent again with the same key.
+- The same key again, with the same operation and body: the first answer, byte for byte, with
+  `Idempotent-Replayed: true`. Two at once: the second waits on the key's unique index, then
+  replays the first's answer.
+- The same key with another operation or body: 422.
+The key is the caller's own: another user's same key is another request.
+"""
+
+import functools
+import hashlib
+import json
+import re
+import uuid
+
+from django.db import IntegrityError, transaction
+from django.http import HttpResponse
+from django.utils.translation import gettext as _
+
+from .models import IdempotentRequest
+from .problems import problem
+
+HEADER = "Idempotency-Key"
+KEY = re.compile(r"[\x21-\x7e]{8,255}")
+# The header in the schema, for each write's `openapi_extra`.
+OPENAPI = {
+    "parameters": [
+        {
+            "in": "header",
+            "name": HEADER,
+            "required": True,
+            "description": "A new value (a UUID, say) for each new request; the same value to "
+            "retry it. A retried request gets the first answer.",
+            "schema": {"type": "string", "minLength": 8, "maxLength": 255},
+        }
+    ]
+}
+
+
+def json_response(body, status=200, location=""):
+    response = HttpResponse(
+        json.dumps(body, ensure_ascii=False, default=str),
+        status=status,
+        content_type="application/json; charset=utf-8",
+    )
+    if location:
+        response["Location"] = location
+    return response
+
+
+def service_key(user, key):
+    """A UUID for the services' own idempotency keys, fixed by (caller, header value)."""
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"poundadmin-api:{user.pk}:{key}")
+
+
+def _replay(row):
+    response = HttpResponse(bytes(row.body), status=row.status, content_type=row.content_type)
+    if row.location:
+        response["Location"] = row.location
+    response["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _reused():
+    return problem(
+        422,
+        _("This Idempotency-Key was used for another request."),
+        _("Send a new key for a new request; the same key only to retry the same request."),
+        [(HEADER, _("Use a new key."))],
+    )
+
+
+def _answer_of_earlier(user, key, operation, digest):
+    row = IdempotentRequest.objects.filter(user=user, key=key).first()
+    if row is None:
+        return None
+    if (row.operation, row.request_digest) != (operation, digest):
+        return _reused()
+    return _replay(row)
+
+
+def idempotent(view):
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        key = request.headers.get(HEADER, "")
+        if not KEY.fullmatch(key):
+            return problem(
+                400,
+                _("The request has errors."),
+                _("Correct the fields named."),
+                [(HEADER, _("Send a new key (8 to 255 characters) with each new request."))],
+            )
+        user = request.auth
+        operation = f"{request.method} {request.resolver_match.view_name}"
+        operation += "".join(f" {k}={v}" for k, v in sorted(request.resolver_match.kwargs.items()))
+        digest = hashlib.sha256(request.body).hexdigest()
+        earlier = _answer_of_earlier(user, key, operation, digest)
+        if earlier is not None:
+            return earlier
+        request.idempotency_key = service_key(user, key)
+        try:
+            with transaction.atomic():
+                response = view(request, *args, **kwargs)
+                if 200 <= response.status_code < 300:
+                    IdempotentRequest.objects.create(
+                        user=user,
+                        key=key,
+                        operation=operation,
+                        request_digest=digest,
+                        status=response.status_code,
+                        content_type=response["Content-Type"],
+                        body=response.content,
+                        location=response.get("Location", ""),
+                    )
+                else:
+                    transaction.set_rollback(True)  # a refusal leaves nothing behind
+        except IntegrityError:
+            # Another request with this key committed first: answer as it did.
+            earlier = _answer_of_earlier(user, key, operation, digest)
+            if earlier is None:
+                raise
+            return earlier
+        return response
+
+    return wrapper
