@@ -1,5 +1,5 @@
 from django.urls import reverse
-from django.utils.translation import gettext as gettext_now
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from . import todos
@@ -16,7 +16,7 @@ def navigation(request):
     # One COUNT query: the to-dos open for the user's roles in his jurisdiction.
     open_todos = todos.for_user(user).count()
     items.append(
-        (gettext_now("To do (%(count)s)") % {"count": open_todos}, reverse("office:todos"), None)
+        (gettext("To do (%(count)s)") % {"count": open_todos}, reverse("office:todos"), None)
     )
     if has_permission(user, Permission.VIEW_REPORTS):
         items.append((_("District office"), reverse("office:office"), None))
