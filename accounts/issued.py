@@ -7,6 +7,7 @@ with a reason and an event: the file issued before is kept, with its fingerprint
 EarlierFile, and the next download draws and keeps the new one."""
 
 import hashlib
+import logging
 import secrets
 
 from django.core.files.base import ContentFile
@@ -18,6 +19,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from poundadmin.uploads import UploadName, stored_name
+
+logger = logging.getLogger(__name__)
 
 
 def new_token():
@@ -90,8 +93,7 @@ class IssuedDocumentManager(models.Manager):
         if stored:
             if not slip and document.drawn_from != basis:
                 return render()
-            with stored.open("rb") as handle:
-                return handle.read()
+            return _read_kept(document, stored, render)
         pdf = render()
         name = stored.storage.save(
             UploadName("documents")(document, stored_name("pdf")), ContentFile(pdf)
@@ -230,3 +232,19 @@ class EarlierFile(models.Model):
 
     def __str__(self):
         return f"{self.document} as issued before {self.set_aside_at:%Y-%m-%d}"
+
+
+def _read_kept(document, stored, render):
+    """The kept file; if the store has lost it, a fresh drawing, and an error in the log for
+    the operators to restore the file from the backup. The record keeps the issued file's name
+    and hash: a fresh drawing is not what was issued, so it is not stored in its place."""
+    try:
+        with stored.open("rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        logger.error(
+            "kept file missing from the store: %s (document %s); drawn afresh, not stored",
+            stored.name,
+            document.pk,
+        )
+        return render()

@@ -100,3 +100,22 @@ def test_a_document_kept_on_one_basis_is_drawn_afresh_on_another(pound, pound_ke
     assert changed == b"%PDF-amended"
     document.refresh_from_db()
     assert document.sha256 == hashlib.sha256(b"%PDF-march").hexdigest()  # the first stays
+
+
+def test_a_kept_file_lost_from_the_store_is_drawn_afresh_and_logged(
+    client, pound, pound_keeper, tariffs, caplog
+):
+    receipt = pay(make_entry(pound=pound, by=pound_keeper), pound_keeper).receipt
+    url = reverse("impounding:receipt_pdf", args=[receipt.pk])
+    client.force_login(pound_keeper)
+    client.get(url)
+    document = IssuedDocument.objects.get(pk=receipt.document_id)
+    issued = (document.file.name, document.sha256)
+    document.file.storage.delete(document.file.name)  # a store restored without it, say
+
+    response = client.get(url)
+
+    assert response.status_code == 200 and response.content.startswith(b"%PDF-")
+    assert "kept file missing from the store" in caplog.text
+    document.refresh_from_db()
+    assert (document.file.name, document.sha256) == issued  # the record still names the issued
