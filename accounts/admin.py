@@ -18,6 +18,7 @@ class UserAdmin(BaseUserAdmin):
         ("PoundAdmin", {"fields": ("name_hi", "phone", "id_number", "preferred_language")}),
     )
     list_display = ("username", "first_name", "last_name", "phone", "is_active")
+    readonly_fields = ("is_service_account",)
 
 
 class StateDocumentFormInline(admin.TabularInline):
@@ -168,3 +169,31 @@ class StaffEventAdmin(admin.ModelAdmin):
 
 
 admin.site.register(models.DistrictPolicy, ReadOnlyAdmin)
+
+
+@admin.register(models.ApiToken)
+class ApiTokenAdmin(ReadOnlyAdmin):
+    """Tokens are made and revoked on their pages, which record who did it. Never the secret's
+    digest here: only the hint its owner sees."""
+
+    list_display = (
+        "name",
+        "user",
+        "hint",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "revoked_at",
+    )
+    list_filter = ("user__is_service_account",)
+    fields = (
+        "name",
+        "user",
+        "hint",
+        "created_at",
+        "last_used_at",
+        "expires_at",
+        "rate_per_minute",
+        "revoked_at",
+    )
+    readonly_fields = fields

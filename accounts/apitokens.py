@@ -1,5 +1,11 @@
-"""Personal API tokens: a user's own key to the API (/api/v1/), named, revocable, its last use
-shown. Only a SHA-256 of the secret is stored; the secret is shown once, when it is made.
+"""API tokens: keys to the API (/api/v1/), named, revocable, their last use shown. Only a
+SHA-256 of the secret is stored; the secret is shown once, when it is made.
+
+- A personal token is a user's own: it reads what its owner may read, as its owner.
+- A service token is a State system's (docs/decisions/0041): the administrator makes it for a
+  role and a jurisdiction, with an expiry date. It belongs to a service account of its own, a
+  user who cannot sign in (`User.is_service_account`, no usable password) and holds one
+  StaffAssignment, so every `has_permission` and `for_user` applies to it unchanged.
 
 The secret has 256 random bits, so one hash (not a slow password hash) is enough: nobody can
 search that space, and a lookup is one indexed query.
@@ -7,9 +13,11 @@ search that space, and a lookup is one indexed query.
 
 import hashlib
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -25,8 +33,15 @@ def digest_of(secret):
 
 
 class ApiTokenQuerySet(models.QuerySet):
-    def live(self):
-        return self.filter(revoked_at__isnull=True)
+    def live(self, now=None):
+        """Neither revoked nor past its expiry."""
+        now = now or timezone.now()
+        return self.filter(
+            Q(expires_at__isnull=True) | Q(expires_at__gt=now), revoked_at__isnull=True
+        )
+
+    def of_services(self):
+        return self.filter(user__is_service_account=True)
 
 
 class ApiToken(models.Model):
@@ -40,6 +55,10 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
     revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+    # Refused from this moment on; none for a personal token, always one for a service token.
+    expires_at = models.DateTimeField(_("expires"), null=True, blank=True)
+    # Requests a minute (api.ratelimit); none: settings.API_RATE_PER_MINUTE.
+    rate_per_minute = models.PositiveIntegerField(_("requests a minute"), null=True, blank=True)
     # The create form's key: the same form sent twice is one token.
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
@@ -56,4 +75,15 @@ class ApiToken(models.Model):
 
     @property
     def is_live(self):
-        return self.revoked_at is None
+        return self.revoked_at is None and not self.is_expired
+
+    @property
+    def is_expired(self):
+        return self.expires_at is not None and self.expires_at <= timezone.now()
+
+    @property
+    def last_day(self):
+        """The last day it serves, in IST (it expires at the start of the next)."""
+        if self.expires_at is None:
+            return None
+        return timezone.localtime(self.expires_at - timedelta(microseconds=1)).date()

@@ -4,6 +4,10 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
+from poundadmin.forms import DateInput
+
+from .roles import Role
+
 
 class LoginForm(AuthenticationForm):
     # One message for an unknown user, a wrong password and an inactive account alike, so that
@@ -28,6 +32,11 @@ class LoginForm(AuthenticationForm):
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
     )
 
+    def confirm_login_allowed(self, user):
+        super().confirm_login_allowed(user)
+        if user.is_service_account:  # a State system's: it calls the API with its token only
+            raise forms.ValidationError(self.error_messages["invalid_login"], code="invalid_login")
+
 
 class ReissueForm(forms.Form):
     reason = forms.CharField(
@@ -45,3 +54,46 @@ class ApiTokenForm(forms.Form):
     )
     # One token however often the form is sent (services.create_api_token).
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+
+class ServiceTokenForm(forms.Form):
+    """A State system's token (services.create_service_token checks the rules again)."""
+
+    name = forms.CharField(
+        label=_("Name of the token"),
+        max_length=80,
+        help_text=_("Say which system will use it, for example “State dashboard”."),
+    )
+    role = forms.ChoiceField(
+        label=_("Role"),
+        help_text=_("The token reads and does what a member of staff in this role may."),
+    )
+    state = forms.ModelChoiceField(label=_("State"), queryset=None, required=False)
+    district = forms.ModelChoiceField(label=_("District"), queryset=None, required=False)
+    pound = forms.ModelChoiceField(label=_("Pound"), queryset=None, required=False)
+    expires_on = forms.DateField(
+        label=_("Expires on"),
+        widget=DateInput(),
+        help_text=_("The token works to the end of this day, and for a year at most."),
+    )
+    rate_per_minute = forms.IntegerField(
+        label=_("Requests a minute (optional)"),
+        required=False,
+        min_value=1,
+        max_value=6000,
+    )
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+    def __init__(self, *args, states, districts, pounds, usual_rate, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["role"].choices = [
+            (value, text) for value, text in Role.choices if value != Role.ADMINISTRATOR
+        ]
+        self.fields["state"].queryset = states
+        self.fields["district"].queryset = districts
+        self.fields["pound"].queryset = pounds
+        jurisdiction_help = _("Choose one of State, district and pound, as the role requires.")
+        self.fields["state"].help_text = jurisdiction_help
+        self.fields["rate_per_minute"].help_text = _(
+            "Leave it empty for the usual %(rate)s requests a minute."
+        ) % {"rate": usual_rate}

@@ -52,6 +52,9 @@ class User(AbstractUser):
         blank=True,
         choices=[("en", "English"), ("hi", "हिन्दी")],
     )
+    # A State system's account behind one service token (accounts.apitokens): no usable
+    # password, refused by the sign-in form even if given one, one appointment for its scope.
+    is_service_account = models.BooleanField(_("service account"), default=False, editable=False)
 
     class Meta:
         verbose_name = _("user")

@@ -1,11 +1,11 @@
 """Account workflows: appointing staff to roles, ending appointments, issuing appointment cards,
-and reissuing a kept document.
+reissuing a kept document, and API tokens (personal ones and the State systems' service tokens).
 
 Each staff workflow is atomic and writes a StaffEvent in the same transaction; a reissue writes
 an event on the document's pound's chain (or its district's).
 """
 
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -19,9 +19,9 @@ from poundadmin.messages import Message, label
 
 from .actions import Action
 from .apitokens import ApiToken, digest_of, new_secret
-from .models import Counter, EarlierFile, IssuedDocument, StaffAssignment, StaffEvent
-from .roles import Permission
-from .scoping import forget_grants, has_permission
+from .models import Counter, EarlierFile, IssuedDocument, StaffAssignment, StaffEvent, User
+from .roles import Permission, Role
+from .scoping import authorise, forget_grants, has_permission
 
 
 @transaction.atomic
@@ -264,8 +264,15 @@ def revoke_api_token(*, token, by):
 
 
 def user_of_api_token(secret):
-    """The active user whose live token this is, or None. Marks the token used, at most once a
-    minute (a conditional UPDATE: two servers at once write it once)."""
+    """The active user whose live token this is, or None."""
+    token = live_api_token(secret)
+    return None if token is None else token.user
+
+
+def live_api_token(secret):
+    """The live (unrevoked, unexpired) token of an active user with this secret, or None.
+    Marks the token used, at most once a minute (a conditional UPDATE: two servers at once
+    write it once)."""
     token = (
         ApiToken.objects.live()
         .select_related("user")
@@ -279,4 +286,126 @@ def user_of_api_token(secret):
         ApiToken.objects.filter(pk=token.pk).filter(
             Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - TOKEN_USE_RESOLUTION)
         ).update(last_used_at=now)
-    return token.user
+    return token
+
+
+# --- Service tokens: a State system's key (docs/decisions/0041) ----------------------------
+
+# The longest a service token runs: a State system's key is renewed, never left to run on.
+SERVICE_TOKEN_MAX_DAYS = 366
+
+
+def expiry_moment(day):
+    """The start of the day after `day` in IST: a token expiring on a day serves all of it."""
+    return timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min))
+
+
+def place_of(assignment):
+    """The jurisdiction an assignment names (None for a system-wide one)."""
+    return assignment.state or assignment.district or assignment.police_station or assignment.pound
+
+
+def _check_service_token(*, by, name, role, places, expires_on):
+    errors = {}
+    if not name.strip():
+        errors["name"] = _("Give the token a name.")
+    if role not in Role.values or role == Role.ADMINISTRATOR:
+        errors["role"] = _("Choose the role of a member of staff: not the administrator's.")
+    today = timezone.localdate()
+    if expires_on <= today:
+        errors["expires_on"] = _("The expiry date must be after today.")
+    elif expires_on > today + timedelta(days=SERVICE_TOKEN_MAX_DAYS):
+        errors["expires_on"] = _("A service token runs for a year at most: choose an earlier date.")
+    if errors:
+        raise ValidationError(errors)
+    chosen = [place for place in places.values() if place is not None]
+    if len(chosen) != 1:
+        raise ValidationError(_("Choose one jurisdiction: a State, a district or a pound."))
+    authorise(by, Permission.MANAGE_STAFF, chosen[0])
+
+
+def create_service_token(
+    *,
+    by,
+    name,
+    role,
+    expires_on,
+    state=None,
+    district=None,
+    pound=None,
+    rate_per_minute=None,
+    idempotency_key=None,
+):
+    """Make a State system's token: a service account that cannot sign in, appointed to `role`
+    in one jurisdiction until `expires_on`, and its token, which expires with it. Returns
+    (token, secret); a replayed form (the same key) gives the first token and None."""
+    if idempotency_key is not None:
+        if (token := ApiToken.objects.filter(idempotency_key=idempotency_key).first()) is not None:
+            return token, None
+    places = {"state": state, "district": district, "pound": pound}
+    _check_service_token(by=by, name=name, role=role, places=places, expires_on=expires_on)
+    secret = new_secret()
+    try:
+        with transaction.atomic():
+            # The account's name has a colon, which the admin's user forms refuse (as the
+            # daily run's does): no person's account can take it.
+            serial = Counter.next("service_account")
+            account = User(
+                username=f"service:{serial:05d}", first_name=name[:150], is_service_account=True
+            )
+            account.set_unusable_password()
+            account.save()
+            assignment = assign_role(
+                user=account,
+                role=role,
+                by=by,
+                valid_from=timezone.localdate(),
+                valid_to=expires_on,
+                order_reference=f"API service token: {name}"[:120],
+                **places,
+            )
+            token = ApiToken(
+                user=account,
+                name=name,
+                digest=digest_of(secret),
+                hint=secret[:8],
+                idempotency_key=idempotency_key,
+                expires_at=expiry_moment(expires_on),
+                rate_per_minute=rate_per_minute,
+            )
+            token.full_clean(exclude=["idempotency_key"])
+            token.save()
+            StaffEvent.objects.create(
+                user=account,
+                assignment=assignment,
+                action=StaffEvent.Action.TOKEN_CREATED,
+                by=by,
+                note=str(token),
+            )
+    except IntegrityError:
+        token = ApiToken.objects.filter(idempotency_key=idempotency_key).first()
+        if token is None:
+            raise
+        return token, None
+    return token, secret
+
+
+@transaction.atomic
+def revoke_service_token(*, token, by):
+    """Revoke a service token: the token is refused at once, the account's appointment ends
+    today and the account is made inactive. Revoking it again changes nothing."""
+    token = ApiToken.objects.select_for_update(of=("self",)).select_related("user").get(pk=token.pk)
+    account = token.user
+    if not account.is_service_account:
+        raise PermissionDenied(_("This is a personal token: only its owner revokes it."))
+    assignment = account.assignments.select_related("state", "district", "pound").first()
+    place = place_of(assignment) if assignment is not None else None
+    if place is None or not has_permission(by, Permission.MANAGE_STAFF, place):
+        raise PermissionDenied(_("Your role does not allow this here."))
+    revoke_api_token(token=token, by=by)
+    today = timezone.localdate()
+    if assignment.valid_to is None or assignment.valid_to > today:
+        end_assignment(assignment=assignment, by=by, on=today, reason="API service token revoked")
+    User.objects.filter(pk=account.pk).update(is_active=False)
+    token.refresh_from_db()
+    return token

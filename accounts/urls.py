@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import service_tokens, views
 
 app_name = "accounts"
 
@@ -8,6 +8,12 @@ urlpatterns = [
     path("me/", views.profile, name="profile"),
     path("tokens/", views.api_tokens, name="api_tokens"),
     path("tokens/<int:pk>/revoke/", views.api_token_revoke, name="api_token_revoke"),
+    path("service-tokens/", service_tokens.service_tokens, name="service_tokens"),
+    path(
+        "service-tokens/<int:pk>/revoke/",
+        service_tokens.service_token_revoke,
+        name="service_token_revoke",
+    ),
     path("session/", views.session_ping, name="session_ping"),
     path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
     path("staff/", views.staff, name="staff"),

@@ -1,9 +1,12 @@
 """Bearer tokens (accounts.ApiToken): `Authorization: Bearer <token>`. Sessions are not accepted:
-a browser signed in to the screens cannot be made to call the API."""
+a browser signed in to the screens cannot be made to call the API. A token that is unknown,
+revoked or past its expiry is refused; one past its requests a minute waits (api.ratelimit)."""
 
 from ninja.security import HttpBearer
 
-from accounts.services import user_of_api_token
+from accounts.services import live_api_token
+
+from .ratelimit import count_request
 
 
 class InvalidToken(Exception):
@@ -12,8 +15,10 @@ class InvalidToken(Exception):
 
 class TokenAuth(HttpBearer):
     def authenticate(self, request, token):
-        user = user_of_api_token(token) if token else None
-        if user is None:
+        found = live_api_token(token) if token else None
+        if found is None:
             raise InvalidToken
-        request.user = user  # what the shared code (logs, scoping) reads
-        return user
+        count_request(found)  # raises RateLimited past the token's limit
+        request.user = found.user  # what the shared code (logs, scoping) reads
+        request.api_token = found
+        return found.user

@@ -1,9 +1,12 @@
 """/api/v1/: the API (django-ninja, ADR 40). Every route is public to the login middleware: the
 data routes ask for a bearer token themselves (api.auth), the schema and the reference page
-hold no data. A path under /api/ that matches nothing is a problem 404, not the HTML page."""
+hold no data. A path under /api/ that matches nothing is a problem 404, not the HTML page, and a
+method a path does not answer is a problem 405 with its `Allow` header, not Django's plain one."""
+
+from functools import wraps
 
 from django.contrib.auth.decorators import login_not_required
-from django.http import Http404
+from django.http import Http404, HttpResponseNotAllowed
 from django.urls import path, re_path
 from django.utils.translation import gettext as _
 from ninja import NinjaAPI
@@ -14,6 +17,7 @@ from . import entries, public
 from .auth import InvalidToken, TokenAuth
 from .docs import VendoredSwagger
 from .problems import not_found, problem
+from .ratelimit import RateLimited, too_many
 
 api = NinjaAPI(
     title="PoundAdmin API",
@@ -49,6 +53,11 @@ def _bad_token(request, exc):
     )
 
 
+@api.exception_handler(RateLimited)
+def _rate_limited(request, exc):
+    return too_many(exc)
+
+
 @api.exception_handler(NinjaValidationError)
 def _invalid(request, exc):
     fields = [
@@ -68,9 +77,28 @@ def _not_found(request, exc):
     return not_found()
 
 
+def _method_problem(view):
+    """Ninja answers a method a path lacks with Django's plain 405: make it a problem."""
+
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        response = view(request, *args, **kwargs)
+        if isinstance(response, HttpResponseNotAllowed):
+            allow = response["Allow"]
+            return problem(
+                405,
+                _("Method not allowed."),
+                _("This address answers %(methods)s only.") % {"methods": allow},
+                headers={"Allow": allow},
+            )
+        return response
+
+    return wrapped
+
+
 def _public(patterns):
     for p in patterns:
-        login_not_required(p.callback)
+        p.callback = login_not_required(_method_problem(p.callback))
     return patterns
 
 

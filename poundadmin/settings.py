@@ -180,6 +180,8 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 # Beside it, one address trying many user names waits too (accounts/throttle.py).
 AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=20)
 VERIFY_RATE_PER_MINUTE = env.int("VERIFY_RATE_PER_MINUTE", default=30)
+# Requests a minute each API token may make (api/ratelimit.py); a token may carry its own.
+API_RATE_PER_MINUTE = env.int("API_RATE_PER_MINUTE", default=120)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"
 AXES_IPWARE_PROXY_COUNT = env.int("PROXY_COUNT", default=0)

@@ -4,13 +4,15 @@ A row: (url name, a function of the fixtures giving the URL kwargs, method, {rol
 Roles missing from a row's dict expect the row's `default`.
 """
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.services import create_api_token
+from accounts.roles import Role
+from accounts.services import create_api_token, create_service_token
 from auctions.models import DisposalOrder
 from impounding.models import Deposit, Receipt
 from impounding.services import ask_receipt_cancellation
@@ -96,6 +98,17 @@ def _cancellation_asked_by_keeper(users, user):
     receipt = Receipt.objects.get(pk=_paid_receipt(users, user)["pk"])
     asked = ask_receipt_cancellation(receipt=receipt, by=users["pound_keeper"], reason="Wrong")
     return {"pk": asked.pk}
+
+
+def _service_token(users, user):
+    token, _secret = create_service_token(
+        by=users["administrator"],
+        name="State dashboard",
+        role=Role.AUDITOR,
+        expires_on=timezone.localdate() + timedelta(days=30),
+        district=_home_pound(users).district,
+    )
+    return {"pk": token.pk}
 
 
 TABLE = [
@@ -240,6 +253,11 @@ TABLE = [
         {"pound_keeper": 200, "dm_clerk": 200, "outsider": 404},
         403,
     ),
+    # Service tokens for State systems (issue 13): the administrator's alone.
+    ("accounts:service_tokens", None, "get", {"administrator": 200}, 403),
+    ("accounts:service_tokens", None, "post", {"administrator": 200}, 403),
+    ("accounts:service_token_revoke", _service_token, "post", {"administrator": 302}, 403),
+    ("accounts:service_token_revoke", _service_token, "get", {}, 405),
 ]
 
 # The API (issue 13): a token of each role instead of a session. Another district's entry is a

@@ -64,6 +64,7 @@ OUTSIDE = {
     "accounts:reissue",
     # A POST button beside each token on the tokens page (tests/api/test_api.py).
     "accounts:api_token_revoke",
+    "accounts:service_token_revoke",  # the same, on the service tokens page
     # The API is called by programs with a token, not clicked (tests/api/); its reference page
     # is linked from the tokens page and judged below.
     "api:openapi-json",
