@@ -5,7 +5,8 @@ Checks on every response: no 5xx, the status code, content type, headers and bod
 declares, and no cross-district leak: a response to a token of the home district never names the
 other district's records (its register numbers, documents, pound and district names, and the
 ids of its pound, district and police station, which are made distinctive). Public operations
-(the notice board, verification) show every district by design and are not leak-checked.
+(the notice board, verification) show every district by design and are not leak-checked, and
+neither is the administrator, whose State-wide grants (reports) reach both districts.
 
 A write operation is picked up like a read: when the schema asks for an `Idempotency-Key` header,
 each positive case sends a new UUID there. The number of cases per operation is set so that the
@@ -60,8 +61,8 @@ TOKENS = [*ROLES, "anonymous"]
 # token and only touched without one (every answer is a 401); a public one the other way round.
 CASE_BUDGET = 3000
 MIN_EXAMPLES, MAX_EXAMPLES = 5, 50
-# A test stops sending cases after this many seconds (on a machine far slower than CI's): the
-# cases it did send are counted and reported, the ones it skipped are not.
+# A test stops sending cases after this many seconds (on a machine far slower than CI's), so
+# the seven stay within four minutes on two workers; its summary says how many it did not send.
 SECONDS_PER_TOKEN = 60
 # The other district's ids: far above anything the sequences give in a test database.
 OTHER_IDS = {"district": 970_001, "police_station": 970_002, "pound": 970_003}
