@@ -3,7 +3,7 @@ PORT ?= 8000
 PY := .venv/bin/python
 DEV := DEBUG=true
 
-.PHONY: run test lint format check messages clean bench weight static
+.PHONY: run test lint format check messages clean bench weight static api-schema
 
 .venv/.stamp-run: requirements.lock
 	scripts/bootstrap run
@@ -36,6 +36,10 @@ check: .venv/.stamp-dev
 messages: .venv/.stamp-dev
 	$(DEV) $(PY) manage.py makemessages -l hi --ignore=.venv --ignore="static/vendor/*" --ignore="tests/*" --no-obsolete
 	$(DEV) $(PY) manage.py compilemessages --ignore=.venv
+
+# the digest of the API's schema, for the latest entry of docs/api-changes.md.
+api-schema: .venv/.stamp-dev
+	@$(DEV) $(PY) -m tests.api.test_schema_guard
 
 # issue 9's table at two data sizes (databases poundadmin_bench_N, built once and reused):
 # `make bench SIZES="100000 1000000" RUNS=7`.

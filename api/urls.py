@@ -16,10 +16,29 @@ from ninja.errors import ValidationError as NinjaValidationError
 from . import entries, public
 from .auth import InvalidToken, TokenAuth
 from .docs import VendoredSwagger
-from .problems import not_found, problem
+from .problems import CONTENT_TYPE, not_found, problem
 from .ratelimit import RateLimited, too_many
 
-api = NinjaAPI(
+PROBLEM_REF = "#/components/schemas/Problem"
+
+
+class PoundAdminAPI(NinjaAPI):
+    """Ninja documents every response as application/json; a problem is application/problem+json
+    (RFC 9457), as api.problems sends it."""
+
+    def get_openapi_schema(self, **kwargs):
+        schema = super().get_openapi_schema(**kwargs)
+        for operations in schema["paths"].values():
+            for operation in operations.values():
+                for response in operation.get("responses", {}).values():
+                    content = response.get("content", {})
+                    body = content.get("application/json", {})
+                    if body.get("schema", {}).get("$ref") == PROBLEM_REF:
+                        content[CONTENT_TYPE] = content.pop("application/json")
+        return schema
+
+
+api = PoundAdminAPI(
     title="PoundAdmin API",
     version="1",
     description="District cattle pounds under the Cattle-Trespass Act, 1871.",

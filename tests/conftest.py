@@ -58,6 +58,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_terminal_summary(terminalreporter):
+    _schemathesis_summary(terminalreporter)
     skipped = terminalreporter.stats.get("skipped", [])
     if skipped:
         terminalreporter.section("NOTICE: skipped tests", sep="=", bold=True, yellow=True)
@@ -69,6 +70,22 @@ def pytest_terminal_summary(terminalreporter):
             reasons[reason] = reasons.get(reason, 0) + 1
         for reason, count in sorted(reasons.items()):
             terminalreporter.write_line(f"{count:4d} skipped: {reason}")
+
+
+def _schemathesis_summary(terminalreporter):
+    """tests/api/test_schemathesis.py's counts, added up over the tokens (and the workers)."""
+    runs = [
+        dict(report.user_properties)
+        for report in terminalreporter.stats.get("passed", [])
+        + terminalreporter.stats.get("failed", [])
+        if report.when == "call" and "schemathesis_cases" in dict(report.user_properties)
+    ]
+    if runs:
+        operations = max(r["schemathesis_operations"] for r in runs)
+        cases = sum(r["schemathesis_cases"] for r in runs)
+        terminalreporter.write_line(
+            f"Schemathesis: {operations} operations, {len(runs)} tokens, {cases} cases"
+        )
 
 
 @pytest.fixture(autouse=True)
