@@ -73,6 +73,8 @@ OUTSIDE = {
     "api:not_found",
     "api:entries",
     "api:entry",
+    "api:entry_create",
+    "api:entry_release",
     "api:verify",
     "api:board",
 }

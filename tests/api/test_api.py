@@ -153,6 +153,7 @@ def test_schema_is_openapi_31_and_lists_every_endpoint(client):
     assert set(schema["paths"]) == {
         "/api/v1/entries/",
         "/api/v1/entries/{pk}/",
+        "/api/v1/entries/{pk}/release/",
         "/api/v1/verify/{code}/",
         "/api/v1/board/",
     }

@@ -14,5 +14,5 @@ def test_api_reference_lists_every_operation(page, live_server):
     )
     page.goto(f"{live_server.url}/api/v1/docs")
     page.wait_for_selector(".swagger-ui .opblock")
-    assert page.locator(".swagger-ui .opblock").count() == 4
+    assert page.locator(".swagger-ui .opblock").count() == 6
     assert outside == []
