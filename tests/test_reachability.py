@@ -74,6 +74,9 @@ OUTSIDE = {
     "api:entry",
     "api:verify",
     "api:board",
+    "api:report_send",
+    "api:proclamation_new",
+    "api:remittance_confirm",
 }
 
 # The permission each route asks for, where the view checks it on the record rather than by
