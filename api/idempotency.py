@@ -6,8 +6,10 @@ A write operation is decorated with `@idempotent` and returns an HttpResponse (`
   work and the record commit together or not at all. Only a success (2xx) is kept, so a refused
   request can be corrected and sent again with the same key.
 - The same key again, with the same operation and body: the first answer, byte for byte, with
-  `Idempotent-Replayed: true`. Two at once: the second waits on the key's unique index, then
-  replays the first's answer.
+  `Idempotent-Replayed: true`. Two at once: the key's row is written before the work, so the
+  second waits on the key's unique index before doing anything, then replays the first's answer
+  (were the row written after the work, the second would meet the first's row locks inside the
+  service and be refused, "already reported", instead of getting the first answer).
 - The same key with another operation or body: 422.
 The key is the caller's own: another user's same key is another request.
 """
@@ -84,6 +86,25 @@ def _answer_of_earlier(user, key, operation, digest):
     return _replay(row)
 
 
+def _claim(user, key, operation, digest):
+    """The key's row, written before the work: a second request with the key waits here on the
+    unique index until the first ends, instead of doing the work beside it. None if another
+    request with the key committed first."""
+    try:
+        with transaction.atomic():
+            return IdempotentRequest.objects.create(
+                user=user,
+                key=key,
+                operation=operation,
+                request_digest=digest,
+                status=0,  # filled in below before anyone else can see the row
+                content_type="",
+                body=b"",
+            )
+    except IntegrityError:
+        return None
+
+
 def idempotent(view):
     @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
@@ -103,28 +124,20 @@ def idempotent(view):
         if earlier is not None:
             return earlier
         request.idempotency_key = service_key(user, key)
-        try:
-            with transaction.atomic():
-                response = view(request, *args, **kwargs)
-                if 200 <= response.status_code < 300:
-                    IdempotentRequest.objects.create(
-                        user=user,
-                        key=key,
-                        operation=operation,
-                        request_digest=digest,
-                        status=response.status_code,
-                        content_type=response["Content-Type"],
-                        body=response.content,
-                        location=response.get("Location", ""),
-                    )
-                else:
-                    transaction.set_rollback(True)  # a refusal leaves nothing behind
-        except IntegrityError:
-            # Another request with this key committed first: answer as it did.
-            earlier = _answer_of_earlier(user, key, operation, digest)
-            if earlier is None:
-                raise
-            return earlier
+        with transaction.atomic():
+            row = _claim(user, key, operation, digest)
+            if row is None:
+                # Another request with this key committed first: answer as it did.
+                return _answer_of_earlier(user, key, operation, digest)
+            response = view(request, *args, **kwargs)
+            if 200 <= response.status_code < 300:
+                row.status = response.status_code
+                row.content_type = response["Content-Type"]
+                row.body = response.content
+                row.location = response.get("Location", "")
+                row.save(update_fields=["status", "content_type", "body", "location"])
+            else:
+                transaction.set_rollback(True)  # a refusal leaves nothing behind
         return response
 
     return wrapper

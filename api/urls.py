@@ -13,7 +13,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
-from . import entries, intake, public  # intake adds its new entry to the register's router
+from . import entries, intake, public, writes  # intake adds its new entry to the register's router
 from .auth import InvalidToken, TokenAuth
 from .docs import VendoredSwagger
 from .problems import CONTENT_TYPE, not_found, problem
@@ -49,6 +49,7 @@ api = PoundAdminAPI(
 api.add_router("", entries.router)
 api.add_router("", public.router)
 api.add_router("", intake.router)
+api.add_router("", writes.router)
 
 BEARER = {"WWW-Authenticate": "Bearer"}
 

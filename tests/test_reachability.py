@@ -77,6 +77,9 @@ OUTSIDE = {
     "api:entry_release",
     "api:verify",
     "api:board",
+    "api:report_send",
+    "api:proclamation_new",
+    "api:remittance_confirm",
 }
 
 # The permission each route asks for, where the view checks it on the record rather than by

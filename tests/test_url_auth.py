@@ -29,6 +29,8 @@ API_TOKEN_REQUIRED = {"api:entries", "api:entry", "api:entry_create", "api:entry
 # The writes are asked with their own method: a GET of a write's path is ninja's 405.
 API_POST_ONLY = {"api:entry_release"}
 API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
+# The writes take only POST: an anonymous POST is the same 401 problem (a GET is a 405).
+API_WRITES = {"api:report_send", "api:proclamation_new", "api:remittance_confirm"}
 # Stored files answer an anonymous visitor as they answer another district: 404, which says
 # nothing of whether the file exists (a login redirect would).
 NOT_FOUND_TO_ANONYMOUS = {
@@ -65,7 +67,7 @@ def _concrete(route):
 
 
 ALL = sorted({(route, name) for route, name, _ in _walk(get_resolver().url_patterns)})
-API = API_TOKEN_REQUIRED | API_NOT_FOUND
+API = API_TOKEN_REQUIRED | API_NOT_FOUND | API_WRITES
 PROTECTED = [
     (route, name) for route, name in ALL if name not in PUBLIC | NOT_FOUND_TO_ANONYMOUS | API
 ]
@@ -99,9 +101,9 @@ def test_allow_list_names_real_pages():
     ids=[r for r, n in ALL if n in API],
 )
 def test_api_answers_anonymous_with_a_problem_not_a_redirect(client, route, name):
-    method = client.post if name in API_POST_ONLY else client.get
+    method = client.post if name in API_POST_ONLY | API_WRITES else client.get
     response = method(_concrete(route))
-    assert response.status_code == (401 if name in API_TOKEN_REQUIRED else 404)
+    assert response.status_code == (401 if name in API_TOKEN_REQUIRED | API_WRITES else 404)
     assert response["Content-Type"] == "application/problem+json"
 
 

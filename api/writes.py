@@ -1,0 +1,397 @@
+"""Three writes of the s.14 and s.17 screens through the API: the report of unclaimed cattle, a
+proclamation of its notice, and the office's confirmation of a fines remittance.
+
+Each answers as its screen does and in the same order: the permission held anywhere (403), the
+record within the caller's jurisdiction (another district's is a 404), the action on that record
+(403); only then the Idempotency-Key (api.idempotency), then the screen's own form (a 400 with
+its messages), then the screen's service, whose refusals are a 422 (a rule of the Act) or a 409
+(the record is no longer in the state the request expects), in the reader's language.
+"""
+
+import json
+
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
+from django.http import Http404
+from django.utils.translation import gettext as _
+from ninja import Field, Router, Schema
+from pydantic import ValidationError as SchemaError
+
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+from auctions import services as auctions
+from auctions.forms.unclaimed import ProclamationForm, ReportSendForm
+from auctions.models import Notice, Proclamation
+from impounding.models import Impoundment
+from office import services as office
+from office.forms import ConfirmRemittanceForm
+from office.models import Remittance
+from poundadmin.formatting import inr
+
+from .entries import iso
+from .idempotency import OPENAPI, idempotent, json_response
+from .problems import form_problem, problem
+from .schemas import Problem
+
+router = Router(tags=["writes"])
+
+# The problems each write may answer with, for the schema.
+ANSWERS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem}
+
+
+def _not_allowed(exc=None):
+    """The screens' 403, with the service's or the view's own reason when it gives one."""
+    reason = (
+        exc.args[0] if exc is not None and exc.args else _("Your role does not allow this action.")
+    )
+    return problem(403, _("Not allowed"), reason)
+
+
+def _refused(status, title, exc):
+    """A service's ValidationError: its messages, beside the fields they name."""
+    if hasattr(exc, "error_dict"):
+        errors = [
+            ("request" if field == NON_FIELD_ERRORS else field, message)
+            for field, messages in exc.message_dict.items()
+            for message in messages
+        ]
+    else:
+        errors = [("request", message) for message in exc.messages]
+    return problem(status, title, " ".join(str(m) for _f, m in errors), errors)
+
+
+def _missing(field, message):
+    return problem(
+        400, _("The request has errors."), _("Correct the fields named."), [(field, message)]
+    )
+
+
+def _form_data(payload, fields):
+    """The body's values as a bound form reads them: only those sent, each as text."""
+    values = payload.dict()
+    return {f: str(values[f]) for f in fields if values.get(f) is not None}
+
+
+def _body(request, schema):
+    """(the JSON body as `schema`, None), or (None, a 400 problem). Read here rather than by
+    ninja, which would read it before the view: as on the screens, a caller whose role or
+    jurisdiction refuses the action is told so whatever he sent. No body: every field unset,
+    for the screen's form to name what is missing."""
+    invalid = _("This value is not valid.")
+    try:
+        data = json.loads(request.body) if request.body else {}
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested beyond reading
+        data = None
+    if not isinstance(data, dict):
+        return None, _missing("request", invalid)
+    try:
+        return schema.model_validate(data), None
+    except SchemaError as exc:
+        names = sorted({".".join(str(p) for p in e["loc"]) or "request" for e in exc.errors()})
+        errors = [(name, invalid) for name in names]
+        return None, problem(
+            400, _("The request has errors."), _("Correct the fields named."), errors
+        )
+
+
+def _documented(schema):
+    """The operation's `openapi_extra`: the Idempotency-Key header and the JSON body."""
+    body = {"content": {"application/json": {"schema": schema.model_json_schema()}}}
+    return OPENAPI | {"requestBody": body | {"required": True}}
+
+
+# --- The s.14 report to the officer (the pound-keeper) -------------------------------------------
+
+
+class ReportIn(Schema):
+    entry: int | None = Field(
+        None, description="The register entry whose unclaimed cattle to report."
+    )
+
+
+class ReportAnimalOut(Schema):
+    id: int
+    number: int
+
+
+class ReportOut(Schema):
+    id: int
+    number: str
+    entry: int
+    pound: int
+    police_station: int
+    sent_to: str
+    due_on: str
+    sent_at: str
+    days_late: int
+    animals: list[ReportAnimalOut]
+    message: str
+
+
+def _report_to(report):
+    """To whom it went, as the report screen says it."""
+    if report.officer_id:
+        return report.officer.display_name
+    return _("the officer in charge, %(station)s") % {"station": report.police_station.label}
+
+
+def _report(report):
+    sent_to = _report_to(report)
+    return {
+        "id": report.pk,
+        "number": report.number,
+        "entry": report.impoundment_id,
+        "pound": report.pound_id,
+        "police_station": report.police_station_id,
+        "sent_to": sent_to,
+        "due_on": report.due_on.isoformat(),
+        "sent_at": iso(report.sent_at),
+        "days_late": report.days_late,
+        "animals": [{"id": a.pk, "number": a.number} for a in report.animals.order_by("number")],
+        "message": _("Report %(number)s sent to %(to)s.")
+        % {"number": report.number, "to": sent_to},
+    }
+
+
+@router.post(
+    "/reports/",
+    response={201: ReportOut, **ANSWERS},
+    url_name="report_send",
+    summary="Send the s.14 report of an entry's cattle unclaimed for seven days",
+    openapi_extra=_documented(ReportIn),
+)
+def send_report(request):
+    """As auctions.views.unclaimed.report_send: the keeper's, of an entry in his pound."""
+    user = request.auth
+    if not has_permission(user, Permission.SEND_REPORT):
+        return _not_allowed()
+    payload, invalid = _body(request, ReportIn)
+    if invalid:
+        return invalid
+    if payload.entry is None:
+        return _missing("entry", _("Name the register entry to report."))
+    entry = (
+        Impoundment.objects.for_user(user)
+        .select_related("pound__district", "pound__nearest_police_station")
+        .filter(pk=payload.entry)
+        .first()
+    )
+    if entry is None:
+        raise Http404
+    if not has_permission(user, Permission.SEND_REPORT, entry.pound):
+        return _not_allowed()
+    return _send_report(request, entry)
+
+
+@idempotent
+def _send_report(request, entry):
+    form = ReportSendForm({})  # a confirmation: no fields, as on the screen
+    if not form.is_valid():
+        return form_problem(form)
+    try:
+        report = auctions.send_report(entry=entry, by=request.auth)
+    except ValidationError as exc:
+        return _refused(422, _("The report cannot be sent."), exc)
+    except PermissionDenied as exc:
+        return _not_allowed(exc)
+    return json_response(_report(report), 201, f"/api/v1/reports/{report.pk}/")
+
+
+# --- A proclamation of the notice (the officer) --------------------------------------------------
+
+
+class ProclamationIn(Schema):
+    channel: str | None = Field(
+        None,
+        description="How it was proclaimed.",
+        json_schema_extra={"enum": Proclamation.Channel.values},
+    )
+    made_on: str | None = Field(
+        None, description="YYYY-MM-DD.", json_schema_extra={"format": "date"}
+    )
+    village: int | None = Field(None, description="A village of the pound's district.")
+    place: str | None = None
+    made_by: str | None = Field(None, description="Who beat the drum or made the announcement.")
+    details: str | None = None
+
+
+class ProclamationOut(Schema):
+    id: int
+    notice: int
+    report: int
+    channel: str
+    made_on: str
+    village: int | None
+    place: str
+    made_by: str
+    details: str
+    message: str
+
+
+PROCLAMATION_FIELDS = ["channel", "made_on", "village", "place", "made_by", "details"]
+
+
+def _proclamation(p):
+    return {
+        "id": p.pk,
+        "notice": p.notice_id,
+        "report": p.notice.report_id,
+        "channel": p.channel,
+        "made_on": p.made_on.isoformat(),
+        "village": p.village_id,
+        "place": p.place,
+        "made_by": p.made_by,
+        "details": p.details,
+        "message": _("Proclamation recorded: %(what)s on %(date)s.")
+        % {"what": p.get_channel_display(), "date": p.made_on.strftime("%d-%m-%Y")},
+    }
+
+
+@router.post(
+    "/notices/{int:pk}/proclamations/",
+    response={201: ProclamationOut, **ANSWERS},
+    url_name="proclamation_new",
+    summary="Record a proclamation of a s.14 notice (by beat of drum, or a further channel)",
+    openapi_extra=_documented(ProclamationIn),
+)
+def record_proclamation(request, pk: int):
+    """As auctions.views.unclaimed.proclamation_new: the officer's, on a notice of his pounds.
+    The API takes no photo; the screen does."""
+    user = request.auth
+    notice = (
+        Notice.objects.for_user(user)
+        .select_related(
+            "pound__district", "report__police_station", "report__impoundment__seizure_village"
+        )
+        .filter(pk=pk)
+        .first()
+    )
+    if notice is None:
+        raise Http404
+    if not has_permission(user, Permission.HANDLE_UNCLAIMED, notice.pound):
+        return _not_allowed()
+    return _record_proclamation(request, notice)
+
+
+@idempotent
+def _record_proclamation(request, notice):
+    payload, invalid = _body(request, ProclamationIn)
+    if invalid:
+        return invalid
+    form = ProclamationForm(_form_data(payload, PROCLAMATION_FIELDS), notice=notice)
+    if not form.is_valid():
+        return form_problem(form)
+    try:
+        proclamation = auctions.record_proclamation(
+            notice=notice, by=request.auth, **form.cleaned_data
+        )
+    except ValidationError as exc:
+        return _refused(422, _("The proclamation cannot be recorded."), exc)
+    except PermissionDenied as exc:
+        return _not_allowed(exc)
+    return json_response(
+        _proclamation(proclamation), 201, f"/api/v1/proclamations/{proclamation.pk}/"
+    )
+
+
+# --- Confirming a fines remittance (the office; s.17) ---------------------------------------------
+
+
+class ConfirmIn(Schema):
+    challan_number: str | None = Field(
+        None,
+        description="The challan number the treasury holds: it must be the remittance's.",
+    )
+    checked: bool | None = Field(
+        None,
+        description="True: the amount is checked as received by the treasury under this challan.",
+    )
+
+
+class RemittanceOut(Schema):
+    id: int
+    number: str
+    pound: int
+    amount: str
+    challan_number: str
+    treasury: str
+    remitted_on: str
+    status: str
+    confirmed_at: str | None
+    message: str
+
+
+def _remittance(r):
+    return {
+        "id": r.pk,
+        "number": r.number,
+        "pound": r.pound_id,
+        "amount": f"{r.amount:.2f}",
+        "challan_number": r.challan_number,
+        "treasury": r.treasury,
+        "remitted_on": r.remitted_on.isoformat(),
+        "status": r.status,
+        "confirmed_at": iso(r.confirmed_at) if r.confirmed_at else None,
+        "message": _("Remittance %(number)s confirmed: %(amount)s of fines received (s.17).")
+        % {"number": r.number, "amount": inr(r.amount)},
+    }
+
+
+def _same_challan(given, recorded):
+    return " ".join(given.split()).casefold() == " ".join(recorded.split()).casefold()
+
+
+@router.post(
+    "/remittances/{int:pk}/confirm/",
+    response={200: RemittanceOut, 409: Problem, **ANSWERS},
+    url_name="remittance_confirm",
+    summary="Confirm that a fines remittance reached the treasury under its challan (s.17)",
+    openapi_extra=_documented(ConfirmIn),
+)
+def confirm_remittance(request, pk: int):
+    """As office.views.money.remittance_confirm: the office's, and never the sender's."""
+    user = request.auth
+    if not has_permission(user, Permission.PREPARE_ORDERS):
+        return _not_allowed()
+    # The screen's scope (office.views.money._remittances): the pounds the caller sees.
+    remittance = (
+        Remittance.objects.filter(pound_id__in=visible_pound_ids(user))
+        .select_related("pound__district")
+        .filter(pk=pk)
+        .first()
+    )
+    if remittance is None:
+        raise Http404
+    if not has_permission(user, Permission.PREPARE_ORDERS, remittance.pound):
+        return _not_allowed()
+    if remittance.sent_by_id == user.pk:  # maker-checker, the screen's own refusal
+        return _not_allowed(
+            PermissionDenied(_("You sent this remittance: another person confirms it."))
+        )
+    return _confirm_remittance(request, remittance)
+
+
+@idempotent
+def _confirm_remittance(request, remittance):
+    payload, invalid = _body(request, ConfirmIn)
+    if invalid:
+        return invalid
+    form = ConfirmRemittanceForm({"checked": "on"} if payload.checked else {})
+    if not form.is_valid():
+        return form_problem(form)
+    given = (payload.challan_number or "").strip()
+    if not given:
+        return _missing("challan_number", _("Enter the challan number the treasury gave."))
+    if not _same_challan(given, remittance.challan_number):
+        return problem(
+            409,
+            _("The remittance cannot be confirmed."),
+            _("This is not the challan number the remittance was sent with."),
+            [("challan_number", _("This is not the challan number the remittance was sent with."))],
+        )
+    try:
+        confirmed = office.confirm_remittance(remittance=remittance, by=request.auth)
+    except ValidationError as exc:  # already confirmed
+        return _refused(409, _("The remittance cannot be confirmed."), exc)
+    except PermissionDenied as exc:
+        return _not_allowed(exc)
+    return json_response(_remittance(confirmed), 200)
