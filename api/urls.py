@@ -10,7 +10,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
-from . import entries, public
+from . import entries, public, unclaimed, unclaimed_sales
 from .auth import InvalidToken, TokenAuth
 from .docs import VendoredSwagger
 from .problems import not_found, problem
@@ -25,6 +25,8 @@ api = NinjaAPI(
 )
 api.add_router("", entries.router)
 api.add_router("", public.router)
+api.add_router("", unclaimed.router)
+api.add_router("", unclaimed_sales.router)
 
 BEARER = {"WWW-Authenticate": "Bearer"}
 
