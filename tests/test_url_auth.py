@@ -26,6 +26,21 @@ PUBLIC = {
 # The API's data routes answer without a token as an API does: 401 problem details, no redirect;
 # a path under /api/v1/ that names nothing is a problem 404.
 API_TOKEN_REQUIRED = {"api:entries", "api:entry"}
+API_TOKEN_REQUIRED |= {  # unclaimed cattle and sales (api.unclaimed, api.unclaimed_sales)
+    "api:reports",
+    "api:report",
+    "api:notices",
+    "api:notice",
+    "api:notice_pdf",
+    "api:proclamations",
+    "api:proclamation",
+    "api:proclamation_photo",
+    "api:auctions",
+    "api:auction",
+    "api:sales",
+    "api:sale",
+    "api:sale_certificate_pdf",
+}
 API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
 # Stored files answer an anonymous visitor as they answer another district: 404, which says
 # nothing of whether the file exists (a login redirect would).
