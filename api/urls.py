@@ -13,7 +13,8 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
-from . import entries, intake, public, writes  # intake adds its new entry to the register's router
+# intake adds its new entry to the register's router, so it is imported before the mounting.
+from . import entries, intake, public, unclaimed, unclaimed_sales, writes
 from .auth import InvalidToken, TokenAuth
 from .docs import VendoredSwagger
 from .problems import CONTENT_TYPE, not_found, problem
@@ -48,6 +49,8 @@ api = PoundAdminAPI(
 )
 api.add_router("", entries.router)
 api.add_router("", public.router)
+api.add_router("", unclaimed.router)
+api.add_router("", unclaimed_sales.router)
 api.add_router("", intake.router)
 api.add_router("", writes.router)
 

@@ -27,6 +27,7 @@ from office.forms import ConfirmRemittanceForm
 from office.models import Remittance
 from poundadmin.formatting import inr
 
+from . import unclaimed
 from .entries import iso
 from .idempotency import OPENAPI, idempotent, json_response
 from .problems import form_problem, problem
@@ -152,7 +153,8 @@ def _report(report):
     }
 
 
-@router.post(
+# On the reports' own router: ninja serves one path from one router, and GET /reports/ is there.
+@unclaimed.router.post(
     "/reports/",
     response={201: ReportOut, **ANSWERS},
     url_name="report_send",

@@ -14,10 +14,19 @@ from django.utils import timezone
 from accounts.roles import Role
 from accounts.services import create_api_token, create_service_token
 from auctions.models import DisposalOrder
+from accounts.services import create_api_token
+from auctions.models import DisposalOrder, Report
 from impounding.models import Deposit, Receipt
 from impounding.services import ask_receipt_cancellation
 from office.models import Remittance
 from tests.auctions.factories import report_and_notice, unclaimed_entry
+from tests.auctions.factories import conditions as auction_conditions
+from tests.auctions.factories import (
+    ready_for_sale,
+    report_and_notice,
+    schedule,
+    unclaimed_entry,
+)
 from tests.impounding.factories import deposit, make_entry, pay, set_tariffs
 
 ROLES = [
@@ -118,6 +127,27 @@ def _service_token(users, user):
         district=_home_pound(users).district,
     )
     return {"pk": token.pk}
+def _report_in_pound(users, user):
+    entry = unclaimed_entry(pound=_home_pound(users), keeper=users["pound_keeper"])
+    report, _notice = report_and_notice(
+        entry, users["pound_keeper"], users["police_officer"], sent_days_ago=11, posted_days_ago=9
+    )
+    return {"pk": report.pk}
+
+
+def _notice_in_pound(users, user):
+    return {"pk": Report.objects.get(pk=_report_in_pound(users, user)["pk"]).notice.pk}
+
+
+def _auction_in_pound(users, user):
+    pound = _home_pound(users)
+    set_tariffs(pound.district)
+    auction_conditions(pound.district, by=users["dm_clerk"])
+    entry, _notice = ready_for_sale(
+        pound=pound, keeper=users["pound_keeper"], officer=users["police_officer"]
+    )
+    auction = schedule(pound, users["police_officer"], [entry.animals.all()])
+    return {"pk": auction.pk}
 
 
 TABLE = [
@@ -306,6 +336,16 @@ API_TABLE = [
         403,
     ),
     ("api:remittance_confirm", _remittance_sent_by("dm_clerk"), "post", {"magistrate": 400}, 403),
+    # Unclaimed cattle and sales (issue 13): the s.14 and auction screens' permission and scope.
+    ("api:reports", None, "get", {"administrator": 404}, 200),
+    ("api:notices", None, "get", {"administrator": 404}, 200),
+    ("api:proclamations", None, "get", {"administrator": 404}, 200),
+    ("api:auctions", None, "get", {"administrator": 404}, 200),
+    ("api:sales", None, "get", {"administrator": 404}, 200),
+    ("api:report", _report_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
+    ("api:notice", _notice_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
+    ("api:auction", _auction_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
+    ("api:reports", None, "post", {}, 405),
 ]
 API_CASES = [
     (name, kwargs, method, role, expected.get(role, default))

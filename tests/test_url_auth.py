@@ -28,6 +28,21 @@ PUBLIC = {
 API_TOKEN_REQUIRED = {"api:entries", "api:entry", "api:entry_create", "api:entry_release"}
 # The writes are asked with their own method: a GET of a write's path is ninja's 405.
 API_POST_ONLY = {"api:entry_release"}
+API_TOKEN_REQUIRED |= {  # unclaimed cattle and sales (api.unclaimed, api.unclaimed_sales)
+    "api:reports",
+    "api:report",
+    "api:notices",
+    "api:notice",
+    "api:notice_pdf",
+    "api:proclamations",
+    "api:proclamation",
+    "api:proclamation_photo",
+    "api:auctions",
+    "api:auction",
+    "api:sales",
+    "api:sale",
+    "api:sale_certificate_pdf",
+}
 API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
 # The writes take only POST: an anonymous POST is the same 401 problem (a GET is a 405).
 API_WRITES = {"api:report_send", "api:proclamation_new", "api:remittance_confirm"}

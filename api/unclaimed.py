@@ -1,0 +1,520 @@
+"""Unclaimed cattle and their sale through the API: the s.14 reports, notices and proclamations,
+the auctions with their lots, and the sales. Each endpoint asks the permission and takes the
+scope of the screen that shows the same record (auctions.views.unclaimed, auctions.views.auction,
+auctions.views.documents, auctions.views.files), so another district's record is a 404; a fixed
+number of queries a page, whatever the number of rows."""
+
+import re
+from datetime import datetime, time, timedelta
+
+from django import forms
+from django.db.models import Exists, OuterRef, Prefetch
+from django.http import Http404
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from ninja import Query, Router, Schema
+
+from accounts.models import Pound
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+from auctions.models import Notice, Proclamation, Report
+from auctions.selectors import AWAITING, IN_PERIOD, MAY_BE_SOLD
+from impounding.models import Animal, AnimalState
+from poundadmin.files import serve_stored
+from poundadmin.views import keyset_page
+
+from .entries import iso
+from .etags import with_etag
+from .problems import form_problem, problem
+from .schemas import AnimalOut, Problem
+
+router = Router(tags=["unclaimed cattle and sales"])
+PAGE_SIZE = 25
+CLOSED = "closed"  # none of the report's animals is in the pound any more
+REPORT_STATES = (AWAITING, IN_PERIOD, MAY_BE_SOLD, CLOSED)
+
+# Keyset cursors: the sort key of the page's last row, then its id. A moment is written as
+# keyset_page writes it (str() of the UTC datetime the database gives).
+_ID = r"\|\d{1,18}"
+_DAY = r"\d{4}-\d{2}-\d{2}"
+_MOMENT = _DAY + r" \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?\+00:00"
+MOMENT_CURSOR = re.compile(_MOMENT + _ID)
+DAY_CURSOR = re.compile(_DAY + _ID)
+
+REPORT_ORDER = ["-sent_at", "-pk"]
+NOTICE_ORDER = ["-posted_on", "-pk"]
+PROCLAMATION_ORDER = ["-made_on", "-pk"]
+
+PDF = {
+    "200": {
+        "description": "The file as stored",
+        "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
+    }
+}
+PHOTO = {
+    "200": {
+        "description": "The photo as stored",
+        "content": {
+            "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
+            "image/png": {"schema": {"type": "string", "format": "binary"}},
+        },
+    }
+}
+
+
+# --- Shapes -----------------------------------------------------------------------------------
+
+
+class NamedOut(Schema):
+    id: int
+    name: str
+
+
+class ReportOut(Schema):
+    id: int
+    number: str
+    pound: int
+    entry: int
+    register_number: str
+    police_station: NamedOut
+    officer: str | None
+    due_on: str
+    sent_at: str
+    days_late: int
+    state: str
+    notice: int | None
+    animals: list[AnimalOut]
+
+
+class ReportPage(Schema):
+    results: list[ReportOut]
+    next: str | None
+
+
+class ProclamationOut(Schema):
+    id: int
+    notice: int
+    channel: str
+    is_drum: bool
+    made_on: str
+    place: str
+    village: str | None
+    made_by: str
+    details: str
+    photo: str | None
+
+
+class ProclamationPage(Schema):
+    results: list[ProclamationOut]
+    next: str | None
+
+
+class NoticeOut(Schema):
+    id: int
+    number: str
+    report: int
+    pound: int
+    posted_on: str
+    posted_at: str
+    last_day_to_claim: str
+    earliest_sale: str
+    pdf: str | None
+    proclamations: list[ProclamationOut]
+
+
+class NoticePage(Schema):
+    results: list[NoticeOut]
+    next: str | None
+
+
+# --- Filters, pages and scope -------------------------------------------------------------------
+
+
+class ListFilter(forms.Form):
+    """The lists' filters, validated as the screens validate theirs: a pound of the caller's, a
+    date range, and for some lists a state."""
+
+    pound = forms.ModelChoiceField(queryset=Pound.objects.none(), required=False)
+    date_from = forms.DateField(required=False)
+    date_to = forms.DateField(required=False)
+    state = forms.ChoiceField(required=False)
+
+    def __init__(self, data, *, pounds, states=()):
+        super().__init__(data)
+        self.fields["pound"].queryset = pounds
+        if states:
+            self.fields["state"].choices = [(s, s) for s in states]
+        else:
+            del self.fields["state"]
+
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and end < start:
+            self.add_error("date_to", _("The end date cannot be before the start date."))
+        return data
+
+
+def list_filters(user, params, states=()):
+    pounds = Pound.objects.for_user(user, Permission.VIEW_RECORDS)
+    form = ListFilter({k: v for k, v in params.items() if v}, pounds=pounds, states=states)
+    return form if form.is_valid() else None, form
+
+
+def in_dates(qs, field, data, *, moment):
+    """Rows whose `field` falls within date_from..date_to (IST calendar days, both included)."""
+    start, end = data.get("date_from"), data.get("date_to")
+    if moment:
+        start = start and timezone.make_aware(datetime.combine(start, time.min))
+        end = end and timezone.make_aware(datetime.combine(end + timedelta(days=1), time.min))
+        if start:
+            qs = qs.filter(**{f"{field}__gte": start})
+        if end:
+            qs = qs.filter(**{f"{field}__lt": end})
+        return qs
+    if start:
+        qs = qs.filter(**{f"{field}__gte": start})
+    if end:
+        qs = qs.filter(**{f"{field}__lte": end})
+    return qs
+
+
+def _bad_cursor():
+    return problem(
+        400,
+        _("The request has errors."),
+        _("Correct the fields named."),
+        [("after", _("This is not a page cursor this list gave."))],
+    )
+
+
+def listing(request, qs, order, *, after, cursor, render):
+    if after and not cursor.fullmatch(after):
+        return _bad_cursor()
+    rows, next_cursor = keyset_page(qs, order, after=after, size=PAGE_SIZE)
+    next_url = None
+    if next_cursor:
+        query = request.GET.copy()
+        query["after"] = next_cursor
+        next_url = f"{request.path}?{query.urlencode()}"
+    return with_etag(request, {"results": render(rows), "next": next_url})
+
+
+def _may_read(user, record):
+    """The s.14 report screen's rule: the records of the pound, or its unclaimed cattle."""
+    return has_permission(user, Permission.VIEW_RECORDS, record) or has_permission(
+        user, Permission.HANDLE_UNCLAIMED, record
+    )
+
+
+def _reads_unclaimed(user):
+    """The list of reports' rule (auctions.views.unclaimed.reports); 404 rather than its 403."""
+    if not (
+        has_permission(user, Permission.VIEW_RECORDS)
+        or has_permission(user, Permission.HANDLE_UNCLAIMED)
+    ):
+        raise Http404
+
+
+def reads_records(user):
+    if not has_permission(user, Permission.VIEW_RECORDS):
+        raise Http404
+
+
+def money(value):
+    return f"{value:.2f}"
+
+
+def animal_out(a):
+    return {
+        "id": a.pk,
+        "number": a.number,
+        "species": a.species,
+        "sex": a.sex,
+        "age_class": a.age_class,
+        "state": a.state,
+    }
+
+
+def animals_prefetch(through="animals"):
+    return Prefetch(through, queryset=Animal.objects.order_by("number"))
+
+
+# --- Reports (s.14) ---------------------------------------------------------------------------
+
+
+def _reports(qs):
+    in_pound = Report.animals.through.objects.filter(
+        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
+    )
+    return (
+        qs.annotate(in_custody=Exists(in_pound))
+        .select_related("impoundment", "police_station", "officer", "notice")
+        .prefetch_related(animals_prefetch())
+    )
+
+
+def _report_state(report, today):
+    notice = getattr(report, "notice", None)
+    if not report.in_custody:
+        return CLOSED
+    if notice is None:
+        return AWAITING
+    return IN_PERIOD if today <= notice.last_day_to_claim else MAY_BE_SOLD
+
+
+def _by_state(qs, state, today):
+    if state == CLOSED:
+        return qs.filter(in_custody=False)
+    qs = qs.filter(in_custody=True)
+    if state == AWAITING:
+        return qs.filter(notice__isnull=True)
+    if state == IN_PERIOD:
+        return qs.filter(notice__last_day_to_claim__gte=today)
+    return qs.filter(notice__earliest_sale__lte=today)
+
+
+def _report(r, today):
+    notice = getattr(r, "notice", None)
+    return {
+        "id": r.pk,
+        "number": r.number,
+        "pound": r.pound_id,
+        "entry": r.impoundment_id,
+        "register_number": r.impoundment.register_number,
+        "police_station": {"id": r.police_station_id, "name": r.police_station.label},
+        "officer": r.officer.display_name if r.officer_id else None,
+        "due_on": r.due_on.isoformat(),
+        "sent_at": iso(r.sent_at),
+        "days_late": r.days_late,
+        "state": _report_state(r, today),
+        "notice": notice.pk if notice else None,
+        "animals": [animal_out(a) for a in r.animals.all()],
+    }
+
+
+@router.get(
+    "/reports/",
+    response={200: ReportPage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="reports",
+    summary="Reports of cattle unclaimed for seven days (s.14), the latest sent first",
+)
+def reports(
+    request,
+    pound: Query[str | None] = None,
+    state: Query[str | None] = None,
+    date_from: Query[str | None] = None,
+    date_to: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    user = request.auth
+    _reads_unclaimed(user)
+    params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
+    valid, form = list_filters(user, params, REPORT_STATES)
+    if valid is None:
+        return form_problem(form)
+    data, today = form.cleaned_data, timezone.localdate()
+    qs = _reports(Report.objects.for_user(user, Permission.VIEW_RECORDS))
+    if data.get("pound"):
+        qs = qs.filter(pound=data["pound"])
+    if data.get("state"):
+        qs = _by_state(qs, data["state"], today)
+    qs = in_dates(qs, "sent_at", data, moment=True)
+    return listing(
+        request,
+        qs,
+        REPORT_ORDER,
+        after=after,
+        cursor=MOMENT_CURSOR,
+        render=lambda rows: [_report(r, today) for r in rows],
+    )
+
+
+@router.get(
+    "/reports/{int:pk}/",
+    response={200: ReportOut, 401: Problem, 404: Problem},
+    url_name="report",
+    summary="One report of unclaimed cattle (s.14), with its animals",
+)
+def report(request, pk: int):
+    found = _reports(Report.objects.for_user(request.auth)).filter(pk=pk).first()
+    if found is None or not _may_read(request.auth, found):
+        raise Http404
+    return with_etag(request, _report(found, timezone.localdate()))
+
+
+# --- Notices and proclamations (s.14) ---------------------------------------------------------
+
+
+def _proclamation(p):
+    photo = None
+    if p.photo:
+        photo = reverse("api:proclamation_photo", kwargs={"pk": p.pk})
+    return {
+        "id": p.pk,
+        "notice": p.notice_id,
+        "channel": p.channel,
+        "is_drum": p.is_drum,
+        "made_on": p.made_on.isoformat(),
+        "place": p.place,
+        "village": p.village.label if p.village_id else None,
+        "made_by": p.made_by,
+        "details": p.details,
+        "photo": photo,
+    }
+
+
+def _notices(qs):
+    return qs.select_related("document").prefetch_related(
+        Prefetch(
+            "proclamations",
+            queryset=Proclamation.objects.select_related("village").order_by("made_on", "pk"),
+        )
+    )
+
+
+def _notice(n):
+    pdf = reverse("api:notice_pdf", kwargs={"pk": n.pk}) if n.document.file else None
+    return {
+        "id": n.pk,
+        "number": n.number,
+        "report": n.report_id,
+        "pound": n.pound_id,
+        "posted_on": n.posted_on.isoformat(),
+        "posted_at": n.posted_at,
+        "last_day_to_claim": n.last_day_to_claim.isoformat(),
+        "earliest_sale": n.earliest_sale.isoformat(),
+        "pdf": pdf,
+        "proclamations": [_proclamation(p) for p in n.proclamations.all()],
+    }
+
+
+@router.get(
+    "/notices/",
+    response={200: NoticePage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="notices",
+    summary="Notices of unclaimed cattle (s.14), the latest posted first",
+)
+def notices(
+    request,
+    pound: Query[str | None] = None,
+    date_from: Query[str | None] = None,
+    date_to: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    user = request.auth
+    _reads_unclaimed(user)
+    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if valid is None:
+        return form_problem(form)
+    data = form.cleaned_data
+    qs = _notices(Notice.objects.for_user(user, Permission.VIEW_RECORDS))
+    if data.get("pound"):
+        qs = qs.filter(pound=data["pound"])
+    qs = in_dates(qs, "posted_on", data, moment=False)
+    return listing(
+        request,
+        qs,
+        NOTICE_ORDER,
+        after=after,
+        cursor=DAY_CURSOR,
+        render=lambda rows: [_notice(n) for n in rows],
+    )
+
+
+@router.get(
+    "/notices/{int:pk}/",
+    response={200: NoticeOut, 401: Problem, 404: Problem},
+    url_name="notice",
+    summary="One notice of unclaimed cattle (s.14), with its proclamations",
+)
+def notice(request, pk: int):
+    found = _notices(Notice.objects.for_user(request.auth)).filter(pk=pk).first()
+    if found is None or not _may_read(request.auth, found):
+        raise Http404
+    return with_etag(request, _notice(found))
+
+
+@router.get(
+    "/notices/{int:pk}/pdf/",
+    response={401: Problem, 404: Problem},
+    openapi_extra={"responses": PDF},
+    url_name="notice_pdf",
+    summary="The notice's PDF as issued, once it has been drawn and stored",
+)
+def notice_pdf(request, pk: int):
+    # As auctions.views.documents.notice_pdf: the records of the notice's pound.
+    scoped = Notice.objects.for_user(request.auth, Permission.VIEW_RECORDS)
+    found = scoped.select_related("document").filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    name = "notice-" + found.number.replace("/", "-")
+    return serve_stored(found.document.file, download_name=name, attachment=True)
+
+
+def _proclamations(user, perm=None):
+    return Proclamation.objects.filter(
+        notice__pound_id__in=visible_pound_ids(user, perm)
+    ).select_related("village", "notice")
+
+
+@router.get(
+    "/proclamations/",
+    response={200: ProclamationPage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="proclamations",
+    summary="Proclamations of the notices (s.14), by beat of drum and further channels",
+)
+def proclamations(
+    request,
+    pound: Query[str | None] = None,
+    date_from: Query[str | None] = None,
+    date_to: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    user = request.auth
+    _reads_unclaimed(user)
+    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if valid is None:
+        return form_problem(form)
+    data = form.cleaned_data
+    qs = _proclamations(user, Permission.VIEW_RECORDS)
+    if data.get("pound"):
+        qs = qs.filter(notice__pound=data["pound"])
+    qs = in_dates(qs, "made_on", data, moment=False)
+    return listing(
+        request,
+        qs,
+        PROCLAMATION_ORDER,
+        after=after,
+        cursor=DAY_CURSOR,
+        render=lambda rows: [_proclamation(p) for p in rows],
+    )
+
+
+@router.get(
+    "/proclamations/{int:pk}/",
+    response={200: ProclamationOut, 401: Problem, 404: Problem},
+    url_name="proclamation",
+    summary="One proclamation (s.14)",
+)
+def proclamation(request, pk: int):
+    found = _proclamations(request.auth).filter(pk=pk).first()
+    if found is None or not _may_read(request.auth, found.notice):
+        raise Http404
+    return with_etag(request, _proclamation(found))
+
+
+@router.get(
+    "/proclamations/{int:pk}/photo/",
+    response={401: Problem, 404: Problem},
+    openapi_extra={"responses": PHOTO},
+    url_name="proclamation_photo",
+    summary="The proclamation's photo",
+)
+def proclamation_photo(request, pk: int):
+    # As auctions.views.files.proclamation_photo: the records of the notice's pound.
+    found = _proclamations(request.auth, Permission.VIEW_RECORDS).filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    return serve_stored(found.photo, download_name=f"proclamation-{found.pk}")

@@ -1,0 +1,328 @@
+"""Auctions, their lots and the sales through the API (ss.14, 16): the same permission and scope
+as the auction screens (auctions.views.auction) and the sale certificate's download
+(auctions.views.documents), money as exact decimal strings, and of a buyer only what the
+auction's page shows beside his lot (his bidder number and name)."""
+
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404
+from django.urls import reverse
+from ninja import Query, Router, Schema
+
+from accounts.roles import Permission
+from accounts.scoping import visible_pound_ids
+from auctions.models import Auction, Bid, Lot, Sale
+from poundadmin.files import serve_stored
+
+from .entries import iso
+from .etags import with_etag
+from .problems import form_problem
+from .schemas import AnimalOut, Problem
+from .unclaimed import (
+    MOMENT_CURSOR,
+    PDF,
+    animal_out,
+    animals_prefetch,
+    in_dates,
+    list_filters,
+    listing,
+    money,
+    reads_records,
+)
+
+router = Router(tags=["unclaimed cattle and sales"])
+AUCTION_ORDER = ["-scheduled_for", "-pk"]
+SALE_ORDER = ["-sold_at", "-pk"]
+AUCTION_STATES = tuple(Auction.Status.values)
+
+
+class BuyerOut(Schema):
+    number: int
+    name: str
+
+
+class LotSaleOut(Schema):
+    id: int
+    price: str
+    expenses: str
+    sold_at: str
+    buyer: BuyerOut
+    certificate: str
+    certificate_pdf: str | None
+
+
+class SaleOut(LotSaleOut):
+    auction: int
+    auction_number: str
+    pound: int
+    lot: int
+    lot_number: int
+    animals: list[AnimalOut]
+
+
+class SalePage(Schema):
+    results: list[SaleOut]
+    next: str | None
+
+
+class BidOut(Schema):
+    amount: str
+    bidder: int
+
+
+class LotOut(Schema):
+    id: int
+    number: int
+    sequence: int
+    status: str
+    reserve_price: str
+    note: str
+    animals: list[AnimalOut]
+    bids: list[BidOut]
+    sale: LotSaleOut | None
+
+
+class ConditionsOut(Schema):
+    order_reference: str
+    earnest_money: str
+
+
+class AuctionOut(Schema):
+    id: int
+    number: str
+    kind: str
+    status: str
+    pound: int
+    scheduled_for: str
+    place: str
+    officer: str
+    deputy: str | None
+    deputation_order: str
+    conditions: ConditionsOut
+    closed_at: str | None
+    lots_total: int
+    lots_sold: int
+    lots_open: int
+
+
+class AuctionDetailOut(AuctionOut):
+    lots: list[LotOut]
+
+
+class AuctionPage(Schema):
+    results: list[AuctionOut]
+    next: str | None
+
+
+# --- Auctions and their lots ------------------------------------------------------------------
+
+
+def _auctions(user):
+    """As the auctions screen: its permission anywhere, then the auctions of the caller's pounds,
+    with the counts of lots its list shows."""
+    reads_records(user)
+    return (
+        Auction.objects.for_user(user)
+        .select_related("conditions", "officer", "deputy")
+        .annotate(
+            n_lots=Count("lots", distinct=True),
+            n_sold=Count("lots", filter=Q(lots__status=Lot.Status.SOLD), distinct=True),
+            n_open=Count("lots", filter=Q(lots__status=Lot.Status.OPEN), distinct=True),
+        )
+    )
+
+
+def _auction(a):
+    return {
+        "id": a.pk,
+        "number": a.number,
+        "kind": a.kind,
+        "status": a.status,
+        "pound": a.pound_id,
+        "scheduled_for": iso(a.scheduled_for),
+        "place": a.place,
+        "officer": a.officer.display_name,
+        "deputy": a.deputy.display_name if a.deputy_id else None,
+        "deputation_order": a.deputation_order,
+        "conditions": {
+            "order_reference": a.conditions.order_reference,
+            "earnest_money": money(a.conditions.earnest_money),
+        },
+        "closed_at": iso(a.closed_at) if a.closed_at else None,
+        "lots_total": a.n_lots,
+        "lots_sold": a.n_sold,
+        "lots_open": a.n_open,
+    }
+
+
+def _lot_sale(sale):
+    pdf = None
+    if sale.certificate.file:
+        pdf = reverse("api:sale_certificate_pdf", kwargs={"pk": sale.pk})
+    return {
+        "id": sale.pk,
+        "price": money(sale.price),
+        "expenses": money(sale.expenses),
+        "sold_at": iso(sale.sold_at),
+        "buyer": {"number": sale.buyer.number, "name": sale.buyer.name},
+        "certificate": sale.certificate.number,
+        "certificate_pdf": pdf,
+    }
+
+
+def _lot(lot):
+    sale = getattr(lot, "sale", None)
+    return {
+        "id": lot.pk,
+        "number": lot.number,
+        "sequence": lot.sequence,
+        "status": lot.status,
+        "reserve_price": money(lot.reserve_price),
+        "note": "" if sale else lot.note,
+        "animals": [animal_out(a) for a in lot.animals.all()],
+        "bids": [{"amount": money(b.amount), "bidder": b.bidder.number} for b in lot.bids.all()],
+        "sale": _lot_sale(sale) if sale else None,
+    }
+
+
+@router.get(
+    "/auctions/",
+    response={200: AuctionPage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="auctions",
+    summary="Auctions (ss.14, 16), the latest announced time first",
+)
+def auctions(
+    request,
+    pound: Query[str | None] = None,
+    state: Query[str | None] = None,
+    date_from: Query[str | None] = None,
+    date_to: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    user = request.auth
+    qs = _auctions(user)
+    params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
+    valid, form = list_filters(user, params, AUCTION_STATES)
+    if valid is None:
+        return form_problem(form)
+    data = form.cleaned_data
+    if data.get("pound"):
+        qs = qs.filter(pound=data["pound"])
+    if data.get("state"):
+        qs = qs.filter(status=data["state"])
+    qs = in_dates(qs, "scheduled_for", data, moment=True)
+    return listing(
+        request,
+        qs,
+        AUCTION_ORDER,
+        after=after,
+        cursor=MOMENT_CURSOR,
+        render=lambda rows: [_auction(a) for a in rows],
+    )
+
+
+@router.get(
+    "/auctions/{int:pk}/",
+    response={200: AuctionDetailOut, 401: Problem, 404: Problem},
+    url_name="auction",
+    summary="One auction, with its lots in the order of sale, their bids and sales",
+)
+def auction(request, pk: int):
+    lots = (
+        Lot.objects.select_related("sale__buyer", "sale__certificate")
+        .prefetch_related(
+            animals_prefetch(),
+            Prefetch("bids", queryset=Bid.objects.select_related("bidder").order_by("-amount")),
+        )
+        .order_by("sequence")
+    )
+    found = _auctions(request.auth).prefetch_related(Prefetch("lots", queryset=lots))
+    found = found.filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    body = _auction(found) | {"lots": [_lot(lot) for lot in found.lots.all()]}
+    return with_etag(request, body)
+
+
+# --- Sales ------------------------------------------------------------------------------------
+
+
+def _sales(user):
+    """As the sale certificate's download: the sales of the pounds whose records the caller
+    reads (its scope, then the records' permission on the pound, in one filter)."""
+    reads_records(user)
+    return Sale.objects.filter(
+        lot__auction__pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
+    ).select_related("lot__auction", "buyer", "certificate")
+
+
+def _sale(sale):
+    lot = sale.lot
+    return _lot_sale(sale) | {
+        "auction": lot.auction_id,
+        "auction_number": lot.auction.number,
+        "pound": lot.auction.pound_id,
+        "lot": lot.pk,
+        "lot_number": lot.number,
+        "animals": [animal_out(a) for a in lot.animals.all()],
+    }
+
+
+@router.get(
+    "/sales/",
+    response={200: SalePage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="sales",
+    summary="Sales at the auctions, the latest hammer first",
+)
+def sales(
+    request,
+    pound: Query[str | None] = None,
+    date_from: Query[str | None] = None,
+    date_to: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    user = request.auth
+    qs = _sales(user).prefetch_related(animals_prefetch("lot__animals"))
+    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if valid is None:
+        return form_problem(form)
+    data = form.cleaned_data
+    if data.get("pound"):
+        qs = qs.filter(lot__auction__pound=data["pound"])
+    qs = in_dates(qs, "sold_at", data, moment=True)
+    return listing(
+        request,
+        qs,
+        SALE_ORDER,
+        after=after,
+        cursor=MOMENT_CURSOR,
+        render=lambda rows: [_sale(s) for s in rows],
+    )
+
+
+@router.get(
+    "/sales/{int:pk}/",
+    response={200: SaleOut, 401: Problem, 404: Problem},
+    url_name="sale",
+    summary="One sale: the hammer price, the buyer's bidder number and name, the certificate",
+)
+def sale(request, pk: int):
+    found = _sales(request.auth).prefetch_related(animals_prefetch("lot__animals"))
+    found = found.filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    return with_etag(request, _sale(found))
+
+
+@router.get(
+    "/sales/{int:pk}/certificate/",
+    response={401: Problem, 404: Problem},
+    openapi_extra={"responses": PDF},
+    url_name="sale_certificate_pdf",
+    summary="The sale certificate's PDF as issued, once it has been drawn and stored",
+)
+def sale_certificate_pdf(request, pk: int):
+    found = _sales(request.auth).filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    name = "sale-certificate-" + found.certificate.number.replace("/", "-")
+    return serve_stored(found.certificate.file, download_name=name, attachment=True)
