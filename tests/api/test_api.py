@@ -154,6 +154,15 @@ def test_schema_is_openapi_31_and_lists_every_endpoint(client):
         "/api/v1/entries/{pk}/",
         "/api/v1/verify/{code}/",
         "/api/v1/board/",
+        "/api/v1/remittances/",
+        "/api/v1/remittances/{pk}/",
+        "/api/v1/surplus/",
+        "/api/v1/surplus/{pk}/",
+        "/api/v1/claims/",
+        "/api/v1/claims/{pk}/",
+        "/api/v1/returns/monthly/",
+        "/api/v1/returns/district/",
+        "/api/v1/tariffs/",
     }
 
 
