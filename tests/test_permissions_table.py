@@ -346,6 +346,29 @@ API_TABLE = [
     ("api:notice", _notice_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
     ("api:auction", _auction_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
     ("api:reports", None, "post", {}, 405),
+    # The office (remittances, surplus, claims, returns) needs the ledger, as its screens; a
+    # return without its pound or district is a 400 to whoever may see one; the tariffs are for
+    # whoever sees a district's records, of his only district when he names none.
+    ("api:remittances", None, "get", {"police_officer": 404, "administrator": 404}, 200),
+    (
+        "api:remittance",
+        _remittance_sent_by("pound_keeper"),
+        "get",
+        {"police_officer": 404, "administrator": 404, "outsider": 404},
+        200,
+    ),
+    ("api:remittances", None, "post", {}, 405),
+    ("api:surplus", None, "get", {"police_officer": 404, "administrator": 404}, 200),
+    ("api:claims", None, "get", {"police_officer": 404, "administrator": 404}, 200),
+    ("api:monthly_return", None, "get", {"police_officer": 404, "administrator": 404}, 400),
+    (
+        "api:district_return",
+        None,
+        "get",
+        {"pound_keeper": 404, "police_officer": 404, "outsider": 404},
+        400,
+    ),
+    ("api:tariffs", None, "get", {"administrator": 404}, 200),
 ]
 API_CASES = [
     (name, kwargs, method, role, expected.get(role, default))

@@ -1,0 +1,532 @@
+"""The District Magistrate's office through the API: remittances of fines (s.17), the surplus
+deposit register with owners' claims (s.17), and the monthly and district returns (s.7) as JSON.
+
+Each endpoint asks what its screen asks (office.views.money, office.views.returns): the same
+permission, the same jurisdiction, the same figures from the same functions. Where a screen says
+403 (the record is in the user's jurisdiction, the right is not his), the API says 404, as the
+register does (api.entries): nothing of it is the caller's."""
+
+import re
+
+from django.db.models import Prefetch
+from django.http import Http404
+from django.utils.translation import gettext as _
+from ninja import Query, Router, Schema
+
+from accounts.models import District, IssuedDocument, Pound
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
+from office import return_documents, returns, statements
+from office.forms import Capacity, SurplusFilterForm
+from office.forms.returns import ReturnsForm, last_month
+from office.models import Remittance, SurplusClaim, SurplusDeposit
+from office.views.money import SURPLUS_LISTS, SURPLUS_PAGE
+from office.views.returns import consolidating_district_ids
+from poundadmin.views import keyset_page
+
+from .entries import iso
+from .etags import with_etag
+from .problems import form_problem, problem
+from .schemas import Problem
+
+router = Router(tags=["office"])
+
+PAGE_SIZE = 50
+DAY = r"\d{4}-\d{2}-\d{2}"
+ID = r"\d{1,18}"
+# The remittances' keyset cursor: remitted_on|id.
+REMITTANCE_ORDER = ("-remitted_on", "-pk")
+REMITTANCE_CURSOR = re.compile(rf"{DAY}\|{ID}")
+# The surplus register: newest sale first, or one list of the screen in its own order.
+SURPLUS_ORDER = ("-sale_date", "-pk")
+CLAIM_ORDER = ("-filed_on", "-pk")
+CLAIM_CURSOR = re.compile(rf"{DAY}\|{ID}")
+
+
+def _cursor_for(order):
+    """The strict cursor of a keyset order over date fields ending with the id."""
+    return re.compile(r"\|".join([DAY] * (len(order) - 1) + [ID]))
+
+
+def money(value):
+    return None if value is None else format(value, ".2f")
+
+
+def day(value):
+    return value.isoformat() if value else None
+
+
+def bad(field, message):
+    return problem(
+        400, _("The request has errors."), _("Correct the fields named."), [(field, message)]
+    )
+
+
+def bad_cursor():
+    return bad("after", _("This is not a page cursor this list gave."))
+
+
+def page_of(request, qs, order, after, size=PAGE_SIZE):
+    rows, cursor = keyset_page(qs, order, after=after, size=size)
+    next_url = None
+    if cursor:
+        query = request.GET.copy()
+        query["after"] = cursor
+        next_url = f"{request.path}?{query.urlencode()}"
+    return rows, next_url
+
+
+# --- Remittances of fines (s.17) -----------------------------------------------------------
+
+
+class RemittanceOut(Schema):
+    id: int
+    number: str
+    pound: int
+    pound_name: str
+    amount: str
+    from_cash: bool
+    challan_number: str
+    treasury: str
+    remitted_on: str
+    status: str
+    sent_by: str
+    sent_at: str
+    confirmed_by: str | None
+    confirmed_at: str | None
+
+
+class RemittancePage(Schema):
+    results: list[RemittanceOut]
+    next: str | None
+
+
+def _remittances(user):
+    """The remittances screen's: the pounds the user sees, those whose ledger he reads."""
+    if not has_permission(user, Permission.VIEW_LEDGER):
+        raise Http404
+    return (
+        Remittance.objects.filter(pound_id__in=visible_pound_ids(user))
+        .filter(pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER))
+        .select_related("pound", "sent_by", "confirmed_by")
+    )
+
+
+def _remittance(r):
+    return {
+        "id": r.pk,
+        "number": r.number,
+        "pound": r.pound_id,
+        "pound_name": r.pound.label,
+        "amount": money(r.amount),
+        "from_cash": r.from_cash,
+        "challan_number": r.challan_number,
+        "treasury": r.treasury,
+        "remitted_on": day(r.remitted_on),
+        "status": r.status,
+        "sent_by": r.sent_by.display_name,
+        "sent_at": iso(r.sent_at),
+        "confirmed_by": r.confirmed_by.display_name if r.confirmed_by_id else None,
+        "confirmed_at": iso(r.confirmed_at) if r.confirmed_at else None,
+    }
+
+
+def _pound_filter(user, raw, perm):
+    """?pound=: an id of a pound the user sees with `perm` (another's is a 404)."""
+    if not raw.isdigit() or len(raw) > 18:
+        return None, bad("pound", _("Give the pound's number."))
+    if int(raw) not in visible_pound_ids(user, perm):
+        raise Http404
+    return int(raw), None
+
+
+@router.get(
+    "/remittances/",
+    response={200: RemittancePage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="remittances",
+    summary="Remittances of fines to the District Magistrate (s.17), latest first",
+)
+def remittances(
+    request,
+    pound: Query[str | None] = None,
+    status: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    qs = _remittances(request.auth)
+    if pound:
+        pound_id, error = _pound_filter(request.auth, pound, Permission.VIEW_LEDGER)
+        if error:
+            return error
+        qs = qs.filter(pound_id=pound_id)
+    if status:
+        if status not in Remittance.Status.values:
+            return bad("status", _("Choose sent or confirmed."))
+        qs = qs.filter(status=status)
+    if after and not REMITTANCE_CURSOR.fullmatch(after):
+        return bad_cursor()
+    rows, next_url = page_of(request, qs, REMITTANCE_ORDER, after)
+    return with_etag(request, {"results": [_remittance(r) for r in rows], "next": next_url})
+
+
+@router.get(
+    "/remittances/{int:pk}/",
+    response={200: RemittanceOut, 401: Problem, 404: Problem},
+    url_name="remittance",
+    summary="One remittance of fines",
+)
+def remittance(request, pk: int):
+    found = _remittances(request.auth).filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    return with_etag(request, _remittance(found))
+
+
+# --- The surplus deposit register and claims (s.17) ------------------------------------------
+
+
+class ClaimOut(Schema):
+    id: int
+    deposit: int
+    claimant_name: str
+    capacity: str
+    filed_on: str
+    status: str
+    decided_at: str | None
+
+
+class SurplusOut(Schema):
+    id: int
+    pound: int
+    district: int
+    auction: str
+    lot: int
+    amount: str
+    sale_date: str
+    at_least_until: str
+    received_on: str | None
+    expires_on: str | None
+    status: str
+    destination: str
+    transferred_at: str | None
+    transfer_memo: str | None
+    claims: list[ClaimOut]
+
+
+class SurplusPage(Schema):
+    results: list[SurplusOut]
+    next: str | None
+
+
+class ClaimPage(Schema):
+    results: list[ClaimOut]
+    next: str | None
+
+
+def _surplus_pound_ids(user):
+    if not has_permission(user, Permission.VIEW_LEDGER):
+        raise Http404
+    # The office sees its district's register; a pound-keeper the surpluses of his pounds.
+    return visible_pound_ids(user, Permission.VIEW_LEDGER)
+
+
+def _deposits(user):
+    """The surplus register's deposits (office.views.money.surplus)."""
+    pound_ids = _surplus_pound_ids(user)
+    return (
+        SurplusDeposit.objects.filter(district_id__in=visible_district_ids(user))
+        .filter(pound_id__in=pound_ids)
+        .select_related("sale__lot__auction", "transfer_memo")
+        .prefetch_related(
+            Prefetch("claims", queryset=SurplusClaim.objects.order_by("filed_on", "pk"))
+        )
+    )
+
+
+def _claim(c):
+    return {
+        "id": c.pk,
+        "deposit": c.deposit_id,
+        "claimant_name": c.claimant_name,
+        "capacity": str(Capacity.label(c.capacity)),
+        "filed_on": day(c.filed_on),
+        "status": c.status,
+        "decided_at": iso(c.decided_at) if c.decided_at else None,
+    }
+
+
+def _deposit(d):
+    return {
+        "id": d.pk,
+        "pound": d.pound_id,
+        "district": d.district_id,
+        "auction": d.sale.lot.auction.number,
+        "lot": d.sale.lot.number,
+        "amount": money(d.amount),
+        "sale_date": day(d.sale_date),
+        "at_least_until": day(statements.surplus_min_expiry(d)),
+        "received_on": day(d.received_on),
+        "expires_on": day(d.expires_on),
+        "status": d.status,
+        "destination": d.destination,
+        "transferred_at": iso(d.transferred_at) if d.transferred_at else None,
+        "transfer_memo": d.transfer_memo.number if d.transfer_memo_id else None,
+        "claims": [_claim(c) for c in d.claims.all()],
+    }
+
+
+@router.get(
+    "/surplus/",
+    response={200: SurplusPage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="surplus",
+    summary="Surplus sale proceeds held in deposit (s.17), with their claims",
+)
+def surplus(
+    request,
+    list: Query[str | None] = None,  # noqa: A002 - the screen's own parameter
+    pound: Query[str | None] = None,
+    expires_by: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    user = request.auth
+    deposits = _deposits(user)
+    pounds = Pound.objects.filter(pk__in=_surplus_pound_ids(user)).order_by("name")
+    params = {"list": list, "pound": pound, "expires_by": expires_by}
+    form = SurplusFilterForm({k: v for k, v in params.items() if v}, pounds=pounds)
+    if not form.is_valid():
+        return form_problem(form)
+    only = form.cleaned_data["list"] or None
+    order = SURPLUS_ORDER
+    if only:
+        where, order = SURPLUS_LISTS[only]
+        deposits = deposits.filter(where)
+    if form.cleaned_data["pound"]:
+        deposits = deposits.filter(pound=form.cleaned_data["pound"])
+    if form.cleaned_data["expires_by"]:
+        deposits = deposits.filter(expires_on__lte=form.cleaned_data["expires_by"])
+    if after and not _cursor_for(order).fullmatch(after):
+        return bad_cursor()
+    rows, next_url = page_of(request, deposits, order, after, size=SURPLUS_PAGE)
+    return with_etag(request, {"results": [_deposit(d) for d in rows], "next": next_url})
+
+
+@router.get(
+    "/surplus/{int:pk}/",
+    response={200: SurplusOut, 401: Problem, 404: Problem},
+    url_name="surplus_deposit",
+    summary="One surplus deposit, with its claims",
+)
+def surplus_deposit(request, pk: int):
+    found = _deposits(request.auth).filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    return with_etag(request, _deposit(found))
+
+
+def _claims(user):
+    """The claims the surplus register lists under its deposits."""
+    pound_ids = _surplus_pound_ids(user)
+    return SurplusClaim.objects.filter(
+        deposit__district_id__in=visible_district_ids(user), deposit__pound_id__in=pound_ids
+    )
+
+
+@router.get(
+    "/claims/",
+    response={200: ClaimPage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="claims",
+    summary="Owners' claims to surplus (s.17), latest filed first",
+)
+def claims(
+    request,
+    status: Query[str | None] = None,
+    deposit: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    qs = _claims(request.auth)
+    if status:
+        if status not in SurplusClaim.Status.values:
+            return bad("status", _("Choose pending, allowed or rejected."))
+        qs = qs.filter(status=status)
+    if deposit:
+        if not deposit.isdigit() or len(deposit) > 18:
+            return bad("deposit", _("Give the deposit's number."))
+        qs = qs.filter(deposit_id=int(deposit))
+    if after and not CLAIM_CURSOR.fullmatch(after):
+        return bad_cursor()
+    rows, next_url = page_of(request, qs, CLAIM_ORDER, after)
+    return with_etag(request, {"results": [_claim(c) for c in rows], "next": next_url})
+
+
+@router.get(
+    "/claims/{int:pk}/",
+    response={200: ClaimOut, 401: Problem, 404: Problem},
+    url_name="claim",
+    summary="One claim to surplus",
+)
+def claim(request, pk: int):
+    found = _claims(request.auth).filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    return with_etag(request, _claim(found))
+
+
+# --- The returns (s.7) as JSON ---------------------------------------------------------------
+
+
+class ReturnRemittanceOut(Schema):
+    id: int
+    number: str
+    amount: str
+
+
+class PoundReturnOut(Schema):
+    pound: int
+    pound_code: str
+    month: str
+    first: str
+    last: str
+    complete: bool
+    number: str
+    issued: str | None
+    animals: list[dict[str, int | str]]
+    totals: dict[str, int]
+    money: dict[str, str]
+    remittances: list[ReturnRemittanceOut]
+
+
+class DistrictPoundOut(Schema):
+    pound: int
+    pound_code: str
+    totals: dict[str, int]
+    money: dict[str, str]
+
+
+class DistrictReturnOut(Schema):
+    district: int
+    month: str
+    first: str
+    last: str
+    complete: bool
+    number: str
+    issued: str | None
+    pounds: list[DistrictPoundOut]
+    animals: list[dict[str, int | str]]
+    totals: dict[str, int]
+    money: dict[str, str]
+
+
+def _month(raw):
+    """?month=YYYY-MM, checked by the returns page's own form; last month when none."""
+    if not raw:
+        return last_month(), None
+    form = ReturnsForm({"month": raw}, pounds=[], districts=[])
+    form.is_valid()
+    if "month" in form.errors:
+        return None, bad("month", form.errors["month"][0])
+    return form.cleaned_data["month"], None
+
+
+def _subject(raw, field, scoped):
+    """The pound or district named by ?pound= or ?district=, within `scoped` (else a 404)."""
+    if not raw or not raw.isdigit() or len(raw) > 18:
+        return None, bad(field, _("Give the number of one of yours."))
+    found = scoped.filter(pk=int(raw)).first()
+    if found is None:
+        raise Http404
+    return found, None
+
+
+def _issued(number, complete):
+    """The number of the return as registered (its PDF drawn and kept), if it has been."""
+    if not complete:
+        return None
+    return IssuedDocument.objects.filter(number=number).values_list("number", flat=True).first()
+
+
+def _animal_rows(rows):
+    return [{k: (str(v) if k == "label" else v) for k, v in row.items()} for row in rows]
+
+
+def _money(figures):
+    return {k: money(v) for k, v in figures.items()}
+
+
+@router.get(
+    "/returns/monthly/",
+    response={200: PoundReturnOut, 400: Problem, 401: Problem, 404: Problem},
+    url_name="monthly_return",
+    summary="The monthly return of a pound (s.7), the figures of its PDF",
+)
+def monthly_return(request, pound: Query[str | None] = None, month: Query[str | None] = None):
+    user = request.auth
+    if not has_permission(user, Permission.VIEW_LEDGER):
+        raise Http404
+    subject, error = _subject(pound, "pound", Pound.objects.for_user(user, Permission.VIEW_LEDGER))
+    if error:
+        return error
+    first, error = _month(month)
+    if error:
+        return error
+    r = returns.pound_return(subject, first.year, first.month)
+    number = return_documents.return_number(subject, first.year, first.month)
+    body = {
+        "pound": subject.pk,
+        "pound_code": subject.code,
+        "month": f"{first:%Y-%m}",
+        "first": day(r["first"]),
+        "last": day(r["last"]),
+        "complete": r["complete"],
+        "number": number,
+        "issued": _issued(number, r["complete"]),
+        "animals": _animal_rows(r["animals"]),
+        "totals": r["totals"],
+        "money": _money(r["money"]),
+        "remittances": [
+            {"id": x.pk, "number": x.number, "amount": money(x.amount)} for x in r["remittances"]
+        ],
+    }
+    return with_etag(request, body)
+
+
+@router.get(
+    "/returns/district/",
+    response={200: DistrictReturnOut, 400: Problem, 401: Problem, 404: Problem},
+    url_name="district_return",
+    summary="The consolidated monthly return of a district (s.7), the figures of its PDF",
+)
+def district_return(request, district: Query[str | None] = None, month: Query[str | None] = None):
+    user = request.auth
+    if not has_permission(user, Permission.VIEW_REPORTS):
+        raise Http404
+    scoped = District.objects.filter(pk__in=consolidating_district_ids(user))
+    subject, error = _subject(district, "district", scoped)
+    if error:
+        return error
+    first, error = _month(month)
+    if error:
+        return error
+    pounds = Pound.objects.filter(district=subject).order_by("name")
+    r = returns.district_return(subject, first.year, first.month, pounds)
+    number = return_documents.district_return_number(subject, first.year, first.month)
+    body = {
+        "district": subject.pk,
+        "month": f"{first:%Y-%m}",
+        "first": day(r["first"]),
+        "last": day(r["last"]),
+        "complete": r["complete"],
+        "number": number,
+        "issued": _issued(number, r["complete"]),
+        "pounds": [
+            {
+                "pound": row["pound"].pk,
+                "pound_code": row["pound"].code,
+                "totals": row["totals"],
+                "money": _money(row["money"]),
+            }
+            for row in r["pounds"]
+        ],
+        "animals": _animal_rows(r["animals"]),
+        "totals": r["totals"],
+        "money": _money(r["money"]),
+    }
+    return with_etag(request, body)
