@@ -13,13 +13,10 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from accounts.services import create_api_token, create_service_token
-from auctions.models import DisposalOrder
-from accounts.services import create_api_token
 from auctions.models import DisposalOrder, Report
 from impounding.models import Deposit, Receipt
 from impounding.services import ask_receipt_cancellation
 from office.models import Remittance
-from tests.auctions.factories import report_and_notice, unclaimed_entry
 from tests.auctions.factories import conditions as auction_conditions
 from tests.auctions.factories import (
     ready_for_sale,
@@ -127,6 +124,8 @@ def _service_token(users, user):
         district=_home_pound(users).district,
     )
     return {"pk": token.pk}
+
+
 def _report_in_pound(users, user):
     entry = unclaimed_entry(pound=_home_pound(users), keeper=users["pound_keeper"])
     report, _notice = report_and_notice(
