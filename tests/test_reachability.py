@@ -72,6 +72,7 @@ OUTSIDE = {
     "api:not_found",
     "api:entries",
     "api:entry",
+    "api:animal_photo",
     "api:verify",
     "api:board",
 }

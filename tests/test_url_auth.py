@@ -25,7 +25,11 @@ PUBLIC = {
 }
 # The API's data routes answer without a token as an API does: 401 problem details, no redirect;
 # a path under /api/v1/ that names nothing is a problem 404.
-API_TOKEN_REQUIRED = {"api:entries", "api:entry"}
+API_TOKEN_REQUIRED = {
+    "api:entries",
+    "api:entry",
+    "api:animal_photo",
+}
 API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
 # Stored files answer an anonymous visitor as they answer another district: 404, which says
 # nothing of whether the file exists (a login redirect would).

@@ -154,6 +154,7 @@ def test_schema_is_openapi_31_and_lists_every_endpoint(client):
         "/api/v1/entries/{pk}/",
         "/api/v1/verify/{code}/",
         "/api/v1/board/",
+        "/api/v1/animals/{pk}/photo/",
     }
 
 
