@@ -10,7 +10,7 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
-from . import entries, public
+from . import custody, entries, public
 from .auth import InvalidToken, TokenAuth
 from .docs import VendoredSwagger
 from .problems import not_found, problem
@@ -25,6 +25,7 @@ api = NinjaAPI(
 )
 api.add_router("", entries.router)
 api.add_router("", public.router)
+api.add_router("", custody.router)
 
 BEARER = {"WWW-Authenticate": "Bearer"}
 

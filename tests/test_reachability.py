@@ -73,6 +73,10 @@ OUTSIDE = {
     "api:entries",
     "api:entry",
     "api:animal_photo",
+    "api:receipts",
+    "api:receipt",
+    "api:deposits",
+    "api:deposit",
     "api:verify",
     "api:board",
 }

@@ -29,6 +29,10 @@ API_TOKEN_REQUIRED = {
     "api:entries",
     "api:entry",
     "api:animal_photo",
+    "api:receipts",
+    "api:receipt",
+    "api:deposits",
+    "api:deposit",
 }
 API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
 # Stored files answer an anonymous visitor as they answer another district: 404, which says
