@@ -14,7 +14,7 @@ from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
 # intake adds its new entry to the register's router, so it is imported before the mounting.
-from . import entries, intake, office, public, tariffs, unclaimed, unclaimed_sales, writes
+from . import custody, entries, intake, office, public, tariffs, unclaimed, unclaimed_sales, writes
 from .auth import InvalidToken, TokenAuth
 from .docs import VendoredSwagger
 from .problems import CONTENT_TYPE, not_found, problem
@@ -55,6 +55,7 @@ api.add_router("", intake.router)
 api.add_router("", writes.router)
 api.add_router("", office.router)
 api.add_router("", tariffs.router)
+api.add_router("", custody.router)
 
 BEARER = {"WWW-Authenticate": "Bearer"}
 

@@ -368,6 +368,19 @@ API_TABLE = [
         400,
     ),
     ("api:tariffs", None, "get", {"administrator": 404}, 200),
+    # Receipts as their PDF: whoever reads the pound's register. Deposits as their screen:
+    # whoever reads its books, so not the police (and not the administrator).
+    ("api:receipts", None, "get", {"administrator": 404}, 200),
+    ("api:receipts", None, "post", {}, 405),
+    ("api:receipt", _paid_receipt, "get", {"administrator": 404, "outsider": 404}, 200),
+    ("api:deposits", None, "get", {"police_officer": 404, "administrator": 404}, 200),
+    (
+        "api:deposit",
+        _deposit_due_for_refund,
+        "get",
+        {"police_officer": 404, "administrator": 404, "outsider": 404},
+        200,
+    ),
 ]
 API_CASES = [
     (name, kwargs, method, role, expected.get(role, default))

@@ -43,6 +43,13 @@ API_TOKEN_REQUIRED |= {  # unclaimed cattle and sales (api.unclaimed, api.unclai
     "api:sale",
     "api:sale_certificate_pdf",
 }
+API_TOKEN_REQUIRED |= {  # receipts, deposits and photos (api.custody, api.entries)
+    "api:animal_photo",
+    "api:receipts",
+    "api:receipt",
+    "api:deposits",
+    "api:deposit",
+}
 API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
 # The writes take only POST: an anonymous POST is the same 401 problem (a GET is a 405).
 API_WRITES = {"api:report_send", "api:proclamation_new", "api:remittance_confirm"}

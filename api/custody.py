@@ -1,0 +1,355 @@
+"""Receipts (s.13, s.15) and s.15 deposits through the API, scoped as their screens are.
+
+- A receipt is read by whoever reads the register of its pound (VIEW_RECORDS), as its PDF is
+  (impounding.views.documents.receipt_pdf), and shows the payer's name, as the receipt does.
+- A deposit is read by whoever reads the pound's books (VIEW_LEDGER), as on the deposits screen
+  (impounding.views.court.deposits), with the depositor's name, as that screen shows it.
+
+Another district's record, or a role without the permission, is a 404. Lists are keyset pages,
+newest first, with a fixed number of queries whatever their length."""
+
+import re
+from datetime import date, datetime, timedelta
+
+from django import forms
+from django.http import Http404
+from django.utils import timezone
+from ninja import Field, Query, Router, Schema
+
+from accounts.models import Pound
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_pound_ids
+from impounding.models import Deposit, Receipt, ReleaseLine
+from impounding.services import deposit_awaiting_application
+from poundadmin.documents import public_url
+from poundadmin.views import keyset_page
+
+from .entries import MONEY, bad_cursor, iso, money, next_link
+from .etags import with_etag
+from .problems import form_problem
+from .schemas import Problem
+
+router = Router(tags=["custody"])
+PAGE_SIZE = 25
+RECEIPT_ORDER = ["-issued_at", "-pk"]
+DEPOSIT_ORDER = ["-complaint_deadline", "-pk"]
+# The cursors: the last row's issue time (as stored, UTC) and id; its last day to complain and id.
+RECEIPT_CURSOR = re.compile(
+    r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}:\d{2}\|\d{1,18}"
+)
+DEPOSIT_CURSOR = re.compile(r"\d{4}-\d{2}-\d{2}\|\d{1,18}")
+
+
+def _cursor_ok(after, pattern, parse):
+    if not after:
+        return True
+    if not pattern.fullmatch(after):
+        return False
+    try:
+        parse(after.split("|")[0])
+    except ValueError:
+        return False
+    return True
+
+
+def _day_start(day):
+    return timezone.make_aware(datetime.combine(day, datetime.min.time()))
+
+
+class ReceiptFilters(forms.Form):
+    pound = forms.ModelChoiceField(queryset=None, required=False)
+    kind = forms.ChoiceField(choices=Receipt.Kind.choices, required=False)
+    date_from = forms.DateField(required=False)
+    date_to = forms.DateField(required=False)
+
+    def __init__(self, *args, pounds, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["pound"].queryset = pounds
+
+
+class DepositFilters(forms.Form):
+    pound = forms.ModelChoiceField(queryset=None, required=False)
+    status = forms.ChoiceField(choices=Deposit.Status.choices, required=False)
+
+    def __init__(self, *args, pounds, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["pound"].queryset = pounds
+
+
+def _bound(form_class, params, pounds):
+    return form_class({k: v for k, v in params.items() if v}, pounds=pounds)
+
+
+# --- Shapes --------------------------------------------------------------------------------
+
+
+class ReceiptRef(Schema):
+    id: int
+    number: str
+
+
+class ReceiptOut(Schema):
+    id: int
+    number: str
+    kind: str = Field(description="payment (s.13) or deposit (s.15)")
+    pound: int
+    entry: int | None = Field(description="The register entry released against this receipt.")
+    issued_at: str
+    payer_name: str
+    amount: str = Field(description=MONEY)
+    fines: str | None = Field(description=MONEY)
+    feeding: str | None = Field(description=MONEY)
+    payment_mode: str
+    payment_reference: str
+    cancelled: bool
+    cancelled_at: str | None
+    cancellation_pending: bool = Field(description="A cancellation asked for awaits the office.")
+    replaces: ReceiptRef | None = Field(description="The cancelled receipt this one corrects.")
+    replaced_by: ReceiptRef | None = Field(description="The receipt that corrects this one.")
+    verification_url: str = Field(description="The page its QR code opens (/verify/...).")
+
+
+class ReceiptItemOut(Schema):
+    animal: int
+    animal_number: int
+    category: str
+    fine: str = Field(description=MONEY)
+    feeding_days: int
+    feeding: str = Field(description=MONEY)
+    total: str = Field(description=MONEY)
+    cancelled: bool
+
+
+class ReceiptDetailOut(ReceiptOut):
+    cancelled_reason: str
+    items: list[ReceiptItemOut]
+
+
+class ReceiptPage(Schema):
+    results: list[ReceiptOut]
+    next: str | None
+
+
+class DepositOut(Schema):
+    id: int
+    receipt: ReceiptRef
+    entry: int
+    register_number: str
+    pound: int
+    deposited_by: str
+    deposited_at: str
+    fines: str = Field(description=MONEY)
+    feeding: str = Field(description=MONEY)
+    amount: str = Field(description=MONEY)
+    complaint_deadline: str = Field(description="The last day to complain (s.20).")
+    status: str = Field(description="held, refund_due, refunded or applied")
+    awaiting_application: bool = Field(
+        description="Held, and its complaint dismissed or none made in time: to be applied."
+    )
+    application_confirmed_at: str | None
+    applied_at: str | None
+    refunded_at: str | None
+    refund_mode: str | None
+
+
+class DepositPage(Schema):
+    results: list[DepositOut]
+    next: str | None
+
+
+# --- Receipts ------------------------------------------------------------------------------
+
+
+def _receipts(user):
+    if not has_permission(user, Permission.VIEW_RECORDS):
+        raise Http404
+    return Receipt.objects.filter(
+        pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
+    ).select_related("release", "replaces", "replaced_by", "document")
+
+
+def _ref(receipt):
+    return {"id": receipt.pk, "number": receipt.number} if receipt is not None else None
+
+
+def _receipt(r):
+    release = getattr(r, "release", None)
+    return {
+        "id": r.pk,
+        "number": r.number,
+        "kind": r.kind,
+        "pound": r.pound_id,
+        "entry": release.impoundment_id if release else None,
+        "issued_at": iso(r.issued_at),
+        "payer_name": r.payer_name,
+        "amount": money(r.amount),
+        "fines": money(release.fines) if release else None,
+        "feeding": money(release.feeding) if release else None,
+        "payment_mode": r.payment_mode,
+        "payment_reference": r.payment_reference,
+        "cancelled": r.cancelled_at is not None,
+        "cancelled_at": iso(r.cancelled_at) if r.cancelled_at else None,
+        "cancellation_pending": any(c.status == "pending" for c in r.cancellations.all()),
+        "replaces": _ref(r.replaces),
+        "replaced_by": _ref(getattr(r, "replaced_by", None)),
+        "verification_url": public_url(r.document.get_absolute_url()),
+    }
+
+
+@router.get(
+    "/receipts/",
+    response={200: ReceiptPage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="receipts",
+    summary="Receipts of the pounds whose register you read, latest issued first",
+)
+def receipts(
+    request,
+    pound: Query[str | None] = None,
+    kind: Query[str | None] = None,
+    date_from: Query[str | None] = None,
+    date_to: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    qs = _receipts(request.auth)
+    pounds = Pound.objects.for_user(request.auth, Permission.VIEW_RECORDS)
+    params = {"pound": pound, "kind": kind, "date_from": date_from, "date_to": date_to}
+    form = _bound(ReceiptFilters, params, pounds)
+    if not form.is_valid():
+        return form_problem(form)
+    if not _cursor_ok(after, RECEIPT_CURSOR, datetime.fromisoformat):
+        return bad_cursor()
+    data = form.cleaned_data
+    if data["pound"]:
+        qs = qs.filter(pound=data["pound"])
+    if data["kind"]:
+        qs = qs.filter(kind=data["kind"])
+    if data["date_from"]:
+        qs = qs.filter(issued_at__gte=_day_start(data["date_from"]))
+    if data["date_to"]:
+        qs = qs.filter(issued_at__lt=_day_start(data["date_to"] + timedelta(days=1)))
+    page, cursor = keyset_page(
+        qs.prefetch_related("cancellations"), RECEIPT_ORDER, after=after, size=PAGE_SIZE
+    )
+    return with_etag(
+        request, {"results": [_receipt(r) for r in page], "next": next_link(request, cursor)}
+    )
+
+
+@router.get(
+    "/receipts/{int:pk}/",
+    response={200: ReceiptDetailOut, 401: Problem, 404: Problem},
+    url_name="receipt",
+    summary="One receipt, with what each animal was charged",
+)
+def receipt(request, pk: int):
+    found = _receipts(request.auth).prefetch_related("cancellations").filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    release = getattr(found, "release", None)
+    lines = (
+        ReleaseLine.objects.filter(release=release).select_related("animal").order_by("pk")
+        if release
+        else []
+    )
+    body = _receipt(found) | {
+        "cancelled_reason": found.cancelled_reason,
+        "items": [
+            {
+                "animal": line.animal_id,
+                "animal_number": line.animal.number,
+                "category": line.category,
+                "fine": money(line.fine),
+                "feeding_days": line.feeding_days,
+                "feeding": money(line.feeding),
+                "total": money(line.fine + line.feeding),
+                "cancelled": line.cancelled,
+            }
+            for line in lines
+        ],
+    }
+    return with_etag(request, body)
+
+
+# --- Deposits (s.15) -----------------------------------------------------------------------
+
+
+def _deposits(user):
+    if not has_permission(user, Permission.VIEW_LEDGER):
+        raise Http404
+    return (
+        Deposit.objects.filter(
+            release__impoundment__pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER)
+        )
+        .select_related("release__impoundment", "release__receipt")
+        # What deposit_awaiting_application reads, fetched for the whole page at once.
+        .prefetch_related("complaints", "release__impoundment__complaints")
+    )
+
+
+def _deposit(d, today):
+    release = d.release
+    entry = release.impoundment
+    return {
+        "id": d.pk,
+        "receipt": _ref(release.receipt),
+        "entry": entry.pk,
+        "register_number": entry.register_number,
+        "pound": entry.pound_id,
+        "deposited_by": release.claimant_name,
+        "deposited_at": iso(release.released_at),
+        "fines": money(d.fines),
+        "feeding": money(d.feeding),
+        "amount": money(d.amount),
+        "complaint_deadline": d.complaint_deadline.isoformat(),
+        "status": d.status,
+        "awaiting_application": deposit_awaiting_application(d, today),
+        "application_confirmed_at": (
+            iso(d.application_confirmed_at) if d.application_confirmed_at else None
+        ),
+        "applied_at": iso(d.applied_at) if d.applied_at else None,
+        "refunded_at": iso(d.refunded_at) if d.refunded_at else None,
+        "refund_mode": d.refund_mode or None,
+    }
+
+
+@router.get(
+    "/deposits/",
+    response={200: DepositPage, 400: Problem, 401: Problem, 404: Problem},
+    url_name="deposits",
+    summary="s.15 deposits of the pounds whose books you read, latest last day to complain first",
+)
+def deposits(
+    request,
+    pound: Query[str | None] = None,
+    status: Query[str | None] = None,
+    after: Query[str | None] = None,
+):
+    qs = _deposits(request.auth)
+    pounds = Pound.objects.for_user(request.auth, Permission.VIEW_LEDGER)
+    form = _bound(DepositFilters, {"pound": pound, "status": status}, pounds)
+    if not form.is_valid():
+        return form_problem(form)
+    if not _cursor_ok(after, DEPOSIT_CURSOR, date.fromisoformat):
+        return bad_cursor()
+    if form.cleaned_data["pound"]:
+        qs = qs.filter(release__impoundment__pound=form.cleaned_data["pound"])
+    if form.cleaned_data["status"]:
+        qs = qs.filter(status=form.cleaned_data["status"])
+    page, cursor = keyset_page(qs, DEPOSIT_ORDER, after=after, size=PAGE_SIZE)
+    today = timezone.localdate()
+    return with_etag(
+        request, {"results": [_deposit(d, today) for d in page], "next": next_link(request, cursor)}
+    )
+
+
+@router.get(
+    "/deposits/{int:pk}/",
+    response={200: DepositOut, 401: Problem, 404: Problem},
+    url_name="deposit",
+    summary="One s.15 deposit",
+)
+def deposit(request, pk: int):
+    found = _deposits(request.auth).filter(pk=pk).first()
+    if found is None:
+        raise Http404
+    return with_etag(request, _deposit(found, timezone.localdate()))
