@@ -21,6 +21,10 @@ from .problems import CONTENT_TYPE, not_found, problem
 from .ratelimit import RateLimited, too_many
 
 PROBLEM_REF = "#/components/schemas/Problem"
+TOO_MANY = {
+    "description": "Too many requests from this token this minute (see Retry-After)",
+    "content": {"application/json": {"schema": {"$ref": PROBLEM_REF}}},
+}
 
 
 class PoundAdminAPI(NinjaAPI):
@@ -31,6 +35,10 @@ class PoundAdminAPI(NinjaAPI):
         schema = super().get_openapi_schema(**kwargs)
         for operations in schema["paths"].values():
             for operation in operations.values():
+                # Status codes as the JSON has them: ninja's are numbers, openapi_extra's strings.
+                operation["responses"] = {str(k): v for k, v in operation["responses"].items()}
+                if operation.get("security"):  # a token's requests a minute are limited
+                    operation["responses"].setdefault("429", TOO_MANY)
                 for response in operation.get("responses", {}).values():
                     content = response.get("content", {})
                     body = content.get("application/json", {})

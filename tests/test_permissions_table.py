@@ -319,7 +319,6 @@ API_TABLE = [
     # The s.14 and s.17 writes (api.writes), sent with no body and no Idempotency-Key: whoever
     # the screen lets act gets as far as the 400 for what is missing; the others its refusal.
     ("api:report_send", None, "post", {"pound_keeper": 400, "outsider": 400}, 403),
-    ("api:report_send", None, "get", {}, 405),
     (
         "api:proclamation_new",
         _notice_in_pound,
@@ -344,7 +343,7 @@ API_TABLE = [
     ("api:report", _report_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
     ("api:notice", _notice_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
     ("api:auction", _auction_in_pound, "get", {"administrator": 404, "outsider": 404}, 200),
-    ("api:reports", None, "post", {}, 405),
+    ("api:reports", None, "put", {}, 405),
     # The office (remittances, surplus, claims, returns) needs the ledger, as its screens; a
     # return without its pound or district is a 400 to whoever may see one; the tariffs are for
     # whoever sees a district's records, of his only district when he names none.

@@ -50,6 +50,17 @@ API_TOKEN_REQUIRED |= {  # receipts, deposits and photos (api.custody, api.entri
     "api:deposits",
     "api:deposit",
 }
+API_TOKEN_REQUIRED |= {  # the office's books and returns, tariffs (api.office, api.tariffs)
+    "api:remittances",
+    "api:remittance",
+    "api:surplus",
+    "api:surplus_deposit",
+    "api:claims",
+    "api:claim",
+    "api:monthly_return",
+    "api:district_return",
+    "api:tariffs",
+}
 API_NOT_FOUND = {"api:index", "api:api-root", "api:not_found"}
 # The writes take only POST: an anonymous POST is the same 401 problem (a GET is a 405).
 API_WRITES = {"api:report_send", "api:proclamation_new", "api:remittance_confirm"}

@@ -270,10 +270,10 @@ def test_queries_do_not_grow_with_rows(
         deposit(make_entry(pound=pound, by=pound_keeper), pound_keeper)
     headers = bearer(pound_keeper)
     # The token, its last use, the grants (two), the pounds, the page, its cancellations.
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(9):
         assert len(client.get(f"{API}/receipts/", **headers).json()["results"]) == 2 * rows
     # ... the page, the deposits' complaints and their entries' complaints.
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(10):
         assert len(client.get(f"{API}/deposits/", **headers).json()["results"]) == rows
 
 
@@ -284,7 +284,7 @@ def test_entry_dues_take_the_same_queries_for_any_number_of_animals(
     entry = make_entry(pound=pound, by=pound_keeper, animals=[cow() for _ in range(animals)])
     headers = bearer(pound_keeper)
     client.get(f"{API}/entries/{entry.pk}/", **headers)  # the district's policy, made once
-    with django_assert_max_num_queries(14):
+    with django_assert_max_num_queries(16):
         body = client.get(f"{API}/entries/{entry.pk}/", **headers).json()
     assert len(body["animals"]) == animals and body["dues"]["total"]
 
