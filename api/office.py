@@ -24,7 +24,8 @@ from office.views.money import SURPLUS_LISTS, SURPLUS_PAGE
 from office.views.returns import consolidating_district_ids
 from poundadmin.views import keyset_page
 
-from .entries import iso
+from .entries import bad_cursor, iso, next_link
+from .entries import money as exact
 from .etags import with_etag
 from .problems import form_problem, problem
 from .schemas import Problem
@@ -49,7 +50,7 @@ def _cursor_for(order):
 
 
 def money(value):
-    return None if value is None else format(value, ".2f")
+    return None if value is None else exact(value)
 
 
 def day(value):
@@ -62,18 +63,9 @@ def bad(field, message):
     )
 
 
-def bad_cursor():
-    return bad("after", _("This is not a page cursor this list gave."))
-
-
 def page_of(request, qs, order, after, size=PAGE_SIZE):
     rows, cursor = keyset_page(qs, order, after=after, size=size)
-    next_url = None
-    if cursor:
-        query = request.GET.copy()
-        query["after"] = cursor
-        next_url = f"{request.path}?{query.urlencode()}"
-    return rows, next_url
+    return rows, next_link(request, cursor)
 
 
 # --- Remittances of fines (s.17) -----------------------------------------------------------

@@ -24,9 +24,9 @@ from impounding.models import Animal, AnimalState
 from poundadmin.files import serve_stored
 from poundadmin.views import keyset_page
 
-from .entries import iso
+from .entries import bad_cursor, iso, next_link
 from .etags import with_etag
-from .problems import form_problem, problem
+from .problems import form_problem
 from .schemas import AnimalOut, Problem
 
 router = Router(tags=["unclaimed cattle and sales"])
@@ -180,25 +180,11 @@ def in_dates(qs, field, data, *, moment):
     return qs
 
 
-def _bad_cursor():
-    return problem(
-        400,
-        _("The request has errors."),
-        _("Correct the fields named."),
-        [("after", _("This is not a page cursor this list gave."))],
-    )
-
-
 def listing(request, qs, order, *, after, cursor, render):
     if after and not cursor.fullmatch(after):
-        return _bad_cursor()
+        return bad_cursor()
     rows, next_cursor = keyset_page(qs, order, after=after, size=PAGE_SIZE)
-    next_url = None
-    if next_cursor:
-        query = request.GET.copy()
-        query["after"] = next_cursor
-        next_url = f"{request.path}?{query.urlencode()}"
-    return with_etag(request, {"results": render(rows), "next": next_url})
+    return with_etag(request, {"results": render(rows), "next": next_link(request, next_cursor)})
 
 
 def _may_read(user, record):
@@ -220,10 +206,6 @@ def _reads_unclaimed(user):
 def reads_records(user):
     if not has_permission(user, Permission.VIEW_RECORDS):
         raise Http404
-
-
-def money(value):
-    return f"{value:.2f}"
 
 
 def animal_out(a):

@@ -13,7 +13,7 @@ from accounts.scoping import visible_pound_ids
 from auctions.models import Auction, Bid, Lot, Sale
 from poundadmin.files import serve_stored
 
-from .entries import iso
+from .entries import iso, money
 from .etags import with_etag
 from .problems import form_problem
 from .schemas import AnimalOut, Problem
@@ -25,7 +25,6 @@ from .unclaimed import (
     in_dates,
     list_filters,
     listing,
-    money,
     reads_records,
 )
 
