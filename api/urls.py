@@ -120,7 +120,8 @@ def _method_problem(view):
     def wrapped(request, *args, **kwargs):
         response = view(request, *args, **kwargs)
         if isinstance(response, HttpResponseNotAllowed):
-            allow = response["Allow"]
+            # Ninja joins the methods from a set: sort them, so the header is the same every time.
+            allow = ", ".join(sorted(m.strip() for m in response["Allow"].split(",")))
             return problem(
                 405,
                 _("Method not allowed."),
