@@ -24,7 +24,7 @@ from .scoping import has_permission
 P = Permission.MANAGE_STAFF
 
 
-def _tokens(user):
+def managed_service_tokens(user):
     """The service tokens of the jurisdictions the administrator manages, newest first, each
     with its account's appointment (`token.assignment`)."""
     tokens = (
@@ -91,7 +91,7 @@ def service_tokens(request):
         "accounts/service_tokens.html",
         {
             "form": form,
-            "tokens": _tokens(request.user),
+            "tokens": managed_service_tokens(request.user),
             "secret": secret,
             "usual_rate": settings.API_RATE_PER_MINUTE,
         },
@@ -102,7 +102,7 @@ def service_tokens(request):
 @require_permission(P)
 def service_token_revoke(request, pk):
     token = get_object_or_404(ApiToken.objects.of_services(), pk=pk)
-    if token not in _tokens(request.user):
+    if token not in managed_service_tokens(request.user):
         raise Http404  # another State's system: as if there were none
     services.revoke_service_token(token=token, by=request.user)
     messages.success(request, _("Service token “%(name)s” revoked.") % {"name": token.name})

@@ -8,15 +8,20 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import ApiToken
 from accounts.roles import Role
 from accounts.services import create_api_token, create_service_token
+from api import webhooks
+from api.models import WebhookDelivery
 from auctions.models import DisposalOrder, Report
 from impounding.models import Deposit, Receipt
 from impounding.services import ask_receipt_cancellation
 from office.models import Remittance
+from poundadmin.events import record_event
 from tests.auctions.factories import conditions as auction_conditions
 from tests.auctions.factories import (
     ready_for_sale,
@@ -124,6 +129,28 @@ def _service_token(users, user):
         district=_home_pound(users).district,
     )
     return {"pk": token.pk}
+
+
+def _webhook(users, user):
+    token = ApiToken.objects.get(pk=_service_token(users, user)["pk"])
+    subscription, _secret = webhooks.create_subscription(
+        by=users["administrator"],
+        token=token,
+        url="https://93.184.216.34/hooks",
+        topics=[webhooks.Topic.SALE_MADE],
+    )
+    return {"pk": subscription.pk}
+
+
+def _webhook_given_up(users, user):
+    pk = _webhook(users, user)["pk"]
+    with transaction.atomic():
+        event = record_event(
+            action="auction.sold", section="s.14", summary="x", by=None, pound=_home_pound(users)
+        )
+    delivery = WebhookDelivery.objects.get(event=event)
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(status=WebhookDelivery.Status.GAVE_UP)
+    return {"pk": pk, "delivery": delivery.pk}
 
 
 def _report_in_pound(users, user):
@@ -296,6 +323,14 @@ TABLE = [
     ("accounts:service_tokens", None, "post", {"administrator": 200}, 403),
     ("accounts:service_token_revoke", _service_token, "post", {"administrator": 302}, 403),
     ("accounts:service_token_revoke", _service_token, "get", {}, 405),
+    # Webhooks for State systems (issue 13): the administrator's alone, as the tokens are.
+    ("webhooks:list", None, "get", {"administrator": 200}, 403),
+    ("webhooks:list", None, "post", {"administrator": 200}, 403),
+    ("webhooks:subscription", _webhook, "get", {"administrator": 200}, 403),
+    ("webhooks:stop", _webhook, "post", {"administrator": 302}, 403),
+    ("webhooks:stop", _webhook, "get", {}, 405),
+    ("webhooks:send_again", _webhook_given_up, "post", {"administrator": 302}, 403),
+    ("webhooks:send_again", _webhook_given_up, "get", {}, 405),
 ]
 
 # The API (issue 13): a token of each role instead of a session. Another district's entry is a
