@@ -46,7 +46,6 @@ class SubscriptionForm(forms.Form):
         label=gettext_lazy("Topics"),
         choices=webhooks.Topic.choices,
         widget=forms.CheckboxSelectMultiple,
-        error_messages={"required": gettext_lazy("Choose at least one topic.")},
     )
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
 
@@ -56,12 +55,17 @@ class SubscriptionForm(forms.Form):
         self.fields["token"].queryset = ApiToken.objects.filter(pk__in=live).order_by("name")
 
 
+def _labelled(subscription):
+    """The subscription with its topics named in the reader's language (`topic_labels`)."""
+    subscription.topic_labels = [webhooks.Topic(t).label for t in subscription.topics]
+    return subscription
+
+
 def _subscriptions(user):
     tokens = managed_service_tokens(user)
     ids = [t.pk for t in tokens]
-    return tokens, list(
-        WebhookSubscription.objects.filter(token_id__in=ids).select_related("token")
-    )
+    found = WebhookSubscription.objects.filter(token_id__in=ids).select_related("token")
+    return tokens, [_labelled(s) for s in found]
 
 
 def _owned(user, pk):
@@ -118,6 +122,7 @@ def subscription(request, pk):
         tries.setdefault(attempt.delivery_id, []).append(attempt)
     for delivery in deliveries:
         delivery.tries = tries.get(delivery.pk, [])
+        delivery.topic_label = webhooks.Topic(delivery.topic).label
     return render(
         request,
         "api/webhook.html",

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from api.models import WebhookDelivery
 from tests.api.test_webhooks import Receiver, recipe, subscribe
@@ -47,6 +46,6 @@ def test_the_worker_posts_a_release_signed_to_the_receiver(
     finally:
         receiver.server.shutdown()
         receiver.server.server_close()
-    (headers, body), = receiver.received
+    ((headers, body),) = receiver.received
     assert recipe()(secret, body, headers["PoundAdmin-Signature"])
     assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.DELIVERED

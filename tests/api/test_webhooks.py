@@ -91,7 +91,7 @@ def test_a_release_is_delivered_once_signed_as_the_recipe_checks(
     (delivery,) = WebhookDelivery.objects.all()
     webhooks.deliver(delivery.pk)
 
-    (headers, body), = receiver.received
+    ((headers, body),) = receiver.received
     assert recipe()(secret, body, headers["PoundAdmin-Signature"])
     assert not recipe()("whsec_another", body, headers["PoundAdmin-Signature"])
     assert not recipe()(secret, body + b" ", headers["PoundAdmin-Signature"])
