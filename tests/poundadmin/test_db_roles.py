@@ -103,11 +103,11 @@ def test_truncate_is_refused_to_the_owner_role_too(roles):
     owner = roles[0]
     with connection.cursor() as cursor:
         cursor.execute(
-            "GRANT TRUNCATE ON poundadmin_event, poundadmin_eventpersonal, ledger_posting "
-            f'TO "{owner}"'
+            "GRANT TRUNCATE ON poundadmin_event, poundadmin_eventpersonal, ledger_posting, "
+            f'api_webhookdelivery, api_webhookattempt TO "{owner}"'
         )
     for table in ("poundadmin_event", "ledger_posting"):
-        # CASCADE: the events' personal fields point at the events.
+        # CASCADE: the events' personal fields and their webhook deliveries point at the events.
         assert f"TRUNCATE on {table} refused" in refused(owner, f"TRUNCATE {table} CASCADE")
 
 
