@@ -113,8 +113,13 @@ def home(request):
             )
         )
     if Role.ADMINISTRATOR in roles:
-        # People only: the daily run's system actor is no member of staff.
-        people = User.objects.filter(is_active=True).exclude(username=SYSTEM_USERNAME)
+        # People only: the daily run's system actor and the State systems' service accounts
+        # (their tokens are counted on their own page) are no members of staff.
+        people = User.objects.filter(is_active=True, is_service_account=False).exclude(
+            username=SYSTEM_USERNAME
+        )
         context["staff_count"] = people.count()
-        context["assignment_count"] = StaffAssignment.objects.active().count()
+        context["assignment_count"] = (
+            StaffAssignment.objects.active().filter(user__is_service_account=False).count()
+        )
     return render(request, "office/home.html", context)

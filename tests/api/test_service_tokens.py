@@ -223,3 +223,16 @@ def test_admin_lists_tokens_read_only_without_their_digest(client, administrator
     assert listing.status_code == 200 and token.hint in listing.content.decode()
     assert token.digest not in listing.content.decode() + page.content.decode()
     assert client.get(reverse("admin:accounts_apitoken_add")).status_code == 403
+
+
+def test_office_home_counts_people_not_the_service_accounts(client, administrator, district):
+    client.force_login(administrator)
+    before = client.get(reverse("home")).context
+    service_token(administrator, Role.DM_CLERK, district=district)
+    after = client.get(reverse("home")).context
+    assert (after["staff_count"], after["assignment_count"]) == (
+        before["staff_count"],
+        before["assignment_count"],
+    )
+    page = client.get(reverse("home")).content.decode()
+    assert reverse("webhooks:list") in page and reverse(PAGE) in page
