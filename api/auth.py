@@ -18,7 +18,8 @@ class TokenAuth(HttpBearer):
         found = live_api_token(token) if token else None
         if found is None:
             raise InvalidToken
-        count_request(found)  # raises RateLimited past the token's limit
+        # Raises RateLimited past the token's limit; else the fields every answer carries.
+        request.api_rate_headers = count_request(found)
         request.user = found.user  # what the shared code (logs, scoping) reads
         request.api_token = found
         return found.user

@@ -2,7 +2,9 @@
 `rate_per_minute`. Counted in PostgreSQL by `accounts.throttle.hit` in fixed one-minute windows,
 so that every app server adds to the same count (docs/decisions/0041). Past the limit the
 answer is a 429 problem with `Retry-After` and the IETF RateLimit fields
-(draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` and `RateLimit`)."""
+(draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy` and `RateLimit`). Every other answer to
+a token carries the same two fields, with what is left of the minute, so that a client can slow
+down before it is refused."""
 
 import math
 import time
@@ -31,14 +33,23 @@ def limit_of(token):
 
 
 def count_request(token):
-    """Count one request of `token`; raise RateLimited past its limit for this minute."""
+    """Count one request of `token`; raise RateLimited past its limit for this minute.
+    Returns the fields for the answer's headers (`rate_headers`)."""
     now = time.time()
     window = int(now // WINDOW_SECONDS)
     limit = limit_of(token)
     count = hit(f"api-rate:{token.pk}:{window}", ttl=timedelta(seconds=2 * WINDOW_SECONDS))
+    reset = max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
     if count > limit:
-        retry_after = max(1, math.ceil((window + 1) * WINDOW_SECONDS - now))
-        raise RateLimited(limit, retry_after)
+        raise RateLimited(limit, reset)
+    return rate_headers(limit, remaining=limit - count, reset=reset)
+
+
+def rate_headers(limit, *, remaining, reset):
+    return {
+        "RateLimit-Policy": f'"{POLICY}";q={limit};w={WINDOW_SECONDS}',
+        "RateLimit": f'"{POLICY}";r={remaining};t={reset}',
+    }
 
 
 def too_many(exc):
@@ -49,7 +60,6 @@ def too_many(exc):
         % {"limit": exc.limit, "seconds": exc.retry_after},
         headers={
             "Retry-After": str(exc.retry_after),
-            "RateLimit-Policy": f'"{POLICY}";q={exc.limit};w={WINDOW_SECONDS}',
-            "RateLimit": f'"{POLICY}";r=0;t={exc.retry_after}',
+            **rate_headers(exc.limit, remaining=0, reset=exc.retry_after),
         },
     )

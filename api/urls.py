@@ -128,6 +128,8 @@ def _method_problem(view):
                 _("This address answers %(methods)s only.") % {"methods": allow},
                 headers={"Allow": allow},
             )
+        for name, value in getattr(request, "api_rate_headers", {}).items():
+            response.headers.setdefault(name, value)  # a 429 has its own
         return response
 
     return wrapped

@@ -25,8 +25,13 @@ def test_past_the_limit_is_429_with_retry_after_and_ratelimit_fields(
     client, pound_keeper, limit_of_three
 ):
     headers = bearer(pound_keeper)
+    left = []
     for _ in range(3):
-        assert client.get(ENTRIES, **headers).status_code == 200
+        answer = client.get(ENTRIES, **headers)
+        assert answer.status_code == 200
+        assert answer["RateLimit-Policy"] == '"token";q=3;w=60'
+        left.append(answer["RateLimit"].split(";")[1])
+    assert left == ["r=2", "r=1", "r=0"]  # every answer says what is left of the minute
 
     response = client.get(ENTRIES, **headers)
 
