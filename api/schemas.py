@@ -34,15 +34,6 @@ class EntryOut(Schema):
     animals: list[AnimalOut]
 
 
-class EntryDetailOut(EntryOut):
-    events: list[EventOut]
-
-
-class EntryPage(Schema):
-    results: list[EntryOut]
-    next: str | None
-
-
 class DocumentOut(Schema):
     kind: str
     number: str
