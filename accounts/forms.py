@@ -70,6 +70,10 @@ class ServiceTokenForm(forms.Form):
     )
     state = forms.ModelChoiceField(label=_("State"), queryset=None, required=False)
     district = forms.ModelChoiceField(label=_("District"), queryset=None, required=False)
+    # A police officer's token (the police's CCTNS) is for a police station or a pound.
+    police_station = forms.ModelChoiceField(
+        label=_("Police station"), queryset=None, required=False
+    )
     pound = forms.ModelChoiceField(label=_("Pound"), queryset=None, required=False)
     expires_on = forms.DateField(
         label=_("Expires on"),
@@ -84,15 +88,18 @@ class ServiceTokenForm(forms.Form):
     )
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
 
-    def __init__(self, *args, states, districts, pounds, usual_rate, **kwargs):
+    def __init__(self, *args, states, districts, police_stations, pounds, usual_rate, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["role"].choices = [
             (value, text) for value, text in Role.choices if value != Role.ADMINISTRATOR
         ]
         self.fields["state"].queryset = states
         self.fields["district"].queryset = districts
+        self.fields["police_station"].queryset = police_stations
         self.fields["pound"].queryset = pounds
-        jurisdiction_help = _("Choose one of State, district and pound, as the role requires.")
+        jurisdiction_help = _(
+            "Choose one of State, district, police station and pound, as the role requires."
+        )
         self.fields["state"].help_text = jurisdiction_help
         self.fields["rate_per_minute"].help_text = _(
             "Leave it empty for the usual %(rate)s requests a minute."

@@ -17,7 +17,7 @@ from poundadmin.views import add_service_errors
 from . import services
 from .decorators import require_permission
 from .forms import ServiceTokenForm
-from .models import ApiToken, District, Pound, StaffAssignment, State
+from .models import ApiToken, District, PoliceStation, Pound, StaffAssignment, State
 from .roles import Permission
 from .scoping import has_permission
 
@@ -56,6 +56,7 @@ def _form(user, data=None):
             pk__in=[s.pk for s in State.objects.all() if has_permission(user, P, s)]
         ),
         districts=District.objects.for_user(user, P).select_related("state"),
+        police_stations=PoliceStation.objects.for_user(user, P).select_related("district"),
         pounds=Pound.objects.for_user(user, P).select_related("district"),
         usual_rate=settings.API_RATE_PER_MINUTE,
     )
@@ -75,6 +76,7 @@ def service_tokens(request):
                 expires_on=data["expires_on"],
                 state=data["state"],
                 district=data["district"],
+                police_station=data["police_station"],
                 pound=data["pound"],
                 rate_per_minute=data["rate_per_minute"],
                 idempotency_key=data["idempotency_key"],

@@ -320,7 +320,9 @@ def _check_service_token(*, by, name, role, places, expires_on):
         raise ValidationError(errors)
     chosen = [place for place in places.values() if place is not None]
     if len(chosen) != 1:
-        raise ValidationError(_("Choose one jurisdiction: a State, a district or a pound."))
+        raise ValidationError(
+            _("Choose one jurisdiction: a State, a district, a police station or a pound.")
+        )
     authorise(by, Permission.MANAGE_STAFF, chosen[0])
 
 
@@ -332,6 +334,7 @@ def create_service_token(
     expires_on,
     state=None,
     district=None,
+    police_station=None,
     pound=None,
     rate_per_minute=None,
     idempotency_key=None,
@@ -342,7 +345,12 @@ def create_service_token(
     if idempotency_key is not None:
         if (token := ApiToken.objects.filter(idempotency_key=idempotency_key).first()) is not None:
             return token, None
-    places = {"state": state, "district": district, "pound": pound}
+    places = {
+        "state": state,
+        "district": district,
+        "police_station": police_station,
+        "pound": pound,
+    }
     _check_service_token(by=by, name=name, role=role, places=places, expires_on=expires_on)
     secret = new_secret()
     try:

@@ -2,6 +2,7 @@
 with an expiry date; scoped by the same grants as a member of staff in that role; refused once
 expired or revoked; their account cannot sign in."""
 
+import re
 from datetime import datetime, time, timedelta
 
 import pytest
@@ -236,3 +237,28 @@ def test_office_home_counts_people_not_the_service_accounts(client, administrato
     )
     page = client.get(reverse("home")).content.decode()
     assert reverse("webhooks:list") in page and reverse(PAGE) in page
+
+
+def test_police_token_for_a_police_station_reads_its_pounds(
+    client, administrator, pound, police_station, pound_keeper, other_pound, outsider
+):
+    """The police's CCTNS is appointed as an officer is: to a police station, and reads the
+    entries of the pounds the station serves; another district's is a 404."""
+    own = make_entry(pound=pound, by=pound_keeper)
+    theirs = make_entry(pound=other_pound, by=outsider)
+    client.force_login(administrator)
+    form = {
+        "name": "CCTNS",
+        "role": Role.POLICE_OFFICER,
+        "police_station": police_station.pk,
+        "expires_on": (timezone.localdate() + timedelta(days=90)).isoformat(),
+        "idempotency_key": "0b8e3a55-3c1a-4f6b-9a55-1d0ad2d1c0a9",
+    }
+    page = client.post(reverse(PAGE), form).content.decode()
+    secret = max(re.findall(r"pa_[A-Za-z0-9_-]+", page), key=len)  # shown once
+    client.logout()
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {secret}"}
+
+    assert ApiToken.objects.get().user.assignments.get().police_station == police_station
+    assert client.get(f"{ENTRIES}{own.pk}/", **headers).status_code == 200
+    _problem(client.get(f"{ENTRIES}{theirs.pk}/", **headers), 404)
