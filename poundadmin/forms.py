@@ -1,4 +1,9 @@
 from django import forms
+from django.utils.translation import gettext_noop
+
+# Django's empty choice of a select, which Django's own Hindi catalogue does not translate: named
+# here so that `make messages` keeps it in ours.
+EMPTY_CHOICE = gettext_noop("- Select an option -")
 
 
 class DateTimeLocalInput(forms.DateTimeInput):
