@@ -6,8 +6,13 @@ So its host is resolved once, every address it names must be a public one (or in
 the deployment lists in WEBHOOK_ALLOWED_NETWORKS, such as a State data centre's), and the
 request goes to the address that was checked, never to a second lookup, so a name that
 changes its answer between the check and the call (DNS rebinding) gets nowhere. Redirects are
-not followed. The standard library's http.client does the sending: it lets the connection go
-to a checked address while TLS still verifies the host's own name.
+not followed. An IPv6 address that carries an IPv4 one (mapped, compatible, NAT64, 6to4) is
+judged by the IPv4 address it reaches, and Teredo is refused. Only the ports in
+WEBHOOK_ALLOWED_PORTS (443 and 8443) are called, so a webhook cannot knock on other services.
+A try has a deadline of WEBHOOK_TIMEOUT_SECONDS as a whole, not per read, so a receiver that
+drips its answer cannot hold the sender past its lease. The standard library's http.client does
+the sending: it lets the connection go to a checked address while TLS still verifies the host's
+own name.
 """
 
 import http.client
@@ -46,6 +51,34 @@ def _allowed_networks():
     return [ipaddress.ip_network(n, strict=False) for n in settings.WEBHOOK_ALLOWED_NETWORKS]
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_COMPATIBLE = ipaddress.ip_network("::/96")
+
+
+def _reached(ip):
+    """The address a connection to `ip` reaches: the IPv4 address inside an IPv6 one that
+    carries it, else `ip`; None for Teredo, whose far end cannot be told."""
+    if ip.version == 4:
+        return ip
+    if ip.teredo is not None:
+        return None
+    if ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip in _NAT64 or (ip in _COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return ip
+
+
+def allowed_ip(ip, networks):
+    """May a webhook connect to `ip`: a public address, or one in a listed network?"""
+    reached = _reached(ip)
+    if reached is None:
+        return False
+    return reached.is_global or any(ip in net or reached in net for net in networks)
+
+
 def checked_address(url):
     """(scheme, host, port, path, ip) for `url`, with `ip` the address to connect to; raises
     AddressRefused if the scheme, the host or any address it resolves to is not allowed."""
@@ -59,6 +92,8 @@ def checked_address(url):
         port = parts.port or (443 if scheme == "https" else 80)
     except ValueError:
         raise AddressRefused(_("The port of the address is not a number.")) from None
+    if port not in settings.WEBHOOK_ALLOWED_PORTS:
+        raise AddressRefused(_("Webhooks may not call this port: use https on port 443."))
     try:
         found = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError):
@@ -67,35 +102,66 @@ def checked_address(url):
     ips = []
     for *_rest, sockaddr in found:
         ip = ipaddress.ip_address(sockaddr[0].split("%")[0])
-        if not (ip.is_global or any(ip in net for net in networks)):
+        if not allowed_ip(ip, networks):
             raise AddressRefused(
                 _("The host is on a private or reserved network, which webhooks may not call.")
             )
-        ips.append(str(ip))
+        if str(ip) not in ips:
+            ips.append(str(ip))
     path = parts.path or "/"
     if parts.query:
         path += f"?{parts.query}"
-    return scheme, parts.hostname, port, path, ips[0]
+    return scheme, parts.hostname, port, path, ips
+
+
+def _connect(ips, port, timeout):
+    """A socket to the first of the checked addresses that answers, as create_connection tries
+    a name's addresses in turn, but never to an address that was not checked."""
+    failure = None
+    for ip in ips:
+        try:
+            return socket.create_connection((ip, port), timeout)
+        except OSError as exc:
+            failure = exc
+    raise failure
 
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, host, port, ip, timeout):
+    def __init__(self, host, port, ips, timeout):
         super().__init__(host, port, timeout=timeout)
-        self._ip = ip
+        self._ips = ips
 
     def connect(self):
-        self.sock = socket.create_connection((self._ip, self.port), self.timeout)
+        self.sock = _connect(self._ips, self.port, self.timeout)
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host, port, ip, timeout):
+    def __init__(self, host, port, ips, timeout):
         super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
-        self._ip = ip
+        self._ips = ips
 
     def connect(self):
-        sock = socket.create_connection((self._ip, self.port), self.timeout)
+        sock = _connect(self._ips, self.port, self.timeout)
         # The certificate is checked against the host's name, not the address connected to.
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+class _Late(Exception):
+    pass
+
+
+def _read(reply, deadline):
+    """The start of the answer's body, read in pieces until READ_LIMIT or the deadline."""
+    pieces, size = [], 0
+    while size < READ_LIMIT:
+        if time.monotonic() > deadline:
+            raise _Late
+        piece = reply.read1(min(4096, READ_LIMIT - size))
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces).decode("utf-8", "replace")
 
 
 def post(url, body, headers):
@@ -107,15 +173,18 @@ def post(url, body, headers):
         return Answer(status_code, str(error)[:200], response[:KEPT], elapsed)
 
     try:
-        scheme, host, port, path, ip = checked_address(url)
+        scheme, host, port, path, ips = checked_address(url)
     except AddressRefused as refused:
         return answer(error=refused)
+    timeout = settings.WEBHOOK_TIMEOUT_SECONDS
     kind = _PinnedHTTPSConnection if scheme == "https" else _PinnedHTTPConnection
-    connection = kind(host, port, ip, timeout=settings.WEBHOOK_TIMEOUT_SECONDS)
+    connection = kind(host, port, ips, timeout=timeout)
     try:
         connection.request("POST", path, body=body, headers=headers)
         reply = connection.getresponse()
-        text = reply.read(READ_LIMIT).decode("utf-8", "replace")
+        text = _read(reply, started + timeout)
+    except _Late:
+        return answer(error=f"No whole answer within {timeout} seconds")
     except (OSError, http.client.HTTPException) as exc:
         return answer(error=f"{type(exc).__name__}: {exc}")
     finally:

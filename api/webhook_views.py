@@ -18,6 +18,8 @@ from accounts.decorators import require_permission
 from accounts.models import ApiToken
 from accounts.roles import Permission
 from accounts.service_tokens import managed_service_tokens
+from poundadmin.events import SUMMARY_KEY
+from poundadmin.messages import Message
 from poundadmin.views import add_service_errors
 
 from . import webhooks
@@ -109,6 +111,13 @@ def subscriptions(request):
     )
 
 
+def _summary(event):
+    """What happened, in the reader's language, naming no one: the administrator may not read
+    the public's names, and the body sent named no one either."""
+    message = Message.from_data(event.data.get(SUMMARY_KEY))
+    return str(message) if message is not None else event.summary
+
+
 @require_permission(P)
 def subscription(request, pk):
     found = _owned(request.user, pk)
@@ -123,6 +132,7 @@ def subscription(request, pk):
     for delivery in deliveries:
         delivery.tries = tries.get(delivery.pk, [])
         delivery.topic_label = webhooks.Topic(delivery.topic).label
+        delivery.summary = _summary(delivery.event)
     return render(
         request,
         "api/webhook.html",

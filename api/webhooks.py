@@ -32,7 +32,7 @@ from django.tasks import task
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import District, Pound
+from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from accounts.service_tokens import managed_service_tokens
@@ -91,13 +91,11 @@ def fan_out(event):
         for s in WebhookSubscription.objects.live().select_related("token__user")
         if topic in s.topics
     ]
-    if not subscriptions:
+    # Every topic's event is on a pound's chain; one without a pound is no one's news, rather
+    # than everyone's (has_permission without a place asks "anywhere").
+    place = Pound.objects.filter(pk=event.pound_id).first() if event.pound_id else None
+    if not subscriptions or place is None:
         return []
-    place = (
-        Pound.objects.filter(pk=event.pound_id).first()
-        if event.pound_id
-        else District.objects.get(pk=event.district_id)
-    )
     deliveries = []
     for subscription in subscriptions:
         if not has_permission(subscription.token.user, PERMISSION_OF_TOPIC[topic], place):
@@ -115,7 +113,8 @@ def fan_out(event):
         )
     WebhookDelivery.objects.bulk_create(deliveries)
     ids = [str(d.pk) for d in deliveries]
-    transaction.on_commit(lambda: [_queue(pk) for pk in ids])
+    # robust: a queue that fails after the commit must not fail the change; the sweep sends it.
+    transaction.on_commit(lambda: [_queue(pk) for pk in ids], robust=True)
     return deliveries
 
 
@@ -176,8 +175,9 @@ def backoff(attempts):
 
 
 def _lease():
-    # Long enough for one try; a sender that died gives the delivery back after it.
-    return timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS * 3)
+    # Long enough for one try (its deadline is the timeout); a sender that died gives the
+    # delivery back after it. A try that outlived it all the same records only its attempt.
+    return timedelta(seconds=settings.WEBHOOK_TIMEOUT_SECONDS * 6)
 
 
 def claim(delivery_id, now=None):
@@ -232,17 +232,21 @@ def _record(delivery, answer, *, give_up):
             duration_ms=answer.duration_ms,
         )
         if answer.ok:
-            delivery.status, delivery.delivered_at, delivery.next_attempt_at = (
-                Status.DELIVERED,
-                now,
-                None,
-            )
+            change = {"status": Status.DELIVERED, "delivered_at": now, "next_attempt_at": None}
         elif give_up or delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
-            delivery.status, delivery.next_attempt_at = Status.GAVE_UP, None
+            change = {"status": Status.GAVE_UP, "next_attempt_at": None}
         else:
-            delivery.next_attempt_at = now + backoff(delivery.attempts)
-            transaction.on_commit(lambda: _queue(str(delivery.pk), delivery.next_attempt_at))
-        delivery.save(update_fields=["status", "delivered_at", "next_attempt_at"])
+            change = {"next_attempt_at": now + backoff(delivery.attempts)}
+        # Only while this try still holds the delivery: if its lease ran out and another sender
+        # took it, that sender's result is the one that counts.
+        held = WebhookDelivery.objects.filter(
+            pk=delivery.pk, status=Status.PENDING, attempts=delivery.attempts
+        ).update(**change)
+        for name, value in change.items():
+            setattr(delivery, name, value)
+        if held and delivery.status == Status.PENDING:
+            due = delivery.next_attempt_at
+            transaction.on_commit(lambda: _queue(str(delivery.pk), due), robust=True)
 
 
 def send_due(limit=500):
@@ -258,13 +262,19 @@ def send_due(limit=500):
 @transaction.atomic
 def send_again(*, delivery, by):
     """The administrator's "Send again" for a delivery that was given up: one more try now."""
-    delivery = WebhookDelivery.objects.select_for_update(of=("self",)).get(pk=delivery.pk)
+    delivery = (
+        WebhookDelivery.objects.select_for_update(of=("self",))
+        .select_related("subscription__token")
+        .get(pk=delivery.pk)
+    )
+    if not _manages(by, delivery.subscription.token):
+        raise PermissionDenied(_("Your role does not allow this here."))
     if delivery.status != Status.GAVE_UP:
         return delivery
     delivery.status, delivery.next_attempt_at = Status.PENDING, timezone.now()
     delivery.resent_by, delivery.resent_at = by, timezone.now()
     delivery.save(update_fields=["status", "next_attempt_at", "resent_by", "resent_at"])
-    transaction.on_commit(lambda: _queue(str(delivery.pk)))
+    transaction.on_commit(lambda: _queue(str(delivery.pk)), robust=True)
     return delivery
 
 
@@ -311,14 +321,15 @@ def create_subscription(*, by, token, url, topics, idempotency_key=None):
         raise ValidationError(errors)
     secret = new_secret()
     try:
-        subscription = WebhookSubscription.objects.create(
-            token=token,
-            url=url,
-            topics=sorted(topics),
-            secret=secret,
-            created_by=by,
-            idempotency_key=idempotency_key,
-        )
+        with transaction.atomic():
+            subscription = WebhookSubscription.objects.create(
+                token=token,
+                url=url,
+                topics=sorted(topics),
+                secret=secret,
+                created_by=by,
+                idempotency_key=idempotency_key,
+            )
     except IntegrityError:
         found = WebhookSubscription.objects.filter(idempotency_key=idempotency_key).first()
         if found is None:

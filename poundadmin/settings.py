@@ -183,11 +183,13 @@ VERIFY_RATE_PER_MINUTE = env.int("VERIFY_RATE_PER_MINUTE", default=30)
 # Requests a minute each API token may make (api/ratelimit.py); a token may carry its own.
 API_RATE_PER_MINUTE = env.int("API_RATE_PER_MINUTE", default=120)
 # Outbound webhooks (api/webhooks.py, docs/webhooks.md): a receiver's time to answer, the tries
-# before a delivery is given up, and the networks besides the public Internet that a webhook may
-# call (a State data centre's, say "10.20.0.0/16"). Plain http:// only where this is true.
+# before a delivery is given up, the networks besides the public Internet that a webhook may
+# call (a State data centre's, say "10.20.0.0/16") and the ports. Plain http:// only where
+# WEBHOOK_ALLOW_HTTP is true (a test receiver).
 WEBHOOK_TIMEOUT_SECONDS = env.int("WEBHOOK_TIMEOUT_SECONDS", default=10)
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
 WEBHOOK_ALLOWED_NETWORKS = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
+WEBHOOK_ALLOWED_PORTS = env.list("WEBHOOK_ALLOWED_PORTS", cast=int, default=[443, 8443])
 WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"

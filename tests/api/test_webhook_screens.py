@@ -123,3 +123,20 @@ def test_another_states_administrator_sees_nothing_and_gets_a_404(
         assert method(reverse(name, args=[subscription.pk])).status_code == 404
     made = client.post(reverse(PAGE), _form(token))
     assert made.status_code == 200 and WebhookSubscription.objects.count() == 1
+
+
+def test_deliveries_page_names_no_member_of_the_public(
+    client, administrator, district, pound, pound_keeper, tariffs
+):
+    """The administrator may not read the public's names (no VIEW_RECORDS), and the body sent
+    named no one: the page says "the claimant" where the timeline names him."""
+    from tests.impounding.factories import make_entry, pay
+
+    token, _headers = service_token(administrator, Role.DM_CLERK, district=district)
+    subscription, _secret = webhooks.create_subscription(
+        by=administrator, token=token, url=URL, topics=["animal.released"]
+    )
+    pay(make_entry(pound=pound, by=pound_keeper), pound_keeper, claimant_name="Shyam Lal")
+    client.force_login(administrator)
+    page = client.get(reverse("webhooks:subscription", args=[subscription.pk])).content.decode()
+    assert "released to the claimant" in page and "Shyam Lal" not in page

@@ -22,6 +22,7 @@ def test_the_worker_posts_a_release_signed_to_the_receiver(
     settings.WEBHOOK_ALLOW_HTTP = True
     settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
     receiver = Receiver()
+    settings.WEBHOOK_ALLOWED_PORTS = [receiver.server.server_port]
     try:
         _subscription, secret = subscribe(administrator, receiver, district=district)
         pay(make_entry(pound=pound, by=pound_keeper), pound_keeper)  # commits: queued
@@ -32,6 +33,7 @@ def test_the_worker_posts_a_release_signed_to_the_receiver(
             "TASKS_BACKEND": "django_tasks_db.DatabaseBackend",
             "WEBHOOK_ALLOW_HTTP": "true",
             "WEBHOOK_ALLOWED_NETWORKS": "127.0.0.0/8",
+            "WEBHOOK_ALLOWED_PORTS": str(receiver.server.server_port),
             "LOG_LEVEL": "ERROR",
         }
         result = subprocess.run(

@@ -5,6 +5,7 @@ with backoff, logged, given up, sent again; never to a private address."""
 import json
 import re
 import threading
+import time
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -40,7 +41,7 @@ class Receiver:
     """A State system's endpoint on 127.0.0.1: it keeps what arrives and answers `status`."""
 
     def __init__(self):
-        self.received, self.status, self.headers = [], 200, {}
+        self.received, self.status, self.headers, self.drip = [], 200, {}, False
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,6 +51,14 @@ class Receiver:
                 self.send_response(receiver.status)
                 for name, value in receiver.headers.items():
                     self.send_header(name, value)
+                if receiver.drip:  # a byte every 0.3 s: each read is quick, the whole is not
+                    self.send_header("Content-Length", "40")
+                    self.end_headers()
+                    for _ in range(40):
+                        self.wfile.write(b".")
+                        self.wfile.flush()
+                        time.sleep(0.3)
+                    return
                 self.end_headers()
                 self.wfile.write(b"thanks")
 
@@ -67,6 +76,7 @@ def receiver(settings):
     settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
     settings.WEBHOOK_TIMEOUT_SECONDS = 5
     found = Receiver()
+    settings.WEBHOOK_ALLOWED_PORTS = [found.server.server_port]
     yield found
     found.server.shutdown()
     found.server.server_close()
@@ -223,8 +233,35 @@ def test_one_sender_at_a_time_holds_a_delivery(receiver, administrator, district
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
     assert webhooks.claim(delivery.pk) is not None
     assert webhooks.claim(delivery.pk) is None  # held for the lease
-    later = timezone.now() + timedelta(seconds=5 * 3 + 1)
+    later = timezone.now() + timedelta(seconds=5 * 6 + 1)
     assert webhooks.claim(delivery.pk, now=later) is not None  # that sender died: taken back
+
+
+def test_a_try_that_outlived_its_lease_does_not_undo_the_next(
+    receiver, administrator, district, pound
+):
+    _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
+    slow = webhooks.claim(delivery.pk)
+    later = timezone.now() + timedelta(seconds=5 * 6 + 1)
+    fast = webhooks.claim(delivery.pk, now=later)
+    webhooks._record(fast, webhook_http.Answer(200, "", "ok", 5), give_up=False)
+    webhooks._record(slow, webhook_http.Answer(None, "timed out", "", 60000), give_up=False)
+    delivery.refresh_from_db()
+    assert (delivery.status, delivery.attempts) == (Status.DELIVERED, 2)
+    assert sorted(a.number for a in delivery.attempt_log.all()) == [1, 2]  # both logged
+
+
+def test_a_receiver_that_drips_its_answer_is_cut_at_the_deadline(
+    receiver, settings, administrator, district, pound
+):
+    settings.WEBHOOK_TIMEOUT_SECONDS = 1
+    receiver.status = 200
+    receiver.drip = True
+    _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
+    webhooks.deliver(delivery.pk)
+    (attempt,) = WebhookAttempt.objects.all()
+    assert "within 1 seconds" in attempt.error and attempt.duration_ms < 3000
+    assert WebhookDelivery.objects.get().status == Status.PENDING
 
 
 def test_a_redirect_is_not_followed(receiver, administrator, district, pound):
@@ -281,6 +318,15 @@ def test_the_daily_sweep_sends_what_is_due(receiver, administrator, district, po
         ("ftp://93.184.216.34/x", False),
         ("http://93.184.216.34/x", False),  # plain http is refused unless allowed
         ("https://no-such-host.invalid/x", False),
+        ("https://[::ffff:169.254.169.254]/x", False),  # IPv4-mapped metadata address
+        ("https://[::ffff:100.100.100.200]/x", False),  # shared address space, mapped
+        ("https://[64:ff9b::a9fe:a9fe]/x", False),  # NAT64 of 169.254.169.254
+        ("https://[2002:0a00:0001::1]/x", False),  # 6to4 of 10.0.0.1
+        ("https://[::a00:1]/x", False),  # IPv4-compatible 10.0.0.1
+        ("https://[2001:0::1]/x", False),  # Teredo
+        ("https://93.184.216.34:6379/x", False),  # a port other than 443 and 8443
+        ("https://[::ffff:93.184.216.34]/hooks", True),
+        ("https://93.184.216.34:8443/hooks", True),
         ("https://93.184.216.34/hooks", True),
         ("https://10.20.1.5/hooks", True),  # in the State data centre's listed network
     ],
@@ -288,7 +334,7 @@ def test_the_daily_sweep_sends_what_is_due(receiver, administrator, district, po
 def test_the_guard_refuses_private_and_odd_addresses(settings, url, allowed):
     settings.WEBHOOK_ALLOWED_NETWORKS = ["10.20.0.0/16"]
     if allowed:
-        assert webhook_http.checked_address(url)[4] in url
+        assert webhook_http.checked_address(url)[4]  # the addresses to connect to
     else:
         with pytest.raises(webhook_http.AddressRefused):
             webhook_http.checked_address(url)
