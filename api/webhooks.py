@@ -204,10 +204,9 @@ def deliver(delivery_id):
     delivery = claim(delivery_id)
     if delivery is None:
         return None
-    subscription = WebhookSubscription.objects.select_related("token").get(
-        pk=delivery.subscription_id
-    )
-    stopped = not WebhookSubscription.objects.live().filter(pk=subscription.pk).exists()
+    # None once stopped, or once its token is revoked or expired.
+    subscription = WebhookSubscription.objects.live().filter(pk=delivery.subscription_id).first()
+    stopped = subscription is None
     if stopped:
         answer = webhook_http.Answer(None, "The webhook is stopped, or its token has ended.", "", 0)
     else:

@@ -132,3 +132,26 @@ def check_fits_width(page):
 def screenshot(page, name):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+PASSWORD = "correct-horse-battery"
+
+
+def sign_in(page, base, username, lang="en"):
+    """Sign in through the login form, with the language cookie set first."""
+    page.context.clear_cookies()
+    page.context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+    page.goto(f"{base}/login/")
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill(PASSWORD)
+    page.locator("#id_password").press("Enter")
+    page.wait_for_url(f"{base}/")
+
+
+def at_both_widths(page, name):
+    """axe and the reflow check at 360 px and 1280 px, with a screenshot `name`-width of each."""
+    for width in (360, 1280):
+        page.set_viewport_size({"width": width, "height": 800})
+        check_a11y(page, f"{name} {width}")
+        check_fits_width(page)
+        screenshot(page, f"{name}-{width}")

@@ -13,30 +13,10 @@ from django.utils import timezone
 from impounding import services
 from impounding.models import Complaint, Deposit
 from poundadmin.models import Event
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import at_both_widths, sign_in
 from tests.impounding.factories import cow, deposit, make_entry
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PASSWORD = "correct-horse-battery"
-
-
-def sign_in(page, base, username, lang):
-    page.context.clear_cookies()
-    page.context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
-    page.goto(f"{base}/login/")
-    page.locator("#id_username").fill(username)
-    page.locator("#id_password").fill(PASSWORD)
-    page.locator("#id_password").press("Enter")
-    page.wait_for_url(f"{base}/")
-
-
-def at_both_widths(page, name):
-    for width in (360, 1280):
-        page.set_viewport_size({"width": width, "height": 800})
-        check_a11y(page, f"{name} {width}")
-        check_fits_width(page)
-        screenshot(page, f"deposit-{name}-{width}")
 
 
 def lapsed(pound, keeper):
@@ -111,7 +91,7 @@ def test_deposit_panels_and_a_hindi_timeline(
     page.wait_for_url(base + reverse("impounding:deposits"))
     assert Deposit.objects.get(pk=to_apply.pk).status == Deposit.Status.APPLIED
     panel_shows(page, to_apply, applied)
-    at_both_widths(page, f"applied-{lang}")
+    at_both_widths(page, f"deposit-applied-{lang}")
 
     sign_in(page, base, "pound_keeper", lang)
     page.goto(base + reverse("impounding:deposit_refund", args=[to_refund.pk]))
@@ -119,7 +99,7 @@ def test_deposit_panels_and_a_hindi_timeline(
     page.wait_for_url(base + reverse("impounding:deposits"))
     assert Deposit.objects.get(pk=to_refund.pk).status == Deposit.Status.REFUNDED
     panel_shows(page, to_refund, refunded)
-    at_both_widths(page, f"refunded-{lang}")
+    at_both_widths(page, f"deposit-refunded-{lang}")
 
     if lang != "hi":
         return
@@ -130,7 +110,7 @@ def test_deposit_panels_and_a_hindi_timeline(
     for event in Event.objects.filter(impoundment=entry):
         assert event.summary not in html, event.summary
     assert "का परिवाद" in html and "की जमा राशि वापस की गई" in html
-    at_both_widths(page, "entry-timeline-hi")
+    at_both_widths(page, "deposit-entry-timeline-hi")
     call_command("run_deadlines", verbosity=0)
     page.goto(base + reverse("office:todos"))
-    at_both_widths(page, "todos-hi")
+    at_both_widths(page, "deposit-todos-hi")

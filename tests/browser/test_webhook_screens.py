@@ -12,29 +12,9 @@ from accounts.roles import Role
 from accounts.services import create_service_token
 from api.models import WebhookAttempt, WebhookDelivery
 from poundadmin.events import record_event
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import at_both_widths, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-PASSWORD = "correct-horse-battery"
-
-
-def sign_in(page, base, username, lang):
-    page.context.clear_cookies()
-    page.context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
-    page.goto(f"{base}/login/")
-    page.locator("#id_username").fill(username)
-    page.locator("#id_password").fill(PASSWORD)
-    page.locator("#id_password").press("Enter")
-    page.wait_for_url(f"{base}/")
-
-
-def at_both_widths(page, name):
-    for width in (360, 1280):
-        page.set_viewport_size({"width": width, "height": 800})
-        check_a11y(page, f"{name} {width}")
-        check_fits_width(page)
-        screenshot(page, f"webhooks-{name}-{width}")
 
 
 @pytest.mark.parametrize("lang", ["en", "hi"])
@@ -53,7 +33,7 @@ def test_webhook_made_by_keyboard_and_its_deliveries(
     page.goto(f"{base}/accounts/service-tokens/")
     page.locator("a[href='/webhooks/']").click()
     page.wait_for_url(f"{base}/webhooks/")
-    at_both_widths(page, f"empty-{lang}")
+    at_both_widths(page, f"webhooks-empty-{lang}")
 
     page.locator("#id_token").select_option(
         label=page.locator("#id_token option").nth(1).inner_text()
@@ -63,7 +43,7 @@ def test_webhook_made_by_keyboard_and_its_deliveries(
     page.locator("#id_topics_0").press("Enter")
     page.locator(".alert-success code").wait_for()
     assert page.locator(".alert-success code").inner_text().startswith("whsec_")
-    at_both_widths(page, f"made-{lang}")
+    at_both_widths(page, f"webhooks-made-{lang}")
 
     with transaction.atomic():
         record_event(action="s14.reported", section="s.14", summary="R/1", by=None, pound=pound)
@@ -77,7 +57,7 @@ def test_webhook_made_by_keyboard_and_its_deliveries(
     page.goto(f"{base}/webhooks/")
     page.locator("table a.text-break").click()
     page.locator("text=HTTP 503").wait_for()
-    at_both_widths(page, f"deliveries-{lang}")
+    at_both_widths(page, f"webhooks-deliveries-{lang}")
     page.locator("form[action*='/send/'] button").press("Enter")
     page.wait_for_load_state()
     assert WebhookDelivery.objects.get().status == WebhookDelivery.Status.PENDING

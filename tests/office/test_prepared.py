@@ -28,8 +28,9 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY = "6f1c1a52-6d59-4a4e-9a43-0c55f4b8a001"
 
 
-def run_worker():
-    """One real worker process on the test database: it runs what is queued, then exits."""
+def run_worker(**env_vars):
+    """One real worker process on the test database: it runs what is queued, then exits.
+    `env_vars` adds to its environment (settings the test changed, as the worker reads them)."""
     db = settings.DATABASES["default"]
     env = {
         **os.environ,
@@ -37,6 +38,7 @@ def run_worker():
         "MEDIA_ROOT": str(settings.MEDIA_ROOT),
         "TASKS_BACKEND": "django_tasks_db.DatabaseBackend",
         "LOG_LEVEL": "ERROR",
+        **env_vars,
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "db_worker", "--batch", "--no-startup-delay"],
