@@ -4,7 +4,8 @@ s.14 sales held in deposit for three months, claimed by owners or credited to re
 import uuid
 
 from django.db import models
-from django.db.models import F, Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Replace, Upper
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -36,6 +37,9 @@ class Remittance(models.Model):
         User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     confirmed_at = models.DateTimeField(null=True, blank=True)
+    # The form's single-use key: a form sent twice, or twenty times at once, records one
+    # remittance (null for remittances recorded by code that sends each once).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     class Meta:
         verbose_name = _("remittance of fines")
@@ -52,10 +56,26 @@ class Remittance(models.Model):
                 condition=~Q(confirmed_by=F("sent_by")),
                 name="remittance_confirmed_by_another",
             ),
+            # A treasury's challan (an e-GRAS GRN, or a manual challan's number) settles one
+            # payment: the same challan may not prove two remittances. Compared as the office
+            # compares it on confirming: without case or spaces.
+            models.UniqueConstraint(
+                Upper(Replace("challan_number", Value(" "), Value(""))),
+                name="remittance_challan_once",
+                violation_error_message=_(
+                    "This challan is already recorded for another remittance: a challan "
+                    "settles one payment."
+                ),
+            ),
         ]
 
     def __str__(self):
         return self.number
+
+    @staticmethod
+    def challan_key(challan_number):
+        """The challan as the unique index compares it: without case or spaces."""
+        return challan_number.replace(" ", "").upper()
 
 
 class SurplusDeposit(models.Model):

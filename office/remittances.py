@@ -5,8 +5,9 @@ and one balanced ledger transaction in the same database transaction."""
 from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
-from django.db.models import Sum
+from django.db import IntegrityError, transaction
+from django.db.models import Sum, Value
+from django.db.models.functions import Replace, Upper
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -64,14 +65,21 @@ def send_remittance(
     remitted_on,
     from_cash=True,
     authority="",
+    idempotency_key=None,
 ):
     """The pound-keeper remits fines to the District Magistrate with a challan (s.17). The
     money leaves the pound's till, so this is the keeper's, or the office's on a written
     authority it names (`authority`, recorded with the remittance); never the police's, who
-    may take payments but not pay out."""
+    may take payments but not pay out.
+
+    Once for each `idempotency_key`: the same form sent again returns the remittance it made,
+    marked `replayed`, and moves no more money. A challan proves one remittance only."""
     ledger.authorise_till_payment(by, pound, authority)
     type(pound).objects.select_for_update(of=("self",)).get(pk=pound.pk)  # one remittance at a time
+    if idempotency_key is not None and (done := _remittance_of_key(idempotency_key, pound, by)):
+        return done
     amount = _remittable(pound, Decimal(amount), remitted_on, from_cash)
+    _refuse_used_challan(challan_number)
     year = remitted_on.year
     number = f"REM/{pound.code.upper()}/{year}/{Counter.next(f'rem:{pound.pk}:{year}'):05d}"
     remittance = Remittance(
@@ -85,8 +93,15 @@ def send_remittance(
         sent_by=by,
         authority="" if ledger.keeps_till(by, pound) else authority.strip(),
     )
+    remittance.idempotency_key = idempotency_key
     remittance.full_clean()  # the challan and the treasury are the proof of the remittance
-    remittance.save()
+    try:
+        with transaction.atomic():
+            remittance.save()
+    except IntegrityError:
+        # Another pound recorded the same challan while this one was being checked.
+        _refuse_used_challan(challan_number)
+        raise
     district = pound.district
     ledger.post(
         district=district,
@@ -123,6 +138,37 @@ def send_remittance(
     if statements.pound_positions([pound])[pound.pk].fines_due <= 0:
         todos.close(f"remit_fines:{pound.pk}")
     return remittance
+
+
+def _remittance_of_key(key, pound, by):
+    """The remittance an earlier sending of this form made, if any. A key is the form's own:
+    one presented for another pound, or by another person, is refused, not replayed."""
+    done = Remittance.objects.filter(idempotency_key=key).first()
+    if done is None:
+        return None
+    if done.pound_id != pound.pk or done.sent_by_id != by.pk:
+        raise ValidationError(_("This form has already been used: open a new one."))
+    done.replayed = True
+    return done
+
+
+def _refuse_used_challan(challan_number):
+    used = (
+        Remittance.objects.annotate(
+            challan_key=Upper(Replace("challan_number", Value(" "), Value("")))
+        )
+        .filter(challan_key=Remittance.challan_key(challan_number))
+        .exists()
+    )
+    if used:
+        raise ValidationError(
+            {
+                "challan_number": _(
+                    "This challan is already recorded for another remittance: a challan "
+                    "settles one payment. Check the number on the treasury's receipt."
+                )
+            }
+        )
 
 
 @transaction.atomic

@@ -347,6 +347,7 @@ def remittance(a, b, keeper, clerk, pound):
         a + url,
         data={
             "amount": hidden(page.text, "amount"),
+            "idempotency_key": hidden(page.text, "idempotency_key"),
             "challan_number": "CH-0042",
             "treasury": "District Treasury, Lucknow",
             "remitted_on": timezone.localdate().isoformat(),

@@ -3,6 +3,7 @@ the surplus deposit register and owners' claims to a surplus, and the month of t
 statement. Each form's cleaned_data is the keyword arguments of one service in `office.services`;
 the services keep the rules (no more than is due, within the three months)."""
 
+import uuid
 from datetime import date
 from decimal import Decimal
 
@@ -23,6 +24,8 @@ def _max_length(model, name):
 
 
 class RemittanceForm(forms.Form):
+    # Made once with the form: sending it twice records one remittance (see send_remittance).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     amount = forms.DecimalField(
         label=_("Amount remitted (₹)"),
         max_digits=12,

@@ -134,11 +134,22 @@ def remittance_new(request):
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(
-                request,
-                _("Remittance %(number)s of %(amount)s sent: the office will confirm it.")
-                % {"number": remittance.number, "amount": inr(remittance.amount)},
-            )
+            done = {"number": remittance.number, "amount": inr(remittance.amount)}
+            if getattr(remittance, "replayed", False):
+                messages.info(
+                    request,
+                    _(
+                        "Remittance %(number)s of %(amount)s was already recorded: "
+                        "nothing more was sent."
+                    )
+                    % done,
+                )
+            else:
+                messages.success(
+                    request,
+                    _("Remittance %(number)s of %(amount)s sent: the office will confirm it.")
+                    % done,
+                )
             return redirect("office:remittances")
     return render(
         request,

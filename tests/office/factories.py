@@ -1,6 +1,7 @@
 """Builders for the District Magistrate's office tests: fines collected and remitted, a s.14
 sale with a surplus, the surplus received into deposit, and what a refused step could touch."""
 
+import itertools
 from datetime import datetime
 from decimal import Decimal
 from zoneinfo import ZoneInfo
@@ -31,10 +32,13 @@ def fines_collected(pound, keeper, mode="cash"):
     return pay(make_entry(pound=pound, by=keeper), keeper, mode=mode)
 
 
+_challans = itertools.count(1)
+
+
 def remit(pound, by, amount, **kw):
     fields = (
         dict(
-            challan_number="CH-1",
+            challan_number=f"CH-{next(_challans)}",  # a challan proves one remittance
             treasury="District Treasury",
             remitted_on=timezone.localdate(),
         )

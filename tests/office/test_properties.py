@@ -267,7 +267,7 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate):
                     pound=pound,
                     by=keeper,
                     amount=amount,
-                    challan_number="CH-1",
+                    challan_number=f"CH-{before}",  # a challan proves one remittance
                     treasury="District Treasury",
                     remitted_on=self.today(),
                     from_cash=from_cash,

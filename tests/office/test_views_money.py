@@ -2,6 +2,8 @@
 deposit register with owners' claims and the transfer memo, the feeding-money statement, and the
 money trail of a register entry."""
 
+import threading
+import uuid
 from datetime import datetime, time, timedelta
 from decimal import Decimal
 
@@ -35,6 +37,7 @@ from tests.auctions.factories import (
     unclaimed_entry,
 )
 from tests.impounding.factories import cow, deposit, make_entry, pay
+from tests.office.factories import remit
 
 FINE = Decimal("20000.00")  # the demo scale's fine for a cow
 PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
@@ -153,6 +156,7 @@ def errors(response, field=None):
 
 def remit_data(**kw):
     return {
+        "idempotency_key": str(uuid.uuid4()),
         "amount": "20000.00",
         "challan_number": "CH-0042",
         "treasury": "District Treasury, Lucknow",
@@ -311,13 +315,13 @@ def test_remittances_list_query_count_flat(
 ):
     def add(n, where):
         keeper = staff(Role.POUND_KEEPER, pound=where)
-        for _ in range(n):
+        for i in range(n):
             pay(make_entry(pound=where, by=keeper), keeper)
             r = office.send_remittance(
                 pound=where,
                 by=keeper,
                 amount=Decimal("100.00"),
-                challan_number="C",
+                challan_number=f"C-{where.pk}-{i}",
                 treasury="T",
                 remitted_on=timezone.localdate(),
             )
@@ -326,7 +330,7 @@ def test_remittances_list_query_count_flat(
                 pound=where,
                 by=keeper,
                 amount=Decimal("100.00"),
-                challan_number="D",
+                challan_number=f"D-{where.pk}-{i}",
                 treasury="T",
                 remitted_on=timezone.localdate(),
             )
@@ -371,6 +375,93 @@ def test_pound_keeper_remits_the_fines(client, pound_keeper, fined, pound, distr
     assert balance(district, AccountKind.REMITTANCES_IN_TRANSIT) == FINE
     assert office.unremitted_fines(pound) == 0
     assert run_checks() == []
+
+
+def test_remittance_form_sent_twenty_times_records_one_remittance(
+    client, pound_keeper, fined, district
+):
+    client.force_login(pound_keeper)
+    data = remit_data(amount="100.00")
+    answers = [client.post(reverse("office:remittance_new"), data) for _ in range(20)]
+    assert {a.status_code for a in answers} == {302}
+    remittance = Remittance.objects.get()
+    assert remittance.amount == Decimal("100.00")
+    assert balance(district, AccountKind.REMITTANCES_IN_TRANSIT) == Decimal("100.00")
+    assert Event.objects.filter(action="ledger.remittance_sent").count() == 1
+    assert run_checks() == []
+    last = client.get(answers[-1]["Location"]).content.decode()
+    assert "was already recorded: nothing more was sent" in last
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_remittance_form_sent_twice_at_once_records_one(pound_keeper, fined, district, settings):
+    """Two copies of one form race: the pound's lock serialises them, and the second finds the
+    first's key once it may look."""
+    from django.test import Client
+
+    data = remit_data(amount="100.00")
+    statuses, gate = [], threading.Barrier(2)
+
+    def send():
+        c = Client()
+        c.force_login(pound_keeper)
+        gate.wait()
+        statuses.append(c.post(reverse("office:remittance_new"), data).status_code)
+        connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert statuses == [302, 302]
+    assert Remittance.objects.count() == 1
+    assert balance(district, AccountKind.REMITTANCES_IN_TRANSIT) == Decimal("100.00")
+
+
+def test_remittance_key_of_another_person_is_refused(client, pound_keeper, fined, pound, tariffs):
+    data = remit_data(amount="100.00")
+    client.force_login(pound_keeper)
+    client.post(reverse("office:remittance_new"), data)
+    other = staff(Role.POUND_KEEPER, pound=pound)
+    client.force_login(other)
+    before = snapshot()
+    response = client.post(reverse("office:remittance_new"), data)
+    assert response.status_code == 200
+    assert "This form has already been used" in response.content.decode()
+    assert snapshot() == before
+
+
+@pytest.mark.parametrize("given", ["CH-0042", "ch-0042", " CH -0042 "])
+def test_a_challan_settles_one_remittance(client, pound_keeper, fined, given):
+    client.force_login(pound_keeper)
+    client.post(reverse("office:remittance_new"), remit_data(amount="100.00"))
+    before = snapshot()
+    response = client.post(
+        reverse("office:remittance_new"), remit_data(amount="100.00", challan_number=given)
+    )
+    assert response.status_code == 200
+    assert "already recorded for another remittance" in errors(response, "challan_number")[0]
+    assert snapshot() == before
+
+
+@pytest.mark.postgres
+def test_the_database_refuses_a_challan_twice(pound, pound_keeper, fined):
+    from django.db import IntegrityError, transaction
+
+    sent = remit(pound, pound_keeper, "100.00", challan_number="GRN-1")
+    copy = Remittance(
+        pound=pound,
+        number="REM/COPY",
+        amount=Decimal("1.00"),
+        challan_number="grn-1",
+        treasury="T",
+        remitted_on=sent.remitted_on,
+        sent_by=pound_keeper,
+    )
+    with pytest.raises(IntegrityError), transaction.atomic():
+        copy.save()
 
 
 @pytest.mark.parametrize(
