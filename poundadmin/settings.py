@@ -81,6 +81,13 @@ INSTALLED_APPS = [
     "api",
 ]
 
+# The demo and scale data generators and their commands (seed_demo, seed_scale): a development
+# and benchmarking tool, installed only with DEBUG on or DEMO=true, never in production. Nothing
+# in the product imports it (ADR 0049).
+DEMO = env.bool("DEMO", default=False)
+if DEBUG or DEMO:
+    INSTALLED_APPS.append("demo")
+
 MIDDLEWARE = [
     # First, so that every log line of the request carries its id (and the user's, once known).
     "poundadmin.middleware.RequestContextMiddleware",

@@ -16,11 +16,12 @@ import pytest
 from django.test import override_settings
 from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve, reverse
 
-from accounts import demo, todos
+from accounts import todos
 from accounts.models import User
 from accounts.roles import ROLE_PERMISSIONS, Permission, Role
-from auctions import demo as auction_demo
-from impounding import demo as register_demo
+from demo import register as register_demo
+from demo import staff as demo
+from demo import unclaimed as auction_demo
 from office import statements
 from office.deadlines import run as run_deadlines
 from office.views.home import TASKS

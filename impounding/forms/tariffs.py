@@ -3,18 +3,22 @@
 The forms only check and tidy what was typed; impounding.tariffs decides (overlaps, coverage of
 every species, superseding the order in force). A page is one order form plus its rows, so the
 forms of a page travel together in a small bundle that the view binds, checks and hands over.
+
+A new order starts from the rows of the district's own order in force, when the clerk records
+for one district and it has one; otherwise from empty rows. Never from the demo's amounts: a
+district's fines are its Gazette's, not an example's (ADR 0049).
 """
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
 from poundadmin.forms import DateInput
 
-from .. import demo_tariffs
-from ..models import AgeClass, Sex, Species
+from ..models import AgeClass, FeedingRateOrder, FineScale, Sex, Species
 
 
 class PoundChoiceField(forms.ModelMultipleChoiceField):
@@ -62,6 +66,7 @@ class TariffOrderForm(forms.Form):
         super().__init__(*args, **kwargs)
         districts = District.objects.for_user(user, Permission.MANAGE_TARIFFS)
         self.fields["district"].queryset = districts
+        self.districts = districts
         if len(districts) == 1:
             self.fields["district"].initial = districts[0].pk
         self.fields["pounds"].queryset = (
@@ -181,7 +186,7 @@ class FeedingRateForm(AnimalMatchForm):
 
 
 class RowFormSet(forms.BaseFormSet):
-    """Rows prefilled from the demo scale are ordinary rows: a row left wholly empty is ignored
+    """Rows prefilled from the order in force are ordinary rows: a row left wholly empty is ignored
     and a row ticked "remove" is dropped, so a clerk edits the rows rather than types them."""
 
     def initial_form_count(self):
@@ -241,8 +246,24 @@ FineRuleRows = _formset(FineRuleForm, MatchFormSet, extra=1)
 FeedingRateRows = _formset(FeedingRateForm, MatchFormSet, extra=1)
 
 
-def _demo(rows, fields):
-    return [{f: str(r.get(f, "")) for f in fields} for r in rows]
+def _in_force(model, districts):
+    """The district-wide order in force today, when the clerk records for one district only."""
+    if len(districts) != 1:
+        return None
+    return (
+        model.objects.filter(district=districts[0], district_wide=True)
+        .in_force(timezone.localdate())
+        .order_by("-valid_from", "-pk")
+        .first()
+    )
+
+
+def _as_row(row, fields):
+    return {f: str(getattr(row, f)) for f in fields if f != "category"}
+
+
+def _as_rows(rows, fields):
+    return [_as_row(row, fields) for row in rows]
 
 
 def _typed_rows(data, prefix, fields):
@@ -285,12 +306,13 @@ class TariffEntry:
                 name: formset(
                     data,
                     prefix=prefix,
-                    initial=self.demo_rows(name, fields) if data is None else None,
+                    initial=self.current_rows(name, fields) if data is None else None,
                 )
                 for name, (prefix, formset, fields) in self.rows.items()
             }
 
-    def demo_rows(self, name, fields):
+    def current_rows(self, name, fields):
+        """The rows a new order starts from: see the module's docstring."""
         return []
 
     def is_valid(self):
@@ -311,9 +333,14 @@ class FineScaleEntry(TariffEntry):
         "rules": ("rule", FineRuleRows, ["species", "sex", "age_class", "category"]),
     }
 
-    def demo_rows(self, name, fields):
-        source = demo_tariffs.FINE_CATEGORIES if name == "categories" else demo_tariffs.FINE_RULES
-        return _demo(source, fields)
+    def current_rows(self, name, fields):
+        scale = _in_force(FineScale, self.form.districts)
+        if scale is None:
+            return []
+        if name == "categories":
+            return _as_rows(scale.categories.order_by("pk"), fields)
+        rules = scale.rules.select_related("category").order_by("pk")
+        return [_as_row(rule, fields) | {"category": rule.category.code} for rule in rules]
 
     def is_valid(self):
         valid = super().is_valid()
@@ -338,5 +365,6 @@ class FeedingOrderEntry(TariffEntry):
         ),
     }
 
-    def demo_rows(self, name, fields):
-        return _demo(demo_tariffs.feeding_rates(), fields)
+    def current_rows(self, name, fields):
+        order = _in_force(FeedingRateOrder, self.form.districts)
+        return [] if order is None else _as_rows(order.rates.order_by("pk"), fields)

@@ -10,8 +10,8 @@ import pytest
 from django.utils import timezone
 from pypdf import PdfReader
 
-from accounts import demo
-from impounding import demo as register_demo
+from demo import register as register_demo
+from demo import staff as demo
 from impounding.models import AnimalState, Impoundment, Release
 from ledger.checks import run_checks
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot

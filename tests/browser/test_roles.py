@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from accounts import demo
 from accounts.roles import Role
+from demo import staff as demo
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

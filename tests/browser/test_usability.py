@@ -14,8 +14,8 @@ import pytest
 from django.utils import timezone
 from PIL import Image
 
-from accounts import demo
-from impounding import demo as register_demo
+from demo import register as register_demo
+from demo import staff as demo
 from impounding.models import Impoundment
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
 from tests.browser.test_roles import sign_in

@@ -14,8 +14,8 @@ import pytest
 from django.db import connection
 from PIL import Image
 
-from accounts import demo
-from impounding import demo as register_demo
+from demo import register as register_demo
+from demo import staff as demo
 from tests.browser.test_roles import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

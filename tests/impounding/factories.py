@@ -5,7 +5,8 @@ from decimal import Decimal
 from django.utils import timezone
 
 from accounts.roles import Role
-from impounding import demo_tariffs, services, tariffs
+from demo import tariffs as demo_tariffs
+from impounding import services, tariffs
 from impounding.dues import dues
 from impounding.models import AgeClass, SeizerCapacity, SeizureBasis, Sex, Species
 from tests.accounts.factories import staff

@@ -9,7 +9,8 @@ import pytest
 from django.utils import translation
 
 from accounts.models import DistrictPolicy, FeedingRule
-from impounding import demo_tariffs, services
+from demo import tariffs as demo_tariffs
+from impounding import services
 from impounding.dues import dues
 from impounding.tariffs import TariffMissing, create_feeding_order, create_fine_scale
 from tests.impounding.factories import cow, goat, make_entry

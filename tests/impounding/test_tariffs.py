@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from accounts.roles import Role
-from impounding import demo_tariffs
+from demo import tariffs as demo_tariffs
 from impounding.models import (
     AgeClass,
     Animal,

@@ -6,11 +6,11 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from accounts.roles import Role
-from impounding import demo_tariffs
+from demo import tariffs as demo_tariffs
 from impounding import tariffs as tariff_services
 from impounding.models import FeedingRate, FeedingRateOrder, FineCategory, FineScale
 from poundadmin.models import Event
-from tests.accounts.factories import PoundFactory, staff
+from tests.accounts.factories import PoundFactory, StaffAssignmentFactory, staff
 from tests.impounding.factories import set_tariffs
 
 CATEGORY_FIELDS = ["code", "label", "label_hi", "amount"]
@@ -147,21 +147,87 @@ def test_fine_scale_new_refused_without_manage_tariffs(client, role_users, role)
     assert client.post(reverse("impounding:fine_scale_new")).status_code == 403
 
 
-def test_fine_scale_new_get_prefills_the_model_scale(client, dm_clerk, district):
+# A new order starts from the district's own order in force, or from empty rows: never from the
+# demo's amounts (ADR 0049).
+
+
+def _amounts(formset):
+    return [row["amount"] for row in formset.initial or []]
+
+
+def test_fine_scale_new_starts_empty_in_a_district_without_a_scale(client, dm_clerk, district):
     client.force_login(dm_clerk)
 
     response = client.get(reverse("impounding:fine_scale_new"))
 
     assert response.status_code == 200
     assert response.context["form"]["district"].value() == district.pk
+    assert not response.context["categories"].initial and not response.context["rules"].initial
     body = response.content.decode()
-    assert 'value="Sheep, lamb, goat or kid"' in body
-    assert 'value="20000.00"' in body
-    assert 'name="rule-13-species"' in body  # 14 demo rules
-    assert 'name="rule-14-species"' in body  # and a spare empty row
-    assert 'name="rule-15-species"' not in body
+    assert 'name="cat-0-code"' in body and 'name="cat-1-code"' not in body  # one empty row
+    assert 'name="rule-0-species"' in body and 'name="rule-1-species"' not in body
+    assert "20000.00" not in body and "Sheep, lamb, goat or kid" not in body
     assert "js/tariff-rows.js" in body
     assert FineScale.objects.count() == 0
+
+
+def _own_scale(district, cow_fine, **kw):
+    categories = [
+        c | {"amount": cow_fine} if c["code"] == "2" else c for c in demo_tariffs.FINE_CATEGORIES
+    ]
+    return tariff_services.create_fine_scale(
+        district=district,
+        by=staff(Role.DM_CLERK, district=district),
+        notification_number="G.O. 12/2020",
+        notification_date=date(2019, 12, 20),
+        valid_from=date(2020, 1, 1),
+        categories=categories,
+        rules=demo_tariffs.FINE_RULES,
+        **kw,
+    )
+
+
+def test_fine_scale_new_starts_from_the_districts_scale_in_force(client, dm_clerk, district):
+    _own_scale(district, "25000.00")
+    client.force_login(dm_clerk)
+
+    response = client.get(reverse("impounding:fine_scale_new"))
+
+    categories, rules = response.context["categories"], response.context["rules"]
+    assert _amounts(categories) == ["1400.00", "25000.00", "3000.00", "1800.00", "4000.00"]
+    assert [r["category"] for r in rules.initial][:8] == ["1", "1", "2", "2", "2", "2", "2", "3"]
+    assert rules.initial[7] == {
+        "species": "cattle",
+        "sex": "",
+        "age_class": "young",
+        "category": "3",
+    }
+    body = response.content.decode()
+    assert 'value="25000.00"' in body and "20000.00" not in body
+    assert 'name="rule-14-species"' in body  # its 14 rules and a spare empty row
+    assert 'name="rule-15-species"' not in body
+
+
+def test_fine_scale_new_ignores_a_scale_that_has_ended(client, dm_clerk, district):
+    _own_scale(district, "25000.00", valid_to=date(2021, 3, 31))
+    client.force_login(dm_clerk)
+
+    response = client.get(reverse("impounding:fine_scale_new"))
+
+    assert not response.context["categories"].initial
+
+
+def test_fine_scale_new_of_a_clerk_of_two_districts_starts_empty(client, district, other_district):
+    _own_scale(district, "25000.00")
+    clerk = staff(Role.DM_CLERK, "two_districts", district=district)
+    StaffAssignmentFactory(user=clerk, role=Role.DM_CLERK, district=other_district)
+    client.force_login(clerk)
+
+    response = client.get(reverse("impounding:fine_scale_new"))
+
+    # Which district's scale would it start from? The district is not chosen yet.
+    assert response.context["form"]["district"].value() is None
+    assert not response.context["categories"].initial
 
 
 def test_fine_scale_new_records_the_scale_and_supersedes_the_last(
@@ -344,17 +410,38 @@ def test_feeding_order_new_refused_without_manage_tariffs(client, role_users, ro
     assert client.get(reverse("impounding:feeding_order_new")).status_code == 403
 
 
-def test_feeding_order_new_get_prefills_the_model_rates(client, magistrate):
+def test_feeding_order_new_starts_empty_in_a_district_without_an_order(client, magistrate):
     client.force_login(magistrate)
 
     response = client.get(reverse("impounding:feeding_order_new"))
 
     assert response.status_code == 200
+    assert not response.context["rates"].initial
+    assert len(response.context["rates"].forms) == 1
     body = response.content.decode()
-    assert 'value="Small animal or young"' in body
-    assert 'value="500.00"' in body
-    assert len(response.context["rates"].forms) == len(demo_tariffs.feeding_rates()) + 1
+    assert "500.00" not in body and "Small animal or young" not in body
     assert FeedingRateOrder.objects.count() == 0
+
+
+def test_feeding_order_new_starts_from_the_districts_order_in_force(client, magistrate, district):
+    set_tariffs(district, large="650.00", small="325.00")
+    client.force_login(magistrate)
+
+    response = client.get(reverse("impounding:feeding_order_new"))
+
+    rates = response.context["rates"]
+    assert len(rates.forms) == len(demo_tariffs.feeding_rates()) + 1
+    assert set(_amounts(rates)) == {"650.00", "325.00"}
+    assert rates.initial[0] == {
+        "species": "cattle",
+        "sex": "",
+        "age_class": "",
+        "label": "Large animal",
+        "label_hi": "बड़ा पशु",
+        "amount": "650.00",
+    }
+    body = response.content.decode()
+    assert 'value="650.00"' in body and "500.00" not in body
 
 
 def test_feeding_order_new_records_the_order(client, magistrate, district, tariffs):

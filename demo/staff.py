@@ -4,8 +4,8 @@ from datetime import date
 
 from django.db import transaction
 
-from . import services
-from .models import (
+from accounts import services
+from accounts.models import (
     District,
     PoliceStation,
     Pound,
@@ -15,7 +15,7 @@ from .models import (
     User,
     Village,
 )
-from .roles import Role
+from accounts.roles import Role
 
 DEMO_PASSWORD = "demo-pass-2026"
 SINCE = date(2024, 4, 1)

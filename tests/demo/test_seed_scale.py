@@ -11,9 +11,9 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Counter, User
 from auctions.models import Report
+from demo import scale
 from impounding.models import Animal, AnimalState, Impoundment, Receipt
 from ledger.checks import run_checks
-from office import scale
 from poundadmin.events import verify_chain
 from poundadmin.models import ChainHead, Event, EventPersonal
 from tests.impounding.factories import pay

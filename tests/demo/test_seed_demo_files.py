@@ -6,10 +6,10 @@ import io
 
 from PIL import Image
 
-from accounts import demo
-from auctions import demo as auction_demo
 from auctions.models import Proclamation
-from impounding import demo as register_demo
+from demo import register as register_demo
+from demo import staff as demo
+from demo import unclaimed as auction_demo
 from impounding.models import Animal, CourtOrder, Release
 
 

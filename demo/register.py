@@ -14,10 +14,9 @@ from django.utils import timezone
 
 from accounts.models import District, Pound, User, Village
 from accounts.roles import Role
-
-from . import demo_media, demo_tariffs, services, tariffs
-from .dues import dues
-from .models import (
+from impounding import services, tariffs
+from impounding.dues import dues
+from impounding.models import (
     AgeClass,
     Animal,
     Complaint,
@@ -30,6 +29,9 @@ from .models import (
     Sex,
     Species,
 )
+
+from . import media as demo_media
+from . import tariffs as demo_tariffs
 
 DEMO_POUND = "lko-mlg-kh"
 # A one-page PDF, for the demo court order's "scan".
@@ -82,7 +84,7 @@ def seed_tariffs():
             )
 
 
-def _entry(pound, keeper, days_ago, animals, hours_in_transit=3, **kw):
+def entry_days_ago(pound, keeper, days_ago, animals, hours_in_transit=3, **kw):
     arrived = timezone.now() - timedelta(days=days_ago, hours=2)
     fields = dict(
         seizure_place="Sugarcane field near the Sai canal",
@@ -104,7 +106,7 @@ def _entry(pound, keeper, days_ago, animals, hours_in_transit=3, **kw):
     )
 
 
-def _animal(species, sex, age, colour, marks="", tag="", photo=None):
+def animal(species, sex, age, colour, marks="", tag="", photo=None):
     return {
         "species": species,
         "sex": sex,
@@ -138,12 +140,12 @@ def _claim(entry, keeper, animals, at, *, deposit=False, **kw):
 
 def _in_the_pound(pound, keeper, now):
     # 1. Arrived this morning: two cows in the pound, one with a Pashu Aadhaar tag.
-    _entry(
+    entry_days_ago(
         pound,
         keeper,
         0,
         [
-            _animal(
+            animal(
                 COW,
                 FEMALE,
                 ADULT,
@@ -152,19 +154,19 @@ def _in_the_pound(pound, keeper, now):
                 "123456789010",
                 photo=demo_media.animal_photo(),
             ),
-            _animal(COW, MALE, YOUNG, "Brown"),
+            animal(COW, MALE, YOUNG, "Brown"),
         ],
         owner_name="",
         hours_in_transit=2,
     )
     # 2. Three days in: a buffalo and a goat; the goat escaped and the buffalo is still in.
-    e2 = _entry(
+    e2 = entry_days_ago(
         pound,
         keeper,
         3,
         [
-            _animal(BUFFALO, FEMALE, ADULT, "Black", "Horns curved back"),
-            _animal(GOAT, MALE, ADULT, "Black and white"),
+            animal(BUFFALO, FEMALE, ADULT, "Black", "Horns curved back"),
+            animal(GOAT, MALE, ADULT, "Black and white"),
         ],
         owner_name="Shyam Lal",
         owner_residence="Samesi",
@@ -176,13 +178,13 @@ def _in_the_pound(pound, keeper, now):
         notes="Broke the gate at night",
     )
     # 3. Ten days in, unclaimed: report to the police is due (s.14). A calf was born to the cow.
-    e3 = _entry(
+    e3 = entry_days_ago(
         pound,
         keeper,
         10,
         [
-            _animal(COW, FEMALE, ADULT, "Grey", "Brand 'RK' on the left flank"),
-            _animal(COW, CASTRATED, ADULT, "White", "Nose rope"),
+            animal(COW, FEMALE, ADULT, "Grey", "Brand 'RK' on the left flank"),
+            animal(COW, CASTRATED, ADULT, "White", "Nose rope"),
         ],
         hours_in_transit=30,
         seizure_place="Grazing ground beside the highway",
@@ -207,14 +209,14 @@ def _in_the_pound(pound, keeper, now):
 
 def _claimed_on_payment(pound, keeper, now):
     # 4. Released on payment by two owners: one cow each (s.13), and one bullock died.
-    e4 = _entry(
+    e4 = entry_days_ago(
         pound,
         keeper,
         20,
         [
-            _animal(COW, FEMALE, ADULT, "Red Sindhi, red"),
-            _animal(COW, FEMALE, ADULT, "Sahiwal, light brown"),
-            _animal(COW, CASTRATED, ADULT, "White bullock", "Left horn broken"),
+            animal(COW, FEMALE, ADULT, "Red Sindhi, red"),
+            animal(COW, FEMALE, ADULT, "Sahiwal, light brown"),
+            animal(COW, CASTRATED, ADULT, "White bullock", "Left horn broken"),
         ],
         owner_name="Sita Devi and Mohan Singh",
         owner_residence="Gosainganj",
@@ -258,11 +260,11 @@ def _claimed_on_payment(pound, keeper, now):
 
 def _deposit_not_disputed(pound, keeper, now):
     # 5. Released on deposit (s.15), no complaint made in time: awaiting the DM's confirmation.
-    e5 = _entry(
+    e5 = entry_days_ago(
         pound,
         keeper,
         25,
-        [_animal(BUFFALO, MALE, ADULT, "Black", "Ring in the nose")],
+        [animal(BUFFALO, MALE, ADULT, "Black", "Ring in the nose")],
         owner_name="Abdul Rahman",
         owner_residence="Nigohan",
     )
@@ -280,11 +282,11 @@ def _deposit_not_disputed(pound, keeper, now):
 
 def _deposit_complaint_upheld(pound, keeper, magistrate, now):
     # 6. Released on deposit, complaint filed in time and upheld: deposit due for refund.
-    e6 = _entry(
+    e6 = entry_days_ago(
         pound,
         keeper,
         14,
-        [_animal(COW, FEMALE, ADULT, "Black")],
+        [animal(COW, FEMALE, ADULT, "Black")],
         owner_name="Kamla Devi",
         owner_residence="Samesi",
     )
@@ -322,11 +324,11 @@ def _deposit_complaint_upheld(pound, keeper, magistrate, now):
 
 def _deposit_complaint_pending(pound, keeper, now):
     # 7. Released on deposit, complaint pending.
-    e7 = _entry(
+    e7 = entry_days_ago(
         pound,
         keeper,
         6,
-        [_animal(GOAT, FEMALE, ADULT, "Brown")],
+        [animal(GOAT, FEMALE, ADULT, "Brown")],
         owner_name="Gita",
         owner_residence="Gosainganj",
     )
@@ -354,13 +356,13 @@ def _deposit_complaint_pending(pound, keeper, now):
 
 def _released_by_order(pound, keeper, now):
     # 8. Released by a Civil Court's order (s.19), and one rescued by force (s.24).
-    e8 = _entry(
+    e8 = entry_days_ago(
         pound,
         keeper,
         9,
         [
-            _animal(COW, FEMALE, ADULT, "White", "Tag torn"),
-            _animal(BUFFALO, FEMALE, ADULT, "Black"),
+            animal(COW, FEMALE, ADULT, "White", "Tag torn"),
+            animal(BUFFALO, FEMALE, ADULT, "Black"),
         ],
         owner_name="Harish Chandra",
         owner_residence="Samesi",

@@ -1,6 +1,6 @@
 """Demo data for the unclaimed-cattle path: animals at each stage, built through the services.
 
-Runs after impounding.demo (which fills the live pound). Safe to run twice.
+Runs after demo.register (which fills the live pound). Safe to run twice.
 """
 
 from dataclasses import dataclass
@@ -11,14 +11,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import District, Pound, User, Village
-from impounding import demo as register_demo
-from impounding import demo_media
+from auctions import services
+from auctions.models import Auction, AuctionConditions, Lot, Report, S16Case
 from impounding.models import AgeClass, AnimalState, Sex, Species
 
-from . import services
-from .models import Auction, AuctionConditions, Lot, Report, S16Case
+from . import media as demo_media
+from . import register as register_demo
 
-animal = register_demo._animal
+animal = register_demo.animal
 F, M, C = Sex.FEMALE, Sex.MALE, Sex.CASTRATED
 ADULT = AgeClass.ADULT
 
@@ -71,7 +71,9 @@ def _old_entry(cast, days_ago, animals, **kw):
         "seizure_village": cast.village,
         "seizure_place": "Paddy field near the Gosainganj road",
     }
-    return register_demo._entry(cast.pound, cast.keeper, days_ago, animals, **(seizure | kw))
+    return register_demo.entry_days_ago(
+        cast.pound, cast.keeper, days_ago, animals, **(seizure | kw)
+    )
 
 
 def _reported(cast, entry, *, sent_days_ago, posted_days_ago):

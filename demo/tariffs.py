@@ -4,7 +4,7 @@ Modelled on the Chandigarh notification under s.12 (see docs/domain.md §2.3): t
 categories and amounts of that scale, and feeding at ₹300 or ₹500 a day.
 """
 
-from .models import AgeClass, Species
+from impounding.models import AgeClass, Species
 
 FINE_CATEGORIES = [
     {

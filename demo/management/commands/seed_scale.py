@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from office import scale
+from demo import guard, scale
 
 
 class Command(BaseCommand):
@@ -19,6 +19,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, entries, pounds, districts, seed, append, **options):
+        try:
+            guard.check_install()
+        except guard.SeedRefused as refused:
+            raise CommandError(str(refused)) from None
         if entries < 1 or pounds < 1 or districts < 1:
             raise CommandError("--entries, --pounds and --districts must be at least 1.")
         try:

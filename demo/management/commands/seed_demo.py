@@ -1,16 +1,24 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from accounts import demo
-from auctions import demo as auction_demo
-from impounding import demo as register_demo
-from office import demo_history
+from demo import guard
+from demo import history as demo_history
+from demo import register as register_demo
+from demo import staff as demo
+from demo import unclaimed as auction_demo
 
 
 class Command(BaseCommand):
-    help = "Load the demo State, districts, pounds and one user per role. Safe to run twice."
+    help = (
+        "Load the demo State, districts, pounds and one user per role. Safe to run twice. "
+        "Refused unless DEBUG is on or DEMO=true, and on a database holding anything else."
+    )
 
     def handle(self, *args, **options):
+        try:
+            guard.check()
+        except guard.SeedRefused as refused:
+            raise CommandError(str(refused)) from None
         # The demo's to-dos would mail the demo users (at example.invalid): keep that out of
         # the console, which should end with the logins.
         quiet = {"default": {"BACKEND": "django.core.mail.backends.locmem.EmailBackend"}}

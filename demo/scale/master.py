@@ -7,7 +7,6 @@ from datetime import date
 from django.db import transaction
 from django.db.models import Q
 
-from accounts import demo
 from accounts import services as staff
 from accounts.models import (
     District,
@@ -21,7 +20,8 @@ from accounts.models import (
     Village,
 )
 from accounts.roles import Role
-from impounding import demo as register_demo
+from demo import register as register_demo
+from demo import staff as demo
 from impounding.models import FeedingRateOrder, FineScale
 from ledger import services as ledger
 from ledger.models import Account

@@ -9,8 +9,9 @@ from decimal import Decimal
 from django.conf import settings
 from django.utils import timezone
 
-from impounding import demo_tariffs
 from impounding.models import AgeClass, AnimalState, Sex, Species
+
+from .. import tariffs as demo_tariffs
 
 YEARS = 3
 # About 3% of arrivals fall within this many days of the end: the current intake, part of it

@@ -33,10 +33,9 @@ from impounding.models import (
     Species,
 )
 from impounding.selectors import custody_counts
-
-from . import services as office
-from .deadlines import run as run_deadlines
-from .models import SurplusDeposit
+from office import services as office
+from office.deadlines import run as run_deadlines
+from office.models import SurplusDeposit
 
 KINDS = [
     (Species.CATTLE, Sex.FEMALE, AgeClass.ADULT, 40),
