@@ -72,7 +72,7 @@ def check_database():
         found = "; ".join(
             part
             for part in (
-                users and f"users {_listed(users)}",
+                users and f"{'user' if len(users) == 1 else 'users'} {_listed(users)}",
                 places and _listed(places),
             )
             if part

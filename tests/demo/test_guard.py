@@ -47,7 +47,7 @@ def test_either_switch_allows_the_demo_on_an_empty_database(switch):
 def test_seed_demo_refuses_a_database_with_a_user_of_its_own():
     UserFactory(username="r.sharma")
 
-    with pytest.raises(CommandError, match=r"not the demo's \(users r\.sharma\)"):
+    with pytest.raises(CommandError, match=r"not the demo's \(user r\.sharma\)"):
         call_command("seed_demo")
     assert User.objects.count() == 1 and not State.objects.exists()
 
@@ -56,7 +56,7 @@ def test_seed_demo_refuses_a_database_with_a_user_of_its_own():
 def test_a_real_admin_is_not_taken_for_the_demos():
     UserFactory(username="admin", email="collector@example.gov.in")
 
-    with pytest.raises(CommandError, match="users admin"):
+    with pytest.raises(CommandError, match="user admin"):
         call_command("seed_demo")
 
 
