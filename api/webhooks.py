@@ -20,6 +20,7 @@
 import hashlib
 import hmac
 import json
+import logging
 import time
 import uuid
 from datetime import timedelta
@@ -45,6 +46,7 @@ from . import webhook_http
 from .models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 
 Status = WebhookDelivery.Status
+logger = logging.getLogger(__name__)
 
 
 class Topic(models.TextChoices):
@@ -78,9 +80,16 @@ SIGNATURE_HEADER = "PoundAdmin-Signature"
 
 
 def on_event_saved(sender, instance, created, raw=False, **kwargs):
-    """post_save of poundadmin.Event (connected in ApiConfig.ready)."""
-    if created and not raw and instance.action in TOPIC_OF_ACTION:
-        fan_out(instance)
+    """post_save of poundadmin.Event (connected in ApiConfig.ready). The news is not the change:
+    a fault here (a bad subscription, a database error) rolls back its own savepoint and is
+    logged, and the release, sale or transfer that wrote the event goes on (ADR 0044)."""
+    if not created or raw or instance.action not in TOPIC_OF_ACTION:
+        return
+    try:
+        with transaction.atomic():
+            fan_out(instance)
+    except Exception:
+        logger.exception("webhooks: no deliveries written for event %s", instance.pk)
 
 
 def fan_out(event):

@@ -14,10 +14,24 @@ from datetime import date, datetime, time, timedelta
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
+from accounts.roles import Permission
+from accounts.scoping import visible_pound_ids
 from poundadmin.dates import days_between
 
 from .dues import OUT, intervals_between
 from .models import Animal, AnimalState, CustodyEvent, FeedingLog
+
+# The register's list: its order, and the entries on a page (paged by keyset).
+REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
+REGISTER_PAGE = 25
+
+
+def animals_readable_by(user):
+    """The animals whose register `user` may read; none for an anonymous visitor."""
+    if not user.is_authenticated:
+        return Animal.objects.none()
+    pound_ids = visible_pound_ids(user, Permission.VIEW_RECORDS)
+    return Animal.objects.filter(impoundment__pound_id__in=pound_ids)
 
 
 def _day_start(day):

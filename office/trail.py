@@ -22,6 +22,7 @@ from ledger.models import (
     TransactionKind,
     month_of,
 )
+from poundadmin.refs import ref
 
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .returns import day_start
@@ -174,9 +175,9 @@ def _trail_records(entry):
 
 def _trail_transactions(entry, sales, surpluses, cases):
     sources = (
-        [f"auctions.sale:{s.pk}" for s in sales]
+        [ref(s) for s in sales]
         + [f"auctions.s16case:{c.pk}" for c in cases]
-        + [f"ledger.surplusdeposit:{d.pk}" for d in surpluses]
+        + [ref(d) for d in surpluses]
     )
     return list(
         Transaction.objects.filter(Q(impoundment_id=entry.pk) | Q(source__in=sources))

@@ -1,12 +1,15 @@
 """Writing and verifying the hash-chained event log."""
 
+import functools
 import json
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models
 from django.db.models import Subquery
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from .anchors import CheckpointProblem, against_checkpoint, latest_checkpoint
 from .messages import Message
@@ -21,27 +24,26 @@ from .models import (
 )
 
 # What each kind of event is called on screen; the stored summary keeps the particulars. Each app
-# declares its actions as an `EventAction` enum and registers it in its AppConfig.ready(), so
-# the kernel knows every label without importing an app above it. Services pass the enum's
-# members, never a bare string (tests/poundadmin/test_event_actions.py holds them to it).
-_LABELS = {}
+# declares its actions as an `EventAction` enum, named in settings.EVENT_ACTIONS, so the kernel
+# knows every label without importing an app above it. Services pass the enum's members, never a
+# bare string (tests/poundadmin/test_event_actions.py holds them to it).
 
 
 class EventAction(models.TextChoices):
     """Base for each app's enum of event actions: value "area.verb", label for the timeline."""
 
 
-def register_actions(actions):
-    for action in actions:
-        _LABELS[action.value] = action.label
+@functools.cache
+def _labels():
+    return {a.value: a.label for path in settings.EVENT_ACTIONS for a in import_string(path)}
 
 
 def action_label(action):
-    return _LABELS.get(action, action)
+    return _labels().get(action, action)
 
 
 def registered_actions():
-    return set(_LABELS)
+    return set(_labels())
 
 
 def chain_for(*, pound=None, district=None):

@@ -8,14 +8,16 @@ The kernel sits below every app, so an event names the records it is about by th
 (the acting user, the district, the pound, the register entry, the animal), never by a relation
 to an upper floor's model. Lookups may still pass the records themselves
 (`Event.objects.filter(animal=animal)`): the queryset reads their primary keys. The apps that own
-those records register their models here (`register_subject`, in AppConfig.ready()), so
-`event.animal` reads the animal without the kernel naming the app it lives in.
+those records are named in settings.EVENT_SUBJECTS, so `event.animal` reads the animal without
+the kernel importing the app it lives in.
 """
 
 import hashlib
 import json
 import secrets
 
+from django.apps import apps
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
@@ -25,16 +27,14 @@ from .messages import Message
 
 GENESIS = "0" * 64
 
-# The records an event names, each by the id of its row, and the model each is a row of.
+# The records an event names, each by the id of its row; settings.EVENT_SUBJECTS names the
+# model each is a row of.
 SUBJECTS = ("by", "district", "pound", "impoundment", "animal")
-_SUBJECT_MODELS = {}
 
 
-def register_subject(name, model):
-    """Called by the app that owns `model`: an event's `name`_id is the id of one of its rows."""
-    if name not in SUBJECTS:
-        raise ValueError(f"an event names no {name!r}")
-    _SUBJECT_MODELS[name] = model
+def subject_model(name):
+    """The model whose row an event's `name`_id is (settings.EVENT_SUBJECTS)."""
+    return apps.get_model(settings.EVENT_SUBJECTS[name])
 
 
 class ChainHead(models.Model):
@@ -89,7 +89,7 @@ class EventQuerySet(models.QuerySet):
         """Evaluate, and give each event its acting user from one query (no query per row)."""
         events = list(self)
         ids = {e.by_id for e in events if e.by_id is not None}
-        users = _SUBJECT_MODELS["by"].objects.in_bulk(ids) if ids else {}
+        users = subject_model("by").objects.in_bulk(ids) if ids else {}
         for event in events:
             event._subjects = {"by": users.get(event.by_id)}
         return events
@@ -133,7 +133,7 @@ class Event(models.Model):
         cache = self.__dict__.setdefault("_subjects", {})
         if name not in cache:
             pk = getattr(self, f"{name}_id")
-            model = _SUBJECT_MODELS[name]
+            model = subject_model(name)
             cache[name] = model.objects.filter(pk=pk).first() if pk is not None else None
         return cache[name]
 

@@ -71,7 +71,8 @@ INSTALLED_APPS = [
     "crispy_bootstrap5",
     "axes",
     "django_tasks_db",
-    # The seven floors, bottom to top: each imports only from the floors below it.
+    # The floors, bottom to top: each imports only from the floors below it; impounding,
+    # auctions and office are siblings on one domain floor (docs/decisions/0044).
     "poundadmin",
     "accounts",
     "ledger",
@@ -79,6 +80,30 @@ INSTALLED_APPS = [
     "auctions",
     "office",
     "api",
+]
+
+# What the floors below need to know of the apps above them, declared here at the top, where
+# every app may be named, rather than registered by each app in AppConfig.ready()
+# (docs/decisions/0044). The event log's actions, each app's `EventAction` enum:
+EVENT_ACTIONS = [
+    "accounts.actions.Action",
+    "impounding.actions.Action",
+    "auctions.actions.Action",
+    "office.actions.Action",
+]
+# The records an event names by id, and the model each is a row of:
+EVENT_SUBJECTS = {
+    "by": "accounts.User",
+    "district": "accounts.District",
+    "pound": "accounts.Pound",
+    "impoundment": "impounding.Impoundment",
+    "animal": "impounding.Animal",
+}
+# What each app's records say the ledger's accounts should hold (`manage.py check_ledger`):
+LEDGER_EXPECTATIONS = [
+    "impounding.ledger_checks.expectations",
+    "auctions.ledger_checks.expectations",
+    "office.ledger_checks.expectations",
 ]
 
 # The demo and scale data generators and their commands (seed_demo, seed_scale): a development

@@ -436,7 +436,7 @@ def close_auction(*, auction, by):
     return auction
 
 
-def withdraw_claimed_lots(animals, by):
-    """Called when animals are released: an open lot holding one of them is withdrawn.
-    Positional, as `impounding.services.releases.RELEASE_HOOKS` calls its hooks."""
+def withdraw_claimed_lots(animals, *, by):
+    """Called by every release (impounding.services.releases): an open lot holding one of the
+    released animals is withdrawn, in the release's transaction."""
     withdraw_lots_of(animals, by, gettext_noop("Claimed before the hammer"))

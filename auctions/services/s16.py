@@ -20,6 +20,7 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from poundadmin.events import record_event
 from poundadmin.messages import Message
+from poundadmin.refs import ref
 from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image
 
 from ..actions import Action
@@ -291,7 +292,7 @@ def _post_settlement(case, *, split, by, at):
             kind=TransactionKind.S16_SETTLED,
             by=by,
             section="s.17",
-            source=f"auctions.s16case:{case.pk}",
+            source=ref(case),
             at=at,
             impoundment_id=case.impoundment_id,
             memo=f"s.16 account {number}: proceeds ₹{case.proceeds} applied",
@@ -310,7 +311,7 @@ def _post_settlement(case, *, split, by, at):
             kind=TransactionKind.S16_BALANCE_PAID,
             by=by,
             section="s.16",
-            source=f"auctions.s16case:{case.pk}",
+            source=ref(case),
             at=at,
             impoundment_id=case.impoundment_id,
             memo=f"s.16 balance ₹{balance} paid to {case.owner_name}",

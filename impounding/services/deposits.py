@@ -23,6 +23,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
 from poundadmin.messages import Message, label
+from poundadmin.refs import ref
 
 from ..actions import Action
 from ..models import Complaint, Deposit, SeizerLiability
@@ -147,7 +148,7 @@ def _refund_due(deposit, *, entry, by):
         kind=TransactionKind.DEPOSIT_REFUND_DUE,
         memo=f"Deposit {deposit.release.receipt.number} to be refunded: {entry.register_number}",
         by=by,
-        source=f"impounding.deposit:{deposit.pk}",
+        source=ref(deposit),
         section="s.22",
         impoundment_id=entry.pk,
         lines=[
@@ -297,7 +298,7 @@ def apply_deposit(*, deposit, by):
         kind=TransactionKind.DEPOSIT_APPLIED,
         memo=f"Deposit {deposit.release.receipt.number} applied: {entry.register_number}",
         by=by,
-        source=f"impounding.deposit:{deposit.pk}",
+        source=ref(deposit),
         section="s.15",
         impoundment_id=entry.pk,
         lines=[
@@ -365,7 +366,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
         memo=f"Deposit {deposit.release.receipt.number} refunded to "
         f"{deposit.release.claimant_name}",
         by=by,
-        source=f"impounding.deposit:{deposit.pk}",
+        source=ref(deposit),
         section="s.22",
         impoundment_id=entry.pk,
         lines=[

@@ -18,6 +18,7 @@ from django.utils.translation import gettext_noop
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise
+from auctions import services as sales
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from poundadmin.dates import complaint_deadline
@@ -49,16 +50,6 @@ THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 def _claimant(release):
     return {"name": release.claimant_name, "agent_authority": release.agent_authority}
-
-
-# Called with (animals, by) inside the transaction of every release, so that other workflows can
-# follow (auctions withdraw an open lot whose animal is claimed before the hammer).
-RELEASE_HOOKS = []
-
-
-def _after_release(animals, by):
-    for hook in RELEASE_HOOKS:
-        hook(animals, by)
 
 
 def _lock_animals(entry, animal_ids):
@@ -404,7 +395,8 @@ def _release(
     _save_release(release, signature)
     _save_lines(release, statement)
     _hand_over(animals, release=release, at=at)
-    _after_release(animals, by)
+    # A lot still open for one of these animals is withdrawn: claimed before the hammer.
+    sales.withdraw_claimed_lots(animals, by=by)
     _BOOKING[kind](release, animals)
     release.replayed = False
     return release
@@ -575,7 +567,8 @@ def release_by_order(
             now,
         )
         animal.save(update_fields=["state", "court_order", "custody_ended_at"])
-    _after_release(animals, by)
+    # A lot still open for one of these animals is withdrawn: claimed before the hammer.
+    sales.withdraw_claimed_lots(animals, by=by)
     record_event(
         action=Action.RELEASE_COURT_ORDER,
         section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",

@@ -12,7 +12,8 @@ from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
 from poundadmin.files import serve_stored
 
-from ..models import Animal, CourtOrder, Release
+from ..models import CourtOrder, Release
+from ..selectors import animals_readable_by
 
 
 def readable_pound_ids(request):
@@ -23,9 +24,7 @@ def readable_pound_ids(request):
 
 @login_not_required
 def animal_photo(request, pk):
-    animal = get_object_or_404(
-        Animal.objects.filter(impoundment__pound_id__in=readable_pound_ids(request)), pk=pk
-    )
+    animal = get_object_or_404(animals_readable_by(request.user), pk=pk)
     return serve_stored(animal.photo, download_name=f"animal-{animal.pk}")
 
 

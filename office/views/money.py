@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Prefetch, Q, Sum, prefetch_related_objects
+from django.db.models import Count, Prefetch, Sum, prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -44,9 +44,9 @@ from ..forms import (
     SurplusFilterForm,
 )
 from ..models import Remittance, SurplusClaim, SurplusDeposit
+from ..selectors import SURPLUS_LISTS, SURPLUS_PAGE
 
 CONFIRMED_SHOWN = 50  # the latest confirmed remittances listed; older ones are in the returns
-SURPLUS_PAGE = 25  # rows of each list of the surplus register, paged by keyset
 
 
 # --- Remittances of fines (s.17) ---------------------------------------------------------------
@@ -206,17 +206,6 @@ def _local_fund_names(district_ids):
             "district_id", "local_fund_name"
         )
     )
-
-
-# Each list of the register: which deposits, and the order it pages in by keyset.
-SURPLUS_LISTS = {
-    "awaiting": (Q(status=SurplusDeposit.Status.AWAITING_RECEIPT), ("sale_date", "pk")),
-    "held": (Q(status=SurplusDeposit.Status.HELD), ("expires_on", "sale_date", "pk")),
-    "closed": (
-        Q(status__in=[SurplusDeposit.Status.PAID, SurplusDeposit.Status.TRANSFERRED]),
-        ("-sale_date", "-pk"),
-    ),
-}
 
 
 @dataclass

@@ -159,6 +159,28 @@ def test_an_event_rolled_back_sends_nothing(receiver, administrator, district, p
     assert not WebhookDelivery.objects.exists()
 
 
+def test_a_fault_in_the_fan_out_does_not_fail_the_release(
+    receiver, administrator, district, pound, pound_keeper, tariffs, monkeypatch, caplog
+):
+    subscribe(administrator, receiver, district=district)
+
+    real = webhooks.fan_out
+
+    def broken(event):
+        assert real(event)  # the deliveries are written, then a fault
+        raise RuntimeError("the fan-out broke")
+
+    monkeypatch.setattr(webhooks, "fan_out", broken)
+    entry = make_entry(pound=pound, by=pound_keeper)
+
+    pay(entry, pound_keeper)
+
+    entry.refresh_from_db()
+    assert entry.animals.get().state == "released_paid"
+    assert not WebhookDelivery.objects.exists()  # its savepoint rolled back
+    assert "no deliveries written for event" in caplog.text
+
+
 def _one_delivery(administrator, receiver, district, pound, **kw):
     subscription, _secret = subscribe(administrator, receiver, district=district, **kw)
     with transaction.atomic():

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from impounding.models import Animal, AnimalState, Impoundment
-from impounding.views.register import PAGE_SIZE
+from impounding.selectors import REGISTER_PAGE as PAGE_SIZE
 from tests.accounts.factories import PoundFactory
 
 pytestmark = pytest.mark.postgres
