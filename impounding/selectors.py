@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
-from poundadmin.dates import days_between
+from kernel.dates import days_between
 
 from .dues import OUT, intervals_between
 from .models import Animal, AnimalState, CustodyEvent, FeedingLog

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import poundadmin.uploads
+import kernel.uploads
 from django.conf import settings
 from django.db import migrations, models
 
@@ -18,7 +18,7 @@ class Migration(migrations.Migration):
             name='EarlierFile',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('file', models.FileField(editable=False, upload_to=poundadmin.uploads.UploadName('documents'))),
+                ('file', models.FileField(editable=False, upload_to=kernel.uploads.UploadName('documents'))),
                 ('sha256', models.CharField(editable=False, max_length=64)),
                 ('set_aside_at', models.DateTimeField(default=django.utils.timezone.now, verbose_name='reissued at')),
                 ('reason', models.CharField(max_length=200, verbose_name='reason for reissue')),

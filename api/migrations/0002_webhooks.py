@@ -12,7 +12,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('accounts', '0010_svc_service_tokens'),
         ('api', '0001_initial'),
-        ('poundadmin', '0006_merge_0005_h4_cache_table_0005_h5_event_personal'),
+        ('kernel', '0006_merge_0005_h4_cache_table_0005_h5_event_personal'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -49,7 +49,7 @@ class Migration(migrations.Migration):
                 ('delivered_at', models.DateTimeField(blank=True, null=True, verbose_name='delivered')),
                 ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('resent_at', models.DateTimeField(blank=True, null=True)),
-                ('event', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='poundadmin.event')),
+                ('event', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='kernel.event')),
                 ('resent_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
                 ('subscription', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='deliveries', to='api.webhooksubscription')),
             ],

@@ -51,6 +51,6 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("ledger", "0001_initial"), ("poundadmin", "0002_event_log_append_only")]
+    dependencies = [("ledger", "0001_initial"), ("kernel", "0002_event_log_append_only")]
 
     operations = [migrations.RunPython(forward, backward)]

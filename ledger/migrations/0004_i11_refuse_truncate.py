@@ -30,7 +30,7 @@ def backward(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("ledger", "0003_account_months"),
-        ("poundadmin", "0004_i11_refuse_truncate"),
+        ("kernel", "0004_i11_refuse_truncate"),
     ]
 
     operations = [migrations.RunPython(forward, backward)]

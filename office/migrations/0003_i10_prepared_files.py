@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import poundadmin.uploads
+import kernel.uploads
 import uuid
 from django.conf import settings
 from django.db import migrations, models
@@ -25,7 +25,7 @@ class Migration(migrations.Migration):
                 ('params', models.JSONField()),
                 ('filename', models.CharField(max_length=120)),
                 ('status', models.CharField(choices=[('queued', 'Waiting for the worker'), ('running', 'Being prepared'), ('ready', 'Ready'), ('failed', 'Could not be prepared')], default='queued', max_length=10)),
-                ('file', models.FileField(blank=True, upload_to=poundadmin.uploads.UploadName('prepared'))),
+                ('file', models.FileField(blank=True, upload_to=kernel.uploads.UploadName('prepared'))),
                 ('size', models.PositiveBigIntegerField(default=0)),
                 ('requested_at', models.DateTimeField(default=django.utils.timezone.now)),
                 ('started_at', models.DateTimeField(blank=True, null=True)),
