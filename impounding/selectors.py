@@ -227,7 +227,7 @@ def filter_register(qs, data):
         q = data["q"].strip()
         # The ear tag's entries fetched first, as a list of ids, not a join (no DISTINCT over
         # the scope) nor a subquery (inside the OR it stops the planner from combining the
-        # trigram indexes of impounding 0010, and it walks every entry in scope instead).
+        # trigram indexes of impounding 0003, and it walks every entry in scope instead).
         tagged = list(
             Animal.objects.filter(ear_tag=q.replace(" ", ""))
             .values_list("impoundment_id", flat=True)

@@ -1,6 +1,6 @@
-"""PostgreSQL refuses any UPDATE or DELETE of posted ledger rows, even from raw SQL, and refuses to
-commit a transaction whose postings do not sum to zero. The refusing function is the kernel's
-(poundadmin 0002).
+"""PostgreSQL refuses any UPDATE, DELETE or TRUNCATE of posted ledger rows, even from raw SQL,
+and refuses to commit a transaction whose postings do not sum to zero. The refusing functions
+are the kernel's (kernel 0002); TRUNCATE lets only a superuser through.
 
 On SQLite (the zero-setup demo database) the services are the only guard: Django's test flush
 deletes rows there, which such triggers would refuse.
@@ -30,9 +30,15 @@ $$ LANGUAGE plpgsql;
 CREATE CONSTRAINT TRIGGER ledger_posting_balanced AFTER INSERT ON ledger_posting
     DEFERRABLE INITIALLY DEFERRED
     FOR EACH ROW EXECUTE FUNCTION ledger_check_balanced();
-"""
 
+CREATE TRIGGER ledger_transaction_no_truncate BEFORE TRUNCATE ON ledger_transaction
+    FOR EACH STATEMENT EXECUTE FUNCTION poundadmin_refuse_truncate();
+CREATE TRIGGER ledger_posting_no_truncate BEFORE TRUNCATE ON ledger_posting
+    FOR EACH STATEMENT EXECUTE FUNCTION poundadmin_refuse_truncate();
+"""
 BACKWARD = """
+DROP TRIGGER IF EXISTS ledger_posting_no_truncate ON ledger_posting;
+DROP TRIGGER IF EXISTS ledger_transaction_no_truncate ON ledger_transaction;
 DROP TRIGGER IF EXISTS ledger_posting_balanced ON ledger_posting;
 DROP FUNCTION IF EXISTS ledger_check_balanced();
 DROP TRIGGER IF EXISTS ledger_posting_append_only ON ledger_posting;

@@ -14,6 +14,6 @@ def drop_cache_table(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("kernel", "0004_i11_refuse_truncate")]
+    dependencies = [("kernel", "0002_event_log_append_only")]
 
     operations = [migrations.RunPython(create_cache_table, drop_cache_table)]

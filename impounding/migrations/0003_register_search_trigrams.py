@@ -1,4 +1,4 @@
-"""Trigram indexes for the register's search box (issue 9): the owner's name is matched with
+"""Trigram indexes for the register's search box (docs/capacity.md): the owner's name is matched with
 `icontains` and the register number with `iexact` and `iendswith`, which Django writes as
 UPPER(column) LIKE/= UPPER(term). A B-tree serves none of them, so a term that matches few
 entries walked every entry in scope (240 ms at 100k entries, growing with the register). GIN
@@ -34,6 +34,6 @@ def backwards(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("impounding", "0009_merge_20261202_0514")]
+    dependencies = [("impounding", "0002_animal_pound_from_its_entry")]
 
     operations = [migrations.RunPython(forwards, backwards)]
