@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.messages import shown
+from kernel.messages import shown
 
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
@@ -470,7 +470,7 @@ class ToDo(models.Model):
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     title = models.CharField(_("to do"), max_length=250)  # in English, for mail and old rows
-    # The title as its template and arguments (poundadmin.messages), shown in the reader's
+    # The title as its template and arguments (kernel.messages), shown in the reader's
     # language; empty for to-dos made before it was kept.
     title_message = models.JSONField(default=dict, blank=True)
     url = models.CharField(max_length=250)

@@ -9,7 +9,7 @@ class ApiConfig(AppConfig):
     def ready(self):
         from django.db.models.signals import post_save
 
-        from poundadmin.models import Event
+        from kernel.models import Event
 
         from . import webhooks
 

@@ -25,10 +25,10 @@ from impounding.forms.register import RegisterSearchForm
 from impounding.models import AnimalState, Impoundment
 from impounding.selectors import REGISTER_ORDER, REGISTER_PAGE, animals_readable_by, filter_register
 from impounding.tariffs import TariffMissing
-from poundadmin.documents import public_url
-from poundadmin.files import serve_stored
-from poundadmin.models import Event
-from poundadmin.views import keyset_page
+from kernel.documents import public_url
+from kernel.files import serve_stored
+from kernel.models import Event
+from kernel.views import keyset_page
 
 from .etags import with_etag
 from .problems import form_problem, problem

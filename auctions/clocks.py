@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts.models import StaffAssignment
 from accounts.roles import Role
 from impounding.models import Animal, AnimalState, Impoundment
-from poundadmin.dates import first_day_after, report_due_on, window_end
+from kernel.dates import first_day_after, report_due_on, window_end
 
 from .models import Report
 

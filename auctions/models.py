@@ -26,8 +26,8 @@ from accounts.models import (
 )
 from accounts.scoping import visible_pound_ids
 from impounding.models import Animal, Impoundment
+from kernel.uploads import UploadName
 from ledger.models import PaymentMode
-from poundadmin.uploads import UploadName
 
 
 class PoundScopedQuerySet(models.QuerySet):

@@ -23,8 +23,8 @@ from django.utils.translation import gettext_noop
 
 from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound, SlipPaper
-from poundadmin.dates import days_between, ist_date
-from poundadmin.documents import (
+from kernel.dates import days_between, ist_date
+from kernel.documents import (
     Both,
     both,
     offices,
@@ -33,9 +33,9 @@ from poundadmin.documents import (
     short_label,
     verification_context,
 )
-from poundadmin.events import record_event
-from poundadmin.formatting import amount_in_words, indate
-from poundadmin.messages import Message
+from kernel.events import record_event
+from kernel.formatting import amount_in_words, indate
+from kernel.messages import Message
 
 from .actions import Action
 from .dues import custody_intervals, dues

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
-from poundadmin.dates import days_between
+from kernel.dates import days_between
 
 from .dues import OUT, intervals_between
 from .models import Animal, AnimalState, CustodyEvent, FeedingLog
@@ -227,7 +227,7 @@ def filter_register(qs, data):
         q = data["q"].strip()
         # The ear tag's entries fetched first, as a list of ids, not a join (no DISTINCT over
         # the scope) nor a subquery (inside the OR it stops the planner from combining the
-        # trigram indexes of impounding 0010, and it walks every entry in scope instead).
+        # trigram indexes of impounding 0003, and it walks every entry in scope instead).
         tagged = list(
             Animal.objects.filter(ear_tag=q.replace(" ", ""))
             .values_list("impoundment_id", flat=True)

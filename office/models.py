@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, IssuedDocument, Pound, User
-from poundadmin.uploads import UploadName
+from kernel.uploads import UploadName
 
 
 class Remittance(models.Model):

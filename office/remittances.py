@@ -16,12 +16,12 @@ from accounts import todos
 from accounts.models import Counter
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
-from poundadmin.refs import ref
 
 from . import statements
 from .actions import Action

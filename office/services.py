@@ -19,13 +19,13 @@ from accounts.scoping import authorise, has_permission, system_actor
 from auctions.models import Auction, Shortfall
 from impounding import services as register
 from impounding.models import CourtOrder, Deposit
+from kernel.dates import surplus_expiry
+from kernel.events import record_event
+from kernel.messages import Message, in_both, label
+from kernel.refs import key, ref
+from kernel.uploads import stored_name, validate_order_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import surplus_expiry
-from poundadmin.events import record_event
-from poundadmin.messages import Message, in_both, label
-from poundadmin.refs import key, ref
-from poundadmin.uploads import stored_name, validate_order_scan
 
 from .actions import Action
 from .models import SurplusClaim, SurplusDeposit

@@ -15,9 +15,9 @@ from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message, in_both
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message, in_both
 
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case

@@ -12,8 +12,8 @@ from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
 from impounding.services.common import ensure_transition
-from poundadmin.events import record_event
-from poundadmin.messages import Message, in_both
+from kernel.events import record_event
+from kernel.messages import Message, in_both
 
 from ..actions import Action
 from ..models import DisposalOrder, Lot, Report

@@ -19,13 +19,13 @@ from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState
 from impounding.services.common import ensure_transition
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from office import services as office
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
-from poundadmin.refs import ref
 
 from ..actions import Action
 from ..models import Auction, Bidder, Lot, LotAnimal, Notice, S16Case, Sale, Shortfall

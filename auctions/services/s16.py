@@ -16,12 +16,12 @@ from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment
 from impounding.services.claims import ensure_no_hold
 from impounding.services.common import ensure_transition
+from kernel.events import record_event
+from kernel.messages import Message
+from kernel.refs import ref
+from kernel.uploads import SIGNATURE_MAX_PX, reencode_image
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
-from poundadmin.events import record_event
-from poundadmin.messages import Message
-from poundadmin.refs import ref
-from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image
 
 from ..actions import Action
 from ..models import Auction, Lot, LotAnimal, S16Case, Sale, Shortfall

@@ -16,8 +16,8 @@ from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
 from impounding.services.intake import resize_photo
-from poundadmin.events import record_event
-from poundadmin.messages import Message, bilingual, in_both
+from kernel.events import record_event
+from kernel.messages import Message, bilingual, in_both
 
 from ..actions import Action
 from ..clocks import appointed_officer, notice_dates, reports_due

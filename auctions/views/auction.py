@@ -21,9 +21,9 @@ from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids
 from impounding.models import Animal, AnimalState
-from poundadmin.confirmations import show_panel
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors
+from kernel.confirmations import show_panel
+from kernel.formatting import inr
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.auction import (

@@ -12,7 +12,7 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Animal, AnimalState
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm

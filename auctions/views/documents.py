@@ -11,7 +11,7 @@ from accounts.decorators import require_permission
 from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
-from poundadmin.documents import pdf_response
+from kernel.documents import pdf_response
 
 from .. import documents
 from ..models import Notice, Report, S16Case, Sale

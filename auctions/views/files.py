@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.shortcuts import get_object_or_404
 
 from impounding.views.files import readable_pound_ids
-from poundadmin.files import serve_stored
+from kernel.files import serve_stored
 
 from .. import selectors
 from ..models import Proclamation, S16Case

@@ -18,8 +18,8 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission
 from impounding.models import AnimalState
 from impounding.views.common import get_entry
-from poundadmin.confirmations import show_panel
-from poundadmin.views import add_service_errors
+from kernel.confirmations import show_panel
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.s16 import RefusalForm, SettleForm

@@ -21,9 +21,9 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import AnimalState
 from impounding.views.common import get_entry
-from poundadmin.confirmations import show_panel
-from poundadmin.dates import report_due_on
-from poundadmin.views import add_service_errors
+from kernel.confirmations import show_panel
+from kernel.dates import report_due_on
+from kernel.views import add_service_errors
 
 from .. import clocks, selectors, services
 from ..forms.unclaimed import BoardFilterForm, NoticeForm, ProclamationForm, ReportSendForm

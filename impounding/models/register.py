@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Pound, User, Village
 from accounts.scoping import visible_pound_ids
-from poundadmin.uploads import UploadName
+from kernel.uploads import UploadName
 
 from .choices import (
     AgeClass,

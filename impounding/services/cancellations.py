@@ -19,11 +19,11 @@ from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
+from kernel.events import record_event
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import Transaction, TransactionKind
-from poundadmin.events import record_event
-from poundadmin.messages import Message
-from poundadmin.refs import ref
 
 from ..actions import Action
 from ..models import Animal, AnimalState, Receipt, ReceiptCancellation, Release, ReleaseLine

@@ -9,8 +9,8 @@ from django.utils.translation import gettext_noop, ngettext
 from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise
-from poundadmin.events import record_event
-from poundadmin.messages import Message
+from kernel.events import record_event
+from kernel.messages import Message
 
 from ..actions import Action
 from ..models import AgeClass, Animal, AnimalState, CustodyEvent, FeedingLog, Sex

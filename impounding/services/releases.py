@@ -19,13 +19,13 @@ from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from auctions import services as sales
+from kernel.dates import complaint_deadline
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import complaint_deadline
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
-from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 
 from ..actions import Action
 from ..dues import dues

@@ -18,9 +18,9 @@ from accounts.decorators import require_permission
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
-from poundadmin.confirmations import show_panel
-from poundadmin.dates import complaint_deadline
-from poundadmin.views import add_service_errors
+from kernel.confirmations import show_panel
+from kernel.dates import complaint_deadline
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm

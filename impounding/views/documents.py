@@ -15,7 +15,7 @@ from accounts.decorators import require_permission
 from accounts.models import IssuedDocument, SlipPaper
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
-from poundadmin.documents import pdf_response
+from kernel.documents import pdf_response
 
 from .. import documents
 from ..models import AnimalState, Receipt

@@ -1,7 +1,7 @@
 """The pound's stored files, each served only to who may read the record it belongs to.
 
 Anyone else gets a 404, as for the record itself: anonymous visitors, another district's staff,
-and roles that do not read the register. The file is streamed or presigned (poundadmin/files.py).
+and roles that do not read the register. The file is streamed or presigned (kernel/files.py).
 """
 
 from django.contrib.auth.decorators import login_not_required
@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404
 
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
-from poundadmin.files import serve_stored
+from kernel.files import serve_stored
 
 from ..models import CourtOrder, Release
 from ..selectors import animals_readable_by

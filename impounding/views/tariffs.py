@@ -14,7 +14,7 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import tariffs as tariff_services
 from ..forms.tariffs import FeedingOrderEntry, FineScaleEntry

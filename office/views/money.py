@@ -24,12 +24,12 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from impounding.models import Animal
 from impounding.views.common import get_entry, get_pound
+from kernel.dates import add_months, surplus_expiry
+from kernel.documents import pdf_response
+from kernel.files import serve_stored
+from kernel.formatting import inr
+from kernel.views import add_service_errors, keyset_page
 from ledger import services as ledger
-from poundadmin.dates import add_months, surplus_expiry
-from poundadmin.documents import pdf_response
-from poundadmin.files import serve_stored
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors, keyset_page
 
 from .. import documents, statements, trail
 from .. import services as office

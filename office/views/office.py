@@ -25,8 +25,8 @@ from auctions.models import Shortfall
 from impounding.models import CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
 from impounding.views.court import show_deposit_panel
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors
+from kernel.formatting import inr
+from kernel.views import add_service_errors
 
 from .. import dashboard as selectors
 from .. import services as office

@@ -21,7 +21,7 @@ from accounts.roles import Role
 from api import webhook_http, webhooks
 from api.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 from api.webhooks import Topic
-from poundadmin.events import record_event
+from kernel.events import record_event
 from tests.api.test_service_tokens import service_token
 from tests.impounding.factories import make_entry, pay
 

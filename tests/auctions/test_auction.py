@@ -25,10 +25,10 @@ from auctions.models import (
 from auctions.selectors import sold_lot
 from impounding import services as impounding
 from impounding.models import Animal, AnimalState
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.accounts.factories import PoliceStationFactory, staff
 from tests.auctions.factories import (
     balances,

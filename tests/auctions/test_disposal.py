@@ -13,9 +13,9 @@ from auctions.models import DisposalOrder, Lot
 from auctions.selectors import disposal_order
 from impounding import services as impounding
 from impounding.models import Animal, AnimalState
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.auctions.factories import conditions, ready_for_sale, schedule, unclaimed_entry
 from tests.impounding.factories import cow, make_entry, pay
 

@@ -18,10 +18,10 @@ from auctions.models import Auction, Lot, S16Case, Sale, Shortfall
 from auctions.selectors import returned_by
 from impounding import services as impounding
 from impounding.models import Animal, AnimalState
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.auctions.factories import (
     balances,
     conditions,
