@@ -24,11 +24,7 @@ from .common import serial, today
 def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
     """The office prepares an order under the proviso to s.14 for the Magistrate."""
     authorise(by, Permission.PREPARE_ORDERS, pound)
-    animals = list(
-        Animal.objects.filter(
-            pk__in=animal_ids, impoundment__pound=pound, state=AnimalState.IMPOUNDED
-        )
-    )
+    animals = list(Animal.objects.in_custody().filter(pk__in=animal_ids, impoundment__pound=pound))
     if not animals or len(animals) != len(set(animal_ids)):
         raise ValidationError({"animals": _("Choose animals in the pound.")})
     # A calf in the pound goes with its dam (docs/domain.md decision 12).

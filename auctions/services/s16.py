@@ -192,7 +192,8 @@ def settle_s16_case(
     at = at or timezone.now()
     remaining = list(
         Animal.objects.select_for_update(of=("self",))
-        .filter(s16_cases=case, state=AnimalState.IMPOUNDED)
+        .in_custody()
+        .filter(s16_cases=case)
         .order_by("pk")
     )
     _check_settlement(case, remaining)
