@@ -11,7 +11,7 @@ from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
 from poundadmin.events import record_event
 from poundadmin.messages import Message, in_both
 
@@ -95,9 +95,7 @@ def decide_disposal(*, order, by, approve, note=""):
                 raise ValidationError(
                     _("Animal %(a)s is no longer in the pound.") % {"a": animal.reference}
                 )
-            ensure_transition(animal, AnimalState.DISPOSED)
-            animal.state, animal.custody_ended_at = AnimalState.DISPOSED, now
-            animal.save(update_fields=["state", "custody_ended_at"])
+        end_custody(animals, state=AnimalState.DISPOSED, at=now)
         Lot.objects.open().filter(lotanimal__animal__in=animals).leave_open(
             Lot.Status.WITHDRAWN, note="Disposed of by the DM's order"
         )

@@ -15,7 +15,7 @@ from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment
 from impounding.services.claims import ensure_no_hold
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from poundadmin.events import record_event
@@ -334,9 +334,6 @@ def _return_animals(case, remaining, *, by, at):
     # The case names the animals it returns before they leave: the database refuses an animal
     # returned under s.16 without its case.
     case.returned_animals.add(*remaining)
-    for animal in remaining:
-        ensure_transition(animal, AnimalState.RETURNED_S16)
-        animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
-        animal.save(update_fields=["state", "custody_ended_at"])
+    end_custody(remaining, state=AnimalState.RETURNED_S16, at=at)
     # An animal returned may still stand in a lot of a s.14 auction.
     withdraw_lots_of(remaining, by, gettext_noop("Returned to the owner (s.16)"))
