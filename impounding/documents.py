@@ -41,7 +41,6 @@ from .actions import Action
 from .dues import custody_intervals, dues
 from .models import (
     Animal,
-    AnimalState,
     FineCategory,
     Impoundment,
     Receipt,
@@ -278,7 +277,7 @@ def dues_statement(entry, animals=None, as_of=None):
     when no order covers a day."""
     entry = Impoundment.objects.select_related("pound__district").get(pk=entry.pk)
     if animals is None:
-        animals = entry.animals.filter(state=AnimalState.IMPOUNDED)
+        animals = entry.animals.in_custody()
     animals = (
         Animal.objects.filter(pk__in=[a.pk for a in animals], impoundment=entry)
         .select_related("impoundment__pound__district")

@@ -60,7 +60,7 @@ def custody_days(pound_ids, first, last):
     start, end = _day_start(first), _day_start(last + timedelta(days=1))
     as_of = min(timezone.now(), end)
     of_pounds = Animal.objects.filter(pound_id__in=pound_ids).values("pk")
-    candidates = of_pounds.filter(state=AnimalState.IMPOUNDED).union(
+    candidates = of_pounds.in_custody().union(
         of_pounds.filter(custody_ended_at__gte=start),
         CustodyEvent.objects.filter(
             kind__in=OUT, at__gte=start, animal__pound_id__in=pound_ids
@@ -135,9 +135,8 @@ def missing_feeding_by_pound(pound_ids, first, last):
     start = _day_start(first)
     moves = _moves().filter(animal=OuterRef("pk"))
     throughout = set(
-        Animal.objects.filter(
-            pound_id__in=unfed, state=AnimalState.IMPOUNDED, impoundment__arrived_at__lt=start
-        )
+        Animal.objects.in_custody()
+        .filter(pound_id__in=unfed, impoundment__arrived_at__lt=start)
         .filter(Q(born_at__isnull=True) | Q(born_at__lt=start))
         .filter(~Exists(moves))
         .order_by()

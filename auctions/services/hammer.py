@@ -18,7 +18,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.messages import Message
@@ -276,10 +276,7 @@ def _record_sale(sale, *, animals, short):
     office.open_surplus_deposit(sale)
     move_lot(lot, Lot.Status.SOLD)
     LotAnimal.objects.filter(lot=lot).update(sold=True)
-    for animal in animals:
-        ensure_transition(animal, AnimalState.SOLD)
-        animal.state, animal.custody_ended_at = AnimalState.SOLD, sale.sold_at
-        animal.save(update_fields=["state", "custody_ended_at"])
+    end_custody(animals, state=AnimalState.SOLD, at=sale.sold_at)
 
 
 def _post_sale(sale, *, animals, lines, by):

@@ -15,7 +15,7 @@ from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment
 from impounding.services.claims import ensure_no_hold
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
 from kernel.events import record_event
 from kernel.messages import Message
 from kernel.refs import ref
@@ -193,7 +193,8 @@ def settle_s16_case(
     at = at or timezone.now()
     remaining = list(
         Animal.objects.select_for_update(of=("self",))
-        .filter(s16_cases=case, state=AnimalState.IMPOUNDED)
+        .in_custody()
+        .filter(s16_cases=case)
         .order_by("pk")
     )
     _check_settlement(case, remaining)
@@ -334,9 +335,6 @@ def _return_animals(case, remaining, *, by, at):
     # The case names the animals it returns before they leave: the database refuses an animal
     # returned under s.16 without its case.
     case.returned_animals.add(*remaining)
-    for animal in remaining:
-        ensure_transition(animal, AnimalState.RETURNED_S16)
-        animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
-        animal.save(update_fields=["state", "custody_ended_at"])
+    end_custody(remaining, state=AnimalState.RETURNED_S16, at=at)
     # An animal returned may still stand in a lot of a s.14 auction.
     withdraw_lots_of(remaining, by, gettext_noop("Returned to the owner (s.16)"))

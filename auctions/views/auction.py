@@ -20,7 +20,7 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids
-from impounding.models import Animal, AnimalState
+from impounding.models import Animal
 from kernel.confirmations import show_panel
 from kernel.formatting import inr
 from kernel.views import add_service_errors
@@ -159,7 +159,7 @@ def _units(pound, case=None):
         lot__status=Lot.Status.OPEN,
         lot__auction__status=Auction.Status.SCHEDULED,
     )
-    animals = Animal.objects.filter(impoundment__pound=pound, state=AnimalState.IMPOUNDED)
+    animals = Animal.objects.in_custody().filter(impoundment__pound=pound)
     if case is not None:
         animals = animals.filter(s16_cases=case)
     else:

@@ -61,10 +61,8 @@ def _disposable(user):
         animals=OuterRef("pk"), status=DisposalOrder.Status.PROPOSED
     )
     return (
-        Animal.objects.filter(
-            pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS),
-            state=AnimalState.IMPOUNDED,
-        )
+        Animal.objects.in_custody()
+        .filter(pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS))
         .exclude(dam__state=AnimalState.IMPOUNDED)
         .annotate(
             reported=Exists(reported),

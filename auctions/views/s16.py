@@ -30,7 +30,7 @@ from .sale_common import get_case, running_account, s16_account
 @require_permission(Permission.RELEASE_ANIMAL)
 def s16_new(request, pk):
     entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
-    in_pound = entry.animals.filter(state=AnimalState.IMPOUNDED)
+    in_pound = entry.animals.in_custody()
     if not in_pound.exists():
         messages.info(request, _("No animal of this entry is in the pound."))
         return redirect(entry)

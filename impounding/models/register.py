@@ -166,12 +166,15 @@ class AnimalQuerySet(models.QuerySet):
         return self.filter(pound_id__in=visible_pound_ids(user, perm))
 
     def in_custody(self):
+        """The animals held in the pound now. An escaped or rescued animal is out of the pound,
+        so not among them, though its custody has not ended for good (its `custody_ended_at`
+        stays empty: it may come back, docs/domain.md decision 12)."""
         return self.filter(state=AnimalState.IMPOUNDED)
 
     def calves_of(self, dams):
         """The calves still in the pound that go with these dams, wherever the dams go: released,
         sold in their lot, disposed of (docs/domain.md decision 12). `dams` are animals or ids."""
-        return self.filter(dam__in=dams, state=AnimalState.IMPOUNDED)
+        return self.in_custody().filter(dam__in=dams)
 
 
 class Animal(models.Model):

@@ -18,7 +18,7 @@ from accounts.scoping import visible_pound_ids
 from kernel.documents import pdf_response
 
 from .. import documents
-from ..models import AnimalState, Receipt
+from ..models import Receipt
 from ..tariffs import TariffMissing
 from .common import get_entry, get_pound
 
@@ -45,7 +45,7 @@ def entry_copy_pdf(request, pk):
 def statement_pdf(request, pk):
     """The dues statement of an entry: its animals in the pound, or those named by ?animal=."""
     entry = get_entry(request, pk, Permission.VIEW_RECORDS)
-    animals = entry.animals.filter(state=AnimalState.IMPOUNDED)
+    animals = entry.animals.in_custody()
     chosen = request.GET.getlist("animal")
     if chosen:
         if not all(c.isdigit() for c in chosen):

@@ -28,7 +28,7 @@ from .common import get_entry
 
 def _claimable(entry):
     return (
-        entry.animals.filter(state=AnimalState.IMPOUNDED)
+        entry.animals.in_custody()
         .select_related("impoundment__pound__district")
         .prefetch_related("custody_events")
         .order_by("number")

@@ -387,6 +387,7 @@ def test_settlement_returns_the_rest_and_pays_the_balance_with_the_account(
     the_goat = herd.animals.order_by("number").last()
     assert (the_goat.state, returned_by(the_goat)) == (AnimalState.RETURNED_S16, settled)
     assert the_goat.custody_ended_at == settled.closed_at
+    assert not herd.animals.in_custody().exists()
     assert [a.state for a in herd.animals.order_by("number")] == ["sold", "sold", "returned_s16"]
     document = IssuedDocument.objects.get(pk=settled.account_document_id)
     assert (document.kind, document.subject_type, document.subject_id) == (
