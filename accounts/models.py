@@ -13,7 +13,7 @@ from kernel.messages import shown
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
-from .scoping import visible_district_ids, visible_pound_ids
+from .scoping import DistrictScopedQuerySet, PoundScopedQuerySet
 
 
 class BilingualNameMixin(models.Model):
@@ -79,9 +79,8 @@ class State(BilingualNameMixin):
         ordering = ["name"]
 
 
-class DistrictQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pk__in=visible_district_ids(user, perm))
+class DistrictQuerySet(DistrictScopedQuerySet):
+    scope = "pk"
 
 
 class District(BilingualNameMixin):
@@ -113,9 +112,8 @@ class District(BilingualNameMixin):
         }
 
 
-class PoliceStationQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(district_id__in=visible_district_ids(user, perm))
+class PoliceStationQuerySet(DistrictScopedQuerySet):
+    pass
 
 
 class PoliceStation(BilingualNameMixin):
@@ -131,9 +129,8 @@ class PoliceStation(BilingualNameMixin):
         ordering = ["name"]
 
 
-class PoundQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pk__in=visible_pound_ids(user, perm))
+class PoundQuerySet(PoundScopedQuerySet):
+    scope = "pk"
 
     def active(self, on=None):
         on = on or timezone.localdate()

@@ -33,7 +33,6 @@ PRIVATE_ALLOWED = {
 }
 VIEWS_ALLOWED = {
     ("api.intake", "impounding.views.releases"),
-    ("auctions.views.files", "impounding.views.files"),
     ("auctions.views.s16", "impounding.views.common"),
     ("auctions.views.unclaimed", "impounding.views.common"),
     ("office.views.home", "accounts.views"),

@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import IssuedDocument, Pound, User
+from accounts.scoping import PoundScopedQuerySet
 from ledger.models import PaymentMode
 
 from .choices import ClaimantRole
@@ -40,6 +41,8 @@ class Receipt(models.Model):
     replaces = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replaced_by"
     )
+
+    objects = PoundScopedQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("receipt")
@@ -152,6 +155,8 @@ class Release(models.Model):
     released_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     receipt = models.OneToOneField(Receipt, on_delete=models.PROTECT, related_name="release")
 
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("release")
         verbose_name_plural = _("releases")
@@ -236,6 +241,8 @@ class Deposit(models.Model):
     refund_reference = models.CharField(max_length=120, blank=True)
     # When the office, not the pound-keeper, paid the refund out of the till: its authority.
     refund_authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
+
+    objects = PoundScopedQuerySet.through("release__impoundment__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("deposit (s.15)")
@@ -359,6 +366,8 @@ class CourtOrder(models.Model):
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_note = models.CharField(max_length=300, blank=True)
+
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("court order")
