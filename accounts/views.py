@@ -22,7 +22,7 @@ from .decorators import require_permission
 from .forms import ApiTokenForm, LoginForm, ReissueForm
 from .models import ApiToken, IssuedDocument, Pound, PoundVillage, StaffAssignment, User
 from .roles import Permission
-from .scoping import has_permission, visible_pound_ids
+from .scoping import has_permission
 from .throttle import address_locked_out, verify_rate_exceeded
 
 
@@ -120,7 +120,7 @@ def set_language(request):
 def pound_queryset(user):
     villages_today = PoundVillage.objects.in_force(timezone.localdate())
     return (
-        Pound.objects.filter(pk__in=visible_pound_ids(user))
+        Pound.objects.for_user(user)
         .select_related("district", "nearest_police_station")
         .annotate(
             village_count=Count(

@@ -312,6 +312,8 @@ class Complaint(models.Model):
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("complaint (s.20)")
         verbose_name_plural = _("complaints (s.20)")

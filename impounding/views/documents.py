@@ -14,7 +14,6 @@ from django.utils.translation import gettext as _
 from accounts.decorators import require_permission
 from accounts.models import IssuedDocument, SlipPaper
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
 from kernel.documents import pdf_response
 
 from .. import documents
@@ -63,9 +62,7 @@ def statement_pdf(request, pk):
 def receipt_pdf(request, pk):
     """A receipt (s.13) or deposit receipt (s.15) of a pound the user can see."""
     receipt = get_object_or_404(
-        Receipt.objects.filter(pound_id__in=visible_pound_ids(request.user)).select_related(
-            "document"
-        ),
+        Receipt.objects.for_user(request.user).select_related("document"),
         pk=pk,
     )
     get_pound(request, receipt.pound_id, Permission.VIEW_RECORDS)  # 403 without the permission
