@@ -14,6 +14,7 @@ from django.contrib.auth.hashers import make_password
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import Q
+from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
 from .roles import (
@@ -266,3 +267,13 @@ class DistrictScopedQuerySet(models.QuerySet):
 
     def for_user(self, user, perm=None):
         return self.filter(**{f"{self.scope}__in": visible_district_ids(user, perm)})
+
+
+def lookup(user, queryset, pk, perm=None):
+    """The one step from an id to a record, for the screens and the API alike: `queryset`'s row
+    `pk` among those `user` may see (Http404 outside them, as if it did not exist), then, with
+    `perm`, the action checked over it (PermissionDenied: seen, but not this)."""
+    record = get_object_or_404(queryset.for_user(user), pk=pk)
+    if perm is not None and not has_permission(user, Permission(perm), record):
+        raise PermissionDenied
+    return record

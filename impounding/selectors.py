@@ -14,16 +14,33 @@ from datetime import date, datetime, time, timedelta
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
+from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
+from accounts.scoping import lookup, visible_pound_ids
 from kernel.dates import days_between
 
 from .dues import OUT, intervals_between
-from .models import Animal, AnimalState, CustodyEvent, FeedingLog
+from .models import Animal, AnimalState, CustodyEvent, FeedingLog, Impoundment
 
 # The register's list: its order, and the entries on a page (paged by keyset).
 REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 REGISTER_PAGE = 25
+
+
+def entry_for(user, pk, perm=None):
+    """A register entry the user may see (404 otherwise), checked for `perm` (403)."""
+    return lookup(user, Impoundment.objects.select_related("pound__district"), pk, perm)
+
+
+def animal_for(user, pk, perm=None):
+    """An animal the user may see (404 otherwise), checked for `perm` (403)."""
+    queryset = Animal.objects.select_related("impoundment__pound__district")
+    return lookup(user, queryset, pk, perm)
+
+
+def pound_for(user, pk, perm=None):
+    """A pound the user may see (404 otherwise), checked for `perm` (403)."""
+    return lookup(user, Pound.objects.select_related("district"), pk, perm)
 
 
 def animals_readable_by(user):

@@ -33,10 +33,7 @@ PRIVATE_ALLOWED = {
 }
 VIEWS_ALLOWED = {
     ("api.intake", "impounding.views.releases"),
-    ("auctions.views.s16", "impounding.views.common"),
-    ("auctions.views.unclaimed", "impounding.views.common"),
     ("office.views.home", "accounts.views"),
-    ("office.views.money", "impounding.views.common"),
     ("office.views.office", "impounding.views.court"),
 }
 # The kernel's helpers for views (keyset paging, service errors on a form), not a screen's view.

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 from django.apps import apps
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
 
-from accounts.scoping import DistrictScopedQuerySet, PoundScopedQuerySet
+from accounts.models import Pound
+from accounts.roles import Permission
+from accounts.scoping import DistrictScopedQuerySet, PoundScopedQuerySet, lookup
 
 ROOT = Path(__file__).resolve().parents[1]
 BY_HAND = re.compile(r"(^|__)(pound|district)(_id)?__in$")
@@ -111,3 +115,15 @@ def test_each_scoped_model_has_one_for_user_through_its_pound_or_district(label,
     assert isinstance(queryset, PoundScopedQuerySet | DistrictScopedQuerySet)
     assert queryset.scope == scope
     str(queryset.filter(**{f"{scope}__in": [1]}).query)  # the lookup leads somewhere
+
+
+@pytest.mark.django_db
+def test_one_lookup_is_a_404_outside_and_a_403_without_the_permission(
+    pound, other_pound, pound_keeper
+):
+    pounds = Pound.objects.all()
+    assert lookup(pound_keeper, pounds, pound.pk, Permission.VIEW_RECORDS) == pound
+    with pytest.raises(Http404):
+        lookup(pound_keeper, pounds, other_pound.pk)
+    with pytest.raises(PermissionDenied):
+        lookup(pound_keeper, pounds, pound.pk, Permission.PREPARE_ORDERS)

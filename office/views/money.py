@@ -23,7 +23,7 @@ from accounts.models import DistrictPolicy, IssuedDocument, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from impounding.models import Animal
-from impounding.views.common import get_entry, get_pound
+from impounding.selectors import entry_for, pound_for
 from kernel.dates import add_months, surplus_expiry
 from kernel.documents import pdf_response
 from kernel.files import serve_stored
@@ -471,7 +471,7 @@ def transfer_memo_pdf(request, pk):
 
 @require_permission(Permission.VIEW_LEDGER)
 def feeding_statement(request, pk):
-    pound = get_pound(request, pk, Permission.VIEW_LEDGER)
+    pound = pound_for(request.user, pk, Permission.VIEW_LEDGER)
     form = MonthForm(request.GET if "month" in request.GET else None)
     first = form.first_day()
     statement = statements.feeding_statement(pound, first)
@@ -494,7 +494,7 @@ def feeding_statement(request, pk):
 
 @require_permission(Permission.VIEW_RECORDS)
 def money_trail(request, pk):
-    entry = get_entry(request, pk, Permission.VIEW_RECORDS)
+    entry = entry_for(request.user, pk, Permission.VIEW_RECORDS)
     followed = trail.money_trail(entry)
     for d in followed.surpluses:
         d.claim_list = list(d.claims.all())
