@@ -79,17 +79,11 @@ SIGNATURE_HEADER = "PoundAdmin-Signature"
 # --- Written with the event -------------------------------------------------------------------
 
 
-def on_event_saved(sender, instance, created, raw=False, **kwargs):
-    """post_save of kernel.Event (connected in ApiConfig.ready). The news is not the change:
-    a fault here (a bad subscription, a database error) rolls back its own savepoint and is
-    logged, and the release, sale or transfer that wrote the event goes on (ADR 0044)."""
-    if not created or raw or instance.action not in TOPIC_OF_ACTION:
-        return
-    try:
-        with transaction.atomic():
-            fan_out(instance)
-    except Exception:
-        logger.exception("webhooks: no deliveries written for event %s", instance.pk)
+def on_event(event):
+    """Told of every event the kernel writes (settings.EVENT_LISTENERS), in a savepoint of its
+    own: a fault here is logged, and the release, sale or transfer goes on (ADR 0044)."""
+    if event.action in TOPIC_OF_ACTION:
+        fan_out(event)
 
 
 def fan_out(event):

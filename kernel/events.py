@@ -2,11 +2,12 @@
 
 import functools
 import json
+import logging
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, models
+from django.db import connection, models, transaction
 from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -22,6 +23,8 @@ from .models import (
     new_salt,
     personal_digest,
 )
+
+logger = logging.getLogger(__name__)
 
 # What each kind of event is called on screen; the stored summary keeps the particulars. Each app
 # declares its actions as an `EventAction` enum, named in settings.EVENT_ACTIONS, so the kernel
@@ -123,7 +126,24 @@ def record_event(
         EventPersonal.objects.create(event=event, fields=personal, salt=salt)
     head.seq, head.hash = event.seq, event.hash
     head.save(update_fields=["seq", "hash"])
+    _tell_listeners(event)
     return event
+
+
+@functools.cache
+def _listeners():
+    return [import_string(path) for path in settings.EVENT_LISTENERS]
+
+
+def _tell_listeners(event):
+    """settings.EVENT_LISTENERS hear the event, each in a savepoint: what a listener wrote is
+    rolled back with its fault, which is logged, and the change that wrote the event goes on."""
+    for listener in _listeners():
+        try:
+            with transaction.atomic():
+                listener(event)
+        except Exception:
+            logger.exception("event %s: a listener failed (%s)", event.pk, listener.__qualname__)
 
 
 @dataclass(frozen=True)
