@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.makerchecker import MakerChecker
 from accounts.models import (
     District,
     InForceQuerySet,
@@ -527,7 +528,7 @@ class Shortfall(models.Model):
         return self.fines + self.feeding + self.expenses
 
 
-class DisposalOrder(models.Model):
+class DisposalOrder(MakerChecker):
     """The District Magistrate's order under the proviso to s.14: cattle unlikely to fetch a
     fair price are disposed of as he thinks fit. The office prepares; the Magistrate approves."""
 
@@ -558,6 +559,7 @@ class DisposalOrder(models.Model):
     decision_note = models.CharField(max_length=300, blank=True)
 
     objects = PoundScopedQuerySet.as_manager()
+    maker_refusal = _("You prepared this order: another person decides it.")
 
     class Meta:
         verbose_name = _("disposal order (s.14 proviso)")

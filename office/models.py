@@ -9,12 +9,13 @@ from django.db.models.functions import Replace, Upper
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.makerchecker import MakerChecker
 from accounts.models import District, IssuedDocument, Pound, User
 from accounts.scoping import PoundScopedQuerySet
 from kernel.uploads import UploadName
 
 
-class Remittance(models.Model):
+class Remittance(MakerChecker):
     """Fines collected at a pound, remitted to the District Magistrate with a challan (s.17)."""
 
     class Status(models.TextChoices):
@@ -43,6 +44,8 @@ class Remittance(models.Model):
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.as_manager()
+    maker_field = "sent_by"
+    maker_refusal = _("You sent this remittance: another person confirms it.")
 
     class Meta:
         verbose_name = _("remittance of fines")
@@ -141,7 +144,7 @@ class SurplusDeposit(models.Model):
         return f"Surplus {self.amount} ({self.sale})"
 
 
-class SurplusClaim(models.Model):
+class SurplusClaim(MakerChecker):
     """An owner's claim to a held surplus, with the proof examined, decided by the Magistrate."""
 
     class Status(models.TextChoices):
@@ -171,6 +174,7 @@ class SurplusClaim(models.Model):
     payment_reference = models.CharField(max_length=120, blank=True)
 
     objects = PoundScopedQuerySet.through("deposit__pound_id").as_manager()
+    maker_refusal = _("You prepared this claim: another person decides it.")
 
     class Meta:
         verbose_name = _("claim to surplus (s.17)")

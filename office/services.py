@@ -180,8 +180,7 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
         raise PermissionDenied(_("Only the District Magistrate decides a claim."))
     if claim.status != SurplusClaim.Status.PENDING:
         raise ValidationError(_("This claim has already been decided."))
-    if claim.prepared_by_id == by.pk:
-        raise PermissionDenied(_("You prepared this claim: another person decides it."))
+    claim.check_decider(by)
     if not decision.strip():
         raise ValidationError({"decision": _("Record the findings on the proof.")})
     claim.decided_by, claim.decided_at, claim.decision = by, timezone.now(), decision

@@ -163,8 +163,7 @@ def remittance_confirm(request, pk):
     remittance = get_object_or_404(_remittances(request.user), pk=pk)
     if not has_permission(request.user, Permission.PREPARE_ORDERS, remittance.pound):
         raise PermissionDenied
-    if remittance.sent_by_id == request.user.pk:
-        raise PermissionDenied(_("You sent this remittance: another person confirms it."))
+    remittance.check_decider(request.user)
     # Bound on any POST: the form is one checkbox, which an unticked POST leaves out.
     form = ConfirmRemittanceForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
@@ -421,8 +420,7 @@ def claim_decide(request, pk):
         raise PermissionDenied
     if request.method == "GET" and request.GET.get("file") == "proof":
         return _proof_file(claim)
-    if claim.prepared_by_id == request.user.pk:
-        raise PermissionDenied(_("You prepared this claim: another person decides it."))
+    claim.check_decider(request.user)
     form = ClaimDecisionForm(request.POST or None)
     if form.is_valid():
         try:
