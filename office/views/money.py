@@ -306,12 +306,7 @@ def _annotate_deposit(user, deposit, today):
     prepares = has_permission(user, Permission.PREPARE_ORDERS, deposit.district)
     held = deposit.status == SurplusDeposit.Status.HELD
     deposit.can_receive = prepares and deposit.status == SurplusDeposit.Status.AWAITING_RECEIPT
-    deposit.can_claim = (
-        prepares
-        and held
-        and today <= deposit.expires_on
-        and not any(c.status == SurplusClaim.Status.PENDING for c in claims)
-    )
+    deposit.can_claim = prepares and deposit.claimable_on(today)
     deposit.at_least_until = statements.surplus_min_expiry(deposit)
     deposit.days_left = (deposit.expires_on - today).days if held else None
 
