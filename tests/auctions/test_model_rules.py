@@ -2,7 +2,7 @@
 person decides a disposal order than the one who prepared it, a s.16 sale waits the gap the
 Magistrate's conditions set after the refusal, and only a bidder s.19 lets buy is a buyer."""
 
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -78,16 +78,16 @@ def test_the_decision_page_refuses_the_magistrate_who_prepared_the_order(
 @pytest.mark.parametrize(
     ("recorded", "gap", "first"),
     [
-        # The day of the refusal is the local (IST) day, not the UTC one.
-        (datetime(2026, 3, 10, 23, 30), 0, datetime(2026, 3, 10)),
-        (datetime(2026, 3, 11, 0, 30), 0, datetime(2026, 3, 11)),
-        (datetime(2026, 3, 10, 9, 0), 3, datetime(2026, 3, 13)),
+        # Stored in UTC, as the database gives it back; the day of the refusal is the IST one.
+        (datetime(2026, 3, 10, 18, 0, tzinfo=UTC), 0, date(2026, 3, 10)),  # 23:30 IST
+        (datetime(2026, 3, 10, 19, 0, tzinfo=UTC), 0, date(2026, 3, 11)),  # 00:30 IST
+        (datetime(2026, 3, 10, 3, 30, tzinfo=UTC), 3, date(2026, 3, 13)),  # 09:00 IST
     ],
 )
 def test_a_s16_sale_may_be_held_from_the_gap_after_the_refusal(recorded, gap, first):
-    case = S16Case(recorded_at=timezone.make_aware(recorded))
+    case = S16Case(recorded_at=recorded)
 
-    assert case.first_sale_day(AuctionConditions(s16_min_gap_days=gap)) == first.date()
+    assert case.first_sale_day(AuctionConditions(s16_min_gap_days=gap)) == first
 
 
 def test_the_scheduling_page_shows_the_first_day_the_service_allows(
