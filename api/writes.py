@@ -365,10 +365,10 @@ def confirm_remittance(request, pk: int):
         raise Http404
     if not has_permission(user, Permission.PREPARE_ORDERS, remittance.pound):
         return _not_allowed()
-    if remittance.sent_by_id == user.pk:  # maker-checker, the screen's own refusal
-        return _not_allowed(
-            PermissionDenied(_("You sent this remittance: another person confirms it."))
-        )
+    try:
+        remittance.check_decider(user)  # maker-checker, the screen's own refusal
+    except PermissionDenied as exc:
+        return _not_allowed(exc)
     return _confirm_remittance(request, remittance)
 
 

@@ -186,11 +186,8 @@ def confirm_remittance(*, remittance, by):
         raise PermissionDenied(_("The District Magistrate's office confirms remittances."))
     if remittance.status != Remittance.Status.SENT:
         raise ValidationError(_("This remittance is already confirmed."))
-    if remittance.sent_by_id == by.pk:
-        # Maker-checker: whoever sent the money may not also say it arrived.
-        raise PermissionDenied(
-            _("You sent this remittance: another person in the office confirms it.")
-        )
+    # Maker-checker: whoever sent the money may not also say it arrived.
+    remittance.check_decider(by)
     remittance.status, remittance.confirmed_by = Remittance.Status.CONFIRMED, by
     remittance.confirmed_at = timezone.now()
     remittance.save(update_fields=["status", "confirmed_by", "confirmed_at"])

@@ -276,9 +276,7 @@ class BidderChoiceField(forms.ModelChoiceField):
 def buyers(auction):
     """Bidders who may buy: the declaration signed, and not blocked (or cleared) under s.19. A
     blocked bidder is not offered, so no form can make him a buyer."""
-    return auction.bidders.filter(declaration_signed=True).exclude(
-        blocked=True, override_by__isnull=True
-    )
+    return auction.bidders.may_buy()
 
 
 class BidForm(forms.Form):

@@ -79,9 +79,8 @@ def decide_disposal(*, order, by, approve, note=""):
         raise PermissionDenied(_("Only the District Magistrate approves a disposal order."))
     if order.status != DisposalOrder.Status.PROPOSED:
         raise ValidationError(_("This order has already been decided."))
-    if order.prepared_by_id == by.pk:
-        # Maker-checker: the Magistrate does not approve an order he prepared himself.
-        raise PermissionDenied(_("You prepared this order: another person decides it."))
+    # Maker-checker: the Magistrate does not approve an order he prepared himself.
+    order.check_decider(by)
     now = timezone.now()
     order.decided_by, order.decided_at, order.decision_note = by, now, note
     if approve:

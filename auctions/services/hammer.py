@@ -40,7 +40,7 @@ from .common import (
     till_account,
     withdraw,
 )
-from .s16 import check_s16_covered, s16_first_day, s16_gap_message
+from .s16 import check_s16_covered, s16_gap_message
 
 
 class _AnimalGone(Exception):
@@ -212,7 +212,7 @@ def _check_sale_time(lot, *, case, animals, at):
         if case.status != S16Case.Status.OPEN:
             raise ValidationError(_("The dues are already covered: no more lots are sold (s.16)."))
         # Refused at the hammer too, not only when the auction is scheduled.
-        gap = s16_first_day(case, auction.conditions)
+        gap = case.first_sale_day(auction.conditions)
         if timezone.localtime(at).date() < gap:
             raise ValidationError(s16_gap_message(gap))
         # One lot at a time, in the officer's order: the sale stops when the dues are covered,

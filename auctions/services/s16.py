@@ -1,8 +1,6 @@
 """s.16: the owner appears and refuses or omits to pay. As many of his animals as necessary are
 sold (in `hammer.py`), then the rest go back to him with the balance and the account."""
 
-from datetime import timedelta
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -37,12 +35,6 @@ from .common import (
 # Who a summary names in its hashed link; the timeline shows the owner's name from the event's
 # personal fields while they exist (docs/decisions/0010).
 THE_OWNER = Message(gettext_noop("the owner"))
-
-
-def s16_first_day(case, conditions):
-    """The first day of a s.16 sale: the gap the District Magistrate's conditions set after the
-    owner's refusal (docs/domain.md §1.1)."""
-    return timezone.localtime(case.recorded_at).date() + timedelta(days=conditions.s16_min_gap_days)
 
 
 def s16_gap_message(gap):

@@ -5,8 +5,6 @@ is checked for its permission (403); each POST makes one service call and redire
 keep the rules: the lawful date, the s.19 bar, one sale per lot.
 """
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
@@ -256,9 +254,7 @@ def auction_new(request):
     earliest = [u["earliest"] for u in units.values() if u["earliest"]]
     gap_from = None
     if case is not None and in_force is not None:
-        gap_from = timezone.localtime(case.recorded_at).date() + timedelta(
-            days=in_force.s16_min_gap_days
-        )
+        gap_from = case.first_sale_day(in_force)
     return render(
         request,
         "auctions/auction/auction_form.html",

@@ -112,8 +112,7 @@ def disposal_decide(request, pk):
     order = get_object_or_404(_orders(request.user), pk=pk)
     if not has_permission(request.user, Permission.APPROVE, order.pound):
         raise PermissionDenied
-    if order.prepared_by_id == request.user.pk:
-        raise PermissionDenied(_("You prepared this order: another person decides it."))
+    order.check_decider(request.user)
     form = DecisionForm(request.POST or None)
     if form.is_valid():
         try:

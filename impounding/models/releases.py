@@ -7,6 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.makerchecker import MakerChecker
 from accounts.models import IssuedDocument, Pound, User
 from accounts.scoping import PoundScopedQuerySet
 from ledger.models import PaymentMode
@@ -64,7 +65,7 @@ class Receipt(models.Model):
         return self.number
 
 
-class ReceiptCancellation(models.Model):
+class ReceiptCancellation(MakerChecker):
     """A receipt issued in error: the pound-keeper asks, with the reason, and the office
     decides (docs/domain.md decision 11). Approved, the receipt keeps its number and shows
     CANCELLED; the money is reversed and the animals are back in custody."""
@@ -84,6 +85,9 @@ class ReceiptCancellation(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.CharField(_("note"), max_length=250, blank=True)
+
+    maker_field = "requested_by"
+    maker_refusal = _("You asked for this cancellation: another person decides it.")
 
     class Meta:
         verbose_name = _("receipt cancellation")

@@ -76,8 +76,7 @@ def decide_receipt_cancellation(*, cancellation, by, approve, note=""):
     receipt = cancellation.receipt
     if not has_permission(by, Permission.PREPARE_ORDERS, receipt.pound):
         raise PermissionDenied(_("The District Magistrate's office decides a cancellation."))
-    if cancellation.requested_by_id == by.pk:
-        raise PermissionDenied(_("You asked for this cancellation: another person decides it."))
+    cancellation.check_decider(by)
     if cancellation.status != ReceiptCancellation.Status.PENDING:
         raise ValidationError(_("This cancellation has already been decided."))
     cancellation.status = (

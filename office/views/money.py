@@ -163,8 +163,7 @@ def remittance_confirm(request, pk):
     remittance = get_object_or_404(_remittances(request.user), pk=pk)
     if not has_permission(request.user, Permission.PREPARE_ORDERS, remittance.pound):
         raise PermissionDenied
-    if remittance.sent_by_id == request.user.pk:
-        raise PermissionDenied(_("You sent this remittance: another person confirms it."))
+    remittance.check_decider(request.user)
     # Bound on any POST: the form is one checkbox, which an unticked POST leaves out.
     form = ConfirmRemittanceForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
@@ -307,12 +306,7 @@ def _annotate_deposit(user, deposit, today):
     prepares = has_permission(user, Permission.PREPARE_ORDERS, deposit.district)
     held = deposit.status == SurplusDeposit.Status.HELD
     deposit.can_receive = prepares and deposit.status == SurplusDeposit.Status.AWAITING_RECEIPT
-    deposit.can_claim = (
-        prepares
-        and held
-        and today <= deposit.expires_on
-        and not any(c.status == SurplusClaim.Status.PENDING for c in claims)
-    )
+    deposit.can_claim = prepares and deposit.claimable_on(today)
     deposit.at_least_until = statements.surplus_min_expiry(deposit)
     deposit.days_left = (deposit.expires_on - today).days if held else None
 
@@ -421,8 +415,7 @@ def claim_decide(request, pk):
         raise PermissionDenied
     if request.method == "GET" and request.GET.get("file") == "proof":
         return _proof_file(claim)
-    if claim.prepared_by_id == request.user.pk:
-        raise PermissionDenied(_("You prepared this claim: another person decides it."))
+    claim.check_decider(request.user)
     form = ClaimDecisionForm(request.POST or None)
     if form.is_valid():
         try:
