@@ -15,9 +15,10 @@ from .deposits import (
     deposit_awaiting_application,
     pay_deposit_refund,
     record_complaint,
+    release_on_deposit,
 )
 from .intake import amend_entry, create_entry, intake_warnings
-from .releases import release_by_order, release_on_deposit, release_on_payment
+from .releases import release_by_order, release_on_payment
 
 __all__ = [
     "TransitionNotAllowed",

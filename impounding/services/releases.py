@@ -1,5 +1,9 @@
 """Releases: on payment (s.13), on deposit (s.15), and by order of a court (s.19, s.22).
 
+A release on deposit shares every step but the booking with one on payment
+(`release_to_claimant`); its booking and entry point live with the deposit's other steps, in
+`deposits.py`.
+
 No other path releases an animal: the state table has no other edge, the database refuses a
 released animal without a recorded release or order, and the admin cannot change states.
 """
@@ -15,12 +19,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import complaint_deadline
 from poundadmin.events import record_event
 from poundadmin.formatting import inr
 from poundadmin.messages import Message
@@ -32,7 +34,6 @@ from ..models import (
     Animal,
     AnimalState,
     CourtOrder,
-    Deposit,
     Impoundment,
     Receipt,
     Release,
@@ -47,7 +48,8 @@ from .receipts import check_replaces, issue_receipt
 THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 
-def _claimant(release):
+def claimant_personal(release):
+    """The claimant's fields the release's event keeps as personal data (docs/decisions/0010)."""
     return {"name": release.claimant_name, "agent_authority": release.agent_authority}
 
 
@@ -115,7 +117,7 @@ def _cash_account(pound, mode):
 
 
 @dataclass(frozen=True)
-class _Claim:
+class ClaimAnswers:
     """The claimant's answers, named as the Release records them."""
 
     claimant_name: str
@@ -269,73 +271,14 @@ def _book_payment(release, animals):
             "feeding": release.feeding,
             "claimant_role": release.claimant_role,
         },
-        personal=_claimant(release),
+        personal=claimant_personal(release),
     )
 
 
-def _book_deposit(release, animals):
-    """s.15: the whole sum is held apart until the complaint is decided (ss.20-22)."""
-    entry, receipt = release.impoundment, release.receipt
-    pound = entry.pound
-    policy = DistrictPolicy.for_district(pound.district)
-    deposit = Deposit.objects.create(
-        release=release,
-        fines=release.fines,
-        feeding=release.feeding,
-        amount=release.amount,
-        complaint_deadline=complaint_deadline(entry.seizure_date(), policy.complaint_days),
-    )
-    ledger.post(
-        district=pound.district,
-        pound=pound,
-        kind=TransactionKind.DEPOSIT_S15,
-        memo=f"{receipt.number}: deposit, {entry.register_number}, {release.claimant_name}",
-        by=release.released_by,
-        source=f"impounding.deposit:{deposit.pk}",
-        section="s.15",
-        impoundment_id=entry.pk,
-        at=release.released_at,
-        lines=[
-            (_cash_account(pound, release.payment_mode), release.amount),
-            (
-                ledger.account(district=pound.district, kind=AccountKind.DEPOSITS_HELD),
-                -release.amount,
-            ),
-        ],
-    )
-    record_event(
-        action=Action.RELEASE_DEPOSIT,
-        section="s.15",
-        summary=Message(
-            gettext_noop(
-                "%(count)s animal(s) released to %(name)s on deposit of ₹%(amount)s (%(receipt)s); "
-                "complaint due by %(due)s"
-            ),
-            count=len(animals),
-            name=THE_CLAIMANT,
-            amount=release.amount,
-            receipt=receipt.number,
-            due=deposit.complaint_deadline,
-        ),
-        by=release.released_by,
-        impoundment=entry,
-        data={
-            "animals": [a.reference for a in animals],
-            "receipt": receipt.number,
-            "ground": release.ground,
-            "deadline": deposit.complaint_deadline,
-            "claimant_role": release.claimant_role,
-        },
-        personal=_claimant(release),
-    )
-
-
-_BOOKING = {Release.Kind.PAYMENT: _book_payment, Release.Kind.DEPOSIT: _book_deposit}
-
-
-def _release(
+def release_to_claimant(
     *,
     kind,
+    book,
     entry,
     by,
     animal_ids,
@@ -346,8 +289,9 @@ def _release(
     at,
     replaces=None,
 ):
-    """The steps a release on payment and one on deposit share. Returns the Release, with
-    `replayed` True when this key's confirmation had already made it (nothing is written)."""
+    """The steps a release on payment and one on deposit share; `book(release, animals)` posts
+    the money and writes the event. Returns the Release, with `replayed` True when this key's
+    confirmation had already made it (nothing is written)."""
     key = uuid.UUID(str(idempotency_key))
     pound = entry.pound
     # Checked before the replay look-up, so a known key returns nothing to someone not allowed.
@@ -405,7 +349,7 @@ def _release(
     _save_lines(release, statement)
     _hand_over(animals, release=release, at=at)
     _after_release(animals, by)
-    _BOOKING[kind](release, animals)
+    book(release, animals)
     release.replayed = False
     return release
 
@@ -439,7 +383,7 @@ def release_on_payment(
     written together or not at all. Confirming the same form twice gives the same release, with
     `replayed` set on it. `replaces`: the cancelled receipt this one corrects (decision 11).
     """
-    claim = _Claim(
+    claim = ClaimAnswers(
         claimant_name=claimant_name,
         claimant_address=claimant_address,
         claimant_phone=claimant_phone,
@@ -453,8 +397,9 @@ def release_on_payment(
         register_page=register_page,
         ground="",
     )
-    return _release(
+    return release_to_claimant(
         kind=Release.Kind.PAYMENT,
+        book=_book_payment,
         entry=entry,
         by=by,
         animal_ids=animal_ids,
@@ -464,61 +409,6 @@ def release_on_payment(
         signature=signature,
         at=at,
         replaces=replaces,
-    )
-
-
-@transaction.atomic
-def release_on_deposit(
-    *,
-    entry,
-    by,
-    animal_ids,
-    idempotency_key,
-    amount_tendered,
-    claimant_name,
-    claimant_address,
-    claimant_role,
-    owner_name,
-    payment_mode,
-    acknowledgement,
-    ground,
-    claimant_phone="",
-    agent_authority="",
-    id_document="",
-    payment_reference="",
-    register_page="",
-    signature=None,
-    at=None,
-):
-    """s.15: the owner disputes the seizure and deposits the fines and charges; the animals go
-    back to him and the deposit is held apart until the complaint is decided. Confirming the
-    same form twice gives the same release, with `replayed` set on it."""
-    if not ground.strip():
-        raise ValidationError({"ground": _("Record why the owner says the seizure was illegal.")})
-    claim = _Claim(
-        claimant_name=claimant_name,
-        claimant_address=claimant_address,
-        claimant_phone=claimant_phone,
-        claimant_role=claimant_role,
-        owner_name=owner_name,
-        agent_authority=agent_authority,
-        id_document=id_document,
-        payment_mode=payment_mode,
-        payment_reference=payment_reference,
-        acknowledgement=acknowledgement,
-        register_page=register_page,
-        ground=ground,
-    )
-    return _release(
-        kind=Release.Kind.DEPOSIT,
-        entry=entry,
-        by=by,
-        animal_ids=animal_ids,
-        idempotency_key=idempotency_key,
-        amount_tendered=amount_tendered,
-        claim=claim,
-        signature=signature,
-        at=at,
     )
 
 
