@@ -34,9 +34,10 @@ from impounding.forms.register import AnimalForm, AnimalFormSet, EntryForm
 from impounding.forms.releases import ClaimForm, ConfirmForm
 from impounding.models import (
     AgeClass,
-    AnimalState,
+    Animal,
     ClaimantRole,
     Impoundment,
+    Receipt,
     Release,
     S11Ground,
     S11Site,
@@ -46,7 +47,6 @@ from impounding.models import (
     Species,
 )
 from impounding.tariffs import TariffMissing
-from impounding.views.releases import _claimable, _replaceable
 from impounding.warnings import describe_warnings
 from ledger.models import PaymentMode
 from poundadmin.documents import public_url
@@ -458,8 +458,8 @@ def _claim_forms(request, entry, animals, body):
     confirm_data["idempotency_key"] = str(request.idempotency_key)
     form = ClaimForm(
         data,
-        animals=animals.exclude(dam__state=AnimalState.IMPOUNDED),
-        replaceable=_replaceable(entry),
+        animals=animals.choosable(),
+        replaceable=Receipt.objects.replaceable_for(entry),
     )
     if "replaces" in data and "replaces" not in form.fields:
         errors.append(("replaces", _("This value is not valid.")))
@@ -469,7 +469,7 @@ def _claim_forms(request, entry, animals, body):
 
 @idempotent
 def _release(request, entry, body):
-    animals = _claimable(entry)
+    animals = Animal.objects.claimable_in(entry)
     if not animals:
         return problem(409, _("No animal of this entry is in the pound."))
     form, confirm, errors = _claim_forms(request, entry, animals, body)

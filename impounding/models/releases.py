@@ -14,6 +14,18 @@ from .choices import ClaimantRole
 from .register import Impoundment, media_upload
 
 
+class ReceiptQuerySet(models.QuerySet):
+    def replaceable_for(self, entry):
+        """The entry's cancelled payment receipts that no corrected receipt replaces yet
+        (docs/domain.md decision 11)."""
+        return self.filter(
+            release__impoundment=entry,
+            kind=Receipt.Kind.PAYMENT,
+            cancelled_at__isnull=False,
+            replaced_by__isnull=True,
+        ).order_by("serial")
+
+
 class Receipt(models.Model):
     """A money receipt. Serial numbers are unbroken per pound per financial year (April-March);
     a cancelled receipt keeps its number and shows as cancelled."""
@@ -40,6 +52,8 @@ class Receipt(models.Model):
     replaces = models.OneToOneField(
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replaced_by"
     )
+
+    objects = ReceiptQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("receipt")

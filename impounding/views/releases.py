@@ -21,18 +21,9 @@ from poundadmin.views import add_service_errors
 from .. import services
 from ..dues import dues
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm
-from ..models import AnimalState, Receipt, Release
+from ..models import Animal, Receipt, Release
 from ..tariffs import TariffMissing
 from .common import get_entry
-
-
-def _claimable(entry):
-    return (
-        entry.animals.filter(state=AnimalState.IMPOUNDED)
-        .select_related("impoundment__pound__district")
-        .prefetch_related("custody_events")
-        .order_by("number")
-    )
 
 
 def _done(request, entry, release):
@@ -64,28 +55,17 @@ def _replayed(request, entry):
         return None
 
 
-def _replaceable(entry):
-    """The entry's cancelled payment receipts that no corrected receipt replaces yet."""
-    return Receipt.objects.filter(
-        release__impoundment=entry,
-        kind=Receipt.Kind.PAYMENT,
-        cancelled_at__isnull=False,
-        replaced_by__isnull=True,
-    ).order_by("serial")
-
-
 def _claim(request, pk, *, deposit):
     entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
     made = _replayed(request, entry)
     if made is not None:
         return _done(request, entry, made)
-    animals = _claimable(entry)
-    # A calf born in the pound is not chosen on its own: it goes with its dam.
+    animals = Animal.objects.claimable_in(entry)
     form = ClaimForm(
         request.POST or None,
-        animals=animals.exclude(dam__state=AnimalState.IMPOUNDED),
+        animals=animals.choosable(),
         deposit=deposit,
-        replaceable=_replaceable(entry),
+        replaceable=Receipt.objects.replaceable_for(entry),
         # Reached from a cancelled receipt's "issue the corrected receipt" link.
         initial={"replaces": request.GET.get("replaces")},
     )
@@ -163,7 +143,7 @@ def deposit(request, pk):
 @require_permission(Permission.RELEASE_ANIMAL)
 def court_order(request, pk):
     entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
-    animals = _claimable(entry)
+    animals = Animal.objects.claimable_in(entry)
     form = CourtOrderForm(request.POST or None, request.FILES or None, animals=animals)
     if form.is_valid():
         data = dict(form.cleaned_data)
