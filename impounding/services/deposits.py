@@ -28,6 +28,7 @@ from poundadmin.messages import Message, label
 
 from ..actions import Action
 from ..models import Complaint, Deposit, Release, SeizerLiability
+from .common import ReleaseRefused
 from .releases import THE_CLAIMANT, ClaimAnswers, claimant_personal, release_to_claimant
 
 # Who a summary names in its hashed link (docs/decisions/0010).
@@ -406,10 +407,10 @@ def release_on_deposit(
     claimant_name,
     claimant_address,
     claimant_role,
-    owner_name,
     payment_mode,
     acknowledgement,
     ground,
+    owner_name="",
     claimant_phone="",
     agent_authority="",
     id_document="",
@@ -420,9 +421,10 @@ def release_on_deposit(
 ):
     """s.15: the owner disputes the seizure and deposits the fines and charges; the animals go
     back to him and the deposit is held apart until the complaint is decided. Confirming the
-    same form twice gives the same release, with `replayed` set on it."""
+    same form twice gives the same release, with `replayed` set on it. A blank `owner_name` is
+    the claimant's. Every refusal is a ReleaseRefused."""
     if not ground.strip():
-        raise ValidationError({"ground": _("Record why the owner says the seizure was illegal.")})
+        raise ReleaseRefused({"ground": _("Record why the owner says the seizure was illegal.")})
     claim = ClaimAnswers(
         claimant_name=claimant_name,
         claimant_address=claimant_address,

@@ -8,8 +8,9 @@ No other path releases an animal: the state table has no other edge, the databas
 released animal without a recorded release or order, and the admin cannot change states.
 """
 
+import functools
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from decimal import Decimal
 
@@ -29,7 +30,7 @@ from poundadmin.messages import Message
 from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 
 from ..actions import Action
-from ..dues import dues
+from ..dues import Statement, dues
 from ..models import (
     Animal,
     AnimalState,
@@ -39,8 +40,9 @@ from ..models import (
     Release,
     ReleaseLine,
 )
+from ..tariffs import TariffMissing
 from .claims import ensure_no_hold
-from .common import ensure_transition
+from .common import ReleaseRefused, ensure_transition
 from .receipts import check_replaces, issue_receipt
 
 # Who the release's summary names in its hashed link; the timeline shows the claimant's name
@@ -63,24 +65,22 @@ def _after_release(animals, by):
         hook(animals, by)
 
 
-def _lock_animals(entry, animal_ids):
-    """Lock the chosen animals (and the calves that go with a chosen dam), in a fixed order so
-    that two people releasing overlapping animals cannot deadlock."""
+def _with_calves(animal_ids):
+    """The chosen animals' ids and those of the calves that go with a chosen dam (docs/domain.md
+    decision 12)."""
     ids = set(animal_ids)
     if not ids:
-        raise ValidationError({"animals": _("Choose at least one animal.")})
-    calves = Animal.objects.calves_of(ids)
-    ids |= set(calves.values_list("pk", flat=True))
-    animals = list(
-        Animal.objects.select_for_update(of=("self",))
-        .filter(pk__in=ids, impoundment=entry)
-        .order_by("pk")
-    )
+        raise ReleaseRefused({"animals": _("Choose at least one animal.")})
+    return ids | set(Animal.objects.calves_of(ids).values_list("pk", flat=True))
+
+
+def _ensure_may_leave(animals, ids):
+    """Refuse animals that are not all this entry's, in the pound, calves with their dams."""
     if len(animals) != len(ids):
-        raise ValidationError({"animals": _("An animal chosen is not in this register entry.")})
+        raise ReleaseRefused({"animals": _("An animal chosen is not in this register entry.")})
     for animal in animals:
         if animal.state != AnimalState.IMPOUNDED:
-            raise ValidationError(
+            raise ReleaseRefused(
                 {
                     "animals": _("Animal %(animal)s is no longer in the pound (%(state)s).")
                     % {"animal": animal.reference, "state": AnimalState(animal.state).label}
@@ -89,12 +89,24 @@ def _lock_animals(entry, animal_ids):
         # A calf leaves with its dam while she is in the pound; one whose dam has died or
         # escaped is released on its own.
         if animal.dam_id and animal.dam_id not in ids and animal.dam.state == AnimalState.IMPOUNDED:
-            raise ValidationError(
+            raise ReleaseRefused(
                 {
                     "animals": _("Calf %(calf)s was born in the pound and leaves with its dam.")
                     % {"calf": animal.reference}
                 }
             )
+
+
+def _lock_animals(entry, animal_ids):
+    """Lock the chosen animals (and the calves that go with a chosen dam), in a fixed order so
+    that two people releasing overlapping animals cannot deadlock."""
+    ids = _with_calves(animal_ids)
+    animals = list(
+        Animal.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids, impoundment=entry)
+        .order_by("pk")
+    )
+    _ensure_may_leave(animals, ids)
     # Custody events feed the dues; fetch them after the lock.
     return list(
         Animal.objects.filter(pk__in=ids)
@@ -102,6 +114,42 @@ def _lock_animals(entry, animal_ids):
         .prefetch_related("custody_events")
         .order_by("number")
     )
+
+
+def claimable_animals(entry):
+    """The entry's animals in the pound, which a claimant may take back; refused when none is."""
+    animals = Animal.objects.claimable_in(entry)
+    if not animals:
+        raise ReleaseRefused(_("No animal of this entry is in the pound."))
+    return animals
+
+
+@dataclass(frozen=True)
+class ReleaseStatement:
+    """What a claimant would take back and owe: the animals, each chosen one followed by the
+    calves that go with a chosen dam, and their itemised dues."""
+
+    animals: list
+    dues: Statement
+
+
+def release_statement(*, entry, animal_ids, at=None):
+    """The statement the claimant checks before confirming a release (the dues at `at`, default
+    now). Refused, as the release would be, when an animal may not leave or no tariff covers a
+    day. Writes nothing and locks nothing: the release computes it again under its locks."""
+    chosen = set(animal_ids)
+    ids = _with_calves(chosen)
+    animals = list(
+        Animal.objects.filter(pk__in=ids, impoundment=entry)
+        .select_related("impoundment__pound__district", "dam")
+        .prefetch_related("custody_events")
+    )
+    _ensure_may_leave(animals, ids)
+    animals.sort(key=lambda a: (a.pk not in chosen, a.number))
+    try:
+        return ReleaseStatement(animals=animals, dues=dues(animals, as_of=at))
+    except TariffMissing as exc:
+        raise ReleaseRefused(exc) from exc
 
 
 def _replay(key):
@@ -275,6 +323,23 @@ def _book_payment(release, animals):
     )
 
 
+def _refusing(steps):
+    """Raise every refusal of the release's steps (the claim's answers, the hold, the animals'
+    states, the dues, the receipt replaced, the records' own checks) as one ReleaseRefused."""
+
+    @functools.wraps(steps)
+    def refused(**kwargs):
+        try:
+            return steps(**kwargs)
+        except ReleaseRefused:
+            raise
+        except ValidationError as exc:
+            raise ReleaseRefused(exc) from exc
+
+    return refused
+
+
+@_refusing
 def release_to_claimant(
     *,
     kind,
@@ -300,6 +365,8 @@ def release_to_claimant(
     if (replayed := _replay(key)) is not None:
         return replayed  # a replayed or double-clicked confirmation: the same release
     _validate_claim(claim, signature)
+    # The owner is the claimant unless the claimant names another (an agent claims for him).
+    claim = replace(claim, owner_name=claim.owner_name or claim.claimant_name)
     # Competing claims freeze every release (decision 14); the entry's lock orders us after a
     # claim being recorded.
     entry = (
@@ -365,9 +432,9 @@ def release_on_payment(
     claimant_name,
     claimant_address,
     claimant_role,
-    owner_name,
     payment_mode,
     acknowledgement,
+    owner_name="",
     claimant_phone="",
     agent_authority="",
     id_document="",
@@ -382,6 +449,7 @@ def release_on_payment(
     The receipt, the release, the animals' new state, the ledger transaction and the event are
     written together or not at all. Confirming the same form twice gives the same release, with
     `replayed` set on it. `replaces`: the cancelled receipt this one corrects (decision 11).
+    A blank `owner_name` is the claimant's. Every refusal is a ReleaseRefused.
     """
     claim = ClaimAnswers(
         claimant_name=claimant_name,
