@@ -365,7 +365,7 @@ def release_to_claimant(
     if (replayed := _replay(key)) is not None:
         return replayed  # a replayed or double-clicked confirmation: the same release
     _validate_claim(claim, signature)
-    # The owner is the claimant unless the claimant names another (an agent claims for him).
+    # A claimant who names no owner is the owner (an agent names the owner he claims for).
     claim = replace(claim, owner_name=claim.owner_name or claim.claimant_name)
     # Competing claims freeze every release (decision 14); the entry's lock orders us after a
     # claim being recorded.
