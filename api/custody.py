@@ -21,8 +21,8 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Deposit, Receipt, ReleaseLine
 from impounding.services import deposit_awaiting_application
-from poundadmin.documents import public_url
-from poundadmin.views import keyset_page
+from kernel.documents import public_url
+from kernel.views import keyset_page
 
 from .entries import MONEY, bad_cursor, iso, money, next_link
 from .etags import with_etag

@@ -11,6 +11,7 @@ import re
 from decimal import Decimal
 
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -22,13 +23,12 @@ from accounts.scoping import has_permission
 from impounding.dues import dues
 from impounding.forms.register import RegisterSearchForm
 from impounding.models import AnimalState, Impoundment
-from impounding.selectors import filter_register
+from impounding.selectors import REGISTER_ORDER, REGISTER_PAGE, animals_readable_by, filter_register
 from impounding.tariffs import TariffMissing
-from impounding.views import files
-from impounding.views.register import PAGE_SIZE, REGISTER_ORDER
-from poundadmin.documents import public_url
-from poundadmin.models import Event
-from poundadmin.views import keyset_page
+from kernel.documents import public_url
+from kernel.files import serve_stored
+from kernel.models import Event
+from kernel.views import keyset_page
 
 from .etags import with_etag
 from .problems import form_problem, problem
@@ -241,7 +241,7 @@ def entries(
         filter_register(qs, form.cleaned_data).prefetch_related("animals"),
         REGISTER_ORDER,
         after=after,
-        size=PAGE_SIZE,
+        size=REGISTER_PAGE,
     )
     return with_etag(
         request, {"results": [_entry(e) for e in page], "next": next_link(request, cursor)}
@@ -294,6 +294,7 @@ PHOTO_TYPES["image/png"] = PHOTO_TYPES["image/jpeg"]
     },
 )
 def animal_photo(request, pk: int):
-    # The screen's own view: the animal within the pounds whose register the user reads, else
-    # 404 (another district, a role without the register, no photo).
-    return files.animal_photo(request, pk)
+    # As the screen's: the animal within the pounds whose register the user reads, else 404
+    # (another district, a role without the register, no photo).
+    animal = get_object_or_404(animals_readable_by(request.user), pk=pk)
+    return serve_stored(animal.photo, download_name=f"animal-{animal.pk}")

@@ -45,9 +45,9 @@ from impounding.models import (
     Species,
 )
 from impounding.warnings import describe_warnings
+from kernel.documents import public_url
+from kernel.views import add_service_errors
 from ledger.models import PaymentMode
-from poundadmin.documents import public_url
-from poundadmin.views import add_service_errors
 
 from . import entries
 from .entries import _entry, iso

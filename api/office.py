@@ -16,13 +16,13 @@ from ninja import Query, Router, Schema
 from accounts.models import District, IssuedDocument, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
+from kernel.views import keyset_page
 from office import return_documents, returns, statements
+from office.exports import consolidating_district_ids
 from office.forms import Capacity, SurplusFilterForm
 from office.forms.returns import ReturnsForm, last_month
 from office.models import Remittance, SurplusClaim, SurplusDeposit
-from office.views.money import SURPLUS_LISTS, SURPLUS_PAGE
-from office.views.returns import consolidating_district_ids
-from poundadmin.views import keyset_page
+from office.selectors import SURPLUS_LISTS, SURPLUS_PAGE
 
 from .entries import bad_cursor, iso, next_link
 from .entries import money as exact

@@ -21,8 +21,8 @@ from accounts.scoping import has_permission, visible_pound_ids
 from auctions.models import Notice, Proclamation, Report
 from auctions.selectors import AWAITING, IN_PERIOD, MAY_BE_SOLD
 from impounding.models import Animal, AnimalState
-from poundadmin.files import serve_stored
-from poundadmin.views import keyset_page
+from kernel.files import serve_stored
+from kernel.views import keyset_page
 
 from .entries import bad_cursor, iso, next_link
 from .etags import with_etag

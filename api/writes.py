@@ -22,10 +22,10 @@ from auctions import services as auctions
 from auctions.forms.unclaimed import ProclamationForm, ReportSendForm
 from auctions.models import Notice, Proclamation
 from impounding.models import Impoundment
+from kernel.formatting import inr
 from office import services as office
 from office.forms import ConfirmRemittanceForm
 from office.models import Remittance
-from poundadmin.formatting import inr
 
 from . import unclaimed
 from .entries import iso

@@ -24,15 +24,10 @@ from accounts.models import (
     User,
     Village,
 )
-from accounts.scoping import visible_pound_ids
+from accounts.scoping import PoundScopedQuerySet
 from impounding.models import Animal, Impoundment
+from kernel.uploads import UploadName
 from ledger.models import PaymentMode
-from poundadmin.uploads import UploadName
-
-
-class PoundScopedQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pound_id__in=visible_pound_ids(user, perm))
 
 
 class Report(models.Model):
@@ -138,6 +133,8 @@ class Proclamation(models.Model):
     photo = models.ImageField(_("photo"), upload_to=UploadName("proclamations"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    objects = PoundScopedQuerySet.through("notice__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("proclamation (s.14)")
@@ -368,7 +365,9 @@ class Bidder(models.Model):
         return self.declaration_signed and (not self.blocked or self.override_by_id is not None)
 
 
-class LotQuerySet(models.QuerySet):
+class LotQuerySet(PoundScopedQuerySet):
+    scope = "auction__pound_id"
+
     def open(self):
         return self.filter(status=Lot.Status.OPEN)
 
@@ -466,6 +465,8 @@ class Sale(models.Model):
     surplus = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     shortfall = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     certificate = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
+
+    objects = PoundScopedQuerySet.through("lot__auction__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("sale")

@@ -2,7 +2,7 @@
 
 Each check returns a list of problems (strings); `manage.py check_ledger` runs them all.
 The books know no business record: each app above registers what its records say the
-accounts should hold (EXPECTATIONS).
+accounts should hold (settings.LEDGER_EXPECTATIONS).
 
 At a State's volume there are millions of records behind the books, so every check is a few
 grouped queries: the database adds the amounts up, and Python sees one row per account (or
@@ -13,9 +13,11 @@ from collections import defaultdict
 from datetime import date
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import Case, CharField, Count, F, Q, Sum, Value, When
 from django.db.models.lookups import Exact
+from django.utils.module_loading import import_string
 
 from .models import (
     Account,
@@ -86,10 +88,10 @@ def _balances():
 
 def business_reconciles():
     """Each account's balance equals what the business records say it should hold. The apps
-    that keep those records register what they expect in EXPECTATIONS (in AppConfig.ready()),
+    that keep those records say what they expect (settings.LEDGER_EXPECTATIONS),
     each as a few grouped queries: memory grows with the number of accounts, not of records."""
     expected = defaultdict(lambda: ZERO)
-    for extra in EXPECTATIONS:
+    for extra in expectations():
         for key, amount in extra():
             expected[key] += amount
 
@@ -161,9 +163,11 @@ def months_agree(after=0):
     return problems
 
 
-# Each app appends a function yielding ((district_id, pound_id, kind), amount) here, one item
-# per group of its records (ledger_checks.py in each app), not one per record.
-EXPECTATIONS = []
+def expectations():
+    """Each app's function yielding ((district_id, pound_id, kind), amount), one item per group
+    of its records (ledger_checks.py in each app, named in settings.LEDGER_EXPECTATIONS), not
+    one per record."""
+    return [import_string(path) for path in settings.LEDGER_EXPECTATIONS]
 
 
 def run_checks(after=0):

@@ -20,7 +20,7 @@ from django.db.models import CharField, Func, OuterRef, Q, Subquery
 from django.utils.translation import gettext as _
 
 from accounts.models import District
-from accounts.roles import Scope
+from accounts.roles import Permission, Scope
 from accounts.scoping import grants_for
 from impounding.models import (
     AgeClass,
@@ -358,3 +358,12 @@ def ledger_rows(queryset):
             plain(-amount) if amount < 0 else "",
             plain(amount),
         ]
+
+
+def consolidating_district_ids(user):
+    """Districts whose consolidated return the user may see: the office's and the auditors',
+    over the whole district (a pound-keeper sees only his pounds)."""
+    return sorted(
+        set(district_wide_ids(user, Permission.VIEW_REPORTS))
+        & set(district_wide_ids(user, Permission.VIEW_LEDGER))
+    )

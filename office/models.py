@@ -10,7 +10,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, IssuedDocument, Pound, User
-from poundadmin.uploads import UploadName
+from accounts.scoping import PoundScopedQuerySet
+from kernel.uploads import UploadName
 
 
 class Remittance(models.Model):
@@ -40,6 +41,8 @@ class Remittance(models.Model):
     # The form's single-use key: a form sent twice, or twenty times at once, records one
     # remittance (null for remittances recorded by code that sends each once).
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    objects = PoundScopedQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("remittance of fines")
@@ -113,6 +116,8 @@ class SurplusDeposit(models.Model):
         IssuedDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
 
+    objects = PoundScopedQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("surplus deposit (s.17)")
         verbose_name_plural = _("surplus deposits (s.17)")
@@ -164,6 +169,8 @@ class SurplusClaim(models.Model):
     decision = models.TextField(_("findings on the proof"), blank=True)
     payment_mode = models.CharField(max_length=10, blank=True)
     payment_reference = models.CharField(max_length=120, blank=True)
+
+    objects = PoundScopedQuerySet.through("deposit__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("claim to surplus (s.17)")

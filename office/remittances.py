@@ -16,11 +16,12 @@ from accounts import todos
 from accounts.models import Counter
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
 
 from . import statements
 from .actions import Action
@@ -109,7 +110,7 @@ def send_remittance(
         kind=TransactionKind.REMITTANCE_SENT,
         by=by,
         section="s.17",
-        source=f"ledger.remittance:{remittance.pk}",
+        source=ref(remittance),
         memo=f"{number}: fines ₹{amount} remitted, challan {challan_number}",
         lines=[
             (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
@@ -200,7 +201,7 @@ def confirm_remittance(*, remittance, by):
         kind=TransactionKind.REMITTANCE_CONFIRMED,
         by=by,
         section="s.17",
-        source=f"ledger.remittance:{remittance.pk}",
+        source=ref(remittance),
         memo=f"{remittance.number}: ₹{amount} received, challan {remittance.challan_number}",
         lines=[
             (_acc(district, AccountKind.DM_TREASURY), amount),

@@ -29,8 +29,9 @@ from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
 from impounding.models import Animal, AnimalState, Deposit, Release, Species
+from kernel import refs
+from kernel.dates import add_months
 from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind
-from poundadmin.dates import add_months
 
 from .models import Remittance, SurplusDeposit
 
@@ -260,7 +261,7 @@ def _remittances(pound_ids, first, last):
         transaction__at__gte=start,
         transaction__at__lt=end,
     ).values_list("transaction__source", flat=True)
-    ids = {int(s.rsplit(":", 1)[1]) for s in sources if s.startswith("ledger.remittance:")}
+    ids = {int(s.rsplit(":", 1)[1]) for s in sources if s.startswith(f"{refs.key(Remittance)}:")}
     found = defaultdict(list)
     for remittance in Remittance.objects.filter(pk__in=ids).order_by("sent_at", "pk"):
         found[remittance.pound_id].append(remittance)
@@ -419,24 +420,24 @@ def document_numbers(transactions):
         if pk.isdigit():
             wanted[kind].add(int(pk))
     lookups = {
-        "impounding.release": lambda ids: {
+        refs.key(Release): lambda ids: {
             r.pk: r.receipt.number
             for r in Release.objects.filter(pk__in=ids).select_related("receipt")
         },
-        "impounding.deposit": lambda ids: {
+        refs.key(Deposit): lambda ids: {
             d.pk: d.release.receipt.number
             for d in Deposit.objects.filter(pk__in=ids).select_related("release__receipt")
         },
-        "ledger.remittance": lambda ids: dict(
+        refs.key(Remittance): lambda ids: dict(
             Remittance.objects.filter(pk__in=ids).values_list("pk", "number")
         ),
-        "auctions.sale": lambda ids: dict(
+        refs.key(Sale): lambda ids: dict(
             Sale.objects.filter(pk__in=ids).values_list("pk", "certificate__number")
         ),
-        "auctions.s16case": lambda ids: dict(
+        refs.key(S16Case): lambda ids: dict(
             S16Case.objects.filter(pk__in=ids).values_list("pk", "account_document__number")
         ),
-        "ledger.surplusdeposit": lambda ids: dict(
+        refs.key(SurplusDeposit): lambda ids: dict(
             SurplusDeposit.objects.filter(pk__in=ids).values_list("pk", "sale__certificate__number")
         ),
     }

@@ -17,14 +17,15 @@ from accounts.models import Counter, DistrictPolicy, IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission, system_actor
 from auctions.models import Auction, Shortfall
+from impounding import services as register
 from impounding.models import CourtOrder, Deposit
-from impounding.services import apply_deposit, deposit_awaiting_application
+from kernel.dates import surplus_expiry
+from kernel.events import record_event
+from kernel.messages import Message, in_both, label
+from kernel.refs import key, ref
+from kernel.uploads import stored_name, validate_order_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import surplus_expiry
-from poundadmin.events import record_event
-from poundadmin.messages import Message, in_both, label
-from poundadmin.uploads import stored_name, validate_order_scan
 
 from .actions import Action
 from .models import SurplusClaim, SurplusDeposit
@@ -46,8 +47,9 @@ THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 
 def open_surplus_deposit(sale):
-    """Heard on every sale (auctions' SALE_HOOKS): the surplus of a s.14 sale awaits the office,
-    which holds it three months (s.17). A s.16 sale's balance belongs to the owner instead."""
+    """Called by every sale (auctions.services.hammer): the surplus of a s.14 sale awaits the
+    office, which holds it three months (s.17). A s.16 sale's balance belongs to the owner
+    instead."""
     if sale.lot.auction.kind != Auction.Kind.UNCLAIMED or not sale.surplus:
         return None
     pound = sale.lot.auction.pound
@@ -85,7 +87,7 @@ def receive_surplus(*, deposit, by, received_on):
         kind=TransactionKind.SURPLUS_RECEIVED,
         by=by,
         section="s.17",
-        source=f"ledger.surplusdeposit:{deposit.pk}",
+        source=ref(deposit),
         memo=f"Surplus of {deposit.sale.lot.auction.number} lot {deposit.sale.lot.number} "
         f"received; held until {deposit.expires_on:%d-%m-%Y}",
         lines=[
@@ -198,7 +200,7 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
             kind=TransactionKind.SURPLUS_CLAIM_PAID,
             by=by,
             section="s.17",
-            source=f"ledger.surplusdeposit:{deposit.pk}",
+            source=ref(deposit),
             memo=f"Surplus ₹{deposit.amount} paid to {claim.claimant_name} on a proved claim",
             lines=[
                 (_acc(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
@@ -279,7 +281,7 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
         by=by,
         district=deposit.district,
         office=(str(deposit.district.dm_office_name), deposit.district.dm_office_name_hi),
-        subject_type="ledger.surplusdeposit",
+        subject_type=key(deposit),
         subject_id=deposit.pk,
     )
     deposit.status, deposit.destination = SurplusDeposit.Status.TRANSFERRED, destination
@@ -291,7 +293,7 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
         kind=TransactionKind.SURPLUS_TRANSFERRED,
         by=by,
         section="s.31" if local else "s.17",
-        source=f"ledger.surplusdeposit:{deposit.pk}",
+        source=ref(deposit),
         memo=f"{number}: surplus ₹{deposit.amount} credited to "
         f"{policy.local_fund_name or 'the local fund' if local else 'the revenues of the State'}",
         lines=[
@@ -416,8 +418,8 @@ def confirm_deposit_application(*, deposit, by):
         raise ValidationError(_("This deposit is no longer held."))
     # The Magistrate's part is done either way: the to-do closes in this transaction.
     todos.close(f"deposit_apply:{deposit.pk}")
-    if deposit_awaiting_application(deposit):
-        return apply_deposit(deposit=deposit, by=by)
+    if register.deposit_awaiting_application(deposit):
+        return register.apply_deposit(deposit=deposit, by=by)
     deposit.application_confirmed_by, deposit.application_confirmed_at = by, timezone.now()
     deposit.save(update_fields=["application_confirmed_by", "application_confirmed_at"])
     record_event(

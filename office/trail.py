@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
 from impounding.models import Deposit
+from kernel.refs import ref
 from ledger.models import (
     Account,
     AccountKind,
@@ -174,9 +175,9 @@ def _trail_records(entry):
 
 def _trail_transactions(entry, sales, surpluses, cases):
     sources = (
-        [f"auctions.sale:{s.pk}" for s in sales]
+        [ref(s) for s in sales]
         + [f"auctions.s16case:{c.pk}" for c in cases]
-        + [f"ledger.surplusdeposit:{d.pk}" for d in surpluses]
+        + [ref(d) for d in surpluses]
     )
     return list(
         Transaction.objects.filter(Q(impoundment_id=entry.pk) | Q(source__in=sources))

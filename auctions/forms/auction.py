@@ -14,9 +14,9 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District
 from accounts.roles import Permission
+from kernel.formatting import inr
+from kernel.forms import DateInput, DateTimeLocalInput
 from ledger.models import PaymentMode
-from poundadmin.formatting import inr
-from poundadmin.forms import DateInput, DateTimeLocalInput
 
 from ..models import AuctionConditions, Bidder
 

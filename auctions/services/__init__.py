@@ -16,7 +16,7 @@ from .auction import (
 )
 from .common import ZERO, allocate
 from .disposal import decide_disposal, propose_disposal
-from .hammer import SALE_HOOKS, sell_lot
+from .hammer import sell_lot
 from .s16 import open_s16_case, s16_position, settle_s16_case
 from .unclaimed import (
     conditions_on,
@@ -27,7 +27,6 @@ from .unclaimed import (
 )
 
 __all__ = [
-    "SALE_HOOKS",
     "ZERO",
     "allocate",
     "close_auction",

@@ -15,9 +15,9 @@ from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message, in_both
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message, in_both
 
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
@@ -436,7 +436,7 @@ def close_auction(*, auction, by):
     return auction
 
 
-def withdraw_claimed_lots(animals, by):
-    """Called when animals are released: an open lot holding one of them is withdrawn.
-    Positional, as `impounding.services.releases.RELEASE_HOOKS` calls its hooks."""
+def withdraw_claimed_lots(animals, *, by):
+    """Called by every release (impounding.services.releases): an open lot holding one of the
+    released animals is withdrawn, in the release's transaction."""
     withdraw_lots_of(animals, by, gettext_noop("Claimed before the hammer"))

@@ -18,12 +18,14 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
+from office import services as office
 
 from ..actions import Action
 from ..models import Auction, Bidder, Lot, LotAnimal, Notice, S16Case, Sale, Shortfall
@@ -39,10 +41,6 @@ from .common import (
     withdraw,
 )
 from .s16 import check_s16_covered, s16_first_day, s16_gap_message
-
-# Called with the sale inside the transaction of every hammer, so that the office can follow:
-# the surplus of a s.14 sale goes into the District Magistrate's deposit (s.17).
-SALE_HOOKS = []
 
 
 class _AnimalGone(Exception):
@@ -275,14 +273,10 @@ def _record_sale(sale, *, animals, short):
             feeding=short["feeding"],
             expenses=short["expenses"],
         )
-    for hook in SALE_HOOKS:
-        hook(sale)
+    office.open_surplus_deposit(sale)
     move_lot(lot, Lot.Status.SOLD)
     LotAnimal.objects.filter(lot=lot).update(sold=True)
-    for animal in animals:
-        ensure_transition(animal, AnimalState.SOLD)
-        animal.state, animal.custody_ended_at = AnimalState.SOLD, sale.sold_at
-        animal.save(update_fields=["state", "custody_ended_at"])
+    end_custody(animals, state=AnimalState.SOLD, at=sale.sold_at)
 
 
 def _post_sale(sale, *, animals, lines, by):
@@ -299,7 +293,7 @@ def _post_sale(sale, *, animals, lines, by):
         section=section,
         by=by,
         memo=f"{auction.number} lot {lot.number} sold to {buyer.name} for ₹{price}",
-        source=f"auctions.sale:{sale.pk}",
+        source=ref(sale),
         at=sale.sold_at,
         impoundment_id=animals[0].impoundment_id,
         lines=lines,

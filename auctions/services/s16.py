@@ -15,12 +15,13 @@ from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment
 from impounding.services.claims import ensure_no_hold
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
+from kernel.events import record_event
+from kernel.messages import Message
+from kernel.refs import ref
+from kernel.uploads import SIGNATURE_MAX_PX, reencode_image
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
-from poundadmin.events import record_event
-from poundadmin.messages import Message
-from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image
 
 from ..actions import Action
 from ..models import Auction, Lot, LotAnimal, S16Case, Sale, Shortfall
@@ -192,7 +193,8 @@ def settle_s16_case(
     at = at or timezone.now()
     remaining = list(
         Animal.objects.select_for_update(of=("self",))
-        .filter(s16_cases=case, state=AnimalState.IMPOUNDED)
+        .in_custody()
+        .filter(s16_cases=case)
         .order_by("pk")
     )
     _check_settlement(case, remaining)
@@ -291,7 +293,7 @@ def _post_settlement(case, *, split, by, at):
             kind=TransactionKind.S16_SETTLED,
             by=by,
             section="s.17",
-            source=f"auctions.s16case:{case.pk}",
+            source=ref(case),
             at=at,
             impoundment_id=case.impoundment_id,
             memo=f"s.16 account {number}: proceeds ₹{case.proceeds} applied",
@@ -310,7 +312,7 @@ def _post_settlement(case, *, split, by, at):
             kind=TransactionKind.S16_BALANCE_PAID,
             by=by,
             section="s.16",
-            source=f"auctions.s16case:{case.pk}",
+            source=ref(case),
             at=at,
             impoundment_id=case.impoundment_id,
             memo=f"s.16 balance ₹{balance} paid to {case.owner_name}",
@@ -333,9 +335,6 @@ def _return_animals(case, remaining, *, by, at):
     # The case names the animals it returns before they leave: the database refuses an animal
     # returned under s.16 without its case.
     case.returned_animals.add(*remaining)
-    for animal in remaining:
-        ensure_transition(animal, AnimalState.RETURNED_S16)
-        animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
-        animal.save(update_fields=["state", "custody_ended_at"])
+    end_custody(remaining, state=AnimalState.RETURNED_S16, at=at)
     # An animal returned may still stand in a lot of a s.14 auction.
     withdraw_lots_of(remaining, by, gettext_noop("Returned to the owner (s.16)"))

@@ -20,10 +20,10 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids
-from impounding.models import Animal, AnimalState
-from poundadmin.confirmations import show_panel
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors
+from impounding.models import Animal
+from kernel.confirmations import show_panel
+from kernel.formatting import inr
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.auction import (
@@ -159,7 +159,7 @@ def _units(pound, case=None):
         lot__status=Lot.Status.OPEN,
         lot__auction__status=Auction.Status.SCHEDULED,
     )
-    animals = Animal.objects.filter(impoundment__pound=pound, state=AnimalState.IMPOUNDED)
+    animals = Animal.objects.in_custody().filter(impoundment__pound=pound)
     if case is not None:
         animals = animals.filter(s16_cases=case)
     else:

@@ -12,7 +12,7 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Animal, AnimalState
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm
@@ -61,10 +61,8 @@ def _disposable(user):
         animals=OuterRef("pk"), status=DisposalOrder.Status.PROPOSED
     )
     return (
-        Animal.objects.filter(
-            pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS),
-            state=AnimalState.IMPOUNDED,
-        )
+        Animal.objects.in_custody()
+        .filter(pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS))
         .exclude(dam__state=AnimalState.IMPOUNDED)
         .annotate(
             reported=Exists(reported),

@@ -8,13 +8,14 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import IssuedDocument, Pound, User
+from accounts.scoping import PoundScopedQuerySet
 from ledger.models import PaymentMode
 
 from .choices import ClaimantRole
 from .register import Impoundment, media_upload
 
 
-class ReceiptQuerySet(models.QuerySet):
+class ReceiptQuerySet(PoundScopedQuerySet):
     def replaceable_for(self, entry):
         """The entry's cancelled payment receipts that no corrected receipt replaces yet
         (docs/domain.md decision 11)."""
@@ -166,6 +167,8 @@ class Release(models.Model):
     released_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     receipt = models.OneToOneField(Receipt, on_delete=models.PROTECT, related_name="release")
 
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("release")
         verbose_name_plural = _("releases")
@@ -251,6 +254,8 @@ class Deposit(models.Model):
     # When the office, not the pound-keeper, paid the refund out of the till: its authority.
     refund_authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
 
+    objects = PoundScopedQuerySet.through("release__impoundment__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("deposit (s.15)")
         verbose_name_plural = _("deposits (s.15)")
@@ -319,6 +324,8 @@ class Complaint(models.Model):
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("complaint (s.20)")
         verbose_name_plural = _("complaints (s.20)")
@@ -373,6 +380,8 @@ class CourtOrder(models.Model):
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_note = models.CharField(max_length=300, blank=True)
+
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("court order")

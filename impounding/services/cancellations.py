@@ -19,10 +19,11 @@ from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
+from kernel.events import record_event
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import Transaction, TransactionKind
-from poundadmin.events import record_event
-from poundadmin.messages import Message
 
 from ..actions import Action
 from ..models import Animal, AnimalState, Receipt, ReceiptCancellation, Release, ReleaseLine
@@ -136,9 +137,7 @@ def _cancel(receipt, release, cancellation, by):
     document = receipt.document
     document.revoked_at, document.revoked_reason = now, cancellation.reason[:200]
     document.save(update_fields=["revoked_at", "revoked_reason"])
-    txn = Transaction.objects.get(
-        source=f"impounding.release:{release.pk}", kind=TransactionKind.PAYMENT_S13
-    )
+    txn = Transaction.objects.get(source=ref(release), kind=TransactionKind.PAYMENT_S13)
     ledger.reverse(txn=txn, by=by, reason=f"receipt {receipt.number} cancelled")
     # Back in custody as if they had never left: the dues run on from the day they came in.
     for animal in animals:

@@ -20,11 +20,12 @@ from django.utils.translation import gettext_noop
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
+from kernel.dates import complaint_deadline
+from kernel.events import record_event
+from kernel.messages import Message, label
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import complaint_deadline
-from poundadmin.events import record_event
-from poundadmin.messages import Message, label
 
 from ..actions import Action
 from ..models import Complaint, Deposit, Release, SeizerLiability
@@ -151,7 +152,7 @@ def _refund_due(deposit, *, entry, by):
         kind=TransactionKind.DEPOSIT_REFUND_DUE,
         memo=f"Deposit {deposit.release.receipt.number} to be refunded: {entry.register_number}",
         by=by,
-        source=f"impounding.deposit:{deposit.pk}",
+        source=ref(deposit),
         section="s.22",
         impoundment_id=entry.pk,
         lines=[
@@ -301,7 +302,7 @@ def apply_deposit(*, deposit, by):
         kind=TransactionKind.DEPOSIT_APPLIED,
         memo=f"Deposit {deposit.release.receipt.number} applied: {entry.register_number}",
         by=by,
-        source=f"impounding.deposit:{deposit.pk}",
+        source=ref(deposit),
         section="s.15",
         impoundment_id=entry.pk,
         lines=[
@@ -369,7 +370,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
         memo=f"Deposit {deposit.release.receipt.number} refunded to "
         f"{deposit.release.claimant_name}",
         by=by,
-        source=f"impounding.deposit:{deposit.pk}",
+        source=ref(deposit),
         section="s.22",
         impoundment_id=entry.pk,
         lines=[

@@ -22,12 +22,13 @@ from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise
+from auctions import services as sales
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
-from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 
 from ..actions import Action
 from ..dues import Statement, dues
@@ -42,7 +43,8 @@ from ..models import (
 )
 from ..tariffs import TariffMissing
 from .claims import ensure_no_hold
-from .common import ReleaseRefused, ensure_transition
+from .common import ReleaseRefused
+from .custody import end_custody
 from .receipts import check_replaces, issue_receipt
 
 # Who the release's summary names in its hashed link; the timeline shows the claimant's name
@@ -53,16 +55,6 @@ THE_CLAIMANT = Message(gettext_noop("the claimant"))
 def claimant_personal(release):
     """The claimant's fields the release's event keeps as personal data (docs/decisions/0010)."""
     return {"name": release.claimant_name, "agent_authority": release.agent_authority}
-
-
-# Called with (animals, by) inside the transaction of every release, so that other workflows can
-# follow (auctions withdraw an open lot whose animal is claimed before the hammer).
-RELEASE_HOOKS = []
-
-
-def _after_release(animals, by):
-    for hook in RELEASE_HOOKS:
-        hook(animals, by)
 
 
 def _with_calves(animal_ids):
@@ -265,10 +257,7 @@ def _hand_over(animals, *, release, at):
         if release.kind == Release.Kind.PAYMENT
         else AnimalState.RELEASED_ON_DEPOSIT
     )
-    for animal in animals:
-        ensure_transition(animal, new_state)
-        animal.state, animal.release, animal.custody_ended_at = new_state, release, at
-        animal.save(update_fields=["state", "release", "custody_ended_at"])
+    end_custody(animals, state=new_state, at=at, release=release)
 
 
 def _book_payment(release, animals):
@@ -415,7 +404,8 @@ def release_to_claimant(
     _save_release(release, signature)
     _save_lines(release, statement)
     _hand_over(animals, release=release, at=at)
-    _after_release(animals, by)
+    # A lot still open for one of these animals is withdrawn: claimed before the hammer.
+    sales.withdraw_claimed_lots(animals, by=by)
     book(release, animals)
     release.replayed = False
     return release
@@ -525,15 +515,9 @@ def release_by_order(
     order.scan.save(stored_name(scan_type), scan, save=False)
     order.full_clean(exclude=["scan"])
     order.save()
-    for animal in animals:
-        ensure_transition(animal, AnimalState.RELEASED_BY_ORDER)
-        animal.state, animal.court_order, animal.custody_ended_at = (
-            AnimalState.RELEASED_BY_ORDER,
-            order,
-            now,
-        )
-        animal.save(update_fields=["state", "court_order", "custody_ended_at"])
-    _after_release(animals, by)
+    end_custody(animals, state=AnimalState.RELEASED_BY_ORDER, at=now, court_order=order)
+    # A lot still open for one of these animals is withdrawn: claimed before the hammer.
+    sales.withdraw_claimed_lots(animals, by=by)
     record_event(
         action=Action.RELEASE_COURT_ORDER,
         section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",

@@ -15,10 +15,10 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
-from poundadmin import held_uploads
-from poundadmin.confirmations import show_panel
-from poundadmin.models import Event
-from poundadmin.views import add_service_errors, keyset_page
+from kernel import held_uploads
+from kernel.confirmations import show_panel
+from kernel.models import Event
+from kernel.views import add_service_errors, keyset_page
 
 from .. import services
 from ..dues import dues
@@ -38,16 +38,18 @@ from ..models import (
     Impoundment,
     Receipt,
 )
-from ..selectors import animal_counts, filter_register, missing_feeding_days
+from ..selectors import (
+    REGISTER_ORDER,
+    REGISTER_PAGE,
+    animal_counts,
+    filter_register,
+    missing_feeding_days,
+)
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
 from .answers import entry_answers
 from .common import get_animal, get_entry
-
-PAGE_SIZE = 25
-REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
-
 
 # The board lists at most this many animals a pound, longest in the pound first, with the
 # pound's full count beside them: a pound with a backlog stays one screen, not thousands of rows.
@@ -158,7 +160,10 @@ def register(request):
     # The register's own order: by number, the latest first (issue 12). An entry entered late
     # keeps its number, so the order of arrival would put 00001 after 00014.
     page, next_cursor = keyset_page(
-        qs.select_related("pound"), REGISTER_ORDER, after=request.GET.get("after"), size=PAGE_SIZE
+        qs.select_related("pound"),
+        REGISTER_ORDER,
+        after=request.GET.get("after"),
+        size=REGISTER_PAGE,
     )
     # Counted for the page's rows only, after the LIMIT: a GROUP BY in the page's query runs
     # over every entry in scope before the LIMIT, and sorts them all.

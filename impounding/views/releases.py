@@ -15,8 +15,8 @@ from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
-from poundadmin.confirmations import show_panel
-from poundadmin.views import add_service_errors
+from kernel.confirmations import show_panel
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm

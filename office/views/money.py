@@ -12,7 +12,7 @@ from decimal import Decimal
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Prefetch, Q, Sum, prefetch_related_objects
+from django.db.models import Count, Prefetch, Sum, prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -23,13 +23,13 @@ from accounts.models import DistrictPolicy, IssuedDocument, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from impounding.models import Animal
-from impounding.views.common import get_entry, get_pound
+from impounding.selectors import entry_for, pound_for
+from kernel.dates import add_months, surplus_expiry
+from kernel.documents import pdf_response
+from kernel.files import serve_stored
+from kernel.formatting import inr
+from kernel.views import add_service_errors, keyset_page
 from ledger import services as ledger
-from poundadmin.dates import add_months, surplus_expiry
-from poundadmin.documents import pdf_response
-from poundadmin.files import serve_stored
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors, keyset_page
 
 from .. import documents, statements, trail
 from .. import services as office
@@ -44,9 +44,9 @@ from ..forms import (
     SurplusFilterForm,
 )
 from ..models import Remittance, SurplusClaim, SurplusDeposit
+from ..selectors import SURPLUS_LISTS, SURPLUS_PAGE
 
 CONFIRMED_SHOWN = 50  # the latest confirmed remittances listed; older ones are in the returns
-SURPLUS_PAGE = 25  # rows of each list of the surplus register, paged by keyset
 
 
 # --- Remittances of fines (s.17) ---------------------------------------------------------------
@@ -206,17 +206,6 @@ def _local_fund_names(district_ids):
             "district_id", "local_fund_name"
         )
     )
-
-
-# Each list of the register: which deposits, and the order it pages in by keyset.
-SURPLUS_LISTS = {
-    "awaiting": (Q(status=SurplusDeposit.Status.AWAITING_RECEIPT), ("sale_date", "pk")),
-    "held": (Q(status=SurplusDeposit.Status.HELD), ("expires_on", "sale_date", "pk")),
-    "closed": (
-        Q(status__in=[SurplusDeposit.Status.PAID, SurplusDeposit.Status.TRANSFERRED]),
-        ("-sale_date", "-pk"),
-    ),
-}
 
 
 @dataclass
@@ -482,7 +471,7 @@ def transfer_memo_pdf(request, pk):
 
 @require_permission(Permission.VIEW_LEDGER)
 def feeding_statement(request, pk):
-    pound = get_pound(request, pk, Permission.VIEW_LEDGER)
+    pound = pound_for(request.user, pk, Permission.VIEW_LEDGER)
     form = MonthForm(request.GET if "month" in request.GET else None)
     first = form.first_day()
     statement = statements.feeding_statement(pound, first)
@@ -505,7 +494,7 @@ def feeding_statement(request, pk):
 
 @require_permission(Permission.VIEW_RECORDS)
 def money_trail(request, pk):
-    entry = get_entry(request, pk, Permission.VIEW_RECORDS)
+    entry = entry_for(request.user, pk, Permission.VIEW_RECORDS)
     followed = trail.money_trail(entry)
     for d in followed.surpluses:
         d.claim_list = list(d.claims.all())

@@ -24,7 +24,7 @@ from accounts.decorators import require_permission
 from accounts.models import District, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
-from poundadmin.documents import pdf_response
+from kernel.documents import pdf_response
 
 from .. import exports, return_documents
 from .. import returns as figures
@@ -33,15 +33,6 @@ from ..returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS
 
 FORMATS = ("pdf", "csv")
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def consolidating_district_ids(user):
-    """Districts whose consolidated return the user may see: the office's and the auditors',
-    over the whole district (a pound-keeper sees only his pounds)."""
-    return sorted(
-        set(exports.district_wide_ids(user, Permission.VIEW_REPORTS))
-        & set(exports.district_wide_ids(user, Permission.VIEW_LEDGER))
-    )
 
 
 def _pound(request, pk):
@@ -55,7 +46,7 @@ def _pound(request, pk):
 
 def _district(request, pk):
     district = get_object_or_404(District.objects.for_user(request.user), pk=pk)
-    if district.pk not in consolidating_district_ids(request.user):
+    if district.pk not in exports.consolidating_district_ids(request.user):
         raise PermissionDenied
     return district
 
@@ -277,7 +268,7 @@ def returns(request):
         .select_related("district")
         .order_by("district__name", "name")
     )
-    districts = list(District.objects.filter(pk__in=consolidating_district_ids(user)))
+    districts = list(District.objects.filter(pk__in=exports.consolidating_district_ids(user)))
     form = ReturnsForm(request.GET or None, pounds=pounds, districts=districts)
     choices = [value for _group, options in form.fields["of"].choices for value, _l in options]
     if not request.GET and choices:

@@ -21,7 +21,7 @@ from accounts.roles import Role
 from api import webhook_http, webhooks
 from api.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 from api.webhooks import Topic
-from poundadmin.events import record_event
+from kernel.events import record_event
 from tests.api.test_service_tokens import service_token
 from tests.impounding.factories import make_entry, pay
 
@@ -157,6 +157,28 @@ def test_an_event_rolled_back_sends_nothing(receiver, administrator, district, p
         record_event(action="release.paid", section="s.13", summary="x", by=None, pound=pound)
         raise RuntimeError
     assert not WebhookDelivery.objects.exists()
+
+
+def test_a_fault_in_the_fan_out_does_not_fail_the_release(
+    receiver, administrator, district, pound, pound_keeper, tariffs, monkeypatch, caplog
+):
+    subscribe(administrator, receiver, district=district)
+
+    real = webhooks.fan_out
+
+    def broken(event):
+        assert real(event)  # the deliveries are written, then a fault
+        raise RuntimeError("the fan-out broke")
+
+    monkeypatch.setattr(webhooks, "fan_out", broken)
+    entry = make_entry(pound=pound, by=pound_keeper)
+
+    pay(entry, pound_keeper)
+
+    entry.refresh_from_db()
+    assert entry.animals.get().state == "released_paid"
+    assert not WebhookDelivery.objects.exists()  # its savepoint rolled back
+    assert "a listener failed (on_event)" in caplog.text
 
 
 def _one_delivery(administrator, receiver, district, pound, **kw):

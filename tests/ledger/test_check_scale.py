@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from auctions import services as auctions
-from ledger.checks import EXPECTATIONS, run_checks
+from ledger.checks import expectations, run_checks
 from tests.auctions.factories import conditions, refused, register, schedule
 from tests.impounding.factories import deposit, make_entry, pay
 from tests.office.factories import received_surplus, remit
@@ -50,7 +50,7 @@ def measured():
     """The queries run_checks() makes, its problems, and how many figures each app hands it."""
     with CaptureQueriesContext(connection) as queries:
         problems = run_checks()
-    figures = [len(list(expectations())) for expectations in EXPECTATIONS]
+    figures = [len(list(expected())) for expected in expectations()]
     return len(queries), problems, figures
 
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from office import services as office
 from office.models import SurplusDeposit
-from office.views.money import SURPLUS_PAGE
+from office.selectors import SURPLUS_PAGE
 from tests.accounts.factories import PoundFactory
 from tests.auctions.factories import conditions
 from tests.office.test_views_money import sell
