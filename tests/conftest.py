@@ -1,10 +1,37 @@
 """Shared fixtures: users named after their roles, in a home district, plus an outsider.
 
-Run the suite through `make test` (or `scripts/test ARGS`), which sets the database and the
-environment. Every test has database access.
+`make test` (or `scripts/test ARGS`) runs the whole check; a bare `pytest` works too, with the
+environment below and DATABASE_URL (SQLite when unset). Every test has database access.
 """
 
 import os
+
+# The suite runs with the production settings module but development secrets. Set before Django
+# loads (so the settings module is named here, not in pyproject.toml: pytest-django would load it
+# before this file); scripts/test exports the same values for its lint stage.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poundadmin.settings")
+os.environ.setdefault("DEBUG", "false")
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-0123456789")
+os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
+os.environ.setdefault("POUNDADMIN_READ_DOT_ENV", "false")
+os.environ.setdefault("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
+# The demo app installed (ADR 0049): the suite also tests seed_demo, seed_scale and their guard.
+os.environ.setdefault("DEMO", "true")
+# The test client and the live server speak plain HTTP on 127.0.0.1.
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("SECURE_COOKIES", "false")
+# Static files come from the finders, unhashed: no collectstatic, no manifest, no staticfiles/.
+os.environ.setdefault(
+    "STATICFILES_STORAGE", "django.contrib.staticfiles.storage.StaticFilesStorage"
+)
+# Playwright's sync API runs an event loop in the test thread; the ORM calls made by the same
+# test are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+import django
+
+django.setup()  # the imports below reach the models
+
 import shutil
 
 import pytest
@@ -23,10 +50,6 @@ from tests.accounts.factories import (
 )
 from tests.impounding.factories import set_tariffs
 
-# Playwright's sync API runs an event loop in the test thread; the ORM calls made by the same
-# test are still synchronous and safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
 CHROMIUM = shutil.which("chromium") or (
@@ -39,6 +62,9 @@ BROWSER_TIMEOUT = 240
 
 def pytest_configure(config):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # whitenoise serves from the finders, looking each file up when asked (as in development),
+    # so it neither needs nor warns about a missing staticfiles/.
+    settings.WHITENOISE_USE_FINDERS = settings.WHITENOISE_AUTOREFRESH = True
     if IN_CI and not ON_POSTGRES:
         raise pytest.UsageError("CI must run the suite on PostgreSQL (DATABASE_URL).")
 
