@@ -3,7 +3,7 @@ PORT ?= 8000
 PY := .venv/bin/python
 DEV := DEBUG=true
 
-.PHONY: run test lint format check messages clean bench weight static api-schema
+.PHONY: run test test-quick lint format check messages clean bench weight static api-schema
 
 .venv/.stamp-run: requirements.lock
 	scripts/bootstrap run
@@ -19,6 +19,10 @@ run: .venv/.stamp-run
 
 test: .venv/.stamp-dev
 	scripts/test
+
+# the whole check without the tests marked slow (browser, state machines, Schemathesis...).
+test-quick: .venv/.stamp-dev
+	scripts/test -m "not slow"
 
 lint: .venv/.stamp-dev
 	.venv/bin/ruff check .

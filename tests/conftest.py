@@ -58,6 +58,9 @@ CHROMIUM = shutil.which("chromium") or (
 # Seconds before pytest-timeout fails a browser test; the others have pyproject.toml's `timeout`.
 # A browser test walks a whole workflow through many pages, and Playwright's own waits are 30 s.
 BROWSER_TIMEOUT = 240
+# The files marked `slow` as a whole (with every browser test): the Hypothesis state machines,
+# Schemathesis over the API and the two app servers. `make test-quick` leaves them out.
+SLOW_FILES = {"test_properties.py", "test_schemathesis.py", "test_two_servers.py"}
 
 
 def pytest_configure(config):
@@ -73,6 +76,8 @@ def pytest_collection_modifyitems(config, items):
     skip_pg = pytest.mark.skip(reason="needs PostgreSQL (SQLite fallback in use)")
     skip_browser = pytest.mark.skip(reason="needs /usr/bin/chromium")
     for item in items:
+        if "browser" in item.keywords or item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
         if "postgres" in item.keywords and not ON_POSTGRES:
             item.add_marker(skip_pg)
         if "browser" in item.keywords and not CHROMIUM:
