@@ -7,7 +7,6 @@ import io
 import os
 import subprocess
 import sys
-import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -65,9 +64,7 @@ def test_an_export_is_queued_then_made_by_the_worker_then_offered_to_its_owner(
 ):
     client.force_login(magistrate)
 
-    started = time.monotonic()
     response = ask(client, pound=pound.pk)
-    took = time.monotonic() - started
 
     prepared = PreparedFile.objects.get()
     assert response.status_code == 302
@@ -75,7 +72,6 @@ def test_an_export_is_queued_then_made_by_the_worker_then_offered_to_its_owner(
     # The request only recorded the ask: nothing was made in it.
     assert (prepared.status, prepared.file.name) == (PreparedFile.Status.QUEUED, "")
     assert DBTaskResult.objects.get().status == "READY"
-    assert took < 2  # 200 ms on a quiet machine; the test machine is shared
     waiting = client.get(response["Location"]).content.decode()
     assert '<meta http-equiv="refresh" content="3">' in waiting
     assert "The file is being prepared." in waiting
