@@ -45,7 +45,7 @@ messages: .venv/.stamp-dev
 api-schema: .venv/.stamp-dev
 	@$(DEV) $(PY) -m tests.api.test_schema_guard
 
-# issue 9's table at two data sizes (databases poundadmin_bench_N, built once and reused):
+# the table of docs/capacity.md at two data sizes (databases poundadmin_bench_N, built once and reused):
 # `make bench SIZES="100000 1000000" RUNS=7`.
 SIZES ?= 10000 100000
 RUNS ?= 7
@@ -53,7 +53,7 @@ bench: .venv/.stamp-run
 	$(PY) scripts/bench --sizes $(SIZES) --runs $(RUNS)
 	$(PY) scripts/weight
 
-# issue 12's page weight: first and repeat visits of three pages, as whitenoise serves them.
+# the page weight of ADR 0037: first and repeat visits of three pages, as whitenoise serves them.
 weight: .venv/.stamp-dev
 	$(PY) scripts/weight
 

@@ -163,7 +163,7 @@ def may_reissue(user, document):
 
 @transaction.atomic
 def reissue_document(*, document, by, reason):
-    """Draw a kept document again, explicitly and for a reason (issue 10: a kept PDF is never
+    """Draw a kept document again, explicitly and for a reason (ADR 0011: a kept PDF is never
     drawn again otherwise). The file issued so far is kept, with its SHA-256, as an EarlierFile
     that /verify/ still lists; the document's own file is set aside, so its next download draws
     and keeps the new one, served from then on. Same number, same token: the paper's QR code

@@ -198,7 +198,7 @@ def verify(request, token):
         .first()
     )
     if document is None:
-        # The public has no jurisdiction: say plainly that no document has this code (issue 12).
+        # The public has no jurisdiction: say plainly that no document has this code.
         return render(request, "verify_unknown.html", status=404)
     return render(
         request,

@@ -173,7 +173,7 @@ def missing_feeding_by_pound(pound_ids, first, last):
 @dataclass
 class FeedingDay:
     """A day of the feeding log: the animals in custody and the day's rounds, the first round
-    first. A later round feeds the animals that came after the first (issue 12)."""
+    first. A later round feeds the animals that came after the first."""
 
     date: date
     in_custody: int

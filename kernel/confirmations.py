@@ -1,4 +1,4 @@
-"""The confirmation panel (GOV.UK pattern, issue 12, item 15): after an action that issues a
+"""The confirmation panel (GOV.UK pattern, ADR 0030): after an action that issues a
 document, the next page opens with what was done, its reference and a button to the document.
 
 A view calls `show_panel(request, ...)` before it redirects; the page it redirects to shows the

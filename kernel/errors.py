@@ -1,5 +1,5 @@
 """Form errors the GOV.UK way: each message names its field and says what to do, and every page
-with errors opens with a summary that links to each field (issue 12, item 3).
+with errors opens with a summary that links to each field (ADR 0030).
 
 Django's own messages ("This field is required.") do not say which field. Rather than give each
 of the apps' forms its own messages, the few generic ones are reworded where they are shown, by

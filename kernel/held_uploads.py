@@ -1,4 +1,4 @@
-"""An uploaded file kept while its form is shown again (issue 12, item 3).
+"""An uploaded file kept while its form is shown again (ADR 0030).
 
 A browser cannot put a file back into a file input, so a photo chosen on a form that came back
 with an error, or that goes on to a check-your-answers page, would be lost. `hold` stores the

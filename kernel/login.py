@@ -1,7 +1,7 @@
 """Sign-in and the signed-in session, for every request and response.
 
 - Sign-in is required everywhere (Django's LoginRequiredMiddleware), and the login page is told
-  when a session has ended rather than never begun (issue 12, item 2).
+  when a session has ended rather than never begun (ADR 0031).
 - A signed-in page shows owners' names and phones: it is never stored by the browser or a proxy
   (`Cache-Control: no-store`).
 - `Permissions-Policy`: the camera for this origin only (the photo field uses it), nothing else.

@@ -135,7 +135,6 @@ def send_remittance(
             "authority": remittance.authority,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     if statements.pound_positions([pound])[pound.pk].fines_due <= 0:
         todos.close(f"remit_fines:{pound.pk}")
     return remittance
@@ -227,7 +226,6 @@ def confirm_remittance(*, remittance, by):
             "confirmed_by": by.pk,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"remittance_confirm:{remittance.pk}")
     return remittance
 

@@ -111,7 +111,6 @@ def receive_surplus(*, deposit, by, received_on):
         ),
         data={"deposit": deposit.pk, "expires_on": deposit.expires_on},
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"surplus_receive:{deposit.pk}")
     return deposit
 
@@ -223,7 +222,6 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
             "decided_by": by.pk,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"surplus_claim:{claim.pk}")
     return claim
 
@@ -347,7 +345,6 @@ def write_off_shortfall(*, shortfall, by, note=""):
             "note": note,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"shortfall_writeoff:{shortfall.pk}")
     return shortfall
 
@@ -382,7 +379,6 @@ def review_court_order(*, order, by, note=""):
         ),
         data={"order": order.pk, "note": note},
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"court_order_review:{order.pk}")
     return order
 

@@ -129,7 +129,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "kernel.login.LoginRequiredMiddleware",  # says when a session has ended
-    # no-store on signed-in pages, Permissions-Policy, the 12-hour session (issue 11).
+    # no-store on signed-in pages, Permissions-Policy, the 12-hour session.
     "kernel.login.TrustMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -193,18 +193,18 @@ TABLE = [
     ("password_change", None, "get", {}, 200),
     ("logout", None, "get", {}, 405),
     ("login", None, "get", {}, 302),  # a signed-in user is sent on to the home page
-    # The auction, s.16 and disposal screens (issue 4).
+    # The auction, s.16 and disposal screens.
     ("auctions:conditions", None, "get", {"administrator": 403}, 200),
     ("auctions:conditions_new", None, "get", {"dm_clerk": 200, "magistrate": 200}, 403),
     ("auctions:auctions", None, "get", {"administrator": 403}, 200),
     ("auctions:auction_new", None, "get", {"police_officer": 200}, 403),
     ("auctions:disposals", None, "get", {"administrator": 403}, 200),
     ("auctions:disposal_new", None, "get", {"dm_clerk": 200, "magistrate": 200}, 403),
-    # The s.14 report, notice and proclamation screens, and the public board (issue 4).
+    # The s.14 report, notice and proclamation screens, and the public board.
     ("auctions:reports_due", None, "get", {"pound_keeper": 200, "outsider": 200}, 403),
     ("auctions:reports", None, "get", {"administrator": 403}, 200),
     ("board", None, "get", {}, 200),
-    # The District Magistrate's office: home page, approvals, to-dos (issue 5).
+    # The District Magistrate's office: home page, approvals, to-dos (ADR 0032).
     (
         "office:office",
         None,
@@ -220,15 +220,15 @@ TABLE = [
         200,
     ),
     ("office:todos", None, "get", {}, 200),
-    # Returns (s.7) and exports (issue 5): whoever may read a pound's accounts; the per-pound,
+    # Returns (s.7) and exports: whoever may read a pound's accounts; the per-pound,
     # per-district and per-day routes are in tests/office/test_returns.py.
     ("office:returns", None, "get", {"police_officer": 403, "administrator": 403}, 200),
     ("office:export_register", None, "get", {"police_officer": 403, "administrator": 403}, 200),
     ("office:export_ledger", None, "get", {"police_officer": 403, "administrator": 403}, 200),
-    # Files prepared by the worker (issue 10): asking needs the accounts; an empty ask is a 400.
+    # Files prepared by the worker (ADR 0012): asking needs the accounts; an empty ask is a 400.
     ("office:prepare", None, "post", {"police_officer": 403, "administrator": 403}, 400),
     ("office:prepare", None, "get", {}, 405),
-    # Separation of duties (issue 11): whoever sends or prepares does not confirm or decide.
+    # Separation of duties: whoever sends or prepares does not confirm or decide.
     (
         "office:remittance_confirm",
         _remittance_sent_by("pound_keeper"),
@@ -318,12 +318,12 @@ TABLE = [
         {"pound_keeper": 200, "dm_clerk": 200, "outsider": 404},
         403,
     ),
-    # Service tokens for State systems (issue 13): the administrator's alone.
+    # Service tokens for State systems (ADR 0041): the administrator's alone.
     ("accounts:service_tokens", None, "get", {"administrator": 200}, 403),
     ("accounts:service_tokens", None, "post", {"administrator": 200}, 403),
     ("accounts:service_token_revoke", _service_token, "post", {"administrator": 302}, 403),
     ("accounts:service_token_revoke", _service_token, "get", {}, 405),
-    # Webhooks for State systems (issue 13): the administrator's alone, as the tokens are.
+    # Webhooks for State systems (ADR 0042): the administrator's alone, as the tokens are.
     ("webhooks:list", None, "get", {"administrator": 200}, 403),
     ("webhooks:list", None, "post", {"administrator": 200}, 403),
     ("webhooks:subscription", _webhook, "get", {"administrator": 200}, 403),
@@ -333,7 +333,7 @@ TABLE = [
     ("webhooks:send_again", _webhook_given_up, "get", {}, 405),
 ]
 
-# The API (issue 13): a token of each role instead of a session. Another district's entry is a
+# The API (ADR 0040): a token of each role instead of a session. Another district's entry is a
 # 404, as on the screens; a role without the register (the administrator) has no register at all.
 API_TABLE = [
     ("api:entries", None, "get", {"administrator": 404}, 200),
@@ -369,7 +369,7 @@ API_TABLE = [
         403,
     ),
     ("api:remittance_confirm", _remittance_sent_by("dm_clerk"), "post", {"magistrate": 400}, 403),
-    # Unclaimed cattle and sales (issue 13): the s.14 and auction screens' permission and scope.
+    # Unclaimed cattle and sales in the API: the s.14 and auction screens' permission and scope.
     ("api:reports", None, "get", {"administrator": 404}, 200),
     ("api:notices", None, "get", {"administrator": 404}, 200),
     ("api:proclamations", None, "get", {"administrator": 404}, 200),

@@ -1,5 +1,5 @@
 """Every action a role may take is reachable by clicking, in at most three clicks from its home
-page, and no link a role is shown leads to a refusal (issue 12, item 1).
+page, and no link a role is shown leads to a refusal (ADR 0032).
 
 The walk signs in as each of the demo's Lucknow users, opens the home page, and follows every
 link on it, then every link on those pages (at most a few pages of each kind, so the register's

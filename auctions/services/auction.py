@@ -127,7 +127,6 @@ def schedule_auction(
             "deputy": deputy.pk if deputy else None,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     offered = Notice.objects.filter(report__animals__in=[a.pk for a in animals])
     for notice_id in offered.values_list("pk", flat=True).distinct():
         todos.close(f"auction_due:{notice_id}")

@@ -120,6 +120,5 @@ def decide_disposal(*, order, by, approve, note=""):
             "decided_by": by.pk,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"disposal_decide:{order.pk}")
     return order

@@ -114,7 +114,6 @@ def send_report(*, entry, by, at=None):
             "days_late": report.days_late,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"report_due:{entry.pk}")
     # Drawn and kept by the worker once this commits, not by the first download.
     transaction.on_commit(lambda: keep_report_pdf.enqueue(report.pk), robust=True)
@@ -192,7 +191,6 @@ def post_notice(*, report, by, posted_on, posted_at):
             "days_after_report": late,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"notice_due:{report.pk}")
     transaction.on_commit(lambda: keep_notice_pdf.enqueue(notice.pk), robust=True)
     return notice

@@ -401,7 +401,7 @@ def lot_sell(request, pk):
         lot=lot,
         initial={"buyer": best.bidder_id, "price": best.amount} if best else None,
     )
-    # Known on this first page: before the announced hour no bid and no hammer (issue 12).
+    # Known on this first page: before the announced hour no bid and no hammer.
     not_yet = before_the_hour(auction, timezone.now())
     context = {"bid_form": bid_form, "sale_form": sale_form, "not_yet": not_yet}
     if is_bid and bid_form.is_valid() and not_yet:

@@ -104,7 +104,7 @@ class Impoundment(models.Model):
             # across pounds, read newest first and stopped at the page's LIMIT.
             models.Index(fields=["-arrived_at", "-id"], name="imp_arrived"),
             models.Index(fields=["owner_name"], name="imp_owner_name"),
-            # The register page in the register's own order, by number (issue 12): in a pound,
+            # The register page in the register's own order, by number: in a pound,
             # and across pounds.
             models.Index(
                 fields=["pound", "-register_year", "-register_serial", "-id"],
@@ -385,7 +385,7 @@ class FeedingLog(models.Model):
         _("cost of fodder (₹)"), max_digits=10, decimal_places=2, null=True, blank=True
     )
     remarks = models.TextField(_("health and other remarks"), blank=True)
-    # A later round of the same day feeds the animals that arrived after the first (issue 12).
+    # A later round of the same day feeds the animals that arrived after the first.
     round = models.PositiveSmallIntegerField(_("round"), default=1)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")

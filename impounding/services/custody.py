@@ -285,6 +285,5 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
             "round": log.round,
         },
     )
-    # The work is done: its to-do closes now, in this transaction, not at the next daily run.
     todos.close(f"feeding_missed:{pound.pk}:{date.isoformat()}")
     return log

@@ -1,4 +1,4 @@
-"""Check your answers before the s.8 entry is made (GOV.UK pattern, issue 12, item 15): the
+"""Check your answers before the s.8 entry is made (GOV.UK pattern, ADR 0030): the
 register entry is a legal record, so the keeper sees every answer once more, each with a link
 back to its question."""
 

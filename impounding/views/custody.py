@@ -131,7 +131,7 @@ def feeding_log(request, pk):
             _("Feeding and watering for %(date)s is recorded.")
             % {"date": fed_on.strftime("%d-%m-%Y")},
         )
-        # Back on the day just recorded, where a later round can be added (issue 12).
+        # Back on the day just recorded, where a later round can be added.
         url = reverse("impounding:feeding_log", args=[pound.pk])
         return redirect(f"{url}?date={fed_on.isoformat()}#day-heading")
     if form.is_bound and form.cleaned_data.get("date"):

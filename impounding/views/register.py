@@ -157,7 +157,7 @@ def register(request):
     qs = Impoundment.objects.for_user(request.user, Permission.VIEW_RECORDS)
     if form.is_valid():
         qs = filter_register(qs, form.cleaned_data)
-    # The register's own order: by number, the latest first (issue 12). An entry entered late
+    # The register's own order: by number, the latest first. An entry entered late
     # keeps its number, so the order of arrival would put 00001 after 00014.
     page, next_cursor = keyset_page(
         qs.select_related("pound"),

@@ -1,4 +1,4 @@
-// Sessions end after SESSION_IDLE_SECONDS without a request (issue 12, item 2).
+// Sessions end after SESSION_IDLE_SECONDS without a request (ADR 0031).
 // - While someone types, the session is kept alive: a small request every few minutes.
 // - Two minutes before it would end, a warning offers to stay signed in.
 // - A form marked data-draft is not lost if the session ended anyway: on submit the script asks

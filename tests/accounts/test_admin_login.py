@@ -1,5 +1,5 @@
 """The admin has no second public sign-in form: /admin/login/ sends to the app's login, with
-its throttles (issue 11)."""
+its throttles."""
 
 from django.urls import reverse
 

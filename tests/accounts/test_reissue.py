@@ -1,4 +1,4 @@
-"""A kept document is drawn again only on an explicit reissue (issue 10 item 2): the pound-keeper
+"""A kept document is drawn again only on an explicit reissue (ADR 0011): the pound-keeper
 or the office gives a reason, an event records it, the old file stays with its fingerprint
 (still listed on /verify/), and the new one is served from then on."""
 

@@ -1,5 +1,5 @@
 """An ended session says so on the login page, and a typing user's session is kept alive
-(issue 12, item 2). The browser side is in tests/browser/test_usability.py."""
+(ADR 0031). The browser side is in tests/browser/test_usability.py."""
 
 from django.conf import settings
 from django.urls import reverse

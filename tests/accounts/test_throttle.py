@@ -1,5 +1,5 @@
 """Throttling beside django-axes: one address spraying user names is stopped, and /verify/ has
-a rate limit (issue 11)."""
+a rate limit."""
 
 import os
 import subprocess
@@ -55,7 +55,7 @@ def test_verify_is_rate_limited_per_address(client, settings):
     assert client.get(url, REMOTE_ADDR="10.9.9.9").status_code == 404
 
 
-# Several app servers (issue 11): the counts live in the database they share, not in a process.
+# Several app servers: the counts live in the database they share, not in a process.
 
 SECOND_SERVER = """
 import django

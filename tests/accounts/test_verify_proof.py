@@ -1,5 +1,5 @@
 """/verify/ shows what a forger would change: the amount, the date, the number, the office, the
-animal count and the SHA-256 of the PDF as issued; and still no personal data (issue 11)."""
+animal count and the SHA-256 of the PDF as issued; and still no personal data."""
 
 import hashlib
 

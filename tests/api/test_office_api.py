@@ -1,4 +1,4 @@
-"""The office through the API (issue 13): remittances, the surplus register and claims, the
+"""The office through the API (ADR 0040): remittances, the surplus register and claims, the
 monthly and district returns as JSON, and the tariffs in force on a day. Scoped as the screens,
 paged by keyset, 400 on bad input, and a query count that does not grow with the rows."""
 

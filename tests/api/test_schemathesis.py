@@ -1,4 +1,4 @@
-"""Schemathesis against the live server (issue 13, item 7): every operation the schema lists at run
+"""Schemathesis against the live server (ADR 0040): every operation the schema lists at run
 time, with a token of each role (and none), over data in two districts.
 
 Checks on every response: no 5xx, the status code, content type, headers and body the schema

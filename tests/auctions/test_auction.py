@@ -196,7 +196,7 @@ def test_schedule_refused_before_the_eighth_day_after_the_notice(
 def test_sale_before_the_eighth_day_and_the_hour_is_refused_for_the_hour(
     pound, pound_keeper, police_officer, standing_order, tariffs
 ):
-    """Both rules forbid the sale; the true reason is the hour announced (issue 12)."""
+    """Both rules forbid the sale; the true reason is the hour announced."""
     entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=12)
     _report, notice = report_and_notice(
         entry, pound_keeper, police_officer, sent_days_ago=2, posted_days_ago=0

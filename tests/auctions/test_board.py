@@ -295,7 +295,7 @@ def test_board_shows_no_free_text_but_the_confirmed_description(
     client, pound, pound_keeper, police_officer
 ):
     """A seizure place or marks typed with someone's name stay in the register: the board
-    shows only the description the keeper confirmed fit to publish (issue 11)."""
+    shows only the description the keeper confirmed fit to publish."""
     named = make_entry(
         pound=pound,
         by=pound_keeper,
@@ -311,7 +311,7 @@ def test_board_shows_no_free_text_but_the_confirmed_description(
     assert "Kallu Yadav" not in html and "Mohan Lal" not in html
 
 
-# Issue 12, item 8: where the animals are kept, once a pound; the auction; the search ---------
+# The public board: where the animals are kept, once a pound; the auction; the search ---------
 
 
 def test_board_says_once_a_pound_where_the_animals_are_kept_with_address_hours_phone(

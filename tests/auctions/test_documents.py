@@ -288,7 +288,7 @@ def test_notice_poster_states_a_b_c_and_the_last_day(
     assert "(c) Place where they are impounded" in text
     assert "2 animals" in text
     assert "UP-TAG-0042" in text
-    # The register's free text (the place typed, the marks) stays off a public wall (issue 11).
+    # The register's free text (the place typed, the marks) stays off a public wall.
     assert "Notch in the left ear" not in text and "Field near the canal" not in text
     assert pound.name in text
     assert f"Posted on {_d(9)} at Notice board, PS office" in text
@@ -308,7 +308,7 @@ def test_notice_poster_gives_the_confirmed_description_never_the_free_text(
 ):
     """The notice is posted on a public wall: like the board it gives the place of seizure as
     the keeper confirmed it fit to publish, and the village, never what was typed in the
-    register, which may name someone (issue 11)."""
+    register, which may name someone."""
     entry = unclaimed_entry(
         pound=pound, keeper=pound_keeper, days_ago=20, animals=[cow(marks="Owner Mohan Lal brand")]
     )

@@ -237,7 +237,7 @@ def test_sale_refused_at_the_hammer_before_the_gap(
     with pytest.raises(ValidationError) as refusal:
         sell(auction.lots.get(), bidder, "30000.00", police_officer)
 
-    # Before the gap and before the hour announced: the hour is the true reason (issue 12).
+    # Before the gap and before the hour announced: the hour is the true reason.
     hour = timezone.localtime(auction.scheduled_for).strftime("%d-%m-%Y %H:%M IST")
     assert refusal.value.messages == [
         f"The auction was announced for {hour}: no bid is taken and no lot is sold before then."

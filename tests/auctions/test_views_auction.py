@@ -958,7 +958,7 @@ def test_animals_the_owner_refused_to_pay_for_are_not_offered_under_s14(
     assert response.context["formset"].forms == []
 
 
-# --- Rules checked on the first page where they can be known (issue 12) ---------------------
+# --- Rules checked on the first page where they can be known ------------------------------
 
 
 def test_before_the_announced_hour_the_lot_page_says_so_and_takes_no_bid(

@@ -199,7 +199,7 @@ def test_report_send_post_records_the_report_and_its_event(client, pound_keeper,
     assert report.sent_by == pound_keeper
     event = Event.objects.get(action="s14.reported", impoundment=entry)
     assert event.section == "s.14"
-    # The confirmation panel: the reference and the report to print (issue 12).
+    # The confirmation panel: the reference and the report to print (ADR 0030).
     panel = client.session[confirmations.KEY]
     assert report.number in panel["title"] and panel["reference"] == report.number
     assert panel["document_url"] == reverse("auctions:report_pdf", kwargs={"pk": report.pk})

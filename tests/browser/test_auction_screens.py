@@ -47,7 +47,7 @@ def test_auction_screens_are_accessible(
     look(page, "conditions-new")
     page.get_by_role("button", name="Record the order").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (issue 12)
+    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
     look(page, "conditions-errors")
 
     # The officer: an early date is refused beside the date field, with the lawful date.

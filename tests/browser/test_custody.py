@@ -62,7 +62,7 @@ def test_keeper_records_feeding_with_the_keyboard(page, live_server, pound, entr
     page.get_by_label("Animals fed and watered").fill("")
     page.get_by_role("button", name="Record feeding and watering").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (issue 12)
+    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
     look(page, "feeding-log-errors")
 
 
@@ -75,7 +75,7 @@ def test_keeper_records_a_death_with_the_keyboard(page, live_server, entry):
 
     page.get_by_role("button", name="Record the death").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (issue 12)
+    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
     look(page, "death-errors")
 
     page.get_by_label("Cause of death").fill("Bloat")

@@ -1,4 +1,4 @@
-"""Issue 12, items 10 and 15, in a real browser, in English and Hindi, at 360 px and 1280 px with
+"""ADRs 0030 and 0038 in a real browser, in English and Hindi, at 360 px and 1280 px with
 axe: the confirmation panel after the Magistrate applies a s.15 deposit and after the pound-keeper
 refunds one (s.22), with the deposit receipt as its reference and its document; then the entry's
 timeline and the to-do list in Hindi, with no English summary left."""

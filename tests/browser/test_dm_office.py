@@ -54,7 +54,7 @@ def test_clerk_records_a_feeding_rate_order(page, live_server, district, pound, 
     # Submitted without its reference first, to see the errors beside the fields.
     page.get_by_role("button", name="Record the feeding rate order").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (issue 12)
+    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
     look(page, "feeding-order-errors")
 
     page.get_by_label("Order reference").fill("DM/Pounds/7/2026")

@@ -138,7 +138,7 @@ def test_magistrate_works_through_the_office(page, live_server, district_at_work
     assert "₹25,500.00" in page.get_by_role("table", name="Dues left unpaid").inner_text()
     page.get_by_role("button", name="Write off the shortfall").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (issue 12)
+    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
     look(page, "shortfall-errors")
     page.get_by_label("Why the dues are written off").fill("Owner untraceable; cow was old")
     page.get_by_role("button", name="Write off the shortfall").click()

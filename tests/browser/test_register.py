@@ -66,7 +66,7 @@ def _claim(page, base, entry, animals, claimant, *, deposit):
     page.wait_for_url(re.compile(r"/pound/entries/\d+/"))
     check_a11y(page, "entry after release")
     kind = "Deposit receipt" if deposit else "Receipt"
-    # The confirmation panel: what was done, the receipt's number and the receipt (issue 12).
+    # The confirmation panel: what was done, the receipt's number and the receipt (ADR 0030).
     panel = page.get_by_test_id("confirmation-panel")
     number = panel.locator(".confirmation-reference").inner_text()
     assert f"{kind} {number}." in panel.inner_text()
@@ -96,7 +96,7 @@ def test_arrival_two_owners_one_pays_one_deposits(page, live_server, demo_data):
     _fill_animal(page, 2, "buffalo", "female", "adult", "Black")
     check_a11y(page, "new arrival, three animals")
     page.get_by_role("button", name="Enter in the register").click()
-    # Check your answers first: the register is a legal record (issue 12).
+    # Check your answers first: the register is a legal record (ADR 0030).
     page.get_by_role("heading", name=re.compile("^Check the entry")).wait_for()
     check_a11y(page, "check the entry")
     check_fits_width(page)

@@ -121,7 +121,7 @@ def officer_posts_notice_and_proclaims(page, base, report, entry, *, prefix=""):
     page.get_by_label("Where it was stuck up").fill("")
     page.get_by_role("button", name="Record the notice").click()
     page.wait_for_load_state()
-    # The error summary names the field and links to it (issue 12).
+    # The error summary names the field and links to it (ADR 0030).
     summary = page.locator("[data-error-summary]")
     assert summary.get_by_role("link", name="Enter “Where it was stuck up”.").is_visible()
     look(page, f"{prefix}notice-post-errors")
@@ -317,7 +317,7 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     assert notice.last_day_to_claim == today - timedelta(days=1)
     assert notice.earliest_sale == today
     assert page.get_by_text(f"An auction may be held from {today:%d-%m-%Y}.").is_visible()
-    # Both drums beaten: the next step offered is the sale, scheduled ahead (issue 12).
+    # Both drums beaten: the next step offered is the sale, scheduled ahead (ADR 0032).
     assert page.locator("#drums-done").is_visible()
     assert page.get_by_role("link", name="Schedule the auction").count() == 1
 

@@ -1,5 +1,5 @@
-"""Issue 12, usability: walked in a real browser, with axe on every page, at 360 px and 1280 px,
-in English and Hindi.
+"""Usability (ADRs 0030-0032): walked in a real browser, with axe on every page, at 360 px
+and 1280 px, in English and Hindi.
 
 - The s.8 form: the s.11 questions only for a s.11 seizure; an error summary at the top, focused,
   each message naming its field and linking to it; the photo kept across the re-shown form and

@@ -1,4 +1,4 @@
-"""Issue 12's goals for a slow phone: the login page, the keeper's home and the register weigh at
+"""ADR 0037's goals for a slow phone: the login page, the keeper's home and the register weigh at
 most 150 KB on a first visit and 30 KB on the next, compressed as whitenoise serves them, in
 English and Hindi. scripts/weight measures it (and `make bench` prints it); this holds it.
 

@@ -383,7 +383,7 @@ def test_feeding_log_records_the_day_with_an_event(pound, pound_keeper):
 
 
 def test_a_later_round_feeds_only_the_animals_not_yet_fed(pound, pound_keeper, entry):
-    """20 in the pound and 15 fed: a second round for the 5 that came later (issue 12)."""
+    """20 in the pound and 15 fed: a second round for the 5 that came later."""
     make_entry(pound=pound, by=pound_keeper, arrived_at=ist(11, 24, 18), animals=[cow(), cow()])
     day = date(2026, 11, 24)  # 4 animals in the pound: the entry's 2, and 2 came at 18:00
     services.log_feeding(pound=pound, by=pound_keeper, date=day, animals_fed=2, fodder="Dry")

@@ -435,7 +435,7 @@ def test_district_staff_may_download(client, magistrate, entry, released, pound)
         assert client.get(url).status_code == 200, url
 
 
-# The letterhead, the seal and the bilingual columns (issue 12, item 13) ------------------------
+# The letterhead, the seal and the bilingual columns (ADR 0035) ---------------------------------
 
 
 @pytest.fixture
@@ -531,7 +531,7 @@ def test_a_long_deposit_receipt_keeps_the_signature_with_the_deposit_box(
     assert signed and "Held in deposit, not as payment (s.15)" in pages[signed[0]]
 
 
-# 80 mm roll slips (issue 12, item 14) ------------------------------------------------------------
+# 80 mm roll slips (ADR 0036) ---------------------------------------------------------------------
 
 ROLL_WIDTH_PT = 80 / 25.4 * 72  # 226.77 pt
 

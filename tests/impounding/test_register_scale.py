@@ -1,5 +1,5 @@
-"""The register page at volume (issue 9): its queries stay the same in number and in shape as the
-register grows. The page reads its entries through the keyset's index and stops at the LIMIT;
+"""The register page at volume (docs/capacity.md): its queries stay the same in number and in shape
+as the register grows. The page reads its entries through the keyset's index and stops at the LIMIT;
 the animals are counted for the page's rows only, never grouped over every entry in scope."""
 
 import json
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.postgres
 
 ANIMALS_PER_ENTRY = 2
 # (pound, year DESC, serial DESC, id DESC) and (year DESC, serial DESC, id DESC): the keyset's
-# order, the register's numbers (issue 12).
+# order, the register's numbers.
 # The unique (pound, year, serial), read backwards, gives the same order within one pound.
 ORDERED_INDEXES = {"imp_pound_number", "imp_register_number", "imp_register_serial"}
 

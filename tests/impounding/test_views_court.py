@@ -456,7 +456,7 @@ def test_deposit_apply_posts_the_payment(client, magistrate, lapsed):
 
 
 def assert_deposit_panel(client, response, deposit, done):
-    """The confirmation panel (GOV.UK, issue 12): what was done, the deposit receipt's number as
+    """The confirmation panel (GOV.UK, ADR 0030): what was done, the deposit receipt's number as
     the reference, and the receipt to print; shown once, on the page the action leads to."""
     receipt = deposit.release.receipt
     page = client.get(response["Location"]).content.decode()

@@ -358,7 +358,7 @@ def test_feeding_form_is_prefilled_with_the_animals_in_the_pound(keeper_client, 
 def test_feeding_recorded_for_today(keeper_client, pound, animal, pound_keeper):
     response = keeper_client.post(url_of("feeding_log", animal), FEEDING)
     assert response.status_code == 302
-    # Back on the day recorded, at its heading, not at the top of the page (issue 12).
+    # Back on the day recorded, at its heading, not at the top of the page.
     assert response["Location"] == (
         reverse("impounding:feeding_log", kwargs={"pk": pound.pk})
         + f"?date={TODAY.isoformat()}#day-heading"

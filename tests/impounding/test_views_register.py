@@ -354,7 +354,7 @@ def test_register_keyset_pagination_walks_every_entry_once(client, pound_keeper,
             break
         params = {"after": cursor}
     # In the register's order, by number, the latest first; the entries were made in the
-    # order of their numbers but arrived each a minute before the last (issue 12).
+    # order of their numbers but arrived each a minute before the last.
     assert seen == [e.pk for e in reversed(made)]
     assert [e.register_serial for e in made] == list(range(1, 31))
 

@@ -120,7 +120,7 @@ def test_signature_drawn_on_screen_is_stored(
     assert client.post(url, data).status_code == 302
     release = Release.objects.get()
     assert release.signature.name.endswith(".png")
-    # Printed on the receipt, above the claimant's name (issue 12).
+    # Printed on the receipt, above the claimant's name.
     response = client.get(reverse("impounding:receipt_pdf", args=[release.receipt_id]))
     pdf = b"".join(response.streaming_content) if response.streaming else response.content
     reader = PdfReader(io.BytesIO(pdf))
@@ -138,7 +138,7 @@ def test_signature_missing_is_refused(client, pound_keeper, pound, tariffs):
     response = client.post(url, data)
     assert response.status_code == 200
     assert Release.objects.count() == 0
-    # Back to the signature on the check page, not to page 1 (issue 12).
+    # Back to the signature on the check page, not to page 1 (ADR 0030).
     assert response.templates[0].name == "impounding/release_check.html"
     assert response.context["confirm"].errors["signature_data"] == [
         "The claimant must sign on the screen."

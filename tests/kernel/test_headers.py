@@ -1,4 +1,4 @@
-"""Headers on every response, and the session's absolute lifetime (issue 11)."""
+"""Headers on every response, and the session's absolute lifetime."""
 
 import time
 

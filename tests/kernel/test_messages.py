@@ -100,7 +100,7 @@ def test_todo_title_is_kept_in_english_and_shown_in_the_readers_language(distric
         assert todo.title_text == todo.title
 
 
-# --- The sales floor's and the office's events and to-dos (issue 12, item 10) -----------------
+# --- The sales floor's and the office's events and to-dos (ADR 0038) -------------------------
 
 SERVICES = ["auctions", "office", "impounding", "ledger", "accounts", "demo"]
 # Bulk rows written for the load test, never read as a timeline (another change converts them).

@@ -1,5 +1,5 @@
 """WeasyPrint fetches only static files and data: URIs for a document, never the network or
-another file on the server (issue 11)."""
+another file on the server."""
 
 from pathlib import Path
 

@@ -110,8 +110,8 @@ def test_a_run_while_another_holds_the_lock_exits_with_one_line():
 
 
 def test_every_row_lock_in_the_apps_locks_only_its_own_table():
-    """select_for_update with a join locks the joined rows too (issue 10: a deadlock between
-    two daily runs), so every call names of=("self",)."""
+    """select_for_update with a join locks the joined rows too (once a deadlock
+    between two daily runs), so every call names of=("self",)."""
     root = Path(__file__).resolve().parents[2]
     offenders = []
     for app in ("kernel", "accounts", "ledger", "impounding", "auctions", "office", "api"):

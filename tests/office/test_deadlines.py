@@ -278,7 +278,7 @@ def test_each_to_do_closes_when_its_condition_goes_away(
         )
 
     # Each to-do closed with its work, in the same transaction: none waits for the daily run
-    # to stop being overdue (issue 12).
+    # to stop being overdue (ADR 0032).
     assert open_keys() == set()
     done = run()
 

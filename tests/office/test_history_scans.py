@@ -1,8 +1,8 @@
-"""No page reads the whole history (issue 9). Each page's queries are explained with ANALYZE at
-two sizes of a `seed_scale` data set, with whole-table reads priced out so that the planner takes
-the index it would take on a State's tables; the rows each page reads from the big tables must
-not grow with the history behind them. A query that sums or scans every entry, posting or event
-comes back as a count of rows three times larger, and fails here."""
+"""No page reads the whole history (docs/capacity.md). Each page's queries are explained with
+ANALYZE at two sizes of a `seed_scale` data set, with whole-table reads priced out so that the
+planner takes the index it would take on a State's tables; the rows each page reads from the big
+tables must not grow with the history behind them. A query that sums or scans every entry, posting
+or event comes back as a count of rows three times larger, and fails here."""
 
 import io
 import json

@@ -1,5 +1,5 @@
-"""The office's home page and approvals at volume (issue 9): each list bounded to its most urgent
-rows, with counts and totals from SQL, the same number of queries at any size, and the
+"""The office's home page and approvals at volume (docs/capacity.md): each list bounded to its most
+urgent rows, with counts and totals from SQL, the same number of queries at any size, and the
 approval queues paged by keyset."""
 
 from datetime import timedelta

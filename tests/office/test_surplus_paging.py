@@ -1,5 +1,5 @@
-"""The surplus deposit register at volume (issue 9): each list one page long, paged by keyset,
-with its count and total from SQL, and the same number of queries at any size."""
+"""The surplus deposit register at volume (docs/capacity.md): each list one page long, paged by
+keyset, with its count and total from SQL, and the same number of queries at any size."""
 
 from decimal import Decimal
 

@@ -495,7 +495,7 @@ def test_remittance_refused_beyond_the_cash_in_hand(client, pound, pound_keeper,
     assert snapshot() == before
 
 
-# Cash out of the till (issue 11): a remittance leaves the pound's till, so it is sent under
+# Cash out of the till: a remittance leaves the pound's till, so it is sent under
 # the till's permission, not the permission to take payments.
 
 

@@ -269,7 +269,7 @@ def test_dashboard_shows_deposits_surplus_fines_approvals_and_overdue(
     assert overdue.reports == 1 and overdue.feeding_days
     html = response.content.decode()
     assert late.register_number not in html  # the overdue list gives counts, with links
-    # Counts the Magistrate may read; no link to pages only the pound-keeper may open (issue 12).
+    # Counts the Magistrate may read; no link to pages only the pound-keeper may open (ADR 0032).
     assert "1 report of unclaimed cattle not sent (s.14)" in html
     assert reverse("auctions:reports_due") not in html
     assert reverse("impounding:feeding_log", args=[pound.pk]) not in html
@@ -778,7 +778,7 @@ def test_todo_count_in_the_menu_costs_one_query(client, magistrate, shortfall):
         client.get(reverse("home"))
 
     todo_queries = [q["sql"] for q in ctx.captured_queries if "accounts_todo" in q["sql"]]
-    # The menu's count, and on the home page the task list's one read of the keys (issue 12).
+    # The menu's count, and on the home page the task list's one read of the keys (ADR 0032).
     assert len(todo_queries) == 2 and sum("COUNT(" in q for q in todo_queries) == 1
 
 
