@@ -160,7 +160,7 @@ class Pound(BilingualNameMixin):
     slip_paper = models.CharField(
         _("paper for receipts and copies"),
         max_length=8,
-        choices=SlipPaper.choices,
+        choices=SlipPaper,
         default=SlipPaper.A4,
         help_text=_(
             "The receipt, the deposit receipt and the s.8 copy are offered on this paper first; "
@@ -517,7 +517,7 @@ class DistrictPolicy(models.Model):
     feeding_rule = models.CharField(
         _("feeding charge rule"),
         max_length=20,
-        choices=FeedingRule.choices,
+        choices=FeedingRule,
         default=FeedingRule.CALENDAR_DAYS,
     )
     transfer_limit_hours = models.PositiveSmallIntegerField(

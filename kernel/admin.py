@@ -18,7 +18,9 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-admin.site.register(Event, ReadOnlyAdmin)
+@admin.register(Event)
+class EventAdmin(ReadOnlyAdmin):
+    """The event log: read only, as every record a service writes."""
 
 
 @admin.register(ChainCheckpoint)

@@ -81,7 +81,7 @@ class Account(models.Model):
     pound = models.ForeignKey(
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="accounts"
     )
-    kind = models.CharField(_("account"), max_length=30, choices=AccountKind.choices)
+    kind = models.CharField(_("account"), max_length=30, choices=AccountKind)
 
     objects = AccountQuerySet.as_manager()
 
@@ -133,7 +133,7 @@ class Transaction(models.Model):
     pound = models.ForeignKey(
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    kind = models.CharField(max_length=30, choices=TransactionKind.choices)
+    kind = models.CharField(max_length=30, choices=TransactionKind)
     at = models.DateTimeField(default=timezone.now, db_index=True)
     by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, related_name="+")
     memo = models.CharField(max_length=300)
@@ -182,7 +182,7 @@ class AccountMonth(models.Model):
     pound = models.ForeignKey(
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    kind = models.CharField(max_length=30, choices=TransactionKind.choices)
+    kind = models.CharField(max_length=30, choices=TransactionKind)
     month = models.DateField()
     debit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))
     credit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))
@@ -219,7 +219,7 @@ class CheckedMonth(models.Model):
     pound = models.ForeignKey(
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
-    kind = models.CharField(max_length=30, choices=TransactionKind.choices)
+    kind = models.CharField(max_length=30, choices=TransactionKind)
     month = models.DateField()
     debit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))
     credit = models.DecimalField(max_digits=16, decimal_places=2, default=Decimal("0.00"))

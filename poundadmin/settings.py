@@ -171,7 +171,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 if env.str("DATABASE_MIGRATE_URL", default=""):
     DATABASES["owner"] = env.db("DATABASE_MIGRATE_URL")
     DATABASES["owner"]["TEST"] = {"MIRROR": "default"}
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Several app servers: nothing may live only in one process, so the cache is a table of the
 # database they share (created by poundadmin's migration 0005), never a per-process memory.
 # The throttles count in their own table (accounts.throttle), atomically.
