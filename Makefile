@@ -24,14 +24,15 @@ test: .venv/.stamp-dev
 test-quick: .venv/.stamp-dev
 	scripts/test -m "not slow"
 
+# the hooks of .pre-commit-config.yaml: ruff, djhtml, django-upgrade, lint-imports.
 lint: .venv/.stamp-dev
-	.venv/bin/ruff check .
-	.venv/bin/ruff format --check .
-	.venv/bin/lint-imports --no-logo --cache-dir .venv/.import_linter_cache
+	PRE_COMMIT_HOME=.venv/.pre-commit .venv/bin/pre-commit run --all-files
 
 format: .venv/.stamp-dev
 	.venv/bin/ruff check --fix .
 	.venv/bin/ruff format .
+	.venv/bin/djhtml --tabwidth 2 templates
+	git ls-files -z '*.py' | xargs -0 .venv/bin/django-upgrade --target-version 6.1
 
 check: .venv/.stamp-dev
 	$(DEV) $(PY) manage.py check
