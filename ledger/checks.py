@@ -90,7 +90,7 @@ def business_reconciles():
     """Each account's balance equals what the business records say it should hold. The apps
     that keep those records say what they expect (settings.LEDGER_EXPECTATIONS),
     each as a few grouped queries: memory grows with the number of accounts, not of records."""
-    expected = defaultdict(lambda: ZERO)
+    expected: defaultdict[tuple, Decimal] = defaultdict(lambda: ZERO)
     for extra in expectations():
         for key, amount in extra():
             expected[key] += amount

@@ -103,7 +103,7 @@ class Account(models.Model):
         ]
 
     def __str__(self):
-        where = self.pound.label if self.pound_id else self.district.label
+        where = self.pound.label if self.pound is not None else self.district.label
         return f"{self.get_kind_display()}: {where}"
 
     def balance(self):

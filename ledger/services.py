@@ -128,7 +128,7 @@ def _add_to_months(txn, lines):
     """Add a transaction's (Account, amount) lines to its month's AccountMonth rows. The rows
     go in account order, so that two transactions meeting on the same accounts lock them in
     the same order."""
-    totals = {}
+    totals: dict[int, tuple[Decimal, Decimal, int]] = {}
     for acc, amount in lines:
         debit, credit, count = totals.get(acc.pk, (ZERO, ZERO, 0))
         if amount > 0:
@@ -140,8 +140,8 @@ def _add_to_months(txn, lines):
     month = ops.adapt_datefield_value(month_of(txn.at))
     params = []
     for account_id, (debit, credit, count) in sorted(totals.items()):
-        debit, credit = (ops.adapt_decimalfield_value(v, 16, 2) for v in (debit, credit))
-        params += [account_id, txn.pound_id, txn.kind, month, debit, credit, count]
+        amounts = [ops.adapt_decimalfield_value(v, 16, 2) for v in (debit, credit)]
+        params += [account_id, txn.pound_id, txn.kind, month, *amounts, count]
     sql = UPSERT.format(
         values=", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(totals)),
         pound=", pound_id" if txn.pound_id else "",

@@ -148,13 +148,14 @@ def _remittance_of_key(key, pound, by):
         return None
     if done.pound_id != pound.pk or done.sent_by_id != by.pk:
         raise ValidationError(_("This form has already been used: open a new one."))
-    done.replayed = True
+    done.replayed = True  # type: ignore[attr-defined]
     return done
 
 
 def _refuse_used_challan(challan_number):
     used = (
-        Remittance.objects.annotate(
+        # The annotation shares its name with the model's static method: the stubs object.
+        Remittance.objects.annotate(  # type: ignore[no-redef, misc]
             challan_key=Upper(Replace("challan_number", Value(" "), Value("")))
         )
         .filter(challan_key=Remittance.challan_key(challan_number))

@@ -135,7 +135,7 @@ def create_entry(*, idempotency_key=None, **fields):
 def _entry_of_key(key):
     entry = Impoundment.objects.filter(idempotency_key=key).first()
     if entry is not None:
-        entry.replayed = True
+        entry.replayed = True  # type: ignore[attr-defined]
     return entry
 
 

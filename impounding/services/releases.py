@@ -80,7 +80,8 @@ def _ensure_may_leave(animals, ids):
             )
         # A calf leaves with its dam while she is in the pound; one whose dam has died or
         # escaped is released on its own.
-        if animal.dam_id and animal.dam_id not in ids and animal.dam.state == AnimalState.IMPOUNDED:
+        dam = animal.dam if animal.dam_id and animal.dam_id not in ids else None
+        if dam is not None and dam.state == AnimalState.IMPOUNDED:
             raise ReleaseRefused(
                 {
                     "animals": _("Calf %(calf)s was born in the pound and leaves with its dam.")
@@ -148,7 +149,7 @@ def _replay(key):
     """The release a confirmation with this key already made, marked as a replay; or None."""
     release = Release.objects.filter(idempotency_key=key).first()
     if release is not None:
-        release.replayed = True
+        release.replayed = True  # type: ignore[attr-defined]
     return release
 
 
@@ -407,7 +408,7 @@ def release_to_claimant(
     # A lot still open for one of these animals is withdrawn: claimed before the hammer.
     sales.withdraw_claimed_lots(animals, by=by)
     book(release, animals)
-    release.replayed = False
+    release.replayed = False  # type: ignore[attr-defined]
     return release
 
 
