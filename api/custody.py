@@ -13,6 +13,7 @@ from datetime import date, datetime, timedelta
 
 from django import forms
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Query, Router, Schema
 
@@ -22,12 +23,9 @@ from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Deposit, Receipt, ReleaseLine
 from impounding.services import deposit_awaiting_application
 from poundadmin.documents import public_url
-from poundadmin.views import keyset_page
 
-from .entries import MONEY, bad_cursor, iso, money, next_link
-from .etags import with_etag
-from .problems import form_problem
-from .schemas import Problem
+from .common import MONEY, dump, form_problem, iso, keyset_list, money, with_etag
+from .schemas import Problem, page_of
 
 router = Router(tags=["custody"])
 PAGE_SIZE = 25
@@ -38,18 +36,6 @@ RECEIPT_CURSOR = re.compile(
     r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}:\d{2}\|\d{1,18}"
 )
 DEPOSIT_CURSOR = re.compile(r"\d{4}-\d{2}-\d{2}\|\d{1,18}")
-
-
-def _cursor_ok(after, pattern, parse):
-    if not after:
-        return True
-    if not pattern.fullmatch(after):
-        return False
-    try:
-        parse(after.split("|")[0])
-    except ValueError:
-        return False
-    return True
 
 
 def _day_start(day):
@@ -125,9 +111,7 @@ class ReceiptDetailOut(ReceiptOut):
     items: list[ReceiptItemOut]
 
 
-class ReceiptPage(Schema):
-    results: list[ReceiptOut]
-    next: str | None
+ReceiptPage = page_of(ReceiptOut)
 
 
 class DepositOut(Schema):
@@ -152,9 +136,7 @@ class DepositOut(Schema):
     refund_mode: str | None
 
 
-class DepositPage(Schema):
-    results: list[DepositOut]
-    next: str | None
+DepositPage = page_of(DepositOut)
 
 
 # --- Receipts ------------------------------------------------------------------------------
@@ -174,26 +156,19 @@ def _ref(receipt):
 
 def _receipt(r):
     release = getattr(r, "release", None)
-    return {
-        "id": r.pk,
-        "number": r.number,
-        "kind": r.kind,
-        "pound": r.pound_id,
-        "entry": release.impoundment_id if release else None,
-        "issued_at": iso(r.issued_at),
-        "payer_name": r.payer_name,
-        "amount": money(r.amount),
-        "fines": money(release.fines) if release else None,
-        "feeding": money(release.feeding) if release else None,
-        "payment_mode": r.payment_mode,
-        "payment_reference": r.payment_reference,
-        "cancelled": r.cancelled_at is not None,
-        "cancelled_at": iso(r.cancelled_at) if r.cancelled_at else None,
-        "cancellation_pending": any(c.status == "pending" for c in r.cancellations.all()),
-        "replaces": _ref(r.replaces),
-        "replaced_by": _ref(getattr(r, "replaced_by", None)),
-        "verification_url": public_url(r.document.get_absolute_url()),
-    }
+    return dump(
+        ReceiptOut,
+        r,
+        entry=release.impoundment_id if release else None,
+        amount=money(r.amount),
+        fines=money(release.fines) if release else None,
+        feeding=money(release.feeding) if release else None,
+        cancelled=r.cancelled_at is not None,
+        cancellation_pending=any(c.status == "pending" for c in r.cancellations.all()),
+        replaces=_ref(r.replaces),
+        replaced_by=_ref(getattr(r, "replaced_by", None)),
+        verification_url=public_url(r.document.get_absolute_url()),
+    )
 
 
 @router.get(
@@ -216,8 +191,6 @@ def receipts(
     form = _bound(ReceiptFilters, params, pounds)
     if not form.is_valid():
         return form_problem(form)
-    if not _cursor_ok(after, RECEIPT_CURSOR, datetime.fromisoformat):
-        return bad_cursor()
     data = form.cleaned_data
     if data["pound"]:
         qs = qs.filter(pound=data["pound"])
@@ -227,11 +200,15 @@ def receipts(
         qs = qs.filter(issued_at__gte=_day_start(data["date_from"]))
     if data["date_to"]:
         qs = qs.filter(issued_at__lt=_day_start(data["date_to"] + timedelta(days=1)))
-    page, cursor = keyset_page(
-        qs.prefetch_related("cancellations"), RECEIPT_ORDER, after=after, size=PAGE_SIZE
-    )
-    return with_etag(
-        request, {"results": [_receipt(r) for r in page], "next": next_link(request, cursor)}
+    return keyset_list(
+        request,
+        qs.prefetch_related("cancellations"),
+        RECEIPT_ORDER,
+        RECEIPT_CURSOR,
+        after,
+        _receipt,
+        PAGE_SIZE,
+        datetime.fromisoformat,
     )
 
 
@@ -242,9 +219,7 @@ def receipts(
     summary="One receipt, with what each animal was charged",
 )
 def receipt(request, pk: int):
-    found = _receipts(request.auth).prefetch_related("cancellations").filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_receipts(request.auth).prefetch_related("cancellations"), pk=pk)
     release = getattr(found, "release", None)
     lines = (
         ReleaseLine.objects.filter(release=release).select_related("animal").order_by("pk")
@@ -254,16 +229,14 @@ def receipt(request, pk: int):
     body = _receipt(found) | {
         "cancelled_reason": found.cancelled_reason,
         "items": [
-            {
-                "animal": line.animal_id,
-                "animal_number": line.animal.number,
-                "category": line.category,
-                "fine": money(line.fine),
-                "feeding_days": line.feeding_days,
-                "feeding": money(line.feeding),
-                "total": money(line.fine + line.feeding),
-                "cancelled": line.cancelled,
-            }
+            dump(
+                ReceiptItemOut,
+                line,
+                animal_number=line.animal.number,
+                fine=money(line.fine),
+                feeding=money(line.feeding),
+                total=money(line.fine + line.feeding),
+            )
             for line in lines
         ],
     }
@@ -289,27 +262,21 @@ def _deposits(user):
 def _deposit(d, today):
     release = d.release
     entry = release.impoundment
-    return {
-        "id": d.pk,
-        "receipt": _ref(release.receipt),
-        "entry": entry.pk,
-        "register_number": entry.register_number,
-        "pound": entry.pound_id,
-        "deposited_by": release.claimant_name,
-        "deposited_at": iso(release.released_at),
-        "fines": money(d.fines),
-        "feeding": money(d.feeding),
-        "amount": money(d.amount),
-        "complaint_deadline": d.complaint_deadline.isoformat(),
-        "status": d.status,
-        "awaiting_application": deposit_awaiting_application(d, today),
-        "application_confirmed_at": (
-            iso(d.application_confirmed_at) if d.application_confirmed_at else None
-        ),
-        "applied_at": iso(d.applied_at) if d.applied_at else None,
-        "refunded_at": iso(d.refunded_at) if d.refunded_at else None,
-        "refund_mode": d.refund_mode or None,
-    }
+    return dump(
+        DepositOut,
+        d,
+        receipt=_ref(release.receipt),
+        entry=entry.pk,
+        register_number=entry.register_number,
+        pound=entry.pound_id,
+        deposited_by=release.claimant_name,
+        deposited_at=iso(release.released_at),
+        fines=money(d.fines),
+        feeding=money(d.feeding),
+        amount=money(d.amount),
+        awaiting_application=deposit_awaiting_application(d, today),
+        refund_mode=d.refund_mode or None,
+    )
 
 
 @router.get(
@@ -329,16 +296,20 @@ def deposits(
     form = _bound(DepositFilters, {"pound": pound, "status": status}, pounds)
     if not form.is_valid():
         return form_problem(form)
-    if not _cursor_ok(after, DEPOSIT_CURSOR, date.fromisoformat):
-        return bad_cursor()
     if form.cleaned_data["pound"]:
         qs = qs.filter(release__impoundment__pound=form.cleaned_data["pound"])
     if form.cleaned_data["status"]:
         qs = qs.filter(status=form.cleaned_data["status"])
-    page, cursor = keyset_page(qs, DEPOSIT_ORDER, after=after, size=PAGE_SIZE)
     today = timezone.localdate()
-    return with_etag(
-        request, {"results": [_deposit(d, today) for d in page], "next": next_link(request, cursor)}
+    return keyset_list(
+        request,
+        qs,
+        DEPOSIT_ORDER,
+        DEPOSIT_CURSOR,
+        after,
+        lambda d: _deposit(d, today),
+        PAGE_SIZE,
+        date.fromisoformat,
     )
 
 
@@ -349,7 +320,5 @@ def deposits(
     summary="One s.15 deposit",
 )
 def deposit(request, pk: int):
-    found = _deposits(request.auth).filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_deposits(request.auth), pk=pk)
     return with_etag(request, _deposit(found, timezone.localdate()))

@@ -11,9 +11,7 @@ from accounts.models import IssuedDocument
 from accounts.throttle import verify_rate_exceeded
 from auctions import selectors
 
-from .entries import iso
-from .etags import with_etag
-from .problems import problem
+from .common import bad_cursor, iso, problem, with_etag
 from .schemas import BoardPage, DocumentOut, Problem
 
 router = Router(tags=["public"])
@@ -60,12 +58,7 @@ def verify(request, code: str):
 )
 def board(request, after: Query[str | None] = None):
     if after and not BOARD_CURSOR.fullmatch(after):
-        return problem(
-            400,
-            _("The request has errors."),
-            _("Correct the fields named."),
-            [("after", _("This is not a page cursor this list gave."))],
-        )
+        return bad_cursor()
     page = selectors.board_page(after=after)
     rows = []
     for row in page.rows:
