@@ -7,6 +7,7 @@ import json
 from datetime import date, datetime
 from decimal import Decimal
 
+from django import forms
 from django.core.exceptions import (
     NON_FIELD_ERRORS,
     FieldDoesNotExist,
@@ -15,12 +16,13 @@ from django.core.exceptions import (
     RequestDataTooBig,
     ValidationError,
 )
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, set_response_etag
 from django.utils.translation import gettext as _
 from pydantic import ValidationError as SchemaError
 
+from accounts.scoping import has_permission
 from poundadmin.views import keyset_page
 
 CONTENT_TYPE = "application/problem+json"
@@ -110,6 +112,23 @@ def form_problem(form):
     return invalid(errors)
 
 
+def filters(form_class, params, **kwargs):
+    """(a list's filters, cleaned by `form_class` as its screen cleans them, None), or (None, the
+    form's errors as a 400). A parameter not sent is left out, as a screen's empty field."""
+    form = form_class({k: v for k, v in params.items() if v}, **kwargs)
+    return (form.cleaned_data, None) if form.is_valid() else (None, form_problem(form))
+
+
+class PoundFilters(forms.Form):
+    """A list's own filters: a pound of `pounds` (the caller's), and what a subclass adds."""
+
+    pound = forms.ModelChoiceField(queryset=None, required=False)
+
+    def __init__(self, data, *, pounds):
+        super().__init__(data)
+        self.fields["pound"].queryset = pounds
+
+
 def not_found(request=None, exception=None, **kwargs):
     return problem(404, _("Not found."), _("There is no such record, or it is not yours to see."))
 
@@ -146,6 +165,13 @@ def call_service(service, *, title, status=422, **kwargs):
         return None, not_allowed(exc)
     except ObjectDoesNotExist:
         return None, not_found()
+
+
+def require(user, *permissions):
+    """A 404 unless `user` holds one of `permissions` somewhere: where a screen refuses with a 403,
+    nothing of it is the caller's."""
+    if not any(has_permission(user, p) for p in permissions):
+        raise Http404
 
 
 # --- A write's body ----------------------------------------------------------------------------

@@ -12,19 +12,18 @@ import re
 from datetime import date, datetime, timedelta
 
 from django import forms
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_pound_ids
+from accounts.scoping import visible_pound_ids
 from impounding.models import Deposit, Receipt, ReleaseLine
 from impounding.services import deposit_awaiting_application
 from poundadmin.documents import public_url
 
-from .common import MONEY, dump, form_problem, iso, keyset_list, money, with_etag
+from .common import MONEY, PoundFilters, dump, filters, iso, keyset_list, money, require, with_etag
 from .schemas import Problem, page_of
 
 router = Router(tags=["custody"])
@@ -42,28 +41,14 @@ def _day_start(day):
     return timezone.make_aware(datetime.combine(day, datetime.min.time()))
 
 
-class ReceiptFilters(forms.Form):
-    pound = forms.ModelChoiceField(queryset=None, required=False)
+class ReceiptFilters(PoundFilters):
     kind = forms.ChoiceField(choices=Receipt.Kind.choices, required=False)
     date_from = forms.DateField(required=False)
     date_to = forms.DateField(required=False)
 
-    def __init__(self, *args, pounds, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["pound"].queryset = pounds
 
-
-class DepositFilters(forms.Form):
-    pound = forms.ModelChoiceField(queryset=None, required=False)
+class DepositFilters(PoundFilters):
     status = forms.ChoiceField(choices=Deposit.Status.choices, required=False)
-
-    def __init__(self, *args, pounds, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["pound"].queryset = pounds
-
-
-def _bound(form_class, params, pounds):
-    return form_class({k: v for k, v in params.items() if v}, pounds=pounds)
 
 
 # --- Shapes --------------------------------------------------------------------------------
@@ -143,8 +128,7 @@ DepositPage = page_of(DepositOut)
 
 
 def _receipts(user):
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404
+    require(user, Permission.VIEW_RECORDS)
     return Receipt.objects.filter(
         pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
     ).select_related("release", "replaces", "replaced_by", "document")
@@ -188,10 +172,9 @@ def receipts(
     qs = _receipts(request.auth)
     pounds = Pound.objects.for_user(request.auth, Permission.VIEW_RECORDS)
     params = {"pound": pound, "kind": kind, "date_from": date_from, "date_to": date_to}
-    form = _bound(ReceiptFilters, params, pounds)
-    if not form.is_valid():
-        return form_problem(form)
-    data = form.cleaned_data
+    data, error = filters(ReceiptFilters, params, pounds=pounds)
+    if error:
+        return error
     if data["pound"]:
         qs = qs.filter(pound=data["pound"])
     if data["kind"]:
@@ -247,8 +230,7 @@ def receipt(request, pk: int):
 
 
 def _deposits(user):
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     return (
         Deposit.objects.filter(
             release__impoundment__pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER)
@@ -293,13 +275,13 @@ def deposits(
 ):
     qs = _deposits(request.auth)
     pounds = Pound.objects.for_user(request.auth, Permission.VIEW_LEDGER)
-    form = _bound(DepositFilters, {"pound": pound, "status": status}, pounds)
-    if not form.is_valid():
-        return form_problem(form)
-    if form.cleaned_data["pound"]:
-        qs = qs.filter(release__impoundment__pound=form.cleaned_data["pound"])
-    if form.cleaned_data["status"]:
-        qs = qs.filter(status=form.cleaned_data["status"])
+    data, error = filters(DepositFilters, {"pound": pound, "status": status}, pounds=pounds)
+    if error:
+        return error
+    if data["pound"]:
+        qs = qs.filter(release__impoundment__pound=data["pound"])
+    if data["status"]:
+        qs = qs.filter(status=data["status"])
     today = timezone.localdate()
     return keyset_list(
         request,

@@ -9,14 +9,12 @@ pounds whose register the token's user reads (the screen's file view, impounding
 
 import re
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission
 from impounding.dues import dues
 from impounding.forms.register import RegisterSearchForm
 from impounding.models import AnimalState, Impoundment
@@ -26,7 +24,7 @@ from poundadmin.documents import public_url
 from poundadmin.files import serve_stored
 from poundadmin.models import Event
 
-from .common import MONEY, dump, form_problem, keyset_list, money, with_etag
+from .common import MONEY, dump, filters, keyset_list, money, require, with_etag
 from .schemas import AnimalOut, EntryOut, EventOut, Problem
 
 router = Router(tags=["register"])
@@ -145,8 +143,7 @@ def _dues(animals):
 
 
 def _scoped(user):
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404  # the screens' 403; here nothing of the register is the caller's
+    require(user, Permission.VIEW_RECORDS)  # the screens' 403: nothing of it is the caller's
     return Impoundment.objects.for_user(user, Permission.VIEW_RECORDS)
 
 
@@ -167,12 +164,12 @@ def entries(
     qs = _scoped(request.auth)
     pounds = Pound.objects.for_user(request.auth, Permission.VIEW_RECORDS)
     params = {"q": q, "pound": pound, "date_from": date_from, "date_to": date_to}
-    form = RegisterSearchForm({k: v for k, v in params.items() if v}, pounds=pounds)
-    if not form.is_valid():
-        return form_problem(form)
+    data, error = filters(RegisterSearchForm, params, pounds=pounds)
+    if error:
+        return error
     return keyset_list(
         request,
-        filter_register(qs, form.cleaned_data).prefetch_related("animals"),
+        filter_register(qs, data).prefetch_related("animals"),
         REGISTER_ORDER,
         CURSOR,
         after,

@@ -16,7 +16,7 @@ from ninja import Query, Router, Schema
 
 from accounts.models import District, IssuedDocument, Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
+from accounts.scoping import visible_district_ids, visible_pound_ids
 from office import return_documents, returns, statements
 from office.exports import consolidating_district_ids
 from office.forms import Capacity, SurplusFilterForm
@@ -24,7 +24,7 @@ from office.forms.returns import ReturnsForm, last_month
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 from office.selectors import SURPLUS_LISTS, SURPLUS_PAGE
 
-from .common import bad, day, dump, form_problem, keyset_list, with_etag
+from .common import bad, day, dump, filters, keyset_list, require, with_etag
 from .common import money as exact
 from .schemas import Problem, page_of
 
@@ -76,8 +76,7 @@ RemittancePage = page_of(RemittanceOut)
 
 def _remittances(user):
     """The remittances screen's: the pounds the user sees, those whose ledger he reads."""
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     return (
         Remittance.objects.filter(pound_id__in=visible_pound_ids(user))
         .filter(pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER))
@@ -181,8 +180,7 @@ ClaimPage = page_of(ClaimOut)
 
 
 def _surplus_pound_ids(user):
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     # The office sees its district's register; a pound-keeper the surpluses of his pounds.
     return visible_pound_ids(user, Permission.VIEW_LEDGER)
 
@@ -234,18 +232,18 @@ def surplus(
     deposits = _deposits(user)
     pounds = Pound.objects.filter(pk__in=_surplus_pound_ids(user)).order_by("name")
     params = {"list": list, "pound": pound, "expires_by": expires_by}
-    form = SurplusFilterForm({k: v for k, v in params.items() if v}, pounds=pounds)
-    if not form.is_valid():
-        return form_problem(form)
-    only = form.cleaned_data["list"] or None
+    data, error = filters(SurplusFilterForm, params, pounds=pounds)
+    if error:
+        return error
+    only = data["list"] or None
     order = SURPLUS_ORDER
     if only:
         where, order = SURPLUS_LISTS[only]
         deposits = deposits.filter(where)
-    if form.cleaned_data["pound"]:
-        deposits = deposits.filter(pound=form.cleaned_data["pound"])
-    if form.cleaned_data["expires_by"]:
-        deposits = deposits.filter(expires_on__lte=form.cleaned_data["expires_by"])
+    if data["pound"]:
+        deposits = deposits.filter(pound=data["pound"])
+    if data["expires_by"]:
+        deposits = deposits.filter(expires_on__lte=data["expires_by"])
     return keyset_list(request, deposits, order, _cursor_for(order), after, _deposit, SURPLUS_PAGE)
 
 
@@ -407,8 +405,7 @@ def _money(figures):
 )
 def monthly_return(request, pound: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     subject, error = _subject(pound, "pound", Pound.objects.for_user(user, Permission.VIEW_LEDGER))
     if error:
         return error
@@ -438,8 +435,7 @@ def monthly_return(request, pound: Query[str | None] = None, month: Query[str | 
 )
 def district_return(request, district: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
-    if not has_permission(user, Permission.VIEW_REPORTS):
-        raise Http404
+    require(user, Permission.VIEW_REPORTS)
     scoped = District.objects.filter(pk__in=consolidating_district_ids(user))
     subject, error = _subject(district, "district", scoped)
     if error:

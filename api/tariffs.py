@@ -16,11 +16,11 @@ from ninja import Query, Router, Schema
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
+from accounts.scoping import visible_district_ids, visible_pound_ids
 from impounding.models import FeedingRateOrder, FineCategoryRule, FineScale
 from impounding.tariffs import TariffBook
 
-from .common import bad, dump, with_etag
+from .common import bad, dump, require, with_etag
 from .office import money
 from .schemas import Problem
 
@@ -152,8 +152,7 @@ def _covers(order, pound):
 )
 def tariffs(request, on: Query[str | None] = None, district: Query[str | None] = None):
     user = request.auth
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404
+    require(user, Permission.VIEW_RECORDS)
     when = _on(on)
     if when is None:
         return bad("on", _("Give the date as YYYY-MM-DD."))

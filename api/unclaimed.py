@@ -24,7 +24,7 @@ from auctions.selectors import AWAITING, IN_PERIOD, MAY_BE_SOLD
 from impounding.models import Animal, AnimalState
 from poundadmin.files import serve_stored
 
-from .common import dump, form_problem, keyset_list, with_etag
+from .common import PoundFilters, dump, filters, keyset_list, require, with_etag
 from .schemas import AnimalOut, Problem, page_of
 
 router = Router(tags=["unclaimed cattle and sales"])
@@ -40,6 +40,8 @@ _MOMENT = _DAY + r" \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?\+00:00"
 MOMENT_CURSOR = re.compile(_MOMENT + _ID)
 DAY_CURSOR = re.compile(_DAY + _ID)
 
+# The list of reports' rule (auctions.views.unclaimed.reports); a 404 rather than its 403.
+READS_UNCLAIMED = (Permission.VIEW_RECORDS, Permission.HANDLE_UNCLAIMED)
 REPORT_ORDER = ["-sent_at", "-pk"]
 NOTICE_ORDER = ["-posted_on", "-pk"]
 PROCLAMATION_ORDER = ["-made_on", "-pk"]
@@ -123,18 +125,16 @@ NoticePage = page_of(NoticeOut)
 # --- Filters, pages and scope -------------------------------------------------------------------
 
 
-class ListFilter(forms.Form):
+class ListFilter(PoundFilters):
     """The lists' filters, validated as the screens validate theirs: a pound of the caller's, a
     date range, and for some lists a state."""
 
-    pound = forms.ModelChoiceField(queryset=Pound.objects.none(), required=False)
     date_from = forms.DateField(required=False)
     date_to = forms.DateField(required=False)
     state = forms.ChoiceField(required=False)
 
     def __init__(self, data, *, pounds, states=()):
-        super().__init__(data)
-        self.fields["pound"].queryset = pounds
+        super().__init__(data, pounds=pounds)
         if states:
             self.fields["state"].choices = [(s, s) for s in states]
         else:
@@ -149,9 +149,9 @@ class ListFilter(forms.Form):
 
 
 def list_filters(user, params, states=()):
+    """(the cleaned filters, None), or (None, their 400)."""
     pounds = Pound.objects.for_user(user, Permission.VIEW_RECORDS)
-    form = ListFilter({k: v for k, v in params.items() if v}, pounds=pounds, states=states)
-    return form if form.is_valid() else None, form
+    return filters(ListFilter, params, pounds=pounds, states=states)
 
 
 def in_dates(qs, field, data, *, moment):
@@ -177,20 +177,6 @@ def _may_read(user, record):
     return has_permission(user, Permission.VIEW_RECORDS, record) or has_permission(
         user, Permission.HANDLE_UNCLAIMED, record
     )
-
-
-def _reads_unclaimed(user):
-    """The list of reports' rule (auctions.views.unclaimed.reports); 404 rather than its 403."""
-    if not (
-        has_permission(user, Permission.VIEW_RECORDS)
-        or has_permission(user, Permission.HANDLE_UNCLAIMED)
-    ):
-        raise Http404
-
-
-def reads_records(user):
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404
 
 
 def animal_out(a):
@@ -265,12 +251,12 @@ def reports(
     after: Query[str | None] = None,
 ):
     user = request.auth
-    _reads_unclaimed(user)
+    require(user, *READS_UNCLAIMED)
     params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
-    valid, form = list_filters(user, params, REPORT_STATES)
-    if valid is None:
-        return form_problem(form)
-    data, today = form.cleaned_data, timezone.localdate()
+    data, error = list_filters(user, params, REPORT_STATES)
+    if error:
+        return error
+    today = timezone.localdate()
     qs = _reports(Report.objects.for_user(user, Permission.VIEW_RECORDS))
     if data.get("pound"):
         qs = qs.filter(pound=data["pound"])
@@ -334,11 +320,10 @@ def notices(
     after: Query[str | None] = None,
 ):
     user = request.auth
-    _reads_unclaimed(user)
-    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    require(user, *READS_UNCLAIMED)
+    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if error:
+        return error
     qs = _notices(Notice.objects.for_user(user, Permission.VIEW_RECORDS))
     if data.get("pound"):
         qs = qs.filter(pound=data["pound"])
@@ -394,11 +379,10 @@ def proclamations(
     after: Query[str | None] = None,
 ):
     user = request.auth
-    _reads_unclaimed(user)
-    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    require(user, *READS_UNCLAIMED)
+    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if error:
+        return error
     qs = _proclamations(user, Permission.VIEW_RECORDS)
     if data.get("pound"):
         qs = qs.filter(notice__pound=data["pound"])

@@ -14,7 +14,7 @@ from auctions.models import Auction, Bid, Lot, Sale
 from poundadmin.files import serve_stored
 
 from . import unclaimed
-from .common import dump, form_problem, keyset_list, money, with_etag
+from .common import dump, keyset_list, money, require, with_etag
 from .schemas import AnimalOut, Problem, page_of
 from .unclaimed import (
     MOMENT_CURSOR,
@@ -23,7 +23,6 @@ from .unclaimed import (
     animals_prefetch,
     in_dates,
     list_filters,
-    reads_records,
 )
 
 router = Router(tags=["unclaimed cattle and sales"])
@@ -112,7 +111,7 @@ AuctionPage = page_of(AuctionOut)
 def _auctions(user):
     """As the auctions screen: its permission anywhere, then the auctions of the caller's pounds,
     with the counts of lots its list shows."""
-    reads_records(user)
+    require(user, Permission.VIEW_RECORDS)
     return (
         Auction.objects.for_user(user)
         .select_related("conditions", "officer", "deputy")
@@ -184,10 +183,9 @@ def auctions(
     user = request.auth
     qs = _auctions(user)
     params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
-    valid, form = list_filters(user, params, AUCTION_STATES)
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    data, error = list_filters(user, params, AUCTION_STATES)
+    if error:
+        return error
     if data.get("pound"):
         qs = qs.filter(pound=data["pound"])
     if data.get("state"):
@@ -225,7 +223,7 @@ def auction(request, pk: int):
 def _sales(user):
     """As the sale certificate's download: the sales of the pounds whose records the caller
     reads (its scope, then the records' permission on the pound, in one filter)."""
-    reads_records(user)
+    require(user, Permission.VIEW_RECORDS)
     return Sale.objects.filter(
         lot__auction__pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
     ).select_related("lot__auction", "buyer", "certificate")
@@ -258,10 +256,9 @@ def sales(
 ):
     user = request.auth
     qs = _sales(user).prefetch_related(animals_prefetch("lot__animals"))
-    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if error:
+        return error
     if data.get("pound"):
         qs = qs.filter(lot__auction__pound=data["pound"])
     qs = in_dates(qs, "sold_at", data, moment=True)

@@ -29,7 +29,7 @@ TOO_MANY = {
 
 class PoundAdminAPI(NinjaAPI):
     """Ninja documents every response as application/json; a problem is application/problem+json
-    (RFC 9457), as api.problems sends it."""
+    (RFC 9457), as api.common sends it."""
 
     def get_openapi_schema(self, **kwargs):
         schema = super().get_openapi_schema(**kwargs)
