@@ -6,8 +6,8 @@ from django.contrib.admin.helpers import ActionForm
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import ValidationError
 
-from poundadmin.admin import ReadOnlyAdmin
-from poundadmin.forms import DateInput
+from kernel.admin import ReadOnlyAdmin
+from kernel.forms import DateInput
 
 from . import models, services
 

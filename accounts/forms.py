@@ -4,7 +4,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.forms import DateInput
+from kernel.forms import DateInput
 
 from .roles import Role
 

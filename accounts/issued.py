@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.uploads import UploadName, stored_name
+from kernel.uploads import UploadName, stored_name
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +80,7 @@ class IssuedDocumentManager(models.Manager):
         file stays the one that was issued.
 
         `basis` is the fingerprint of what a document computed from the books is drawn from (a
-        return's figures, see poundadmin.documents.html_basis): kept with the first file, and a
+        return's figures, see kernel.documents.html_basis): kept with the first file, and a
         later call whose basis differs (an entry amended since, say) draws afresh and stores
         nothing, so a kept file is served only while it still says what a new drawing would.
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.documents import Both, offices
+from kernel.documents import Both, offices
 
 from .models import StateDocumentForm
 

@@ -8,12 +8,12 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.messages import shown
+from kernel.messages import shown
 
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
-from .scoping import visible_district_ids, visible_pound_ids
+from .scoping import DistrictScopedQuerySet, PoundScopedQuerySet
 
 
 class BilingualNameMixin(models.Model):
@@ -79,9 +79,8 @@ class State(BilingualNameMixin):
         ordering = ["name"]
 
 
-class DistrictQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pk__in=visible_district_ids(user, perm))
+class DistrictQuerySet(DistrictScopedQuerySet):
+    scope = "pk"
 
 
 class District(BilingualNameMixin):
@@ -113,9 +112,8 @@ class District(BilingualNameMixin):
         }
 
 
-class PoliceStationQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(district_id__in=visible_district_ids(user, perm))
+class PoliceStationQuerySet(DistrictScopedQuerySet):
+    pass
 
 
 class PoliceStation(BilingualNameMixin):
@@ -131,9 +129,8 @@ class PoliceStation(BilingualNameMixin):
         ordering = ["name"]
 
 
-class PoundQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pk__in=visible_pound_ids(user, perm))
+class PoundQuerySet(PoundScopedQuerySet):
+    scope = "pk"
 
     def active(self, on=None):
         on = on or timezone.localdate()
@@ -470,7 +467,7 @@ class ToDo(models.Model):
         Pound, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     title = models.CharField(_("to do"), max_length=250)  # in English, for mail and old rows
-    # The title as its template and arguments (poundadmin.messages), shown in the reader's
+    # The title as its template and arguments (kernel.messages), shown in the reader's
     # language; empty for to-dos made before it was kept.
     title_message = models.JSONField(default=dict, blank=True)
     url = models.CharField(max_length=250)

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.db.models import Q
+from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 
 from .roles import (
@@ -239,3 +241,39 @@ def authorise(by, perm, obj, message=None):
     """Services check the permission too, so no entry point can skip it."""
     if not has_permission(by, Permission(perm), obj):
         raise PermissionDenied(message or _("Your role does not allow this here."))
+
+
+class PoundScopedQuerySet(models.QuerySet):
+    """Records that belong to a pound. `for_user` keeps those of the pounds where the user holds
+    `perm` (any permission when None): another district's record is not in the queryset, so a
+    lookup through it is a 404. `scope` is the lookup that leads to the pound's id."""
+
+    scope = "pound_id"
+
+    @classmethod
+    def through(cls, scope):
+        """This queryset, for a model whose pound is reached through `scope` (a lookup such as
+        "lot__auction__pound_id")."""
+        return type(f"{cls.__name__}Through", (cls,), {"scope": scope})
+
+    def for_user(self, user, perm=None):
+        return self.filter(**{f"{self.scope}__in": visible_pound_ids(user, perm)})
+
+
+class DistrictScopedQuerySet(models.QuerySet):
+    """Records that belong to a district, scoped as `PoundScopedQuerySet` is, by district."""
+
+    scope = "district_id"
+
+    def for_user(self, user, perm=None):
+        return self.filter(**{f"{self.scope}__in": visible_district_ids(user, perm)})
+
+
+def lookup(user, queryset, pk, perm=None):
+    """The one step from an id to a record, for the screens and the API alike: `queryset`'s row
+    `pk` among those `user` may see (Http404 outside them, as if it did not exist), then, with
+    `perm`, the action checked over it (PermissionDenied: seen, but not this)."""
+    record = get_object_or_404(queryset.for_user(user), pk=pk)
+    if perm is not None and not has_permission(user, Permission(perm), record):
+        raise PermissionDenied
+    return record

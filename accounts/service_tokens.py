@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from . import services
 from .decorators import require_permission

@@ -14,8 +14,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, override
 
-from poundadmin.events import record_event
-from poundadmin.messages import Message, label
+from kernel.events import record_event
+from kernel.messages import Message, label
 
 from .actions import Action
 from .apitokens import ApiToken, digest_of, new_secret

@@ -16,8 +16,8 @@ from django.db.models import Q
 from django.tasks import task
 from django.utils import timezone, translation
 
-from poundadmin.documents import public_url
-from poundadmin.messages import Message
+from kernel.documents import public_url
+from kernel.messages import Message
 
 from .models import StaffAssignment, ToDo, User
 
@@ -54,7 +54,7 @@ def _mail(todo, known=None):
 
 
 def _fields(*, role, district, title, url, pound=None, section="", due_on=None):
-    """`title` is a poundadmin.messages.Message (kept as its template and arguments, shown in
+    """`title` is a kernel.messages.Message (kept as its template and arguments, shown in
     the reader's language) or plain text."""
     message = title if isinstance(title, Message) else None
     return {

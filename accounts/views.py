@@ -15,14 +15,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from poundadmin.documents import pdf_response, render_pdf, verification_context
+from kernel.documents import pdf_response, render_pdf, verification_context
 
 from . import services
 from .decorators import require_permission
 from .forms import ApiTokenForm, LoginForm, ReissueForm
 from .models import ApiToken, IssuedDocument, Pound, PoundVillage, StaffAssignment, User
 from .roles import Permission
-from .scoping import has_permission, visible_pound_ids
+from .scoping import has_permission
 from .throttle import address_locked_out, verify_rate_exceeded
 
 
@@ -37,7 +37,7 @@ class LoginView(auth_views.LoginView):
         return super().post(request, *args, **kwargs)
 
     def get_context_data(self, **kwargs):
-        # Sent here from a page whose session had ended (poundadmin.login): say why.
+        # Sent here from a page whose session had ended (kernel.login): say why.
         context = super().get_context_data(**kwargs)
         context["session_ended"] = self.request.GET.get("expired") == "1"
         context["idle_minutes"] = settings.SESSION_COOKIE_AGE // 60
@@ -120,7 +120,7 @@ def set_language(request):
 def pound_queryset(user):
     villages_today = PoundVillage.objects.in_force(timezone.localdate())
     return (
-        Pound.objects.filter(pk__in=visible_pound_ids(user))
+        Pound.objects.for_user(user)
         .select_related("district", "nearest_police_station")
         .annotate(
             village_count=Count(

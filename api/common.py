@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from pydantic import ValidationError as SchemaError
 
 from accounts.scoping import has_permission
-from poundadmin.views import keyset_page
+from kernel.views import keyset_page
 
 CONTENT_TYPE = "application/problem+json"
 CENT = Decimal("0.01")

@@ -21,7 +21,7 @@ from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
 from impounding.models import Deposit, Receipt, ReleaseLine
 from impounding.services import deposit_awaiting_application
-from poundadmin.documents import public_url
+from kernel.documents import public_url
 
 from .common import MONEY, PoundFilters, dump, filters, iso, keyset_list, money, require, with_etag
 from .schemas import Problem, page_of

@@ -20,9 +20,9 @@ from impounding.forms.register import RegisterSearchForm
 from impounding.models import AnimalState, Impoundment
 from impounding.selectors import REGISTER_ORDER, REGISTER_PAGE, animals_readable_by, filter_register
 from impounding.tariffs import TariffMissing
-from poundadmin.documents import public_url
-from poundadmin.files import serve_stored
-from poundadmin.models import Event
+from kernel.documents import public_url
+from kernel.files import serve_stored
+from kernel.models import Event
 
 from .common import MONEY, dump, filters, keyset_list, money, require, with_etag
 from .schemas import AnimalOut, EntryOut, EventOut, Problem
@@ -30,7 +30,6 @@ from .schemas import AnimalOut, EntryOut, EventOut, Problem
 router = Router(tags=["register"])
 # The register's keyset cursor: year|serial|id.
 CURSOR = re.compile(r"\d{1,18}\|\d{1,18}\|\d{1,18}")
-PAGE_SIZE = REGISTER_PAGE
 
 
 class RegisterAnimalOut(AnimalOut):
@@ -174,7 +173,7 @@ def entries(
         CURSOR,
         after,
         _entry,
-        PAGE_SIZE,
+        REGISTER_PAGE,
     )
 
 

@@ -48,9 +48,9 @@ from impounding.models import (
 from impounding.tariffs import TariffMissing
 from impounding.views.releases import _claimable, _replaceable
 from impounding.warnings import describe_warnings
+from kernel.documents import public_url
+from kernel.views import add_service_errors
 from ledger.models import PaymentMode
-from poundadmin.documents import public_url
-from poundadmin.views import add_service_errors
 
 from .common import dump, json_body, problem
 from .common import form_errors as _form_errors

@@ -92,7 +92,7 @@ class WebhookDelivery(models.Model):
     subscription = models.ForeignKey(
         WebhookSubscription, on_delete=models.PROTECT, related_name="deliveries"
     )
-    event = models.ForeignKey("poundadmin.Event", on_delete=models.PROTECT, related_name="+")
+    event = models.ForeignKey("kernel.Event", on_delete=models.PROTECT, related_name="+")
     topic = models.CharField(_("topic"), max_length=40)
     body = models.TextField()
     status = models.CharField(

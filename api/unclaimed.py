@@ -22,7 +22,7 @@ from accounts.scoping import has_permission, visible_pound_ids
 from auctions.models import Notice, Proclamation, Report
 from auctions.selectors import AWAITING, IN_PERIOD, MAY_BE_SOLD
 from impounding.models import Animal, AnimalState
-from poundadmin.files import serve_stored
+from kernel.files import serve_stored
 
 from .common import PoundFilters, dump, filters, keyset_list, require, with_etag
 from .schemas import AnimalOut, Problem, page_of

@@ -11,7 +11,7 @@ from ninja import Query, Router, Schema
 from accounts.roles import Permission
 from accounts.scoping import visible_pound_ids
 from auctions.models import Auction, Bid, Lot, Sale
-from poundadmin.files import serve_stored
+from kernel.files import serve_stored
 
 from . import unclaimed
 from .common import dump, keyset_list, money, require, with_etag

@@ -18,9 +18,9 @@ from accounts.decorators import require_permission
 from accounts.models import ApiToken
 from accounts.roles import Permission
 from accounts.service_tokens import managed_service_tokens
-from poundadmin.events import SUMMARY_KEY
-from poundadmin.messages import Message
-from poundadmin.views import add_service_errors
+from kernel.events import SUMMARY_KEY
+from kernel.messages import Message
+from kernel.views import add_service_errors
 
 from . import webhooks
 from .models import WebhookAttempt, WebhookDelivery, WebhookSubscription

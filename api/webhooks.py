@@ -1,7 +1,7 @@
 """Outbound webhooks: news of four kinds of event for the State systems that subscribe
 (docs/webhooks.md, docs/decisions/0042).
 
-- **Written with the event.** When an event of a topic is written (poundadmin.Event), each live
+- **Written with the event.** When an event of a topic is written (kernel.Event), each live
   subscription whose service token may read it gets a delivery row, in the same transaction:
   an event that is rolled back sends nothing, and one that commits is never lost (an outbox).
   Its body is fixed then, so every try sends the same bytes.
@@ -39,8 +39,8 @@ from accounts.scoping import has_permission
 from accounts.service_tokens import managed_service_tokens
 from auctions.actions import Action as SalesAction
 from impounding.actions import Action as ImpoundingAction
+from kernel.events import SUMMARY_KEY
 from office.actions import Action as OfficeAction
-from poundadmin.events import SUMMARY_KEY
 
 from . import webhook_http
 from .models import WebhookAttempt, WebhookDelivery, WebhookSubscription
@@ -79,17 +79,11 @@ SIGNATURE_HEADER = "PoundAdmin-Signature"
 # --- Written with the event -------------------------------------------------------------------
 
 
-def on_event_saved(sender, instance, created, raw=False, **kwargs):
-    """post_save of poundadmin.Event (connected in ApiConfig.ready). The news is not the change:
-    a fault here (a bad subscription, a database error) rolls back its own savepoint and is
-    logged, and the release, sale or transfer that wrote the event goes on (ADR 0044)."""
-    if not created or raw or instance.action not in TOPIC_OF_ACTION:
-        return
-    try:
-        with transaction.atomic():
-            fan_out(instance)
-    except Exception:
-        logger.exception("webhooks: no deliveries written for event %s", instance.pk)
+def on_event(event):
+    """Told of every event the kernel writes (settings.EVENT_LISTENERS), in a savepoint of its
+    own: a fault here is logged, and the release, sale or transfer goes on (ADR 0044)."""
+    if event.action in TOPIC_OF_ACTION:
+        fan_out(event)
 
 
 def fan_out(event):

@@ -19,10 +19,10 @@ from auctions import services as auctions
 from auctions.forms.unclaimed import ProclamationForm, ReportSendForm
 from auctions.models import Notice, Proclamation
 from impounding.models import Impoundment
+from kernel.formatting import inr
 from office import services as office
 from office.forms import ConfirmRemittanceForm
 from office.models import Remittance
-from poundadmin.formatting import inr
 
 from .common import bad, call_service, dump, form_problem, json_body, problem
 from .common import not_allowed as _not_allowed
@@ -290,10 +290,10 @@ def confirm_remittance(request, pk: int):
         raise Http404
     if not has_permission(user, Permission.PREPARE_ORDERS, remittance.pound):
         return _not_allowed()
-    if remittance.sent_by_id == user.pk:  # maker-checker, the screen's own refusal
-        return _not_allowed(
-            PermissionDenied(_("You sent this remittance: another person confirms it."))
-        )
+    try:
+        remittance.check_decider(user)  # maker-checker, the screen's own refusal
+    except PermissionDenied as exc:
+        return _not_allowed(exc)
     return _confirm_remittance(request, remittance)
 
 

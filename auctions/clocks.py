@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from accounts.models import StaffAssignment
 from accounts.roles import Role
-from impounding.models import Animal, AnimalState, Impoundment
-from poundadmin.dates import first_day_after, report_due_on, window_end
+from impounding.models import Animal, Impoundment
+from kernel.dates import first_day_after, report_due_on, window_end
 
 from .models import Report
 
@@ -36,7 +36,8 @@ def reports_due(pound_ids, today=None):
     # From the animals in the pounds (an index range a pound), not from the entries: a filter on
     # the entry's arrival would have the database read every entry of the register.
     animals = list(
-        Animal.objects.filter(pound_id__in=pound_ids, state=AnimalState.IMPOUNDED)
+        Animal.objects.in_custody()
+        .filter(pound_id__in=pound_ids)
         .filter(~Exists(named.filter(animal_id=OuterRef("pk"))))
         # A calf born after its dam was reported goes under her notice (docs/domain.md decision 12).
         .filter(Q(dam__isnull=True) | ~Exists(named.filter(animal_id=OuterRef("dam_id"))))

@@ -24,9 +24,9 @@ from accounts.letterhead import letterhead
 from accounts.models import IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal, AnimalState
-from poundadmin.dates import days_between, ist_date
-from poundadmin.documents import Both, both, render_pdf, verification_context
-from poundadmin.formatting import amount_in_words
+from kernel.dates import days_between, ist_date
+from kernel.documents import Both, both, render_pdf, verification_context
+from kernel.formatting import amount_in_words
 
 from .models import Auction, Lot, LotAnimal, Notice, Report, S16Case, Sale
 from .services import allocate

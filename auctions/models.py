@@ -7,6 +7,7 @@ sold by public auction from the eighth day after it was posted (GCA s.9). Or the
 Magistrate orders another disposal (the proviso). Money from every sale goes through the ledger.
 """
 
+from datetime import timedelta
 from decimal import Decimal
 
 from django.db import models
@@ -15,6 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.makerchecker import MakerChecker
 from accounts.models import (
     District,
     InForceQuerySet,
@@ -24,15 +26,12 @@ from accounts.models import (
     User,
     Village,
 )
-from accounts.scoping import visible_pound_ids
+from accounts.scoping import PoundScopedQuerySet
 from impounding.models import Animal, Impoundment
+from kernel.uploads import UploadName
 from ledger.models import PaymentMode
-from poundadmin.uploads import UploadName
 
-
-class PoundScopedQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pound_id__in=visible_pound_ids(user, perm))
+from .bidders import Bidder, BidderQuerySet  # noqa: F401 (kept here)
 
 
 class Report(models.Model):
@@ -138,6 +137,8 @@ class Proclamation(models.Model):
     photo = models.ImageField(_("photo"), upload_to=UploadName("proclamations"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+
+    objects = PoundScopedQuerySet.through("notice__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("proclamation (s.14)")
@@ -257,6 +258,11 @@ class S16Case(models.Model):
     def get_absolute_url(self):
         return reverse("auctions:s16_case", kwargs={"pk": self.pk})
 
+    def first_sale_day(self, conditions):
+        """The first day of the sale: the gap the District Magistrate's `conditions` set after the
+        owner's refusal (docs/domain.md §1.1)."""
+        return timezone.localdate(self.recorded_at) + timedelta(days=conditions.s16_min_gap_days)
+
 
 class Auction(models.Model):
     class Kind(models.TextChoices):
@@ -319,56 +325,9 @@ class Auction(models.Model):
         return reverse("auctions:auction", kwargs={"pk": self.pk})
 
 
-class Bidder(models.Model):
-    """A bidder registered for one auction, checked against the staff records (s.19)."""
+class LotQuerySet(PoundScopedQuerySet):
+    scope = "auction__pound_id"
 
-    class IdKind(models.TextChoices):
-        AADHAAR = "aadhaar", _("Aadhaar (last four digits)")
-        VOTER = "voter", _("Voter ID")
-        PAN = "pan", _("PAN")
-        DRIVING = "driving", _("Driving licence")
-        OTHER = "other", _("Other")
-
-    auction = models.ForeignKey(Auction, on_delete=models.PROTECT, related_name="bidders")
-    number = models.PositiveSmallIntegerField(_("bidder number"))
-    name = models.CharField(_("name"), max_length=150)
-    address = models.CharField(_("address"), max_length=250)
-    id_kind = models.CharField(_("identity document"), max_length=10, choices=IdKind.choices)
-    id_number = models.CharField(_("document number"), max_length=40)
-    phone = models.CharField(_("phone"), max_length=15)
-    declaration_signed = models.BooleanField(_("signed the buyer's declaration (s.19)"))
-    # The s.19 check: matches against staff, the block, and any override by the Magistrate.
-    matches = models.JSONField(default=list, blank=True)
-    blocked = models.BooleanField(default=False)
-    override_by = models.ForeignKey(
-        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    override_reason = models.CharField(max_length=300, blank=True)
-    override_at = models.DateTimeField(null=True, blank=True)
-    registered_at = models.DateTimeField(default=timezone.now)
-    registered_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
-
-    class Meta:
-        verbose_name = _("bidder")
-        verbose_name_plural = _("bidders")
-        ordering = ["auction", "number"]
-        constraints = [
-            models.UniqueConstraint(fields=["auction", "number"], name="bidder_number"),
-            models.CheckConstraint(
-                condition=Q(override_by__isnull=True) | ~Q(override_reason=""),
-                name="bidder_override_has_reason",
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.number}. {self.name}"
-
-    @property
-    def may_buy(self):
-        return self.declaration_signed and (not self.blocked or self.override_by_id is not None)
-
-
-class LotQuerySet(models.QuerySet):
     def open(self):
         return self.filter(status=Lot.Status.OPEN)
 
@@ -467,6 +426,8 @@ class Sale(models.Model):
     shortfall = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     certificate = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
 
+    objects = PoundScopedQuerySet.through("lot__auction__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("sale")
         verbose_name_plural = _("sales")
@@ -526,7 +487,7 @@ class Shortfall(models.Model):
         return self.fines + self.feeding + self.expenses
 
 
-class DisposalOrder(models.Model):
+class DisposalOrder(MakerChecker):
     """The District Magistrate's order under the proviso to s.14: cattle unlikely to fetch a
     fair price are disposed of as he thinks fit. The office prepares; the Magistrate approves."""
 
@@ -557,6 +518,7 @@ class DisposalOrder(models.Model):
     decision_note = models.CharField(max_length=300, blank=True)
 
     objects = PoundScopedQuerySet.as_manager()
+    maker_refusal = _("You prepared this order: another person decides it.")
 
     class Meta:
         verbose_name = _("disposal order (s.14 proviso)")

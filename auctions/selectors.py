@@ -155,7 +155,7 @@ def board_animals(*, district=None, pound=None, species=None, tag=None, village=
     # animals alone (`_notices_of`), not by a subquery each for every animal in custody.
     notice = Notice.objects.filter(report__animals=OuterRef("pk")).order_by("-posted_on", "-pk")
     qs = (
-        Animal.objects.filter(state=AnimalState.IMPOUNDED)
+        Animal.objects.in_custody()
         .annotate(posted_on=Subquery(notice.values("posted_on")[:1]))
         .filter(posted_on__isnull=False)
     )

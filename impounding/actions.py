@@ -2,7 +2,7 @@
 
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.events import EventAction
+from kernel.events import EventAction
 
 
 class Action(EventAction):

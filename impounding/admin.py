@@ -4,7 +4,7 @@ particular no animal can be released from the admin (s.19)."""
 
 from django.contrib import admin
 
-from poundadmin.admin import ReadOnlyAdmin
+from kernel.admin import ReadOnlyAdmin
 
 from . import models
 

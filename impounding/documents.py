@@ -23,8 +23,8 @@ from django.utils.translation import gettext_noop
 
 from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound, SlipPaper
-from poundadmin.dates import days_between, ist_date
-from poundadmin.documents import (
+from kernel.dates import days_between, ist_date
+from kernel.documents import (
     Both,
     both,
     offices,
@@ -33,15 +33,14 @@ from poundadmin.documents import (
     short_label,
     verification_context,
 )
-from poundadmin.events import record_event
-from poundadmin.formatting import amount_in_words, indate
-from poundadmin.messages import Message
+from kernel.events import record_event
+from kernel.formatting import amount_in_words, indate
+from kernel.messages import Message
 
 from .actions import Action
 from .dues import custody_intervals, dues
 from .models import (
     Animal,
-    AnimalState,
     FineCategory,
     Impoundment,
     Receipt,
@@ -278,7 +277,7 @@ def dues_statement(entry, animals=None, as_of=None):
     when no order covers a day."""
     entry = Impoundment.objects.select_related("pound__district").get(pk=entry.pk)
     if animals is None:
-        animals = entry.animals.filter(state=AnimalState.IMPOUNDED)
+        animals = entry.animals.in_custody()
     animals = (
         Animal.objects.filter(pk__in=[a.pk for a in animals], impoundment=entry)
         .select_related("impoundment__pound__district")

@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import DistrictPolicy, FeedingRule
-from poundadmin.dates import ist_date
+from kernel.dates import ist_date
 
 from .models import CustodyEvent
 from .tariffs import TariffBook

@@ -14,16 +14,33 @@ from datetime import date, datetime, time, timedelta
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
+from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
-from poundadmin.dates import days_between
+from accounts.scoping import lookup, visible_pound_ids
+from kernel.dates import days_between
 
 from .dues import OUT, intervals_between
-from .models import Animal, AnimalState, CustodyEvent, FeedingLog
+from .models import Animal, AnimalState, CustodyEvent, FeedingLog, Impoundment
 
 # The register's list: its order, and the entries on a page (paged by keyset).
 REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 REGISTER_PAGE = 25
+
+
+def entry_for(user, pk, perm=None):
+    """A register entry the user may see (404 otherwise), checked for `perm` (403)."""
+    return lookup(user, Impoundment.objects.select_related("pound__district"), pk, perm)
+
+
+def animal_for(user, pk, perm=None):
+    """An animal the user may see (404 otherwise), checked for `perm` (403)."""
+    queryset = Animal.objects.select_related("impoundment__pound__district")
+    return lookup(user, queryset, pk, perm)
+
+
+def pound_for(user, pk, perm=None):
+    """A pound the user may see (404 otherwise), checked for `perm` (403)."""
+    return lookup(user, Pound.objects.select_related("district"), pk, perm)
 
 
 def animals_readable_by(user):
@@ -60,7 +77,7 @@ def custody_days(pound_ids, first, last):
     start, end = _day_start(first), _day_start(last + timedelta(days=1))
     as_of = min(timezone.now(), end)
     of_pounds = Animal.objects.filter(pound_id__in=pound_ids).values("pk")
-    candidates = of_pounds.filter(state=AnimalState.IMPOUNDED).union(
+    candidates = of_pounds.in_custody().union(
         of_pounds.filter(custody_ended_at__gte=start),
         CustodyEvent.objects.filter(
             kind__in=OUT, at__gte=start, animal__pound_id__in=pound_ids
@@ -135,9 +152,8 @@ def missing_feeding_by_pound(pound_ids, first, last):
     start = _day_start(first)
     moves = _moves().filter(animal=OuterRef("pk"))
     throughout = set(
-        Animal.objects.filter(
-            pound_id__in=unfed, state=AnimalState.IMPOUNDED, impoundment__arrived_at__lt=start
-        )
+        Animal.objects.in_custody()
+        .filter(pound_id__in=unfed, impoundment__arrived_at__lt=start)
         .filter(Q(born_at__isnull=True) | Q(born_at__lt=start))
         .filter(~Exists(moves))
         .order_by()
@@ -227,7 +243,7 @@ def filter_register(qs, data):
         q = data["q"].strip()
         # The ear tag's entries fetched first, as a list of ids, not a join (no DISTINCT over
         # the scope) nor a subquery (inside the OR it stops the planner from combining the
-        # trigram indexes of impounding 0010, and it walks every entry in scope instead).
+        # trigram indexes of impounding 0003, and it walks every entry in scope instead).
         tagged = list(
             Animal.objects.filter(ear_tag=q.replace(" ", ""))
             .values_list("impoundment_id", flat=True)

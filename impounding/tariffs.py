@@ -16,8 +16,8 @@ from django.utils.translation import gettext_noop
 from accounts.models import District
 from accounts.roles import Permission
 from accounts.scoping import has_permission
-from poundadmin.events import record_event
-from poundadmin.messages import Message
+from kernel.events import record_event
+from kernel.messages import Message
 
 from .actions import Action
 from .models import (

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from poundadmin.admin import ReadOnlyAdmin
+from kernel.admin import ReadOnlyAdmin
 
 from . import models
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound, User
-from accounts.scoping import visible_district_ids
+from accounts.scoping import DistrictScopedQuerySet
 
 
 class PaymentMode(models.TextChoices):
@@ -71,10 +71,7 @@ DISTRICT_ACCOUNTS = (
 )
 
 
-class AccountQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(district_id__in=visible_district_ids(user, perm))
-
+class AccountQuerySet(DistrictScopedQuerySet):
     def with_balances(self):
         return self.annotate(balance=Sum("postings__amount", default=Decimal("0.00")))
 

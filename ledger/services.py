@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 
 from accounts.roles import Permission
 from accounts.scoping import has_permission
-from poundadmin.formatting import PAISA
+from kernel.formatting import PAISA
 
 from .models import (
     DISTRICT_ACCOUNTS,

@@ -3,7 +3,7 @@ keep the "ledger." prefix they were first recorded with: the chain's stored even
 
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.events import EventAction
+from kernel.events import EventAction
 
 
 class Action(EventAction):

@@ -16,9 +16,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from impounding.models import Animal, AnimalState, Impoundment
+from kernel.charts import Series, bar_chart
+from kernel.dates import add_months
 from ledger.models import AccountKind, AccountMonth, net_of_months
-from poundadmin.charts import Series, bar_chart
-from poundadmin.dates import add_months
 
 from .models import ChartMonth
 from .returns import day_start

@@ -19,7 +19,7 @@ from accounts.scoping import visible_district_ids, visible_pound_ids
 from auctions.models import DisposalOrder, Shortfall
 from impounding.models import Complaint, CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
-from poundadmin.views import keyset_page
+from kernel.views import keyset_page
 
 from . import charts
 from .models import Remittance, SurplusClaim, SurplusDeposit

@@ -41,10 +41,10 @@ from impounding.models import (
 )
 from impounding.selectors import missing_feeding_by_pound
 from impounding.services import apply_deposit, deposit_awaiting_application
-from poundadmin.anchors import write_checkpoint
-from poundadmin.formatting import lakh
-from poundadmin.messages import Message as _  # to-do titles: translated when they are shown
-from poundadmin.messages import bilingual
+from kernel.anchors import write_checkpoint
+from kernel.formatting import lakh
+from kernel.messages import Message as _  # to-do titles: translated when they are shown
+from kernel.messages import bilingual
 
 from . import statements
 from .models import Remittance, SurplusClaim, SurplusDeposit
@@ -87,7 +87,7 @@ class Due:
     condition: str | int
     district: District
     pound: Pound
-    title: _  # a poundadmin.messages.Message
+    title: _  # a kernel.messages.Message
     url: str
     section: str
     due_on: date | None = None
@@ -150,7 +150,7 @@ def transfer_expired_surpluses(day):
 
 def sign_checkpoint(day):
     """Sign every chain's head and store the signed checkpoint outside the database, once a
-    day (poundadmin/anchors.py). Dated by the real day, not a replayed one. A chain that does
+    day (kernel/anchors.py). Dated by the real day, not a replayed one. A chain that does
     not extend the last signed checkpoint is not signed over: the run says so loudly."""
     checkpoint, problems = write_checkpoint(on=timezone.localdate())
     for chain, seq, what in problems:

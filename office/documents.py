@@ -16,8 +16,8 @@ from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal
-from poundadmin.documents import Both, both, render_pdf, verification_context
-from poundadmin.formatting import amount_in_words
+from kernel.documents import Both, both, render_pdf, verification_context
+from kernel.formatting import amount_in_words
 
 from .models import SurplusClaim, SurplusDeposit
 

@@ -3,17 +3,21 @@ s.14 sales held in deposit for three months, claimed by owners or credited to re
 
 import uuid
 
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Replace, Upper
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.makerchecker import MakerChecker
 from accounts.models import District, IssuedDocument, Pound, User
-from poundadmin.uploads import UploadName
+from accounts.scoping import PoundScopedQuerySet
+from kernel.uploads import UploadName
 
 
-class Remittance(models.Model):
+class Remittance(MakerChecker):
     """Fines collected at a pound, remitted to the District Magistrate with a challan (s.17)."""
 
     class Status(models.TextChoices):
@@ -40,6 +44,10 @@ class Remittance(models.Model):
     # The form's single-use key: a form sent twice, or twenty times at once, records one
     # remittance (null for remittances recorded by code that sends each once).
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    objects = PoundScopedQuerySet.as_manager()
+    maker_field = "sent_by"
+    maker_refusal = _("You sent this remittance: another person confirms it.")
 
     class Meta:
         verbose_name = _("remittance of fines")
@@ -113,6 +121,8 @@ class SurplusDeposit(models.Model):
         IssuedDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
 
+    objects = PoundScopedQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("surplus deposit (s.17)")
         verbose_name_plural = _("surplus deposits (s.17)")
@@ -135,8 +145,34 @@ class SurplusDeposit(models.Model):
     def __str__(self):
         return f"Surplus {self.amount} ({self.sale})"
 
+    def check_claim(self, filed_on, *, today):
+        """Refuse an owner's claim filed on `filed_on`: only a surplus held in deposit, on a day
+        between the sale and today and within the three months (s.17), and not while another
+        claim awaits the Magistrate's decision. Reads the claims through `claims.all()`, so a
+        page that prefetched them asks nothing more."""
+        if self.status != self.Status.HELD:
+            raise ValidationError(gettext("Only a surplus held in deposit can be claimed."))
+        if filed_on > today or filed_on > self.expires_on:
+            message = gettext("A claim must be made within the three months (until %(date)s).")
+            date = self.expires_on.strftime("%d-%m-%Y")
+            raise ValidationError({"filed_on": message % {"date": date}})
+        if filed_on < self.sale_date:
+            # There was no surplus to claim before the sale.
+            message = gettext("The date must fall between the sale and today.")
+            raise ValidationError({"filed_on": message})
+        if any(claim.status == SurplusClaim.Status.PENDING for claim in self.claims.all()):
+            raise ValidationError(gettext("A claim to this surplus is already awaiting decision."))
 
-class SurplusClaim(models.Model):
+    def claimable_on(self, day):
+        """Whether a claim filed on `day` may be recorded that day."""
+        try:
+            self.check_claim(day, today=day)
+        except ValidationError:
+            return False
+        return True
+
+
+class SurplusClaim(MakerChecker):
     """An owner's claim to a held surplus, with the proof examined, decided by the Magistrate."""
 
     class Status(models.TextChoices):
@@ -164,6 +200,9 @@ class SurplusClaim(models.Model):
     decision = models.TextField(_("findings on the proof"), blank=True)
     payment_mode = models.CharField(max_length=10, blank=True)
     payment_reference = models.CharField(max_length=120, blank=True)
+
+    objects = PoundScopedQuerySet.through("deposit__pound_id").as_manager()
+    maker_refusal = _("You prepared this claim: another person decides it.")
 
     class Meta:
         verbose_name = _("claim to surplus (s.17)")

@@ -50,7 +50,8 @@ def overdue_by_pound(pounds, today):
         animal_id=OuterRef("pk"), report__notice__isnull=True
     ).values("report_id")[:1]
     notices = (
-        Animal.objects.filter(pound_id__in=ids, state=AnimalState.IMPOUNDED)
+        Animal.objects.in_custody()
+        .filter(pound_id__in=ids)
         .annotate(report=Subquery(unnoticed))
         .filter(report__isnull=False)
         .values("pound_id")

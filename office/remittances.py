@@ -16,12 +16,12 @@ from accounts import todos
 from accounts.models import Counter
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
-from poundadmin.refs import ref
 
 from . import statements
 from .actions import Action
@@ -186,11 +186,8 @@ def confirm_remittance(*, remittance, by):
         raise PermissionDenied(_("The District Magistrate's office confirms remittances."))
     if remittance.status != Remittance.Status.SENT:
         raise ValidationError(_("This remittance is already confirmed."))
-    if remittance.sent_by_id == by.pk:
-        # Maker-checker: whoever sent the money may not also say it arrived.
-        raise PermissionDenied(
-            _("You sent this remittance: another person in the office confirms it.")
-        )
+    # Maker-checker: whoever sent the money may not also say it arrived.
+    remittance.check_decider(by)
     remittance.status, remittance.confirmed_by = Remittance.Status.CONFIRMED, by
     remittance.confirmed_at = timezone.now()
     remittance.save(update_fields=["status", "confirmed_by", "confirmed_at"])

@@ -21,9 +21,9 @@ from django.utils.translation import gettext_noop
 from auctions.models import Bidder, S16Case
 from impounding.models import Amendment, Animal, Complaint, Impoundment, Receipt, Release
 from impounding.services.intake import PERSONAL_ENTRY_FIELDS
-from poundadmin.events import erase_personal, record_event
-from poundadmin.messages import Message
-from poundadmin.models import Event
+from kernel.events import erase_personal, record_event
+from kernel.messages import Message
+from kernel.models import Event
 
 from .actions import Action
 from .models import PreparedFile, SurplusClaim

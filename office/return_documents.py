@@ -24,8 +24,8 @@ from django.utils.translation import gettext_lazy
 
 from accounts.letterhead import letterhead
 from accounts.models import District, IssuedDocument, Pound
-from poundadmin.anchors import printed as printed_checkpoint
-from poundadmin.documents import Both, both, html_basis, render_pdf, verification_context
+from kernel.anchors import printed as printed_checkpoint
+from kernel.documents import Both, both, html_basis, render_pdf, verification_context
 
 from . import returns
 from .returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS

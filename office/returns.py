@@ -29,9 +29,9 @@ from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
 from impounding.models import Animal, AnimalState, Deposit, Release, Species
+from kernel import refs
+from kernel.dates import add_months
 from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind
-from poundadmin import refs
-from poundadmin.dates import add_months
 
 from .models import Remittance, SurplusDeposit
 

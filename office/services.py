@@ -19,13 +19,13 @@ from accounts.scoping import authorise, has_permission, system_actor
 from auctions.models import Auction, Shortfall
 from impounding import services as register
 from impounding.models import CourtOrder, Deposit
+from kernel.dates import surplus_expiry
+from kernel.events import record_event
+from kernel.messages import Message, in_both, label
+from kernel.refs import key, ref
+from kernel.uploads import stored_name, validate_order_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import surplus_expiry
-from poundadmin.events import record_event
-from poundadmin.messages import Message, in_both, label
-from poundadmin.refs import key, ref
-from poundadmin.uploads import stored_name, validate_order_scan
 
 from .actions import Action
 from .models import SurplusClaim, SurplusDeposit
@@ -123,20 +123,7 @@ def file_surplus_claim(
     deposit = SurplusDeposit.objects.select_for_update(of=("self",)).get(pk=deposit.pk)
     if not has_permission(by, Permission.PREPARE_ORDERS, deposit.district):
         raise PermissionDenied(_("The District Magistrate's office records claims."))
-    if deposit.status != SurplusDeposit.Status.HELD:
-        raise ValidationError(_("Only a surplus held in deposit can be claimed."))
-    if filed_on > timezone.localdate() or filed_on > deposit.expires_on:
-        raise ValidationError(
-            {
-                "filed_on": _("A claim must be made within the three months (until %(date)s).")
-                % {"date": deposit.expires_on.strftime("%d-%m-%Y")}
-            }
-        )
-    if filed_on < deposit.sale_date:
-        # There was no surplus to claim before the sale.
-        raise ValidationError({"filed_on": _("The date must fall between the sale and today.")})
-    if deposit.claims.filter(status=SurplusClaim.Status.PENDING).exists():
-        raise ValidationError(_("A claim to this surplus is already awaiting decision."))
+    deposit.check_claim(filed_on, today=timezone.localdate())
     claim = SurplusClaim(
         deposit=deposit,
         claimant_name=claimant_name,
@@ -180,8 +167,7 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
         raise PermissionDenied(_("Only the District Magistrate decides a claim."))
     if claim.status != SurplusClaim.Status.PENDING:
         raise ValidationError(_("This claim has already been decided."))
-    if claim.prepared_by_id == by.pk:
-        raise PermissionDenied(_("You prepared this claim: another person decides it."))
+    claim.check_decider(by)
     if not decision.strip():
         raise ValidationError({"decision": _("Record the findings on the proof.")})
     claim.decided_by, claim.decided_at, claim.decision = by, timezone.now(), decision

@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 
 from accounts.models import District, Pound, ToDo
 from accounts.todos import mail_todo
-from poundadmin.uploads import stored_name
+from kernel.uploads import stored_name
 
 from . import exports, return_documents
 from .models import PreparedFile

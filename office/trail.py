@@ -13,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
 from impounding.models import Deposit
+from kernel.refs import ref
 from ledger.models import (
     Account,
     AccountKind,
@@ -22,7 +23,6 @@ from ledger.models import (
     TransactionKind,
     month_of,
 )
-from poundadmin.refs import ref
 
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .returns import day_start

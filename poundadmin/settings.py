@@ -49,7 +49,7 @@ ADMIN_ENABLED = env.bool("ADMIN_ENABLED", default=True)
 
 # The public address that QR codes on documents and links in mail point at. Required in
 # production; in development, empty means "the host and port of the request" (poundadmin/urls.py's
-# callers use poundadmin.documents.public_url).
+# callers use kernel.documents.public_url).
 if DEBUG:
     PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="").rstrip("/")
 else:
@@ -73,7 +73,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     # The floors, bottom to top: each imports only from the floors below it; impounding,
     # auctions and office are siblings on one domain floor (docs/decisions/0044).
-    "poundadmin",
+    "kernel",
     "accounts",
     "ledger",
     "impounding",
@@ -99,6 +99,10 @@ EVENT_SUBJECTS = {
     "impoundment": "impounding.Impoundment",
     "animal": "impounding.Animal",
 }
+# Who hears each event as the kernel writes it: called in the event's transaction, each in a
+# savepoint of its own, so a fault there is logged and never fails the change (ADR 0044). The
+# webhooks' outbox (api.webhooks) is the one listener:
+EVENT_LISTENERS = ["api.webhooks.on_event"]
 # What each app's records say the ledger's accounts should hold (`manage.py check_ledger`):
 LEDGER_EXPECTATIONS = [
     "impounding.ledger_checks.expectations",
@@ -115,7 +119,7 @@ if DEBUG or DEMO:
 
 MIDDLEWARE = [
     # First, so that every log line of the request carries its id (and the user's, once known).
-    "poundadmin.middleware.RequestContextMiddleware",
+    "kernel.middleware.RequestContextMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -124,9 +128,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "poundadmin.login.LoginRequiredMiddleware",  # says when a session has ended
+    "kernel.login.LoginRequiredMiddleware",  # says when a session has ended
     # no-store on signed-in pages, Permissions-Policy, the 12-hour session (issue 11).
-    "poundadmin.login.TrustMiddleware",
+    "kernel.login.TrustMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so that it sees the outcome of authentication (django-axes requirement).
@@ -149,7 +153,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "accounts.context_processors.navigation",
             ],
-            "builtins": ["poundadmin.templatetags.pa", "accounts.templatetags.roles"],
+            "builtins": ["kernel.templatetags.pa", "accounts.templatetags.roles"],
         },
     },
 ]
@@ -162,7 +166,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # The owner role, which runs the migrations, connects through its own URL; the application
-# connects as the runtime role, which owns nothing (poundadmin/dbroles.py). Deploy with
+# connects as the runtime role, which owns nothing (kernel/dbroles.py). Deploy with
 # `manage.py migrate --database owner && manage.py db_roles`.
 if env.str("DATABASE_MIGRATE_URL", default=""):
     DATABASES["owner"] = env.db("DATABASE_MIGRATE_URL")
@@ -200,7 +204,7 @@ LOGOUT_REDIRECT_URL = "login"
 # Sessions end after 30 minutes without a request: every request pushes the expiry on.
 SESSION_COOKIE_AGE = env.int("SESSION_IDLE_SECONDS", default=30 * 60)
 SESSION_SAVE_EVERY_REQUEST = True
-# However busy, a session ends this long after sign-in (poundadmin/login.py).
+# However busy, a session ends this long after sign-in (kernel/login.py).
 SESSION_ABSOLUTE_SECONDS = env.int("SESSION_ABSOLUTE_SECONDS", default=12 * 60 * 60)
 SESSION_EXPIRE_AT_BROWSER_CLOSE = True
 
@@ -236,7 +240,7 @@ LANGUAGE_COOKIE_SAMESITE = "Lax"
 TIME_ZONE = "Asia/Kolkata"
 USE_I18N = True
 USE_TZ = True
-FORMAT_MODULE_PATH = ["poundadmin.formats"]
+FORMAT_MODULE_PATH = ["kernel.formats"]
 
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
@@ -246,7 +250,7 @@ MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "media")
 # Uploads and issued documents. The filesystem (MEDIA_ROOT) unless S3_BUCKET is set: then
 # django-storages' S3 backend, against AWS or any S3-compatible store (MinIO, Ceph) named by
 # S3_ENDPOINT_URL. Nothing is public either way: the views check permissions, then stream the
-# file or redirect to a presigned URL that lives UPLOAD_URL_SECONDS (poundadmin/files.py).
+# file or redirect to a presigned URL that lives UPLOAD_URL_SECONDS (kernel/files.py).
 S3_BUCKET = env.str("S3_BUCKET", default="")
 UPLOAD_URL_SECONDS = env.int("UPLOAD_URL_SECONDS", default=60)
 if S3_BUCKET:
@@ -294,7 +298,7 @@ TASKS = {
         )
     }
 }
-# Signed checkpoints of the event log (poundadmin/anchors.py): an Ed25519 private key in PEM,
+# Signed checkpoints of the event log (kernel/anchors.py): an Ed25519 private key in PEM,
 # given directly or as a file's path, never stored in the database. A machine that only verifies
 # needs only the public key (its 32 raw bytes, base64). `manage.py checkpoint_key` makes a pair.
 CHECKPOINT_SIGNING_KEY = env.str("CHECKPOINT_SIGNING_KEY", default="")
@@ -363,7 +367,7 @@ SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
-    # The presigned URLs of the object store, when there is one (poundadmin/files.py).
+    # The presigned URLs of the object store, when there is one (kernel/files.py).
     "img-src": [CSP.SELF, "data:", "blob:"]
     + (
         [env.str("S3_PUBLIC_ORIGIN", default="") or _S3_ENDPOINT or "https://*.amazonaws.com"]
@@ -385,7 +389,7 @@ LOG_FORMAT = env.str("LOG_FORMAT", default="text" if DEBUG else "json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request": {"()": "poundadmin.middleware.RequestContextFilter"}},
+    "filters": {"request": {"()": "kernel.middleware.RequestContextFilter"}},
     "formatters": {
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",

@@ -5,8 +5,8 @@ from django.urls import include, path, re_path
 
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
+from kernel import health
 from office.views import home as home_views
-from poundadmin import health
 
 urlpatterns = [
     path("healthz", health.liveness, name="healthz"),
@@ -43,4 +43,4 @@ if settings.ADMIN_ENABLED:
     urlpatterns.append(path("admin/", admin.site.urls))
 
 # Uploads are never served from MEDIA_URL, not even in development: each file has a view that
-# checks who may see it (poundadmin/files.py).
+# checks who may see it (kernel/files.py).

@@ -18,7 +18,7 @@ def test_production_logs_are_one_json_object_a_line_with_the_request_context():
         "import logging\n"
         "from django.test import RequestFactory\n"
         "from django.http import HttpResponse\n"
-        "from poundadmin.middleware import RequestContextMiddleware\n"
+        "from kernel.middleware import RequestContextMiddleware\n"
         "def view(request):\n"
         "    logging.getLogger('poundadmin.test').warning('inside')\n"
         "    return HttpResponse()\n"

@@ -20,8 +20,8 @@ from api.models import WebhookDelivery
 from auctions.models import DisposalOrder, Report
 from impounding.models import Deposit, Receipt
 from impounding.services import ask_receipt_cancellation
+from kernel.events import record_event
 from office.models import Remittance
-from poundadmin.events import record_event
 from tests.auctions.factories import conditions as auction_conditions
 from tests.auctions.factories import (
     ready_for_sale,

@@ -22,10 +22,10 @@ from accounts.roles import ROLE_PERMISSIONS, Permission, Role
 from demo import register as register_demo
 from demo import staff as demo
 from demo import unclaimed as auction_demo
+from kernel.formatting import inr, lakh
 from office import statements
 from office.deadlines import run as run_deadlines
 from office.views.home import TASKS
-from poundadmin.formatting import inr, lakh
 
 P = Permission
 CLICKS = 3
@@ -44,7 +44,7 @@ OUTSIDE = {
     "healthz",  # the load balancer's checks, public and without data
     "readyz",
     # Stored files, shown inside the pages that name them (photos as images); who may open each
-    # is tested in tests/poundadmin/test_stored_files.py.
+    # is tested in tests/kernel/test_stored_files.py.
     "impounding:animal_photo",
     "impounding:release_signature",
     "impounding:court_order_scan",

@@ -75,8 +75,8 @@ def test_missing_public_base_url_stops_production_with_a_sentence_naming_it():
 
 
 def test_in_development_qr_codes_follow_the_host_and_port_of_the_request(settings, rf):
-    from poundadmin.documents import public_url
-    from poundadmin.middleware import RequestContextMiddleware
+    from kernel.documents import public_url
+    from kernel.middleware import RequestContextMiddleware
 
     settings.PUBLIC_BASE_URL = ""
     settings.ALLOWED_HOSTS = ["127.0.0.1"]

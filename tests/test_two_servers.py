@@ -29,9 +29,9 @@ from PIL import Image
 
 from accounts.roles import Role
 from auctions.models import Auction, Notice, Proclamation, Report, Sale
+from kernel.events import verify_chain
 from ledger.checks import run_checks
 from office.models import Remittance
-from poundadmin.events import verify_chain
 from tests.accounts.factories import staff
 from tests.impounding.test_views_register import _local, entry_post
 

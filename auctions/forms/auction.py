@@ -14,9 +14,9 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District
 from accounts.roles import Permission
+from kernel.formatting import inr
+from kernel.forms import DateInput, DateTimeLocalInput
 from ledger.models import PaymentMode
-from poundadmin.formatting import inr
-from poundadmin.forms import DateInput, DateTimeLocalInput
 
 from ..models import AuctionConditions, Bidder
 
@@ -276,9 +276,7 @@ class BidderChoiceField(forms.ModelChoiceField):
 def buyers(auction):
     """Bidders who may buy: the declaration signed, and not blocked (or cleared) under s.19. A
     blocked bidder is not offered, so no form can make him a buyer."""
-    return auction.bidders.filter(declaration_signed=True).exclude(
-        blocked=True, override_by__isnull=True
-    )
+    return auction.bidders.may_buy()
 
 
 class BidForm(forms.Form):

@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound, Village
 from impounding.models import Species
-from poundadmin.forms import DateInput
+from kernel.forms import DateInput
 
 from ..models import Notice, Proclamation
 

@@ -58,6 +58,6 @@ def backward(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("auctions", "0001_initial")]
+    dependencies = [("auctions", "0001_initial"), ("impounding", "0001_initial")]
 
     operations = [migrations.RunPython(forward, backward)]

@@ -15,15 +15,15 @@ from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message, in_both
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message, in_both
 
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
 from ..staffcheck import staff_matches
 from .common import ZERO, before_the_hour, move_lot, serial, withdraw_lots_of
-from .s16 import s16_first_day, s16_gap_message
+from .s16 import s16_gap_message
 from .unclaimed import conditions_on
 
 # --- Scheduling the auction ------------------------------------------------------------------
@@ -228,7 +228,7 @@ def _check_s16_day(case, animals, conditions, day):
         raise ValidationError(_("A s.16 sale needs the owner's recorded refusal."))
     if {a.pk for a in animals} - set(case.animals.values_list("pk", flat=True)):
         raise ValidationError({"lots": _("Only the owner's animals in the case can be sold.")})
-    gap = s16_first_day(case, conditions)
+    gap = case.first_sale_day(conditions)
     if day < gap:
         raise ValidationError({"scheduled_for": s16_gap_message(gap)})
 
@@ -341,12 +341,7 @@ def override_block(*, bidder, by, reason):
 
 
 def assert_may_buy(bidder):
-    if not bidder.declaration_signed:
-        raise ValidationError(_("This bidder has not signed the declaration (s.19)."))
-    if bidder.blocked and bidder.override_by_id is None:
-        raise ValidationError(
-            _("This bidder is blocked: he may be an officer or pound-keeper (s.19).")
-        )
+    bidder.check_may_buy()
     # Checked again at the hammer: staff records may have changed since registration.
     fresh = staff_matches(name=bidder.name, phone=bidder.phone, id_number=bidder.id_number)
     new = {m["user"] for m in fresh} - {m["user"] for m in bidder.matches}

@@ -8,10 +8,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.models import Counter
+from kernel.events import record_event
+from kernel.messages import Message, bilingual, in_both
 from ledger import services as ledger
 from ledger.models import AccountKind, till
-from poundadmin.events import record_event
-from poundadmin.messages import Message, bilingual, in_both
 
 from ..actions import Action
 from ..models import Lot, LotAnimal

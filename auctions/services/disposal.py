@@ -11,9 +11,9 @@ from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
-from impounding.services.common import ensure_transition
-from poundadmin.events import record_event
-from poundadmin.messages import Message, in_both
+from impounding.services.custody import end_custody
+from kernel.events import record_event
+from kernel.messages import Message, in_both
 
 from ..actions import Action
 from ..models import DisposalOrder, Lot, Report
@@ -24,11 +24,7 @@ from .common import serial, today
 def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
     """The office prepares an order under the proviso to s.14 for the Magistrate."""
     authorise(by, Permission.PREPARE_ORDERS, pound)
-    animals = list(
-        Animal.objects.filter(
-            pk__in=animal_ids, impoundment__pound=pound, state=AnimalState.IMPOUNDED
-        )
-    )
+    animals = list(Animal.objects.in_custody().filter(pk__in=animal_ids, impoundment__pound=pound))
     if not animals or len(animals) != len(set(animal_ids)):
         raise ValidationError({"animals": _("Choose animals in the pound.")})
     # A calf in the pound goes with its dam (docs/domain.md decision 12).
@@ -83,9 +79,8 @@ def decide_disposal(*, order, by, approve, note=""):
         raise PermissionDenied(_("Only the District Magistrate approves a disposal order."))
     if order.status != DisposalOrder.Status.PROPOSED:
         raise ValidationError(_("This order has already been decided."))
-    if order.prepared_by_id == by.pk:
-        # Maker-checker: the Magistrate does not approve an order he prepared himself.
-        raise PermissionDenied(_("You prepared this order: another person decides it."))
+    # Maker-checker: the Magistrate does not approve an order he prepared himself.
+    order.check_decider(by)
     now = timezone.now()
     order.decided_by, order.decided_at, order.decision_note = by, now, note
     if approve:
@@ -99,9 +94,7 @@ def decide_disposal(*, order, by, approve, note=""):
                 raise ValidationError(
                     _("Animal %(a)s is no longer in the pound.") % {"a": animal.reference}
                 )
-            ensure_transition(animal, AnimalState.DISPOSED)
-            animal.state, animal.custody_ended_at = AnimalState.DISPOSED, now
-            animal.save(update_fields=["state", "custody_ended_at"])
+        end_custody(animals, state=AnimalState.DISPOSED, at=now)
         Lot.objects.open().filter(lotanimal__animal__in=animals).leave_open(
             Lot.Status.WITHDRAWN, note="Disposed of by the DM's order"
         )

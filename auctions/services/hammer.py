@@ -18,14 +18,14 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 from office import services as office
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
-from poundadmin.refs import ref
 
 from ..actions import Action
 from ..models import Auction, Bidder, Lot, LotAnimal, Notice, S16Case, Sale, Shortfall
@@ -40,7 +40,7 @@ from .common import (
     till_account,
     withdraw,
 )
-from .s16 import check_s16_covered, s16_first_day, s16_gap_message
+from .s16 import check_s16_covered, s16_gap_message
 
 
 class _AnimalGone(Exception):
@@ -212,7 +212,7 @@ def _check_sale_time(lot, *, case, animals, at):
         if case.status != S16Case.Status.OPEN:
             raise ValidationError(_("The dues are already covered: no more lots are sold (s.16)."))
         # Refused at the hammer too, not only when the auction is scheduled.
-        gap = s16_first_day(case, auction.conditions)
+        gap = case.first_sale_day(auction.conditions)
         if timezone.localtime(at).date() < gap:
             raise ValidationError(s16_gap_message(gap))
         # One lot at a time, in the officer's order: the sale stops when the dues are covered,
@@ -276,10 +276,7 @@ def _record_sale(sale, *, animals, short):
     office.open_surplus_deposit(sale)
     move_lot(lot, Lot.Status.SOLD)
     LotAnimal.objects.filter(lot=lot).update(sold=True)
-    for animal in animals:
-        ensure_transition(animal, AnimalState.SOLD)
-        animal.state, animal.custody_ended_at = AnimalState.SOLD, sale.sold_at
-        animal.save(update_fields=["state", "custody_ended_at"])
+    end_custody(animals, state=AnimalState.SOLD, at=sale.sold_at)
 
 
 def _post_sale(sale, *, animals, lines, by):

@@ -1,8 +1,6 @@
 """s.16: the owner appears and refuses or omits to pay. As many of his animals as necessary are
 sold (in `hammer.py`), then the rest go back to him with the balance and the account."""
 
-from datetime import timedelta
-
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -15,13 +13,13 @@ from accounts.scoping import authorise
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment
 from impounding.services.claims import ensure_no_hold
-from impounding.services.common import ensure_transition
+from impounding.services.custody import end_custody
+from kernel.events import record_event
+from kernel.messages import Message
+from kernel.refs import ref
+from kernel.uploads import SIGNATURE_MAX_PX, reencode_image
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
-from poundadmin.events import record_event
-from poundadmin.messages import Message
-from poundadmin.refs import ref
-from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image
 
 from ..actions import Action
 from ..models import Auction, Lot, LotAnimal, S16Case, Sale, Shortfall
@@ -37,12 +35,6 @@ from .common import (
 # Who a summary names in its hashed link; the timeline shows the owner's name from the event's
 # personal fields while they exist (docs/decisions/0010).
 THE_OWNER = Message(gettext_noop("the owner"))
-
-
-def s16_first_day(case, conditions):
-    """The first day of a s.16 sale: the gap the District Magistrate's conditions set after the
-    owner's refusal (docs/domain.md §1.1)."""
-    return timezone.localtime(case.recorded_at).date() + timedelta(days=conditions.s16_min_gap_days)
 
 
 def s16_gap_message(gap):
@@ -193,7 +185,8 @@ def settle_s16_case(
     at = at or timezone.now()
     remaining = list(
         Animal.objects.select_for_update(of=("self",))
-        .filter(s16_cases=case, state=AnimalState.IMPOUNDED)
+        .in_custody()
+        .filter(s16_cases=case)
         .order_by("pk")
     )
     _check_settlement(case, remaining)
@@ -334,9 +327,6 @@ def _return_animals(case, remaining, *, by, at):
     # The case names the animals it returns before they leave: the database refuses an animal
     # returned under s.16 without its case.
     case.returned_animals.add(*remaining)
-    for animal in remaining:
-        ensure_transition(animal, AnimalState.RETURNED_S16)
-        animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
-        animal.save(update_fields=["state", "custody_ended_at"])
+    end_custody(remaining, state=AnimalState.RETURNED_S16, at=at)
     # An animal returned may still stand in a lot of a s.14 auction.
     withdraw_lots_of(remaining, by, gettext_noop("Returned to the owner (s.16)"))

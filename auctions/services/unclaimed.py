@@ -14,10 +14,10 @@ from accounts import todos
 from accounts.models import District, IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
-from impounding.models import Animal, AnimalState
+from impounding.models import Animal
 from impounding.services.intake import resize_photo
-from poundadmin.events import record_event
-from poundadmin.messages import Message, bilingual, in_both
+from kernel.events import record_event
+from kernel.messages import Message, bilingual, in_both
 
 from ..actions import Action
 from ..clocks import appointed_officer, notice_dates, reports_due
@@ -48,9 +48,9 @@ def _reportable(entry, day):
         raise ValidationError(_("No animal of this entry is left unclaimed and unreported."))
     row = rows[0]
     animals = list(
-        Animal.objects.select_for_update(of=("self",)).filter(
-            pk__in=[a.pk for a in row["animals"]], state=AnimalState.IMPOUNDED
-        )
+        Animal.objects.select_for_update(of=("self",))
+        .in_custody()
+        .filter(pk__in=[a.pk for a in row["animals"]])
     )
     if len(animals) != len(row["animals"]):
         raise ValidationError(_("An animal was released meanwhile: look at the entry again."))

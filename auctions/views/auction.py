@@ -5,8 +5,6 @@ is checked for its permission (403); each POST makes one service call and redire
 keep the rules: the lawful date, the s.19 bar, one sale per lot.
 """
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
@@ -20,10 +18,10 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids
-from impounding.models import Animal, AnimalState
-from poundadmin.confirmations import show_panel
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors
+from impounding.models import Animal
+from kernel.confirmations import show_panel
+from kernel.formatting import inr
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.auction import (
@@ -159,7 +157,7 @@ def _units(pound, case=None):
         lot__status=Lot.Status.OPEN,
         lot__auction__status=Auction.Status.SCHEDULED,
     )
-    animals = Animal.objects.filter(impoundment__pound=pound, state=AnimalState.IMPOUNDED)
+    animals = Animal.objects.in_custody().filter(impoundment__pound=pound)
     if case is not None:
         animals = animals.filter(s16_cases=case)
     else:
@@ -256,9 +254,7 @@ def auction_new(request):
     earliest = [u["earliest"] for u in units.values() if u["earliest"]]
     gap_from = None
     if case is not None and in_force is not None:
-        gap_from = timezone.localtime(case.recorded_at).date() + timedelta(
-            days=in_force.s16_min_gap_days
-        )
+        gap_from = case.first_sale_day(in_force)
     return render(
         request,
         "auctions/auction/auction_form.html",

@@ -12,7 +12,7 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Animal, AnimalState
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm
@@ -61,10 +61,8 @@ def _disposable(user):
         animals=OuterRef("pk"), status=DisposalOrder.Status.PROPOSED
     )
     return (
-        Animal.objects.filter(
-            pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS),
-            state=AnimalState.IMPOUNDED,
-        )
+        Animal.objects.in_custody()
+        .filter(pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS))
         .exclude(dam__state=AnimalState.IMPOUNDED)
         .annotate(
             reported=Exists(reported),
@@ -114,8 +112,7 @@ def disposal_decide(request, pk):
     order = get_object_or_404(_orders(request.user), pk=pk)
     if not has_permission(request.user, Permission.APPROVE, order.pound):
         raise PermissionDenied
-    if order.prepared_by_id == request.user.pk:
-        raise PermissionDenied(_("You prepared this order: another person decides it."))
+    order.check_decider(request.user)
     form = DecisionForm(request.POST or None)
     if form.is_valid():
         try:

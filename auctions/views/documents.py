@@ -10,8 +10,8 @@ from django.shortcuts import get_object_or_404
 from accounts.decorators import require_permission
 from accounts.models import IssuedDocument
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_pound_ids
-from poundadmin.documents import pdf_response
+from accounts.scoping import has_permission
+from kernel.documents import pdf_response
 
 from .. import documents
 from ..models import Notice, Report, S16Case, Sale
@@ -52,9 +52,7 @@ def notice_pdf(request, pk):
 def sale_certificate_pdf(request, pk):
     """The certificate of sale to the purchaser of a lot (ss.14, 16, 19)."""
     sale = get_object_or_404(
-        Sale.objects.filter(
-            lot__auction__pound_id__in=visible_pound_ids(request.user)
-        ).select_related("lot__auction__pound", "certificate"),
+        Sale.objects.for_user(request.user).select_related("lot__auction__pound", "certificate"),
         pk=pk,
     )
     _may_view(request, sale.lot.auction.pound)

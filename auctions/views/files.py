@@ -4,8 +4,8 @@ record (404 to anyone else), and the public board's photos, for animals under no
 from django.contrib.auth.decorators import login_not_required
 from django.shortcuts import get_object_or_404
 
-from impounding.views.files import readable_pound_ids
-from poundadmin.files import serve_stored
+from accounts.roles import Permission
+from kernel.files import serve_stored
 
 from .. import selectors
 from ..models import Proclamation, S16Case
@@ -13,18 +13,14 @@ from ..models import Proclamation, S16Case
 
 @login_not_required
 def proclamation_photo(request, pk):
-    proclamation = get_object_or_404(
-        Proclamation.objects.filter(notice__pound_id__in=readable_pound_ids(request)),
-        pk=pk,
-    )
+    readable = Proclamation.objects.for_user(request.user, Permission.VIEW_RECORDS)
+    proclamation = get_object_or_404(readable, pk=pk)
     return serve_stored(proclamation.photo, download_name=f"proclamation-{proclamation.pk}")
 
 
 @login_not_required
 def s16_signature(request, pk):
-    case = get_object_or_404(
-        S16Case.objects.filter(pound_id__in=readable_pound_ids(request)), pk=pk
-    )
+    case = get_object_or_404(S16Case.objects.for_user(request.user, Permission.VIEW_RECORDS), pk=pk)
     return serve_stored(case.signature, download_name=f"s16-{case.pk}-signature")
 
 

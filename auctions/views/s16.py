@@ -17,9 +17,9 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from impounding.models import AnimalState
-from impounding.views.common import get_entry
-from poundadmin.confirmations import show_panel
-from poundadmin.views import add_service_errors
+from impounding.selectors import entry_for
+from kernel.confirmations import show_panel
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.s16 import RefusalForm, SettleForm
@@ -29,8 +29,8 @@ from .sale_common import get_case, running_account, s16_account
 
 @require_permission(Permission.RELEASE_ANIMAL)
 def s16_new(request, pk):
-    entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
-    in_pound = entry.animals.filter(state=AnimalState.IMPOUNDED)
+    entry = entry_for(request.user, pk, Permission.RELEASE_ANIMAL)
+    in_pound = entry.animals.in_custody()
     if not in_pound.exists():
         messages.info(request, _("No animal of this entry is in the pound."))
         return redirect(entry)

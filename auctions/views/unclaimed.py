@@ -20,10 +20,10 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import AnimalState
-from impounding.views.common import get_entry
-from poundadmin.confirmations import show_panel
-from poundadmin.dates import report_due_on
-from poundadmin.views import add_service_errors
+from impounding.selectors import entry_for
+from kernel.confirmations import show_panel
+from kernel.dates import report_due_on
+from kernel.views import add_service_errors
 
 from .. import clocks, selectors, services
 from ..forms.unclaimed import BoardFilterForm, NoticeForm, ProclamationForm, ReportSendForm
@@ -94,7 +94,7 @@ def _recipient(pound):
 @require_http_methods(["GET", "POST"])
 @require_permission(Permission.SEND_REPORT)
 def report_send(request, pk):
-    entry = get_entry(request, pk, Permission.SEND_REPORT)
+    entry = entry_for(request.user, pk, Permission.SEND_REPORT)
     row = next((r for r in clocks.reports_due([entry.pound_id]) if r["entry"].pk == entry.pk), None)
     # A confirmation without fields: bound on every POST, even one that carries no data.
     form = ReportSendForm(request.POST if request.method == "POST" else None)

@@ -32,9 +32,9 @@ from impounding.models import (
     Release,
     ReleaseLine,
 )
+from kernel.models import Event
 from ledger.models import Posting, Transaction
 from ledger.services import rebuild_months
-from poundadmin.models import Event
 
 from . import books, chain, master, plan, write
 from .rows import IdPool, Rows, animal_rows, register

@@ -9,8 +9,8 @@ from decimal import Decimal
 from accounts.models import IssuedDocument
 from impounding.actions import Action
 from impounding.models import AnimalState, Deposit, Receipt, Release, ReleaseLine
+from kernel.dates import complaint_deadline, financial_year
 from ledger.models import AccountKind, Posting, Transaction, TransactionKind, till
-from poundadmin.dates import complaint_deadline, financial_year
 
 from . import plan
 from .rows import idempotency_key

@@ -1,11 +1,11 @@
 """The event log of a scale data set: each pound's events in time order, linked and hashed as
-`poundadmin.events.record_event` links them, so that `verify_chain` walks them clean."""
+`kernel.events.record_event` links them, so that `verify_chain` walks them clean."""
 
 import json
 
 from django.core.serializers.json import DjangoJSONEncoder
 
-from poundadmin.models import GENESIS, Event, EventPersonal, new_salt, personal_digest
+from kernel.models import GENESIS, Event, EventPersonal, new_salt, personal_digest
 
 from .write import copy_rows
 

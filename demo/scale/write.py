@@ -8,7 +8,7 @@ from django.db import connection, models
 from psycopg.copy import QueuedLibpqWriter
 
 from accounts.models import Counter
-from poundadmin.models import ChainHead
+from kernel.models import ChainHead
 
 
 def take_ids(model, n):

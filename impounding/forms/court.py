@@ -6,9 +6,9 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from kernel.formatting import inr
+from kernel.forms import DateInput
 from ledger.models import PaymentMode
-from poundadmin.formatting import inr
-from poundadmin.forms import DateInput
 
 from ..models import Complaint, Deposit
 

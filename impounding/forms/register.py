@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Village
-from poundadmin.forms import DateInput, DateTimeLocalInput
+from kernel.forms import DateInput, DateTimeLocalInput
 
 from ..models import (
     AgeClass,
@@ -160,7 +160,7 @@ class AnimalForm(forms.Form):
     )
 
     # A photo chosen on an earlier showing of the form, held until the entry is made
-    # (poundadmin.held_uploads).
+    # (kernel.held_uploads).
     photo_held = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def clean_ear_tag(self):

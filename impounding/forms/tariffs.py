@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
-from poundadmin.forms import DateInput
+from kernel.forms import DateInput
 
 from ..models import AgeClass, FeedingRateOrder, FineScale, Sex, Species
 

@@ -11,8 +11,8 @@ from django.utils.deconstruct import deconstructible
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Pound, User, Village
-from accounts.scoping import visible_pound_ids
-from poundadmin.uploads import UploadName
+from accounts.scoping import PoundScopedQuerySet
+from kernel.uploads import UploadName
 
 from .choices import (
     AgeClass,
@@ -31,9 +31,8 @@ class media_upload(UploadName):  # noqa: N801 - named in migration 0001; used li
     """Upload path with a random name, so a stored file's URL reveals nothing and cannot clash."""
 
 
-class ImpoundmentQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pound_id__in=visible_pound_ids(user, perm))
+class ImpoundmentQuerySet(PoundScopedQuerySet):
+    pass
 
 
 class Impoundment(models.Model):
@@ -161,17 +160,17 @@ class Impoundment(models.Model):
         return timezone.localtime(self.seized_at).date()
 
 
-class AnimalQuerySet(models.QuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(pound_id__in=visible_pound_ids(user, perm))
-
+class AnimalQuerySet(PoundScopedQuerySet):
     def in_custody(self):
+        """The animals held in the pound now. An escaped or rescued animal is out of the pound,
+        so not among them, though its custody has not ended for good (its `custody_ended_at`
+        stays empty: it may come back, docs/domain.md decision 12)."""
         return self.filter(state=AnimalState.IMPOUNDED)
 
     def calves_of(self, dams):
         """The calves still in the pound that go with these dams, wherever the dams go: released,
         sold in their lot, disposed of (docs/domain.md decision 12). `dams` are animals or ids."""
-        return self.filter(dam__in=dams, state=AnimalState.IMPOUNDED)
+        return self.in_custody().filter(dam__in=dams)
 
 
 class Animal(models.Model):

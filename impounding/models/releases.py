@@ -7,7 +7,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.makerchecker import MakerChecker
 from accounts.models import IssuedDocument, Pound, User
+from accounts.scoping import PoundScopedQuerySet
 from ledger.models import PaymentMode
 
 from .choices import ClaimantRole
@@ -41,6 +43,8 @@ class Receipt(models.Model):
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replaced_by"
     )
 
+    objects = PoundScopedQuerySet.as_manager()
+
     class Meta:
         verbose_name = _("receipt")
         verbose_name_plural = _("receipts")
@@ -61,7 +65,7 @@ class Receipt(models.Model):
         return self.number
 
 
-class ReceiptCancellation(models.Model):
+class ReceiptCancellation(MakerChecker):
     """A receipt issued in error: the pound-keeper asks, with the reason, and the office
     decides (docs/domain.md decision 11). Approved, the receipt keeps its number and shows
     CANCELLED; the money is reversed and the animals are back in custody."""
@@ -81,6 +85,9 @@ class ReceiptCancellation(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.CharField(_("note"), max_length=250, blank=True)
+
+    maker_field = "requested_by"
+    maker_refusal = _("You asked for this cancellation: another person decides it.")
 
     class Meta:
         verbose_name = _("receipt cancellation")
@@ -151,6 +158,8 @@ class Release(models.Model):
     released_at = models.DateTimeField(default=timezone.now)
     released_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     receipt = models.OneToOneField(Receipt, on_delete=models.PROTECT, related_name="release")
+
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("release")
@@ -237,6 +246,8 @@ class Deposit(models.Model):
     # When the office, not the pound-keeper, paid the refund out of the till: its authority.
     refund_authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
 
+    objects = PoundScopedQuerySet.through("release__impoundment__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("deposit (s.15)")
         verbose_name_plural = _("deposits (s.15)")
@@ -305,6 +316,8 @@ class Complaint(models.Model):
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
+
     class Meta:
         verbose_name = _("complaint (s.20)")
         verbose_name_plural = _("complaints (s.20)")
@@ -359,6 +372,8 @@ class CourtOrder(models.Model):
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_note = models.CharField(max_length=300, blank=True)
+
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("court order")

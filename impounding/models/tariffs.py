@@ -12,15 +12,12 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, InForceQuerySet, Pound, User
-from accounts.scoping import visible_district_ids
+from accounts.scoping import DistrictScopedQuerySet
 
 from .choices import AgeClass, Sex, Species
 
 
-class TariffQuerySet(InForceQuerySet):
-    def for_user(self, user, perm=None):
-        return self.filter(district_id__in=visible_district_ids(user, perm))
-
+class TariffQuerySet(InForceQuerySet, DistrictScopedQuerySet):
     def covering(self, pound):
         """Orders whose area includes `pound`: its own, and its district's district-wide ones."""
         return self.filter(Q(pounds=pound) | Q(district_id=pound.district_id, district_wide=True))

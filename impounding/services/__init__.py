@@ -8,7 +8,14 @@ from ledger.services import may_pay_from_till
 from .cancellations import ask_receipt_cancellation, decide_receipt_cancellation
 from .claims import decide_claims, ensure_no_hold, may_decide_claims, record_claim
 from .common import TransitionNotAllowed, ensure_transition
-from .custody import log_feeding, record_birth, record_death, record_escape, record_return
+from .custody import (
+    end_custody,
+    log_feeding,
+    record_birth,
+    record_death,
+    record_escape,
+    record_return,
+)
 from .deposits import (
     apply_deposit,
     decide_complaint,
@@ -29,6 +36,7 @@ __all__ = [
     "decide_complaint",
     "decide_receipt_cancellation",
     "deposit_awaiting_application",
+    "end_custody",
     "ensure_no_hold",
     "ensure_transition",
     "intake_warnings",

@@ -19,11 +19,11 @@ from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
+from kernel.events import record_event
+from kernel.messages import Message
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import Transaction, TransactionKind
-from poundadmin.events import record_event
-from poundadmin.messages import Message
-from poundadmin.refs import ref
 
 from ..actions import Action
 from ..models import Animal, AnimalState, Receipt, ReceiptCancellation, Release, ReleaseLine
@@ -76,8 +76,7 @@ def decide_receipt_cancellation(*, cancellation, by, approve, note=""):
     receipt = cancellation.receipt
     if not has_permission(by, Permission.PREPARE_ORDERS, receipt.pound):
         raise PermissionDenied(_("The District Magistrate's office decides a cancellation."))
-    if cancellation.requested_by_id == by.pk:
-        raise PermissionDenied(_("You asked for this cancellation: another person decides it."))
+    cancellation.check_decider(by)
     if cancellation.status != ReceiptCancellation.Status.PENDING:
         raise ValidationError(_("This cancellation has already been decided."))
     cancellation.status = (

@@ -12,11 +12,11 @@ from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
-from poundadmin.events import record_event
-from poundadmin.messages import Message
+from kernel.events import record_event
+from kernel.messages import Message
 
 from ..actions import Action
-from ..models import AnimalState, Claim, Impoundment
+from ..models import Claim, Impoundment
 
 # Who a summary names in its hashed link; the timeline shows the name from the event's personal
 # fields while they exist (docs/decisions/0010).
@@ -61,7 +61,7 @@ def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_
         Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
     )
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
-    if not entry.animals.filter(state=AnimalState.IMPOUNDED).exists():
+    if not entry.animals.in_custody().exists():
         raise ValidationError(_("No animal of this entry is in the pound to be claimed."))
     if entry.claims.filter(status=Claim.Status.UPHELD).exists():
         raise ValidationError(_("The claims to these cattle have been decided already."))

@@ -9,11 +9,20 @@ from django.utils.translation import gettext_noop, ngettext
 from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise
-from poundadmin.events import record_event
-from poundadmin.messages import Message
+from kernel.events import record_event
+from kernel.messages import Message
 
 from ..actions import Action
-from ..models import AgeClass, Animal, AnimalState, CustodyEvent, FeedingLog, Sex
+from ..models import (
+    OUT_OF_POUND,
+    TERMINAL,
+    AgeClass,
+    Animal,
+    AnimalState,
+    CustodyEvent,
+    FeedingLog,
+    Sex,
+)
 from ..selectors import animals_in_custody_on
 from .common import ensure_transition
 
@@ -36,6 +45,39 @@ def _check_time(animal, at):
         raise ValidationError({"at": _("The time is before the animal's last recorded event.")})
 
 
+def end_custody(animals, *, state, at, release=None, court_order=None):
+    """Move the animals to an end of custody: a release (s.13, s.15, a court's order), a sale, a
+    disposal, a return after a s.16 sale, a death, or an escape or rescue.
+
+    Every animal must be allowed the move (`ensure_transition`), or none moves. An end for good
+    sets `custody_ended_at` to `at`: feeding accrues until then. An escape or rescue leaves it
+    empty, as the animal may come back and its feeding only pauses (docs/domain.md decision 12).
+    A release names its `release`, one by a court's order its `court_order`.
+
+    The caller locks the animals, writes first the record the end rests on (the database refuses
+    an end without it: docs/decisions/0005), and writes its own event and postings."""
+    if state not in TERMINAL | OUT_OF_POUND:
+        raise ValueError(f"{state} is not an end of custody")
+    for animal in animals:
+        ensure_transition(animal, state)
+    fields = ["state"]
+    if state in TERMINAL:
+        fields.append("custody_ended_at")
+    if release is not None:
+        fields.append("release")
+    if court_order is not None:
+        fields.append("court_order")
+    for animal in animals:
+        animal.state = state
+        if state in TERMINAL:
+            animal.custody_ended_at = at
+        if release is not None:
+            animal.release = release
+        if court_order is not None:
+            animal.court_order = court_order
+        animal.save(update_fields=fields)
+
+
 def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
     ensure_transition(animal, to_state)
     _check_time(animal, at)
@@ -43,12 +85,12 @@ def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
     event.full_clean()
     event.save()
     old = animal.state
-    animal.state = to_state
-    fields = ["state"]
-    if to_state == AnimalState.DIED:
-        animal.custody_ended_at = at
-        fields.append("custody_ended_at")
-    animal.save(update_fields=fields)
+    if to_state == AnimalState.IMPOUNDED:
+        # Back in the pound: custody goes on, and feeding accrues again.
+        animal.state = to_state
+        animal.save(update_fields=["state"])
+    else:
+        end_custody([animal], state=to_state, at=at)
     record_event(
         action=Action(f"custody.{kind}"),
         section=section,

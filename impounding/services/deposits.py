@@ -18,12 +18,12 @@ from django.utils.translation import gettext_noop
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
+from kernel.dates import complaint_deadline
+from kernel.events import record_event
+from kernel.messages import Message, label
+from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import complaint_deadline
-from poundadmin.events import record_event
-from poundadmin.messages import Message, label
-from poundadmin.refs import ref
 
 from ..actions import Action
 from ..models import Complaint, Deposit, SeizerLiability

@@ -11,10 +11,10 @@ from django.utils.translation import gettext_noop
 from accounts.models import Counter, DistrictPolicy, PoundVillage
 from accounts.roles import Permission
 from accounts.scoping import authorise
+from kernel.events import record_event
+from kernel.messages import Message, in_both
+from kernel.uploads import reencode_image
 from ledger import services as ledger
-from poundadmin.events import record_event
-from poundadmin.messages import Message, in_both
-from poundadmin.uploads import reencode_image
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis

@@ -6,7 +6,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Counter, IssuedDocument
-from poundadmin.dates import financial_year
+from kernel.dates import financial_year
 
 from ..models import Receipt, Release
 

@@ -19,13 +19,13 @@ from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from auctions import services as sales
+from kernel.dates import complaint_deadline
+from kernel.events import record_event
+from kernel.formatting import inr
+from kernel.messages import Message
+from kernel.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
-from poundadmin.dates import complaint_deadline
-from poundadmin.events import record_event
-from poundadmin.formatting import inr
-from poundadmin.messages import Message
-from poundadmin.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 
 from ..actions import Action
 from ..dues import dues
@@ -40,7 +40,7 @@ from ..models import (
     ReleaseLine,
 )
 from .claims import ensure_no_hold
-from .common import ensure_transition
+from .custody import end_custody
 from .receipts import check_replaces, issue_receipt
 
 # Who the release's summary names in its hashed link; the timeline shows the claimant's name
@@ -206,10 +206,7 @@ def _hand_over(animals, *, release, at):
         if release.kind == Release.Kind.PAYMENT
         else AnimalState.RELEASED_ON_DEPOSIT
     )
-    for animal in animals:
-        ensure_transition(animal, new_state)
-        animal.state, animal.release, animal.custody_ended_at = new_state, release, at
-        animal.save(update_fields=["state", "release", "custody_ended_at"])
+    end_custody(animals, state=new_state, at=at, release=release)
 
 
 def _book_payment(release, animals):
@@ -559,14 +556,7 @@ def release_by_order(
     order.scan.save(stored_name(scan_type), scan, save=False)
     order.full_clean(exclude=["scan"])
     order.save()
-    for animal in animals:
-        ensure_transition(animal, AnimalState.RELEASED_BY_ORDER)
-        animal.state, animal.court_order, animal.custody_ended_at = (
-            AnimalState.RELEASED_BY_ORDER,
-            order,
-            now,
-        )
-        animal.save(update_fields=["state", "court_order", "custody_ended_at"])
+    end_custody(animals, state=AnimalState.RELEASED_BY_ORDER, at=now, court_order=order)
     # A lot still open for one of these animals is withdrawn: claimed before the hammer.
     sales.withdraw_claimed_lots(animals, by=by)
     record_event(

@@ -7,7 +7,7 @@ from datetime import datetime
 from django import forms
 from django.utils.translation import gettext as _
 
-from poundadmin.formatting import indatetime
+from kernel.formatting import indatetime
 
 from ..models import SeizureBasis
 

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import services
 from ..models import Receipt, ReceiptCancellation, Release
@@ -75,8 +75,7 @@ def receipt_cancellation_decide(request, pk):
     receipt = cancellation.receipt
     if not has_permission(request.user, Permission.PREPARE_ORDERS, receipt.pound):
         raise PermissionDenied
-    if cancellation.requested_by_id == request.user.pk:
-        raise PermissionDenied(_("You asked for this cancellation: another person decides it."))
+    cancellation.check_decider(request.user)
     form = DecideCancellationForm(request.POST or None)
     if form.is_valid():
         try:

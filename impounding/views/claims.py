@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.roles import Permission
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import services
 from ..models import Claim

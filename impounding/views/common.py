@@ -1,41 +1,17 @@
 """Lookups shared by the impounding views: scoped to the user's jurisdiction (404 outside it),
-then checked for the action (403 when the record is visible but the action is not allowed)."""
+then checked for the action (403 when the record is visible but the action is not allowed), by
+the one lookup the screens and the API share (accounts.scoping.lookup)."""
 
-from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404
-
-from accounts.models import Pound
-from accounts.roles import Permission
-from accounts.scoping import has_permission
-
-from ..models import Animal, Impoundment
+from ..selectors import animal_for, entry_for, pound_for
 
 
 def get_entry(request, pk, perm=None):
-    entry = get_object_or_404(
-        Impoundment.objects.for_user(request.user).select_related("pound__district"), pk=pk
-    )
-    if perm is not None and not has_permission(request.user, Permission(perm), entry.pound):
-        raise PermissionDenied
-    return entry
+    return entry_for(request.user, pk, perm)
 
 
 def get_animal(request, pk, perm=None):
-    animal = get_object_or_404(
-        Animal.objects.for_user(request.user).select_related("impoundment__pound__district"),
-        pk=pk,
-    )
-    if perm is not None and not has_permission(
-        request.user, Permission(perm), animal.impoundment.pound
-    ):
-        raise PermissionDenied
-    return animal
+    return animal_for(request.user, pk, perm)
 
 
 def get_pound(request, pk, perm=None):
-    pound = get_object_or_404(
-        Pound.objects.for_user(request.user).select_related("district"), pk=pk
-    )
-    if perm is not None and not has_permission(request.user, Permission(perm), pound):
-        raise PermissionDenied
-    return pound
+    return pound_for(request.user, pk, perm)

@@ -17,10 +17,10 @@ from django.utils.translation import ngettext
 from accounts.decorators import require_permission
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_pound_ids
-from poundadmin.confirmations import show_panel
-from poundadmin.dates import complaint_deadline
-from poundadmin.views import add_service_errors
+from accounts.scoping import has_permission
+from kernel.confirmations import show_panel
+from kernel.dates import complaint_deadline
+from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm
@@ -82,9 +82,9 @@ def complaint_new(request, pk):
 
 def complaint_decide(request, pk):
     complaint = get_object_or_404(
-        Complaint.objects.filter(
-            impoundment__pound_id__in=visible_pound_ids(request.user)
-        ).select_related("impoundment__pound__district", "deposit__release__receipt"),
+        Complaint.objects.for_user(request.user).select_related(
+            "impoundment__pound__district", "deposit__release__receipt"
+        ),
         pk=pk,
     )
     entry = complaint.impoundment
@@ -121,12 +121,9 @@ def _complaints_of(deposit):
 def deposits(request):
     user = request.user
     today = timezone.localdate()
-    pound_ids = visible_pound_ids(user, Permission.VIEW_LEDGER)
     open_deposits = (
-        Deposit.objects.filter(
-            release__impoundment__pound_id__in=pound_ids,
-            status__in=[Deposit.Status.HELD, Deposit.Status.REFUND_DUE],
-        )
+        Deposit.objects.for_user(user, Permission.VIEW_LEDGER)
+        .filter(status__in=[Deposit.Status.HELD, Deposit.Status.REFUND_DUE])
         .select_related("release__impoundment__pound", "release__receipt")
         .prefetch_related("complaints", "release__impoundment__complaints")
         .order_by("complaint_deadline", "pk")
@@ -146,9 +143,8 @@ def deposits(request):
         else:
             held.append(d)
     pending = list(
-        Complaint.objects.filter(
-            impoundment__pound_id__in=pound_ids, outcome=Complaint.Outcome.PENDING
-        )
+        Complaint.objects.for_user(user, Permission.VIEW_LEDGER)
+        .filter(outcome=Complaint.Outcome.PENDING)
         .select_related("impoundment__pound", "deposit__release__receipt")
         .order_by("filed_on", "pk")
     )
@@ -169,9 +165,9 @@ def deposits(request):
 
 def _get_deposit(request, pk, perm):
     deposit = get_object_or_404(
-        Deposit.objects.filter(
-            release__impoundment__pound_id__in=visible_pound_ids(request.user)
-        ).select_related("release__impoundment__pound__district", "release__receipt"),
+        Deposit.objects.for_user(request.user).select_related(
+            "release__impoundment__pound__district", "release__receipt"
+        ),
         pk=pk,
     )
     if perm and not has_permission(request.user, perm, deposit.release.impoundment.pound):

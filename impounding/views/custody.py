@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import selectors
 from ..forms.custody import (

@@ -14,11 +14,10 @@ from django.utils.translation import gettext as _
 from accounts.decorators import require_permission
 from accounts.models import IssuedDocument, SlipPaper
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
-from poundadmin.documents import pdf_response
+from kernel.documents import pdf_response
 
 from .. import documents
-from ..models import AnimalState, Receipt
+from ..models import Receipt
 from ..tariffs import TariffMissing
 from .common import get_entry, get_pound
 
@@ -45,7 +44,7 @@ def entry_copy_pdf(request, pk):
 def statement_pdf(request, pk):
     """The dues statement of an entry: its animals in the pound, or those named by ?animal=."""
     entry = get_entry(request, pk, Permission.VIEW_RECORDS)
-    animals = entry.animals.filter(state=AnimalState.IMPOUNDED)
+    animals = entry.animals.in_custody()
     chosen = request.GET.getlist("animal")
     if chosen:
         if not all(c.isdigit() for c in chosen):
@@ -63,9 +62,7 @@ def statement_pdf(request, pk):
 def receipt_pdf(request, pk):
     """A receipt (s.13) or deposit receipt (s.15) of a pound the user can see."""
     receipt = get_object_or_404(
-        Receipt.objects.filter(pound_id__in=visible_pound_ids(request.user)).select_related(
-            "document"
-        ),
+        Receipt.objects.for_user(request.user).select_related("document"),
         pk=pk,
     )
     get_pound(request, receipt.pound_id, Permission.VIEW_RECORDS)  # 403 without the permission

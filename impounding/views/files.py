@@ -1,25 +1,17 @@
 """The pound's stored files, each served only to who may read the record it belongs to.
 
 Anyone else gets a 404, as for the record itself: anonymous visitors, another district's staff,
-and roles that do not read the register. The file is streamed or presigned (poundadmin/files.py).
+and roles that do not read the register. The file is streamed or presigned (kernel/files.py).
 """
 
 from django.contrib.auth.decorators import login_not_required
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
-from poundadmin.files import serve_stored
+from kernel.files import serve_stored
 
 from ..models import CourtOrder, Release
 from ..selectors import animals_readable_by
-
-
-def readable_pound_ids(request):
-    if not request.user.is_authenticated:
-        raise Http404
-    return visible_pound_ids(request.user, Permission.VIEW_RECORDS)
 
 
 @login_not_required
@@ -30,15 +22,13 @@ def animal_photo(request, pk):
 
 @login_not_required
 def release_signature(request, pk):
-    release = get_object_or_404(
-        Release.objects.filter(impoundment__pound_id__in=readable_pound_ids(request)), pk=pk
-    )
+    readable = Release.objects.for_user(request.user, Permission.VIEW_RECORDS)
+    release = get_object_or_404(readable, pk=pk)
     return serve_stored(release.signature, download_name=f"release-{release.pk}-signature")
 
 
 @login_not_required
 def court_order_scan(request, pk):
-    order = get_object_or_404(
-        CourtOrder.objects.filter(impoundment__pound_id__in=readable_pound_ids(request)), pk=pk
-    )
+    readable = CourtOrder.objects.for_user(request.user, Permission.VIEW_RECORDS)
+    order = get_object_or_404(readable, pk=pk)
     return serve_stored(order.scan, download_name=f"court-order-{order.pk}")

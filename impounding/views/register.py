@@ -15,10 +15,10 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
-from poundadmin import held_uploads
-from poundadmin.confirmations import show_panel
-from poundadmin.models import Event
-from poundadmin.views import add_service_errors, keyset_page
+from kernel import held_uploads
+from kernel.confirmations import show_panel
+from kernel.models import Event
+from kernel.views import add_service_errors, keyset_page
 
 from .. import services
 from ..dues import dues

@@ -15,8 +15,8 @@ from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
-from poundadmin.confirmations import show_panel
-from poundadmin.views import add_service_errors
+from kernel.confirmations import show_panel
+from kernel.views import add_service_errors
 
 from .. import services
 from ..dues import dues
@@ -28,7 +28,7 @@ from .common import get_entry
 
 def _claimable(entry):
     return (
-        entry.animals.filter(state=AnimalState.IMPOUNDED)
+        entry.animals.in_custody()
         .select_related("impoundment__pound__district")
         .prefetch_related("custody_events")
         .order_by("number")

@@ -13,8 +13,7 @@ from django.utils.translation import gettext as _
 from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
-from poundadmin.views import add_service_errors
+from kernel.views import add_service_errors
 
 from .. import tariffs as tariff_services
 from ..forms.tariffs import FeedingOrderEntry, FineScaleEntry
@@ -68,7 +67,7 @@ def _schedule_pounds(order, user):
         pounds = Pound.objects.filter(district_id=order.district_id)
     else:
         pounds = order.pounds.all()
-    return pounds.filter(pk__in=visible_pound_ids(user)).order_by("name")
+    return pounds.for_user(user).order_by("name")
 
 
 def _detail_context(order, user):

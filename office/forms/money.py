@@ -12,9 +12,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from kernel.forms import DateInput
+from kernel.uploads import validate_order_scan
 from ledger.models import PaymentMode
-from poundadmin.forms import DateInput
-from poundadmin.uploads import validate_order_scan
 
 from ..models import Remittance, SurplusClaim
 

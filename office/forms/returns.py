@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from poundadmin.forms import DateInput
+from kernel.forms import DateInput
 
 MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts import todos
 from accounts.models import District, Pound, StaffAssignment, User
 from accounts.roles import SYSTEM_USERNAME, Permission, Role
-from accounts.scoping import grants_for, visible_district_ids, visible_pound_ids
+from accounts.scoping import grants_for, visible_pound_ids
 from accounts.views import pound_queryset
 from auctions import selectors as auction_selectors
 
@@ -104,7 +104,7 @@ def home(request):
     context["office_tasks"] = office_tasks(user, roles)
     if roles & {Role.DM_CLERK, Role.MAGISTRATE, Role.AUDITOR}:
         context["my_districts"] = (
-            District.objects.filter(pk__in=visible_district_ids(user, Permission.VIEW_REPORTS))
+            District.objects.for_user(user, Permission.VIEW_REPORTS)
             .select_related("state")
             .annotate(
                 pound_count=Count("pounds", distinct=True),

@@ -23,13 +23,13 @@ from accounts.models import DistrictPolicy, IssuedDocument, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from impounding.models import Animal
-from impounding.views.common import get_entry, get_pound
+from impounding.selectors import entry_for, pound_for
+from kernel.dates import add_months, surplus_expiry
+from kernel.documents import pdf_response
+from kernel.files import serve_stored
+from kernel.formatting import inr
+from kernel.views import add_service_errors, keyset_page
 from ledger import services as ledger
-from poundadmin.dates import add_months, surplus_expiry
-from poundadmin.documents import pdf_response
-from poundadmin.files import serve_stored
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors, keyset_page
 
 from .. import documents, statements, trail
 from .. import services as office
@@ -163,8 +163,7 @@ def remittance_confirm(request, pk):
     remittance = get_object_or_404(_remittances(request.user), pk=pk)
     if not has_permission(request.user, Permission.PREPARE_ORDERS, remittance.pound):
         raise PermissionDenied
-    if remittance.sent_by_id == request.user.pk:
-        raise PermissionDenied(_("You sent this remittance: another person confirms it."))
+    remittance.check_decider(request.user)
     # Bound on any POST: the form is one checkbox, which an unticked POST leaves out.
     form = ConfirmRemittanceForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
@@ -307,12 +306,7 @@ def _annotate_deposit(user, deposit, today):
     prepares = has_permission(user, Permission.PREPARE_ORDERS, deposit.district)
     held = deposit.status == SurplusDeposit.Status.HELD
     deposit.can_receive = prepares and deposit.status == SurplusDeposit.Status.AWAITING_RECEIPT
-    deposit.can_claim = (
-        prepares
-        and held
-        and today <= deposit.expires_on
-        and not any(c.status == SurplusClaim.Status.PENDING for c in claims)
-    )
+    deposit.can_claim = prepares and deposit.claimable_on(today)
     deposit.at_least_until = statements.surplus_min_expiry(deposit)
     deposit.days_left = (deposit.expires_on - today).days if held else None
 
@@ -421,8 +415,7 @@ def claim_decide(request, pk):
         raise PermissionDenied
     if request.method == "GET" and request.GET.get("file") == "proof":
         return _proof_file(claim)
-    if claim.prepared_by_id == request.user.pk:
-        raise PermissionDenied(_("You prepared this claim: another person decides it."))
+    claim.check_decider(request.user)
     form = ClaimDecisionForm(request.POST or None)
     if form.is_valid():
         try:
@@ -471,7 +464,7 @@ def transfer_memo_pdf(request, pk):
 
 @require_permission(Permission.VIEW_LEDGER)
 def feeding_statement(request, pk):
-    pound = get_pound(request, pk, Permission.VIEW_LEDGER)
+    pound = pound_for(request.user, pk, Permission.VIEW_LEDGER)
     form = MonthForm(request.GET if "month" in request.GET else None)
     first = form.first_day()
     statement = statements.feeding_statement(pound, first)
@@ -494,7 +487,7 @@ def feeding_statement(request, pk):
 
 @require_permission(Permission.VIEW_RECORDS)
 def money_trail(request, pk):
-    entry = get_entry(request, pk, Permission.VIEW_RECORDS)
+    entry = entry_for(request.user, pk, Permission.VIEW_RECORDS)
     followed = trail.money_trail(entry)
     for d in followed.surpluses:
         d.claim_list = list(d.claims.all())

@@ -25,8 +25,8 @@ from auctions.models import Shortfall
 from impounding.models import CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
 from impounding.views.court import show_deposit_panel
-from poundadmin.formatting import inr
-from poundadmin.views import add_service_errors
+from kernel.formatting import inr
+from kernel.views import add_service_errors
 
 from .. import dashboard as selectors
 from .. import services as office
@@ -131,9 +131,9 @@ def shortfall_write_off(request, pk):
 @require_permission(Permission.PREPARE_ORDERS)
 def court_order_review(request, pk):
     order = get_object_or_404(
-        CourtOrder.objects.filter(
-            impoundment__pound_id__in=visible_pound_ids(request.user)
-        ).select_related("impoundment__pound__district", "complaint", "recorded_by", "reviewed_by"),
+        CourtOrder.objects.for_user(request.user).select_related(
+            "impoundment__pound__district", "complaint", "recorded_by", "reviewed_by"
+        ),
         pk=pk,
     )
     if not has_permission(request.user, Permission.PREPARE_ORDERS, order.impoundment.pound):
@@ -166,9 +166,7 @@ def court_order_review(request, pk):
 @require_permission(Permission.APPROVE)
 def deposit_confirm_application(request, pk):
     deposit = get_object_or_404(
-        Deposit.objects.filter(
-            release__impoundment__pound_id__in=visible_pound_ids(request.user)
-        ).select_related(
+        Deposit.objects.for_user(request.user).select_related(
             "release__impoundment__pound__district",
             "release__receipt",
             "application_confirmed_by",

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
-from poundadmin.files import serve_stored
+from kernel.files import serve_stored
 
 from ..models import PreparedFile
 from ..tasks import prepare_file

@@ -24,7 +24,7 @@ from accounts.decorators import require_permission
 from accounts.models import District, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
-from poundadmin.documents import pdf_response
+from kernel.documents import pdf_response
 
 from .. import exports, return_documents
 from .. import returns as figures

@@ -13,7 +13,7 @@ document.addEventListener("click", (event) => {
 
 // A photo is made smaller on the phone before it goes up: at most 1600 px on its longer side,
 // as an 80% JPEG. A phone camera's 4-12 MB becomes about 200-400 KB on a slow connection. The
-// server still checks what it receives (poundadmin/uploads.py); if the browser cannot shrink the
+// server still checks what it receives (kernel/uploads.py); if the browser cannot shrink the
 // photo, the original goes up unchanged.
 const PHOTO_MAX_PX = 1600;
 const PHOTO_QUALITY = 0.8;

@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from accounts.actions import Action
 from accounts.models import EarlierFile, IssuedDocument
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
+from kernel.events import verify_chain
+from kernel.models import Event
 from tests.impounding.factories import make_entry, pay
 
 FIRST, SECOND = b"%PDF-first drawing", b"%PDF-second drawing"

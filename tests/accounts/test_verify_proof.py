@@ -5,7 +5,7 @@ import hashlib
 
 from django.urls import reverse
 
-from poundadmin.formatting import inr
+from kernel.formatting import inr
 from tests.impounding.factories import cow, make_entry, pay
 
 

@@ -103,7 +103,7 @@ def test_entry_has_events_codes_time_and_section(client, pound_keeper, pound):
 
 
 def test_pages_give_each_row_once(client, pound_keeper, pound, settings, monkeypatch):
-    monkeypatch.setattr("api.entries.PAGE_SIZE", 2)
+    monkeypatch.setattr("api.entries.REGISTER_PAGE", 2)
     made = {make_entry(pound=pound, by=pound_keeper).pk for _ in range(5)}
     headers, seen, url = bearer(pound_keeper), [], ENTRIES
     while url:

@@ -20,8 +20,8 @@ from api.intake import ANIMAL_FIELDS, CLAIM_FIELDS, ENTRY_FIELDS
 from api.models import IdempotentRequest
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment, Receipt, Release
-from poundadmin.formatting import inr
-from poundadmin.models import Event
+from kernel.formatting import inr
+from kernel.models import Event
 from tests.api.conftest import bearer
 from tests.impounding.factories import cow, make_entry, pay
 

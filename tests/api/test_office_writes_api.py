@@ -16,9 +16,9 @@ from accounts.models import IssuedDocument
 from accounts.roles import Role
 from api.models import IdempotentRequest
 from auctions.models import Notice, Proclamation, Report
+from kernel.models import Event
 from ledger.models import Transaction
 from office.models import Remittance
-from poundadmin.models import Event
 from tests.accounts.factories import VillageFactory, staff
 from tests.api.conftest import bearer
 from tests.auctions.factories import report_and_notice, unclaimed_entry

@@ -9,7 +9,7 @@ from django.urls import reverse
 from accounts.roles import Role
 from api import webhooks
 from api.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
-from poundadmin.events import record_event
+from kernel.events import record_event
 from tests.accounts.factories import StateFactory, staff
 from tests.api.test_service_tokens import service_token
 

@@ -25,10 +25,10 @@ from auctions.models import (
 from auctions.selectors import sold_lot
 from impounding import services as impounding
 from impounding.models import Animal, AnimalState
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.accounts.factories import PoliceStationFactory, staff
 from tests.auctions.factories import (
     balances,
@@ -574,6 +574,7 @@ def test_sale_records_the_animal_the_certificate_and_the_event(
     assert lot.status == Lot.Status.SOLD
     assert (animal.state, sold_lot(animal)) == (AnimalState.SOLD, lot)
     assert animal.custody_ended_at == sale.sold_at
+    assert not Animal.objects.in_custody().filter(pk=animal.pk).exists()
     assert LotAnimal.objects.get(lot=lot).sold
     assert (sale.buyer, sale.price, sale.sold_by) == (bidder, Decimal("35000.00"), police_officer)
     certificate = IssuedDocument.objects.get(pk=sale.certificate_id)

@@ -17,9 +17,9 @@ from auctions import services
 from auctions.clocks import appointed_officer, notice_dates, reports_due
 from auctions.models import Auction, Notice, Report
 from impounding import services as impounding
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.accounts.factories import UserFactory, staff
 from tests.auctions.factories import conditions, schedule, unclaimed_entry
 from tests.impounding.factories import cow, goat, make_entry, pay

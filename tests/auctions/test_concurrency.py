@@ -13,10 +13,10 @@ from auctions import services
 from auctions.models import Bidder, Lot, Sale
 from auctions.selectors import sold_lot
 from impounding.models import Animal, AnimalState, Release
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
 from tests.impounding.factories import pay
 from tests.impounding.test_concurrency import race

@@ -13,9 +13,9 @@ from auctions.models import DisposalOrder, Lot
 from auctions.selectors import disposal_order
 from impounding import services as impounding
 from impounding.models import Animal, AnimalState
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.auctions.factories import conditions, ready_for_sale, schedule, unclaimed_entry
 from tests.impounding.factories import cow, make_entry, pay
 
@@ -171,6 +171,7 @@ def test_approved_order_disposes_of_the_animals_and_withdraws_their_open_lots(
     for animal in entry.animals.all():
         assert (animal.state, disposal_order(animal)) == (AnimalState.DISPOSED, decided)
         assert animal.custody_ended_at == decided.decided_at
+    assert not entry.animals.in_custody().exists()
     assert set(auction.lots.values_list("status", flat=True)) == {Lot.Status.WITHDRAWN}
     services.close_auction(auction=auction, by=police_officer)
     event = Event.objects.get(action="disposal.approved")

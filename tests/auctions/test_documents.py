@@ -22,7 +22,7 @@ from accounts.roles import Role
 from auctions import documents, services
 from auctions.models import Auction, S16Case
 from impounding.models import Impoundment
-from poundadmin.formatting import amount_in_words, inr
+from kernel.formatting import amount_in_words, inr
 from tests import readpdf
 from tests.accounts.factories import staff
 from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry

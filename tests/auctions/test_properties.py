@@ -52,11 +52,11 @@ from auctions.models import (
 from auctions.selectors import disposal_order, returned_by, sold_lot
 from impounding import services as impounding
 from impounding.models import Animal, AnimalState, Release
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.auctions.factories import conditions
 from tests.impounding.factories import cow, goat, make_entry, pay, set_tariffs
 

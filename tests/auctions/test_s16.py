@@ -18,10 +18,10 @@ from auctions.models import Auction, Lot, S16Case, Sale, Shortfall
 from auctions.selectors import returned_by
 from impounding import services as impounding
 from impounding.models import Animal, AnimalState
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.auctions.factories import (
     balances,
     conditions,
@@ -387,6 +387,7 @@ def test_settlement_returns_the_rest_and_pays_the_balance_with_the_account(
     the_goat = herd.animals.order_by("number").last()
     assert (the_goat.state, returned_by(the_goat)) == (AnimalState.RETURNED_S16, settled)
     assert the_goat.custody_ended_at == settled.closed_at
+    assert not herd.animals.in_custody().exists()
     assert [a.state for a in herd.animals.order_by("number")] == ["sold", "sold", "returned_s16"]
     document = IssuedDocument.objects.get(pk=settled.account_document_id)
     assert (document.kind, document.subject_type, document.subject_id) == (

@@ -14,10 +14,10 @@ from auctions import services
 from auctions.models import Bid, Bidder, Sale
 from auctions.staffcheck import staff_matches
 from impounding.models import AnimalState
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.accounts.factories import UserFactory, staff
 from tests.auctions.factories import conditions, ready_for_sale, refused, register, schedule
 from tests.impounding.factories import make_entry

@@ -8,8 +8,8 @@ from django.utils import timezone
 from auctions import services
 from auctions.models import Auction, Lot, S16Case
 from impounding.models import AnimalState
+from kernel.events import verify_chain
 from ledger.checks import run_checks
-from poundadmin.events import verify_chain
 from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry
 from tests.impounding.factories import cow, goat, make_entry
 

@@ -16,10 +16,10 @@ from auctions.models import Lot, Proclamation, Sale
 from auctions.selectors import board_animals
 from impounding import services as impounding
 from impounding.models import AnimalState, Release
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.accounts.factories import VillageFactory
 from tests.auctions.factories import (
     balances,

@@ -15,7 +15,7 @@ from auctions.models import Auction, DisposalOrder, Lot
 from auctions.selectors import disposal_order
 from impounding import services as impounding_services
 from impounding.models import Animal, AnimalState, Sex
-from poundadmin.models import Event
+from kernel.models import Event
 from tests.accounts.factories import staff
 from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry
 from tests.impounding.factories import cow, make_entry

@@ -16,9 +16,9 @@ from auctions import services
 from auctions.models import Auction, Lot, S16Case, Sale, Shortfall
 from impounding import services as impounding_services
 from impounding.models import Animal, AnimalState, Sex
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from poundadmin.models import Event
 from tests.accounts.factories import staff
 from tests.auctions.factories import conditions
 from tests.impounding.factories import cow, goat, make_entry

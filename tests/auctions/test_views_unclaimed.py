@@ -14,8 +14,8 @@ from accounts.models import IssuedDocument
 from accounts.roles import Role
 from auctions import selectors, services
 from auctions.models import Notice, Proclamation, Report
-from poundadmin import confirmations
-from poundadmin.models import Event
+from kernel import confirmations
+from kernel.models import Event
 from tests.accounts.factories import StaffAssignmentFactory, VillageFactory, staff
 from tests.auctions.factories import report_and_notice, unclaimed_entry
 from tests.impounding.factories import cow, goat, pay

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from impounding import services
 from impounding.models import Complaint, Deposit
-from poundadmin.models import Event
+from kernel.models import Event
 from tests.browser.conftest import at_both_widths, sign_in
 from tests.impounding.factories import cow, deposit, make_entry
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from impounding import services
 from impounding.models import Complaint, Deposit, FeedingRateOrder
-from poundadmin.formatting import inr
+from kernel.formatting import inr
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
 from tests.impounding.factories import cow, deposit, goat, make_entry, set_tariffs
 

@@ -14,8 +14,8 @@ from django.urls import reverse
 from auctions import services
 from auctions.models import Auction, S16Case, Sale
 from impounding.models import AnimalState
+from kernel.formatting import inr
 from ledger.checks import run_checks
-from poundadmin.formatting import inr
 from tests.auctions.factories import conditions
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
 from tests.impounding.factories import cow, goat, make_entry

@@ -19,7 +19,7 @@ from PIL import Image
 
 from auctions.models import Auction, Lot, Notice, Proclamation, Report, Sale
 from impounding.models import AnimalState, Impoundment
-from poundadmin.models import Event
+from kernel.models import Event
 from tests import readpdf
 from tests.accounts.factories import VillageFactory
 from tests.auctions.factories import conditions

@@ -13,9 +13,9 @@ from accounts.models import Counter, User
 from auctions.models import Report
 from demo import scale
 from impounding.models import Animal, AnimalState, Impoundment, Receipt
+from kernel.events import verify_chain
+from kernel.models import ChainHead, Event, EventPersonal
 from ledger.checks import run_checks
-from poundadmin.events import verify_chain
-from poundadmin.models import ChainHead, Event, EventPersonal
 from tests.impounding.factories import pay
 
 pytestmark = pytest.mark.postgres

@@ -10,10 +10,10 @@ from accounts.models import ToDo
 from auctions.services import open_s16_case
 from impounding import services
 from impounding.models import Claim, Receipt
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from office.deadlines import run
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.impounding.factories import cow, deposit, make_entry, pay
 
 

@@ -12,10 +12,10 @@ from django.utils import timezone
 
 from impounding import services
 from impounding.models import Animal, AnimalState, Impoundment, Receipt, Release
+from kernel.events import record_event, verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from poundadmin.events import record_event, verify_chain
-from poundadmin.models import Event
 from tests.impounding.factories import cow, make_entry, pay
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]

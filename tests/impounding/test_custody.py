@@ -18,7 +18,7 @@ from impounding.models import (
     Impoundment,
 )
 from impounding.services import TransitionNotAllowed, ensure_transition
-from poundadmin.models import Event
+from kernel.models import Event
 from tests.impounding.factories import cow, goat, make_entry, pay
 
 IST = ZoneInfo("Asia/Kolkata")

@@ -4,7 +4,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from poundadmin.dates import (
+from kernel.dates import (
     complaint_deadline,
     days_between,
     financial_year,

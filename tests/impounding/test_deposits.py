@@ -11,9 +11,9 @@ from django.core.management import call_command
 
 from impounding import services
 from impounding.models import Complaint, Deposit, SeizerLiability
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Account, AccountKind, Transaction, TransactionKind
-from poundadmin.models import Event
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 
 IST = ZoneInfo("Asia/Kolkata")

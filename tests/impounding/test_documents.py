@@ -21,8 +21,8 @@ from django.utils import timezone
 from accounts.models import IssuedDocument, StateDocumentForm
 from impounding import documents
 from impounding.models import FineCategory, Impoundment, Receipt
-from poundadmin.formatting import amount_in_words
-from poundadmin.models import Event
+from kernel.formatting import amount_in_words
+from kernel.models import Event
 from tests import readpdf
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 

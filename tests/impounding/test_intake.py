@@ -24,8 +24,8 @@ from impounding.models import (
 from impounding.services import amend_entry, create_entry
 from impounding.tags import tag_check_fails
 from impounding.warnings import describe_warnings
+from kernel.models import Event
 from ledger.models import DISTRICT_ACCOUNTS, POUND_ACCOUNTS, Account
-from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, VillageFactory, staff
 from tests.impounding.factories import cow, goat, make_entry
 

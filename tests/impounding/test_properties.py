@@ -44,11 +44,11 @@ from impounding.models import (
     Release,
     Sex,
 )
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
 
 HOURS = st.integers(min_value=1, max_value=30)

@@ -15,11 +15,11 @@ from impounding import services
 from impounding.documents import receipt_pdf
 from impounding.dues import dues
 from impounding.models import AnimalState, Receipt, ReceiptCancellation
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Transaction, TransactionKind
 from office.deadlines import run
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.impounding.factories import cow, make_entry, pay
 from tests.readpdf import text as pdf_text
 

@@ -201,7 +201,7 @@ def test_register_search_has_no_distinct_or_group_by(client, pound_keeper, pound
 @pytest.mark.parametrize("q", ["Nobody Of That Name", "KH/2026/99999", "99999"])
 def test_a_search_can_be_answered_from_the_trigram_indexes(client, auditor, pounds, q):
     """The owner's name (icontains) and the register number (iexact, iendswith) are looked up in
-    trigram indexes (impounding 0010), and the ear tag's entries come as a list of ids. A
+    trigram indexes (impounding 0003), and the ear tag's entries come as a list of ids. A
     subquery inside the OR kept the planner from combining the indexes: at 100k entries a term
     that matched nothing walked all of them (417 ms; 0.15 ms now). On 300 rows the planner
     rightly prefers the scope's index, so the plan is read for its shape: no subplan, and every

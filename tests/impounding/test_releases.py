@@ -25,10 +25,10 @@ from impounding.models import (
     Release,
     ReleaseLine,
 )
+from kernel.formatting import inr
+from kernel.models import Event
+from kernel.uploads import MAX_SCAN_BYTES
 from ledger.models import AccountKind, Posting, Transaction, TransactionKind
-from poundadmin.formatting import inr
-from poundadmin.models import Event
-from poundadmin.uploads import MAX_SCAN_BYTES
 from tests.accounts.factories import PoundFactory, staff
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 

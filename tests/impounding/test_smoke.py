@@ -2,8 +2,8 @@ from decimal import Decimal
 
 from django.core.management import call_command
 
+from kernel.events import verify_chain
 from ledger.checks import run_checks
-from poundadmin.events import verify_chain
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
 
 

@@ -23,7 +23,7 @@ from impounding.tariffs import (
     create_feeding_order,
     create_fine_scale,
 )
-from poundadmin.models import Event
+from kernel.models import Event
 from tests.accounts.factories import PoundFactory, staff
 from tests.impounding.factories import set_tariffs
 

@@ -9,8 +9,8 @@ from django.utils import timezone
 from accounts.roles import Role
 from impounding import services
 from impounding.models import Complaint, Deposit, SeizerLiability
+from kernel.models import Event
 from ledger.models import Transaction, TransactionKind
-from poundadmin.models import Event
 from tests.accounts.factories import staff
 from tests.impounding.factories import cow, deposit, goat, make_entry
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from impounding import services
 from impounding.models import Animal, AnimalState, CustodyEvent, FeedingLog, Sex
-from poundadmin.models import Event
+from kernel.models import Event
 from tests.impounding.factories import cow, goat, make_entry, pay
 
 IST = ZoneInfo("Asia/Kolkata")

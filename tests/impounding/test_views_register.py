@@ -10,7 +10,7 @@ from django.utils import timezone
 from PIL import Image
 
 from impounding.models import Amendment, Animal, Impoundment
-from poundadmin.models import Event
+from kernel.models import Event
 from tests.impounding.factories import cow, goat, make_entry
 
 
@@ -263,7 +263,7 @@ def test_photo_is_kept_when_the_form_comes_back_with_an_error(
 def test_a_held_photo_is_only_given_back_to_whoever_chose_it(
     client, pound_keeper, pound, tariffs, settings, tmp_path
 ):
-    from poundadmin import held_uploads
+    from kernel import held_uploads
 
     settings.MEDIA_ROOT = tmp_path
     token = held_uploads.hold(_jpeg(), pound_keeper)

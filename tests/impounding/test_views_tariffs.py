@@ -9,7 +9,7 @@ from accounts.roles import Role
 from demo import tariffs as demo_tariffs
 from impounding import tariffs as tariff_services
 from impounding.models import FeedingRate, FeedingRateOrder, FineCategory, FineScale
-from poundadmin.models import Event
+from kernel.models import Event
 from tests.accounts.factories import PoundFactory, StaffAssignmentFactory, staff
 from tests.impounding.factories import set_tariffs
 

@@ -2,17 +2,14 @@
 equal to the postings, check_ledger catches a month row that says otherwise, and they can be
 set afresh from postings written past post()."""
 
-import importlib
 from datetime import date, datetime
 from decimal import Decimal
 from io import StringIO
-from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.apps import apps
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import transaction
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
@@ -20,7 +17,6 @@ from hypothesis import strategies as st
 from ledger import services as ledger
 from ledger.checks import months_agree
 from ledger.models import (
-    Account,
     AccountKind,
     AccountMonth,
     Posting,
@@ -224,14 +220,3 @@ def test_rebuild_sets_the_months_from_postings_written_past_post(pound, accounts
 def test_rebuild_refuses_to_run_outside_a_transaction():
     with pytest.raises(RuntimeError, match="inside a transaction"):
         ledger.rebuild_months()
-
-
-def test_the_migration_fills_the_months_of_the_postings_already_there(pound, accounts):
-    _written_past_post(pound, accounts)
-    migration = importlib.import_module("ledger.migrations.0003_account_months")
-
-    migration.fill_from_postings(apps, SimpleNamespace(connection=connection))
-
-    assert months_agree() == []
-    assert AccountMonth.objects.count() == 4
-    assert Account.objects.with_balances().get(pk=accounts[0].pk).balance == D("6.00")

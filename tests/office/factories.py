@@ -12,10 +12,10 @@ from accounts.models import Counter, IssuedDocument, ToDo
 from auctions import services as auctions
 from auctions.models import Shortfall
 from impounding.models import CourtOrder, Deposit
+from kernel.models import Event
 from ledger.models import Account, Posting, Transaction
 from office import services as office
 from office.models import Remittance, SurplusClaim, SurplusDeposit
-from poundadmin.models import Event
 from tests.auctions.factories import ready_for_sale, register, schedule
 from tests.impounding.factories import make_entry, pay
 

@@ -8,9 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from kernel.dates import add_months
 from office import charts
 from office.models import ChartMonth
-from poundadmin.dates import add_months
 from tests.impounding.factories import cow, goat, make_entry, pay
 
 

@@ -12,14 +12,14 @@ from django.core.management import call_command
 
 from accounts.models import Counter, IssuedDocument, ToDo
 from impounding.models import Deposit
+from kernel.events import verify_chain
+from kernel.locks import advisory_lock
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Transaction, TransactionKind
 from office import services as office
 from office.deadlines import run
 from office.models import SurplusDeposit
-from poundadmin.events import verify_chain
-from poundadmin.locks import advisory_lock
-from poundadmin.models import Event
 from tests.auctions.factories import conditions
 from tests.impounding.factories import deposit, make_entry
 from tests.impounding.test_concurrency import race
@@ -114,7 +114,7 @@ def test_every_row_lock_in_the_apps_locks_only_its_own_table():
     two daily runs), so every call names of=("self",)."""
     root = Path(__file__).resolve().parents[2]
     offenders = []
-    for app in ("poundadmin", "accounts", "ledger", "impounding", "auctions", "office", "api"):
+    for app in ("kernel", "accounts", "ledger", "impounding", "auctions", "office", "api"):
         for path in (root / app).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if (

@@ -22,6 +22,9 @@ from auctions import services as auctions
 from auctions.models import DisposalOrder, Lot, Shortfall
 from impounding import services as impounding
 from impounding.models import CourtOrder, Deposit
+from kernel.events import verify_chain
+from kernel.formatting import lakh
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Posting, Transaction
 from office import services as office
@@ -29,9 +32,6 @@ from office import statements
 from office.deadlines import PREFIXES, run, summary
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 from office.tasks import requeue_stale
-from poundadmin.events import verify_chain
-from poundadmin.formatting import lakh
-from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import (
     conditions,

@@ -11,10 +11,10 @@ from django.core.exceptions import ValidationError
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kernel.dates import add_months, surplus_expiry
 from office import services as office
 from office.deadlines import run
 from office.models import SurplusDeposit
-from poundadmin.dates import add_months, surplus_expiry
 from tests.auctions.factories import conditions
 from tests.office.factories import noon, received_surplus, s14_sale, written
 

@@ -26,7 +26,7 @@ BIG = {
     "impounding_releaseline",
     "ledger_transaction",
     "ledger_posting",
-    "poundadmin_event",
+    "kernel_event",
     "accounts_issueddocument",
 }
 PAGES = [

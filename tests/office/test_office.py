@@ -16,14 +16,14 @@ from accounts.scoping import system_actor
 from auctions.models import Shortfall
 from impounding import services as impounding
 from impounding.models import Complaint, CourtOrder, Deposit
+from kernel.dates import add_months
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction, TransactionKind
 from office import services as office
 from office.deadlines import run
 from office.models import Remittance, SurplusClaim, SurplusDeposit
-from poundadmin.dates import add_months
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import conditions, refused, register, schedule
 from tests.impounding.factories import cow, deposit, make_entry

@@ -7,11 +7,11 @@ from django.utils import timezone
 
 from auctions import services as auctions
 from auctions.models import Auction
+from kernel.dates import add_months
+from kernel.events import verify_chain
 from ledger.checks import run_checks
 from office import services as office
 from office.models import Remittance, SurplusDeposit
-from poundadmin.dates import add_months
-from poundadmin.events import verify_chain
 from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry
 from tests.impounding.factories import make_entry, pay
 

@@ -38,14 +38,14 @@ from auctions.models import Auction, Lot, LotAnimal
 from impounding import services as impounding
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Complaint, Deposit, Impoundment
+from kernel.dates import surplus_expiry
+from kernel.events import verify_chain
 from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import Transaction, TransactionKind
 from office import services as office
 from office.deadlines import run
 from office.models import Remittance, SurplusClaim, SurplusDeposit
-from poundadmin.dates import surplus_expiry
-from poundadmin.events import verify_chain
 from tests.auctions.factories import conditions, register
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
 from tests.office.factories import noon

@@ -12,9 +12,9 @@ from django.utils import timezone
 from PIL import Image
 
 from impounding.models import Impoundment, Release
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.impounding.factories import make_entry, pay
 
 

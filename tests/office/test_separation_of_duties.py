@@ -11,11 +11,11 @@ from auctions import services as sales
 from auctions.models import DisposalOrder
 from impounding import services as impounding
 from impounding.models import Complaint, Deposit
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from office import services as office
 from office.models import Remittance
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.auctions.factories import conditions, ready_for_sale
 from tests.impounding.factories import cow
 from tests.impounding.test_deposits import complain, decide, entry, held  # noqa: F401

@@ -14,10 +14,10 @@ from accounts.roles import SYSTEM_PERMISSIONS, SYSTEM_USERNAME, Permission, Role
 from accounts.scoping import grants_for, has_permission, system_actor
 from auctions import services as auctions
 from auctions.models import DisposalOrder, Lot
+from kernel.models import Event
 from ledger.models import Transaction, TransactionKind
 from office import services as office
 from office.deadlines import run
-from poundadmin.models import Event
 from tests.auctions.factories import (
     conditions,
     ready_for_sale,

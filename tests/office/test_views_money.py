@@ -20,12 +20,12 @@ from accounts.models import DistrictPolicy
 from accounts.roles import Role
 from auctions import services as auctions
 from impounding import services as impounding
+from kernel.dates import add_months, surplus_expiry
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Account, AccountKind, Posting, Transaction
 from office import services as office
 from office.models import Remittance, SurplusClaim, SurplusDeposit
-from poundadmin.dates import add_months, surplus_expiry
-from poundadmin.models import Event
 from tests import readpdf
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import (

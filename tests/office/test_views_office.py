@@ -21,6 +21,8 @@ from auctions.models import Shortfall
 from impounding import services as impounding_services
 from impounding.models import CourtOrder, Deposit
 from impounding.selectors import missing_feeding_days
+from kernel.events import verify_chain
+from kernel.models import Event
 from ledger.checks import run_checks
 from ledger.models import Transaction, TransactionKind
 from office import dashboard as selectors
@@ -28,8 +30,6 @@ from office import overdue
 from office import services as office
 from office.charts import month_label
 from office.models import SurplusDeposit
-from poundadmin.events import verify_chain
-from poundadmin.models import Event
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import conditions, ready_for_sale, refused, register, schedule
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay

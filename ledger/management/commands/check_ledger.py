@@ -2,9 +2,9 @@ import sys
 
 from django.core.management.base import BaseCommand
 
+from kernel.locks import advisory_lock
 from ledger.checkpoint import check
 from ledger.models import Account, Transaction
-from poundadmin.locks import advisory_lock
 
 
 class Command(BaseCommand):

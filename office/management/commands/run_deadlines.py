@@ -3,8 +3,8 @@ from datetime import date
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from kernel.locks import advisory_lock
 from office.deadlines import run, summary
-from poundadmin.locks import advisory_lock
 
 
 class Command(BaseCommand):

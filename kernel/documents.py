@@ -1,0 +1,210 @@
+"""Every document is a PDF made by WeasyPrint from one template in templates/pdf/.
+
+`render_pdf()` is the only place that calls WeasyPrint. Fonts come from static/fonts through the
+same fonts.css the browser uses, given by file path so that nothing is fetched over a network.
+Render after the database transaction has committed: never hold row locks while drawing a PDF.
+"""
+
+import functools
+import hashlib
+import ssl
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
+
+import segno
+from django.conf import settings
+from django.contrib.staticfiles import finders
+from django.http import HttpResponse
+from django.template.loader import render_to_string
+from django.utils import translation
+
+# Imported at module load so that the first request does not pay about a second of import.
+from weasyprint import CSS, HTML
+from weasyprint.text.fonts import FontConfiguration
+from weasyprint.urls import URLFetcher
+
+from kernel.middleware import request_origin
+
+
+@functools.cache
+def _stylesheets(roll=False):
+    font_config = FontConfiguration()
+    sheets = [
+        CSS(filename=finders.find("fonts/fonts.css"), font_config=font_config),
+        CSS(filename=finders.find("css/pdf.css"), font_config=font_config),
+    ]
+    if roll:
+        sheets.append(CSS(filename=finders.find("css/pdf-roll.css"), font_config=font_config))
+    return font_config, sheets
+
+
+@functools.cache
+def _ssl_context():
+    # WeasyPrint's default fetcher builds an SSL context for each document, which loads the
+    # system's certificates: about 20 ms, as long as a whole small document takes to draw.
+    return ssl.create_default_context()
+
+
+@functools.cache
+def _static_roots():
+    roots = [Path(d) for d in settings.STATICFILES_DIRS] + [Path(settings.STATIC_ROOT)]
+    for finder in finders.get_finders():
+        for storage in getattr(finder, "storages", {}).values():
+            if getattr(storage, "location", None):
+                roots.append(Path(storage.location))
+    return tuple(root.resolve() for root in roots)
+
+
+class AllowListFetcher(URLFetcher):
+    """Fetches only what a document may contain: data: URIs (its own photos, signatures and QR
+    codes, embedded by the code that draws it) and files under the static directories (fonts,
+    style sheets). Never the network, never another file on the server."""
+
+    def fetch(self, url, headers=None):
+        scheme = url.split(":", 1)[0].lower()
+        if scheme == "data":
+            return super().fetch(url, headers)
+        if scheme == "file":
+            path = Path(url2pathname(urlsplit(url).path)).resolve()
+            if any(path.is_relative_to(root) for root in _static_roots()):
+                return super().fetch(url, headers)
+        raise ValueError(f"not fetched for a document: {url[:80]}")
+
+
+def _url_fetcher():
+    """A new fetcher per document (it keeps the request it is on), on one SSL context."""
+    return AllowListFetcher(allowed_protocols=("file", "data"), ssl_context=_ssl_context())
+
+
+def render_html(template_name, context, *, language=None):
+    """templates/pdf/<template_name> rendered to the HTML a document is drawn from."""
+    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
+        return render_to_string(template_name, context)
+
+
+def html_basis(template_name, context, *, language=None):
+    """The SHA-256 of a document's HTML: what it says, the basis on which a kept copy of it is
+    still the document a new drawing would make (accounts.issued.kept_pdf)."""
+    html = render_html(template_name, context, language=language)
+    return hashlib.sha256(html.encode()).hexdigest()
+
+
+def render_pdf(template_name, context, *, language=None):
+    """Render templates/pdf/<template_name> to PDF bytes."""
+    font_config, sheets = _stylesheets()
+    html = render_html(template_name, context, language=language)
+    document = HTML(
+        string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=_url_fetcher()
+    )
+    return document.write_pdf(stylesheets=sheets, font_config=font_config)
+
+
+def public_base_url():
+    """PUBLIC_BASE_URL; in development, when it is not set, the request's own scheme, host and
+    port (so QR codes drawn on `PORT=8001 make run` point at 8001)."""
+    if settings.PUBLIC_BASE_URL:
+        return settings.PUBLIC_BASE_URL
+    return request_origin() or "http://127.0.0.1:8000"
+
+
+# An 80 mm thermal roll prints about 72 mm wide (static/css/pdf-roll.css sets the margins). The
+# page is as long as its content: laid out once on a very long page, then cut to the content's
+# length (the page's height is only the PDF's MediaBox: the drawing starts at the top, and the
+# roll's page prints nothing at its foot). A slip too long even for that runs on over more pages.
+ROLL_WIDTH_MM = 80
+ROLL_LONGEST_MM = 3000
+_PX_PER_MM = 96 / 25.4
+
+
+@functools.cache
+def _roll_page():
+    # Parsed once; given the shared fetcher so that parsing it loads no certificates.
+    return CSS(
+        string=f"@page {{ size: {ROLL_WIDTH_MM}mm {ROLL_LONGEST_MM}mm; }}",
+        url_fetcher=_url_fetcher(),
+    )
+
+
+def render_roll_pdf(template_name, context, *, language=None):
+    """Render templates/pdf/<template_name> to PDF bytes on an 80 mm roll."""
+    font_config, sheets = _stylesheets(roll=True)
+    with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
+        html = render_to_string(template_name, context)
+    document = HTML(
+        string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=_url_fetcher()
+    )
+    laid_out = document.render(stylesheets=[*sheets, _roll_page()], font_config=font_config)
+    if len(laid_out.pages) == 1:
+        page = laid_out.pages[0]
+        box = page._page_box
+        root = box.children[0]
+        length_mm = (root.position_y + root.margin_height() + box.margin_bottom) / _PX_PER_MM
+        page.height = (length_mm + 1) * _PX_PER_MM
+    return laid_out.write_pdf()
+
+
+def public_url(path):
+    return f"{public_base_url()}{path}"
+
+
+def qr_svg(url):
+    """An inline SVG QR code for `url` (error correction M, no quiet-zone clipping)."""
+    return segno.make(url, error="m").svg_inline(scale=3, border=2, dark="#000")
+
+
+def verification_context(document):
+    url = public_url(document.get_absolute_url())
+    return {"document": document, "verify_url": url, "qr_svg": qr_svg(url)}
+
+
+def pdf_response(pdf_bytes, filename, *, inline=False):
+    response = HttpResponse(pdf_bytes, content_type="application/pdf")
+    disposition = "inline" if inline else "attachment"
+    response["Content-Disposition"] = f'{disposition}; filename="{filename}"'
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
+# Bilingual parts shared by every document --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Both:
+    """One text in English and in Hindi. `same` when there is no Hindi yet (or none needed)."""
+
+    en: str
+    hi: str
+
+    @property
+    def same(self):
+        return self.en == self.hi
+
+
+def both(text):
+    """`text` (a lazy string, or a function giving one) evaluated in English and in Hindi."""
+    get = text if callable(text) else (lambda: text)
+    with translation.override("en"):
+        en = str(get())
+    with translation.override("hi"):
+        hi = str(get())
+    return Both(en, hi)
+
+
+def short_label(label):
+    """A choice label without its parenthesis: "Cattle (cow, bull, ...)" -> "Cattle"."""
+    return str(label).split(" (")[0]
+
+
+def offices(pound):
+    district = pound.district
+    with translation.override("en"):
+        district_office = str(district.office_label)
+    with translation.override("hi"):
+        district_office_hi = str(district.office_label)
+    return {
+        "pound_name": Both(pound.name, pound.name_hi or pound.name),
+        "district_name": Both(district.name, district.name_hi or district.name),
+        "district_office": Both(district_office, district_office_hi),
+    }

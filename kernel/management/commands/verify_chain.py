@@ -1,0 +1,37 @@
+import sys
+
+from django.core.management.base import BaseCommand
+
+from kernel.events import walk_chains
+
+
+class Command(BaseCommand):
+    help = (
+        "Verify the hash chain of every pound's event log; name the first broken link. Walks "
+        "only the links written since the last sound run, unless --full."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--chain", help="only this chain, e.g. pound:3")
+        parser.add_argument(
+            "--full",
+            action="store_true",
+            help="walk every link from the first, not only those since the last sound run",
+        )
+
+    def handle(self, *args, chain=None, full=False, **options):
+        walk = walk_chains(chain=chain, incremental=not full)
+        for name, seq, what in walk.problems:
+            self.stderr.write(f"BROKEN: chain {name}, link {seq}: {what}")
+        if walk.problems:
+            sys.exit(1)
+        mode = "full walk" if full else "incremental, from the last checkpoints"
+        signed = (
+            f"; every chain holds the checkpoint signed on {walk.signed_on:%Y-%m-%d}"
+            if walk.signed_on
+            else "; no signed checkpoint yet"
+        )
+        self.stdout.write(
+            f"{walk.chains} chain(s), {walk.events} events: every link holds "
+            f"({mode}: {walk.walked} links read){signed}"
+        )

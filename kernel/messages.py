@@ -1,0 +1,133 @@
+"""Sentences stored as data and translated when they are shown (docs/decisions/0038).
+
+A timeline entry or a to-do is written once, by a service or the daily run, and read later by
+people reading English or Hindi. So it is stored as its code, the English template that is also
+its gettext msgid, with its arguments, and the reader's language is applied at display:
+
+    title = Message("Report the unclaimed cattle of %(entry)s to the officer (s.14)",
+                    entry=entry.register_number)
+    str(title)        # in the active language
+    title.english()   # what the plain-text column keeps, for mail, exports and old readers
+    title.as_data()   # {"msgid": ..., "args": {...}}, for a JSON column
+    shown(data, fallback)  # the stored message in the active language, or the fallback text
+
+An argument is a plain value (a number, a reference, a date already formatted), a name in
+both languages as `bilingual(en, hi)`, which is shown in the reader's language, or a message of
+its own (`Message("the claimant")`), translated with the sentence: the words an event's summary
+says in place of a person's name (kernel.models.EventPersonal). Never change the
+wording of a template that rows already store: add a new one (old rows keep their English text).
+
+`_` in a module that builds messages is `Message` itself, so that makemessages finds the
+templates: `from kernel.messages import Message as _` and `_("... %(x)s ...") % {"x": 1}`.
+"""
+
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.utils import timezone, translation
+from django.utils.translation import gettext
+
+
+def bilingual(en, hi=""):
+    """A name given in both languages (a pound, a village): shown in the reader's."""
+    return {"en": str(en), "hi": str(hi or en)}
+
+
+def in_both(text):
+    """A phrase in both languages, as an argument: a choice's label (lazy), a callable that
+    gives it (`lambda: order.get_status_display()`), or an English phrase in the catalogue."""
+
+    def say(language):
+        with translation.override(language):
+            if callable(text):
+                return str(text())
+            return gettext(text) if isinstance(text, str) else str(text)
+
+    return bilingual(say("en"), say("hi"))
+
+
+def _plain(value):
+    if isinstance(value, Message):
+        return value.as_data()
+    if isinstance(value, dict) and "msgid" in value:
+        return value
+    if isinstance(value, dict):
+        return {"en": str(value.get("en", "")), "hi": str(value.get("hi") or value.get("en", ""))}
+    if isinstance(value, datetime):
+        return timezone.localtime(value).strftime("%d-%m-%Y %H:%M")
+    if isinstance(value, date):
+        return value.strftime("%d-%m-%Y")
+    if isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, Decimal):
+        return str(value)
+    return str(value)
+
+
+def _in_language(args):
+    hindi = (translation.get_language() or "").startswith("hi")
+    return {key: _one_in_language(value, hindi) for key, value in args.items()}
+
+
+def _one_in_language(value, hindi):
+    if not isinstance(value, dict):
+        return value
+    if "msgid" in value:
+        return str(Message.from_data(value))
+    return value["hi"] if hindi else value["en"]
+
+
+class Message:
+    """A template (the gettext msgid) and its arguments, translated when made into text."""
+
+    def __init__(self, msgid, /, **args):
+        self.msgid = str(msgid)
+        self.args = {key: _plain(value) for key, value in args.items()}
+
+    def __mod__(self, args):
+        return Message(self.msgid, **{**self.args, **args})
+
+    def __str__(self):
+        template = gettext(self.msgid)
+        args = _in_language(self.args)
+        try:
+            return template % args if args else template
+        except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
+            return self.msgid % args if args else self.msgid
+
+    def __repr__(self):
+        return f"Message({self.msgid!r}, **{self.args!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Message) and (self.msgid, self.args) == (other.msgid, other.args)
+
+    def __hash__(self):
+        return hash((self.msgid, repr(sorted(self.args.items()))))
+
+    def english(self):
+        with translation.override("en"):
+            return str(self)
+
+    def as_data(self):
+        return {"msgid": self.msgid, "args": self.args}
+
+    @classmethod
+    def from_data(cls, data):
+        if not isinstance(data, dict) or not isinstance(data.get("msgid"), str):
+            return None
+        message = cls(data["msgid"])
+        message.args = dict(data.get("args") or {})
+        return message
+
+
+def label(choice_label):
+    """A choice's label (a lazy translation) as a message argument, translated when shown."""
+    with translation.override("en"):
+        return Message(str(choice_label))
+
+
+def shown(data, fallback):
+    """The message stored as `data` in the active language; `fallback` (the English text kept
+    beside it) for a row written before messages were stored, or without one."""
+    message = Message.from_data(data)
+    return str(message) if message is not None else fallback

@@ -1,9 +1,0 @@
-from django.apps import AppConfig
-from django.utils.translation import gettext_lazy as _
-
-
-class PoundadminConfig(AppConfig):
-    """The kernel every app builds on: the hash-chained event log, dates, formats, documents."""
-
-    name = "poundadmin"
-    verbose_name = _("PoundAdmin")
