@@ -29,14 +29,13 @@ from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from impounding import services
-from impounding.dues import dues
 from impounding.forms.register import AnimalForm, AnimalFormSet, EntryForm
 from impounding.forms.releases import ClaimForm, ConfirmForm
 from impounding.models import (
     AgeClass,
-    AnimalState,
     ClaimantRole,
     Impoundment,
+    Receipt,
     Release,
     S11Ground,
     S11Site,
@@ -45,8 +44,6 @@ from impounding.models import (
     Sex,
     Species,
 )
-from impounding.tariffs import TariffMissing
-from impounding.views.releases import _claimable, _replaceable
 from impounding.warnings import describe_warnings
 from kernel.documents import public_url
 from kernel.views import add_service_errors
@@ -403,8 +400,8 @@ def _claim_forms(request, entry, animals, body):
     confirm_data["idempotency_key"] = str(request.idempotency_key)
     form = ClaimForm(
         data,
-        animals=animals.exclude(dam__state=AnimalState.IMPOUNDED),
-        replaceable=_replaceable(entry),
+        animals=animals.choosable(),
+        replaceable=Receipt.objects.replaceable_for(entry),
     )
     if "replaces" in data and "replaces" not in form.fields:
         errors.append(("replaces", _("This value is not valid.")))
@@ -414,26 +411,26 @@ def _claim_forms(request, entry, animals, body):
 
 @idempotent
 def _release(request, entry, body):
-    animals = _claimable(entry)
-    if not animals:
-        return problem(409, _("No animal of this entry is in the pound."))
+    try:
+        animals = services.claimable_animals(entry)
+    except services.ReleaseRefused as exc:
+        return problem(409, exc.messages[0])
     form, confirm, errors = _claim_forms(request, entry, animals, body)
     if errors:
         return _invalid(errors)
-    chosen = list(form.cleaned_data["animals"])
-    chosen += [a for a in animals if a.dam_id in {c.pk for c in chosen} and a not in chosen]
-    try:
-        statement = dues(chosen)
-    except TariffMissing as exc:
-        return problem(409, exc.messages[0])
     data = dict(form.cleaned_data)
-    data.pop("animals")
-    data["owner_name"] = data["owner_name"] or data["claimant_name"]
+    chosen = [a.pk for a in data.pop("animals")]
+    try:
+        statement = services.release_statement(entry=entry, animal_ids=chosen)
+    except services.ReleaseRefused as exc:
+        if not hasattr(exc, "error_dict"):
+            return problem(409, exc.messages[0])  # no tariff covers a day
+        return _refused(exc, form, statement=None)
     try:
         made = services.release_on_payment(
             entry=entry,
             by=request.auth,
-            animal_ids=[a.pk for a in chosen],
+            animal_ids=[a.pk for a in statement.animals],
             idempotency_key=confirm.cleaned_data["idempotency_key"],
             amount_tendered=confirm.cleaned_data["amount"],
             signature=confirm.cleaned_data["signature_data"],
@@ -441,13 +438,19 @@ def _release(request, entry, body):
         )
     except PermissionDenied:
         return _not_allowed()
-    except DjangoValidationError as exc:
-        named = getattr(exc, "message_dict", {})
-        if "amount" in named:
-            return _dues_differ(named["amount"], statement)
-        if "signature" in named:
-            return _invalid([("signature_data", m) for m in named["signature"]])
-        add_service_errors(form, exc)
-        return _invalid(_form_errors(form))
+    except services.ReleaseRefused as exc:
+        return _refused(exc, form, statement=statement.dues)
     location = reverse("api:verify", kwargs={"code": made.receipt.document.token})
-    return json_response(_released(made, chosen), 201, location)
+    return json_response(_released(made, statement.animals), 201, location)
+
+
+def _refused(exc, form, *, statement):
+    """The problem a refused release answers with: the dues moved on are a conflict that carries
+    them; any other reason is a field's error (or the request's), as the screen shows it."""
+    named = getattr(exc, "message_dict", {})
+    if "amount" in named and statement is not None:
+        return _dues_differ(named["amount"], statement)
+    if "signature" in named:
+        return _invalid([("signature_data", m) for m in named["signature"]])
+    add_service_errors(form, exc)
+    return _invalid(_form_errors(form))

@@ -136,14 +136,18 @@ def _listeners():
 
 
 def _tell_listeners(event):
-    """settings.EVENT_LISTENERS hear the event, each in a savepoint: what a listener wrote is
-    rolled back with its fault, which is logged, and the change that wrote the event goes on."""
+    """The listeners of settings.EVENT_LISTENERS that hear the event are called with it, each in
+    a savepoint: what a listener wrote is rolled back with its fault, which is logged, and the
+    change that wrote the event goes on. A listener that does not hear it costs no query."""
     for listener in _listeners():
+        if not listener.hears(event):
+            continue
         try:
             with transaction.atomic():
                 listener(event)
         except Exception:
-            logger.exception("event %s: a listener failed (%s)", event.pk, listener.__qualname__)
+            name = type(listener).__qualname__
+            logger.exception("event %s: a listener failed (%s)", event.pk, name)
 
 
 @dataclass(frozen=True)

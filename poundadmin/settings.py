@@ -99,10 +99,10 @@ EVENT_SUBJECTS = {
     "impoundment": "impounding.Impoundment",
     "animal": "impounding.Animal",
 }
-# Who hears each event as the kernel writes it: called in the event's transaction, each in a
-# savepoint of its own, so a fault there is logged and never fails the change (ADR 0044). The
-# webhooks' outbox (api.webhooks) is the one listener:
-EVENT_LISTENERS = ["api.webhooks.on_event"]
+# Who hears each event as the kernel writes it: each listener says which events it `hears`, and
+# is called with them in the event's transaction, in a savepoint of its own, so a fault there is
+# logged and never fails the change (ADR 0044). The webhooks' outbox is the one listener:
+EVENT_LISTENERS = ["api.webhooks.outbox"]
 # What each app's records say the ledger's accounts should hold (`manage.py check_ledger`):
 LEDGER_EXPECTATIONS = [
     "impounding.ledger_checks.expectations",

@@ -167,6 +167,22 @@ class AnimalQuerySet(PoundScopedQuerySet):
         stays empty: it may come back, docs/domain.md decision 12)."""
         return self.filter(state=AnimalState.IMPOUNDED)
 
+    def claimable_in(self, entry):
+        """The entry's animals still in the pound, which a claimant may take back; ready for
+        their dues (see impounding.dues: custody events prefetched)."""
+        return (
+            self.in_custody()
+            .filter(impoundment=entry)
+            .select_related("impoundment__pound__district")
+            .prefetch_related("custody_events")
+            .order_by("number")
+        )
+
+    def choosable(self):
+        """Leave out a calf born in the pound while its dam is in the pound: it is not chosen on
+        its own, it goes with her (docs/domain.md decision 12)."""
+        return self.exclude(dam__state=AnimalState.IMPOUNDED)
+
     def calves_of(self, dams):
         """The calves still in the pound that go with these dams, wherever the dams go: released,
         sold in their lot, disposed of (docs/domain.md decision 12). `dams` are animals or ids."""

@@ -16,6 +16,18 @@ from .choices import ClaimantRole
 from .register import Impoundment, media_upload
 
 
+class ReceiptQuerySet(PoundScopedQuerySet):
+    def replaceable_for(self, entry):
+        """The entry's cancelled payment receipts that no corrected receipt replaces yet
+        (docs/domain.md decision 11)."""
+        return self.filter(
+            release__impoundment=entry,
+            kind=Receipt.Kind.PAYMENT,
+            cancelled_at__isnull=False,
+            replaced_by__isnull=True,
+        ).order_by("serial")
+
+
 class Receipt(models.Model):
     """A money receipt. Serial numbers are unbroken per pound per financial year (April-March);
     a cancelled receipt keeps its number and shows as cancelled."""
@@ -43,7 +55,7 @@ class Receipt(models.Model):
         "self", on_delete=models.PROTECT, null=True, blank=True, related_name="replaced_by"
     )
 
-    objects = PoundScopedQuerySet.as_manager()
+    objects = ReceiptQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("receipt")

@@ -7,7 +7,7 @@ from ledger.services import may_pay_from_till
 
 from .cancellations import ask_receipt_cancellation, decide_receipt_cancellation
 from .claims import decide_claims, ensure_no_hold, may_decide_claims, record_claim
-from .common import TransitionNotAllowed, ensure_transition
+from .common import ReleaseRefused, TransitionNotAllowed, ensure_transition
 from .custody import (
     end_custody,
     log_feeding,
@@ -22,14 +22,24 @@ from .deposits import (
     deposit_awaiting_application,
     pay_deposit_refund,
     record_complaint,
+    release_on_deposit,
 )
 from .intake import amend_entry, create_entry, intake_warnings
-from .releases import release_by_order, release_on_deposit, release_on_payment
+from .releases import (
+    ReleaseStatement,
+    claimable_animals,
+    release_by_order,
+    release_on_payment,
+    release_statement,
+)
 
 __all__ = [
+    "ReleaseRefused",
+    "ReleaseStatement",
     "TransitionNotAllowed",
     "amend_entry",
     "ask_receipt_cancellation",
+    "claimable_animals",
     "apply_deposit",
     "create_entry",
     "decide_claims",
@@ -53,4 +63,5 @@ __all__ = [
     "release_by_order",
     "release_on_deposit",
     "release_on_payment",
+    "release_statement",
 ]

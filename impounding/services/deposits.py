@@ -1,5 +1,7 @@
 """s.15 deposits and the complaint that decides their fate (ss.20-22), docs/domain.md decision 6.
 
+- Release on deposit: the owner disputes the seizure, deposits the fines and charges, and takes
+  the animals back; the sum is held apart (the steps shared with s.13 are in releases.py).
 - Complaint upheld (seizure or detention illegal): the deposit is refunded, and the fines,
   charges and compensation are recorded against the seizer (s.22, recoverable under s.23).
 - Complaint dismissed, or none made by the end of the 10th day after the seizure: the deposit is
@@ -26,7 +28,9 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 
 from ..actions import Action
-from ..models import Complaint, Deposit, SeizerLiability
+from ..models import Complaint, Deposit, Release, SeizerLiability
+from .common import ReleaseRefused
+from .releases import THE_CLAIMANT, ClaimAnswers, claimant_personal, release_to_claimant
 
 # Who a summary names in its hashed link (docs/decisions/0010).
 THE_COMPLAINANT = Message(gettext_noop("the complainant"))
@@ -391,3 +395,122 @@ def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
         },
     )
     return deposit
+
+
+@transaction.atomic
+def release_on_deposit(
+    *,
+    entry,
+    by,
+    animal_ids,
+    idempotency_key,
+    amount_tendered,
+    claimant_name,
+    claimant_address,
+    claimant_role,
+    payment_mode,
+    acknowledgement,
+    ground,
+    owner_name="",
+    claimant_phone="",
+    agent_authority="",
+    id_document="",
+    payment_reference="",
+    register_page="",
+    signature=None,
+    at=None,
+):
+    """s.15: the owner disputes the seizure and deposits the fines and charges; the animals go
+    back to him and the deposit is held apart until the complaint is decided. Confirming the
+    same form twice gives the same release, with `replayed` set on it. A blank `owner_name` is
+    the claimant's. Every refusal is a ReleaseRefused."""
+    if not ground.strip():
+        raise ReleaseRefused({"ground": _("Record why the owner says the seizure was illegal.")})
+    claim = ClaimAnswers(
+        claimant_name=claimant_name,
+        claimant_address=claimant_address,
+        claimant_phone=claimant_phone,
+        claimant_role=claimant_role,
+        owner_name=owner_name,
+        agent_authority=agent_authority,
+        id_document=id_document,
+        payment_mode=payment_mode,
+        payment_reference=payment_reference,
+        acknowledgement=acknowledgement,
+        register_page=register_page,
+        ground=ground,
+    )
+    return release_to_claimant(
+        kind=Release.Kind.DEPOSIT,
+        book=book_deposit,
+        entry=entry,
+        by=by,
+        animal_ids=animal_ids,
+        idempotency_key=idempotency_key,
+        amount_tendered=amount_tendered,
+        claim=claim,
+        signature=signature,
+        at=at,
+    )
+
+
+def book_deposit(release, animals):
+    """s.15: the whole sum is held apart until the complaint is decided (ss.20-22)."""
+    entry, receipt = release.impoundment, release.receipt
+    pound = entry.pound
+    policy = DistrictPolicy.for_district(pound.district)
+    deposit = Deposit.objects.create(
+        release=release,
+        fines=release.fines,
+        feeding=release.feeding,
+        amount=release.amount,
+        complaint_deadline=complaint_deadline(entry.seizure_date(), policy.complaint_days),
+    )
+    ledger.post(
+        district=pound.district,
+        pound=pound,
+        kind=TransactionKind.DEPOSIT_S15,
+        memo=f"{receipt.number}: deposit, {entry.register_number}, {release.claimant_name}",
+        by=release.released_by,
+        source=f"impounding.deposit:{deposit.pk}",
+        section="s.15",
+        impoundment_id=entry.pk,
+        at=release.released_at,
+        lines=[
+            (
+                ledger.account(
+                    district=pound.district, pound=pound, kind=till(release.payment_mode)
+                ),
+                release.amount,
+            ),
+            (
+                ledger.account(district=pound.district, kind=AccountKind.DEPOSITS_HELD),
+                -release.amount,
+            ),
+        ],
+    )
+    record_event(
+        action=Action.RELEASE_DEPOSIT,
+        section="s.15",
+        summary=Message(
+            gettext_noop(
+                "%(count)s animal(s) released to %(name)s on deposit of ₹%(amount)s (%(receipt)s); "
+                "complaint due by %(due)s"
+            ),
+            count=len(animals),
+            name=THE_CLAIMANT,
+            amount=release.amount,
+            receipt=receipt.number,
+            due=deposit.complaint_deadline,
+        ),
+        by=release.released_by,
+        impoundment=entry,
+        data={
+            "animals": [a.reference for a in animals],
+            "receipt": receipt.number,
+            "ground": release.ground,
+            "deadline": deposit.complaint_deadline,
+            "claimant_role": release.claimant_role,
+        },
+        personal=claimant_personal(release),
+    )

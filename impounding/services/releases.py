@@ -1,11 +1,16 @@
 """Releases: on payment (s.13), on deposit (s.15), and by order of a court (s.19, s.22).
 
+A release on deposit shares every step but the booking with one on payment
+(`release_to_claimant`); its booking and entry point live with the deposit's other steps, in
+`deposits.py`.
+
 No other path releases an animal: the state table has no other edge, the database refuses a
 released animal without a recorded release or order, and the admin cannot change states.
 """
 
+import functools
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from decimal import Decimal
 
@@ -15,11 +20,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from auctions import services as sales
-from kernel.dates import complaint_deadline
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.messages import Message
@@ -28,18 +31,19 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 
 from ..actions import Action
-from ..dues import dues
+from ..dues import Statement, dues
 from ..models import (
     Animal,
     AnimalState,
     CourtOrder,
-    Deposit,
     Impoundment,
     Receipt,
     Release,
     ReleaseLine,
 )
+from ..tariffs import TariffMissing
 from .claims import ensure_no_hold
+from .common import ReleaseRefused
 from .custody import end_custody
 from .receipts import check_replaces, issue_receipt
 
@@ -48,28 +52,27 @@ from .receipts import check_replaces, issue_receipt
 THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 
-def _claimant(release):
+def claimant_personal(release):
+    """The claimant's fields the release's event keeps as personal data (docs/decisions/0010)."""
     return {"name": release.claimant_name, "agent_authority": release.agent_authority}
 
 
-def _lock_animals(entry, animal_ids):
-    """Lock the chosen animals (and the calves that go with a chosen dam), in a fixed order so
-    that two people releasing overlapping animals cannot deadlock."""
+def _with_calves(animal_ids):
+    """The chosen animals' ids and those of the calves that go with a chosen dam (docs/domain.md
+    decision 12)."""
     ids = set(animal_ids)
     if not ids:
-        raise ValidationError({"animals": _("Choose at least one animal.")})
-    calves = Animal.objects.calves_of(ids)
-    ids |= set(calves.values_list("pk", flat=True))
-    animals = list(
-        Animal.objects.select_for_update(of=("self",))
-        .filter(pk__in=ids, impoundment=entry)
-        .order_by("pk")
-    )
+        raise ReleaseRefused({"animals": _("Choose at least one animal.")})
+    return ids | set(Animal.objects.calves_of(ids).values_list("pk", flat=True))
+
+
+def _ensure_may_leave(animals, ids):
+    """Refuse animals that are not all this entry's, in the pound, calves with their dams."""
     if len(animals) != len(ids):
-        raise ValidationError({"animals": _("An animal chosen is not in this register entry.")})
+        raise ReleaseRefused({"animals": _("An animal chosen is not in this register entry.")})
     for animal in animals:
         if animal.state != AnimalState.IMPOUNDED:
-            raise ValidationError(
+            raise ReleaseRefused(
                 {
                     "animals": _("Animal %(animal)s is no longer in the pound (%(state)s).")
                     % {"animal": animal.reference, "state": AnimalState(animal.state).label}
@@ -78,12 +81,24 @@ def _lock_animals(entry, animal_ids):
         # A calf leaves with its dam while she is in the pound; one whose dam has died or
         # escaped is released on its own.
         if animal.dam_id and animal.dam_id not in ids and animal.dam.state == AnimalState.IMPOUNDED:
-            raise ValidationError(
+            raise ReleaseRefused(
                 {
                     "animals": _("Calf %(calf)s was born in the pound and leaves with its dam.")
                     % {"calf": animal.reference}
                 }
             )
+
+
+def _lock_animals(entry, animal_ids):
+    """Lock the chosen animals (and the calves that go with a chosen dam), in a fixed order so
+    that two people releasing overlapping animals cannot deadlock."""
+    ids = _with_calves(animal_ids)
+    animals = list(
+        Animal.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids, impoundment=entry)
+        .order_by("pk")
+    )
+    _ensure_may_leave(animals, ids)
     # Custody events feed the dues; fetch them after the lock.
     return list(
         Animal.objects.filter(pk__in=ids)
@@ -91,6 +106,42 @@ def _lock_animals(entry, animal_ids):
         .prefetch_related("custody_events")
         .order_by("number")
     )
+
+
+def claimable_animals(entry):
+    """The entry's animals in the pound, which a claimant may take back; refused when none is."""
+    animals = Animal.objects.claimable_in(entry)
+    if not animals:
+        raise ReleaseRefused(_("No animal of this entry is in the pound."))
+    return animals
+
+
+@dataclass(frozen=True)
+class ReleaseStatement:
+    """What a claimant would take back and owe: the animals, each chosen one followed by the
+    calves that go with a chosen dam, and their itemised dues."""
+
+    animals: list
+    dues: Statement
+
+
+def release_statement(*, entry, animal_ids, at=None):
+    """The statement the claimant checks before confirming a release (the dues at `at`, default
+    now). Refused, as the release would be, when an animal may not leave or no tariff covers a
+    day. Writes nothing and locks nothing: the release computes it again under its locks."""
+    chosen = set(animal_ids)
+    ids = _with_calves(chosen)
+    animals = list(
+        Animal.objects.filter(pk__in=ids, impoundment=entry)
+        .select_related("impoundment__pound__district", "dam")
+        .prefetch_related("custody_events")
+    )
+    _ensure_may_leave(animals, ids)
+    animals.sort(key=lambda a: (a.pk not in chosen, a.number))
+    try:
+        return ReleaseStatement(animals=animals, dues=dues(animals, as_of=at))
+    except TariffMissing as exc:
+        raise ReleaseRefused(exc) from exc
 
 
 def _replay(key):
@@ -106,7 +157,7 @@ def _cash_account(pound, mode):
 
 
 @dataclass(frozen=True)
-class _Claim:
+class ClaimAnswers:
     """The claimant's answers, named as the Release records them."""
 
     claimant_name: str
@@ -257,73 +308,31 @@ def _book_payment(release, animals):
             "feeding": release.feeding,
             "claimant_role": release.claimant_role,
         },
-        personal=_claimant(release),
+        personal=claimant_personal(release),
     )
 
 
-def _book_deposit(release, animals):
-    """s.15: the whole sum is held apart until the complaint is decided (ss.20-22)."""
-    entry, receipt = release.impoundment, release.receipt
-    pound = entry.pound
-    policy = DistrictPolicy.for_district(pound.district)
-    deposit = Deposit.objects.create(
-        release=release,
-        fines=release.fines,
-        feeding=release.feeding,
-        amount=release.amount,
-        complaint_deadline=complaint_deadline(entry.seizure_date(), policy.complaint_days),
-    )
-    ledger.post(
-        district=pound.district,
-        pound=pound,
-        kind=TransactionKind.DEPOSIT_S15,
-        memo=f"{receipt.number}: deposit, {entry.register_number}, {release.claimant_name}",
-        by=release.released_by,
-        source=f"impounding.deposit:{deposit.pk}",
-        section="s.15",
-        impoundment_id=entry.pk,
-        at=release.released_at,
-        lines=[
-            (_cash_account(pound, release.payment_mode), release.amount),
-            (
-                ledger.account(district=pound.district, kind=AccountKind.DEPOSITS_HELD),
-                -release.amount,
-            ),
-        ],
-    )
-    record_event(
-        action=Action.RELEASE_DEPOSIT,
-        section="s.15",
-        summary=Message(
-            gettext_noop(
-                "%(count)s animal(s) released to %(name)s on deposit of ₹%(amount)s (%(receipt)s); "
-                "complaint due by %(due)s"
-            ),
-            count=len(animals),
-            name=THE_CLAIMANT,
-            amount=release.amount,
-            receipt=receipt.number,
-            due=deposit.complaint_deadline,
-        ),
-        by=release.released_by,
-        impoundment=entry,
-        data={
-            "animals": [a.reference for a in animals],
-            "receipt": receipt.number,
-            "ground": release.ground,
-            "deadline": deposit.complaint_deadline,
-            "claimant_role": release.claimant_role,
-        },
-        personal=_claimant(release),
-    )
+def _refusing(steps):
+    """Raise every refusal of the release's steps (the claim's answers, the hold, the animals'
+    states, the dues, the receipt replaced, the records' own checks) as one ReleaseRefused."""
+
+    @functools.wraps(steps)
+    def refused(**kwargs):
+        try:
+            return steps(**kwargs)
+        except ReleaseRefused:
+            raise
+        except ValidationError as exc:
+            raise ReleaseRefused(exc) from exc
+
+    return refused
 
 
-_BOOKING = {Release.Kind.PAYMENT: _book_payment, Release.Kind.DEPOSIT: _book_deposit}
-
-
-def _release(
+@_refusing
+def release_to_claimant(
     *,
     kind,
+    book,
     entry,
     by,
     animal_ids,
@@ -334,8 +343,9 @@ def _release(
     at,
     replaces=None,
 ):
-    """The steps a release on payment and one on deposit share. Returns the Release, with
-    `replayed` True when this key's confirmation had already made it (nothing is written)."""
+    """The steps a release on payment and one on deposit share; `book(release, animals)` posts
+    the money and writes the event. Returns the Release, with `replayed` True when this key's
+    confirmation had already made it (nothing is written)."""
     key = uuid.UUID(str(idempotency_key))
     pound = entry.pound
     # Checked before the replay look-up, so a known key returns nothing to someone not allowed.
@@ -344,6 +354,8 @@ def _release(
     if (replayed := _replay(key)) is not None:
         return replayed  # a replayed or double-clicked confirmation: the same release
     _validate_claim(claim, signature)
+    # A claimant who names no owner is the owner (an agent names the owner he claims for).
+    claim = replace(claim, owner_name=claim.owner_name or claim.claimant_name)
     # Competing claims freeze every release (decision 14); the entry's lock orders us after a
     # claim being recorded.
     entry = (
@@ -394,7 +406,7 @@ def _release(
     _hand_over(animals, release=release, at=at)
     # A lot still open for one of these animals is withdrawn: claimed before the hammer.
     sales.withdraw_claimed_lots(animals, by=by)
-    _BOOKING[kind](release, animals)
+    book(release, animals)
     release.replayed = False
     return release
 
@@ -410,9 +422,9 @@ def release_on_payment(
     claimant_name,
     claimant_address,
     claimant_role,
-    owner_name,
     payment_mode,
     acknowledgement,
+    owner_name="",
     claimant_phone="",
     agent_authority="",
     id_document="",
@@ -427,8 +439,9 @@ def release_on_payment(
     The receipt, the release, the animals' new state, the ledger transaction and the event are
     written together or not at all. Confirming the same form twice gives the same release, with
     `replayed` set on it. `replaces`: the cancelled receipt this one corrects (decision 11).
+    A blank `owner_name` is the claimant's. Every refusal is a ReleaseRefused.
     """
-    claim = _Claim(
+    claim = ClaimAnswers(
         claimant_name=claimant_name,
         claimant_address=claimant_address,
         claimant_phone=claimant_phone,
@@ -442,8 +455,9 @@ def release_on_payment(
         register_page=register_page,
         ground="",
     )
-    return _release(
+    return release_to_claimant(
         kind=Release.Kind.PAYMENT,
+        book=_book_payment,
         entry=entry,
         by=by,
         animal_ids=animal_ids,
@@ -453,61 +467,6 @@ def release_on_payment(
         signature=signature,
         at=at,
         replaces=replaces,
-    )
-
-
-@transaction.atomic
-def release_on_deposit(
-    *,
-    entry,
-    by,
-    animal_ids,
-    idempotency_key,
-    amount_tendered,
-    claimant_name,
-    claimant_address,
-    claimant_role,
-    owner_name,
-    payment_mode,
-    acknowledgement,
-    ground,
-    claimant_phone="",
-    agent_authority="",
-    id_document="",
-    payment_reference="",
-    register_page="",
-    signature=None,
-    at=None,
-):
-    """s.15: the owner disputes the seizure and deposits the fines and charges; the animals go
-    back to him and the deposit is held apart until the complaint is decided. Confirming the
-    same form twice gives the same release, with `replayed` set on it."""
-    if not ground.strip():
-        raise ValidationError({"ground": _("Record why the owner says the seizure was illegal.")})
-    claim = _Claim(
-        claimant_name=claimant_name,
-        claimant_address=claimant_address,
-        claimant_phone=claimant_phone,
-        claimant_role=claimant_role,
-        owner_name=owner_name,
-        agent_authority=agent_authority,
-        id_document=id_document,
-        payment_mode=payment_mode,
-        payment_reference=payment_reference,
-        acknowledgement=acknowledgement,
-        register_page=register_page,
-        ground=ground,
-    )
-    return _release(
-        kind=Release.Kind.DEPOSIT,
-        entry=entry,
-        by=by,
-        animal_ids=animal_ids,
-        idempotency_key=idempotency_key,
-        amount_tendered=amount_tendered,
-        claim=claim,
-        signature=signature,
-        at=at,
     )
 
 

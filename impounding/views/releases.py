@@ -19,20 +19,9 @@ from kernel.confirmations import show_panel
 from kernel.views import add_service_errors
 
 from .. import services
-from ..dues import dues
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm
-from ..models import AnimalState, Receipt, Release
-from ..tariffs import TariffMissing
+from ..models import Animal, Receipt, Release
 from .common import get_entry
-
-
-def _claimable(entry):
-    return (
-        entry.animals.in_custody()
-        .select_related("impoundment__pound__district")
-        .prefetch_related("custody_events")
-        .order_by("number")
-    )
 
 
 def _done(request, entry, release):
@@ -64,90 +53,81 @@ def _replayed(request, entry):
         return None
 
 
-def _replaceable(entry):
-    """The entry's cancelled payment receipts that no corrected receipt replaces yet."""
-    return Receipt.objects.filter(
-        release__impoundment=entry,
-        kind=Receipt.Kind.PAYMENT,
-        cancelled_at__isnull=False,
-        replaced_by__isnull=True,
-    ).order_by("serial")
-
-
 def _claim(request, pk, *, deposit):
     entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
     made = _replayed(request, entry)
     if made is not None:
         return _done(request, entry, made)
-    animals = _claimable(entry)
-    # A calf born in the pound is not chosen on its own: it goes with its dam.
+    try:
+        animals = services.claimable_animals(entry)
+    except services.ReleaseRefused as exc:
+        messages.info(request, exc.messages[0])
+        return redirect(entry)
     form = ClaimForm(
         request.POST or None,
-        animals=animals.exclude(dam__state=AnimalState.IMPOUNDED),
+        animals=animals.choosable(),
         deposit=deposit,
-        replaceable=_replaceable(entry),
+        replaceable=Receipt.objects.replaceable_for(entry),
         # Reached from a cancelled receipt's "issue the corrected receipt" link.
         initial={"replaces": request.GET.get("replaces")},
     )
     template = "impounding/release.html"
     context = {"entry": entry, "form": form, "deposit": deposit}
-    if not animals:
-        messages.info(request, _("No animal of this entry is in the pound."))
-        return redirect(entry)
     if request.method != "POST" or not form.is_valid() or "edit" in request.POST:
         return render(request, template, context)
-    chosen = list(form.cleaned_data["animals"])
-    chosen += [a for a in animals if a.dam_id in {c.pk for c in chosen} and a not in chosen]
+    data = dict(form.cleaned_data)
+    chosen = [a.pk for a in data.pop("animals")]
     try:
-        statement = dues(chosen)
-    except TariffMissing as exc:
-        form.add_error(None, exc.messages[0])
+        statement = services.release_statement(entry=entry, animal_ids=chosen)
+    except services.ReleaseRefused as exc:
+        add_service_errors(form, exc)
         return render(request, template, context)
     confirm = ConfirmForm(
         request.POST if "confirm" in request.POST else None,
-        initial={"idempotency_key": uuid.uuid4(), "amount": statement.total},
+        initial={"idempotency_key": uuid.uuid4(), "amount": statement.dues.total},
     )
     context |= {
-        "statement": statement,
+        "statement": statement.dues,
         "confirm": confirm,
-        "chosen": chosen,
+        "chosen": statement.animals,
         "answers": form.cleaned_data,
     }
-    if "confirm" not in request.POST:
+    if "confirm" not in request.POST or not confirm.is_valid():
         return render(request, "impounding/release_check.html", context)
-    if not confirm.is_valid():
-        return render(request, "impounding/release_check.html", context)
-    data = dict(form.cleaned_data)
-    data.pop("animals")
-    data["owner_name"] = data["owner_name"] or data["claimant_name"]
     service = services.release_on_deposit if deposit else services.release_on_payment
     try:
         release = service(
             entry=entry,
             by=request.user,
-            animal_ids=[a.pk for a in chosen],
+            animal_ids=[a.pk for a in statement.animals],
             idempotency_key=confirm.cleaned_data["idempotency_key"],
             amount_tendered=confirm.cleaned_data["amount"],
             signature=confirm.cleaned_data["signature_data"],
             **data,
         )
-    except ValidationError as exc:
-        if "signature" in getattr(exc, "message_dict", {}):
-            # Unsigned: back to the signature on the check page, not to page 1 (issue 12).
-            for message in exc.message_dict["signature"]:
-                confirm.add_error("signature_data", message)
-            return render(request, "impounding/release_check.html", context)
-        if "amount" in getattr(exc, "message_dict", {}):
-            # The dues moved on (midnight passed, say): show the new figure to check again.
-            context["confirm"] = ConfirmForm(
-                initial={"idempotency_key": uuid.uuid4(), "amount": statement.total}
-            )
-            for message in exc.message_dict["amount"]:
-                messages.error(request, message)
-            return render(request, "impounding/release_check.html", context)
-        add_service_errors(form, exc)
-        return render(request, template, context)
+    except services.ReleaseRefused as exc:
+        return _refused(request, exc, context, template)
     return _done(request, entry, release)
+
+
+def _refused(request, exc, context, template):
+    """The confirmation refused: each reason back to the step where it can be put right."""
+    named = getattr(exc, "message_dict", {})
+    if "signature" in named:
+        # Unsigned: back to the signature on the check page, not to page 1.
+        for message in named["signature"]:
+            context["confirm"].add_error("signature_data", message)
+        return render(request, "impounding/release_check.html", context)
+    if "amount" in named:
+        # The dues moved on (midnight passed, say): show the new figure to check again.
+        context["confirm"] = ConfirmForm(
+            initial={"idempotency_key": uuid.uuid4(), "amount": context["statement"].total}
+        )
+        for message in named["amount"]:
+            messages.error(request, message)
+        return render(request, "impounding/release_check.html", context)
+    add_service_errors(context["form"], exc)
+    return render(request, template, context)
 
 
 @require_permission(Permission.RELEASE_ANIMAL)
@@ -163,7 +143,7 @@ def deposit(request, pk):
 @require_permission(Permission.RELEASE_ANIMAL)
 def court_order(request, pk):
     entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
-    animals = _claimable(entry)
+    animals = Animal.objects.claimable_in(entry)
     form = CourtOrderForm(request.POST or None, request.FILES or None, animals=animals)
     if form.is_valid():
         data = dict(form.cleaned_data)
