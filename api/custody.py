@@ -12,22 +12,19 @@ import re
 from datetime import date, datetime, timedelta
 
 from django import forms
-from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from ninja import Field, Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_pound_ids
+from accounts.scoping import visible_pound_ids
 from impounding.models import Deposit, Receipt, ReleaseLine
 from impounding.services import deposit_awaiting_application
 from kernel.documents import public_url
-from kernel.views import keyset_page
 
-from .entries import MONEY, bad_cursor, iso, money, next_link
-from .etags import with_etag
-from .problems import form_problem
-from .schemas import Problem
+from .common import MONEY, PoundFilters, dump, filters, iso, keyset_list, money, require, with_etag
+from .schemas import Problem, page_of
 
 router = Router(tags=["custody"])
 PAGE_SIZE = 25
@@ -40,44 +37,18 @@ RECEIPT_CURSOR = re.compile(
 DEPOSIT_CURSOR = re.compile(r"\d{4}-\d{2}-\d{2}\|\d{1,18}")
 
 
-def _cursor_ok(after, pattern, parse):
-    if not after:
-        return True
-    if not pattern.fullmatch(after):
-        return False
-    try:
-        parse(after.split("|")[0])
-    except ValueError:
-        return False
-    return True
-
-
 def _day_start(day):
     return timezone.make_aware(datetime.combine(day, datetime.min.time()))
 
 
-class ReceiptFilters(forms.Form):
-    pound = forms.ModelChoiceField(queryset=None, required=False)
+class ReceiptFilters(PoundFilters):
     kind = forms.ChoiceField(choices=Receipt.Kind.choices, required=False)
     date_from = forms.DateField(required=False)
     date_to = forms.DateField(required=False)
 
-    def __init__(self, *args, pounds, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["pound"].queryset = pounds
 
-
-class DepositFilters(forms.Form):
-    pound = forms.ModelChoiceField(queryset=None, required=False)
+class DepositFilters(PoundFilters):
     status = forms.ChoiceField(choices=Deposit.Status.choices, required=False)
-
-    def __init__(self, *args, pounds, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["pound"].queryset = pounds
-
-
-def _bound(form_class, params, pounds):
-    return form_class({k: v for k, v in params.items() if v}, pounds=pounds)
 
 
 # --- Shapes --------------------------------------------------------------------------------
@@ -125,9 +96,7 @@ class ReceiptDetailOut(ReceiptOut):
     items: list[ReceiptItemOut]
 
 
-class ReceiptPage(Schema):
-    results: list[ReceiptOut]
-    next: str | None
+ReceiptPage = page_of(ReceiptOut)
 
 
 class DepositOut(Schema):
@@ -152,17 +121,14 @@ class DepositOut(Schema):
     refund_mode: str | None
 
 
-class DepositPage(Schema):
-    results: list[DepositOut]
-    next: str | None
+DepositPage = page_of(DepositOut)
 
 
 # --- Receipts ------------------------------------------------------------------------------
 
 
 def _receipts(user):
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404
+    require(user, Permission.VIEW_RECORDS)
     return Receipt.objects.filter(
         pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
     ).select_related("release", "replaces", "replaced_by", "document")
@@ -174,26 +140,19 @@ def _ref(receipt):
 
 def _receipt(r):
     release = getattr(r, "release", None)
-    return {
-        "id": r.pk,
-        "number": r.number,
-        "kind": r.kind,
-        "pound": r.pound_id,
-        "entry": release.impoundment_id if release else None,
-        "issued_at": iso(r.issued_at),
-        "payer_name": r.payer_name,
-        "amount": money(r.amount),
-        "fines": money(release.fines) if release else None,
-        "feeding": money(release.feeding) if release else None,
-        "payment_mode": r.payment_mode,
-        "payment_reference": r.payment_reference,
-        "cancelled": r.cancelled_at is not None,
-        "cancelled_at": iso(r.cancelled_at) if r.cancelled_at else None,
-        "cancellation_pending": any(c.status == "pending" for c in r.cancellations.all()),
-        "replaces": _ref(r.replaces),
-        "replaced_by": _ref(getattr(r, "replaced_by", None)),
-        "verification_url": public_url(r.document.get_absolute_url()),
-    }
+    return dump(
+        ReceiptOut,
+        r,
+        entry=release.impoundment_id if release else None,
+        amount=money(r.amount),
+        fines=money(release.fines) if release else None,
+        feeding=money(release.feeding) if release else None,
+        cancelled=r.cancelled_at is not None,
+        cancellation_pending=any(c.status == "pending" for c in r.cancellations.all()),
+        replaces=_ref(r.replaces),
+        replaced_by=_ref(getattr(r, "replaced_by", None)),
+        verification_url=public_url(r.document.get_absolute_url()),
+    )
 
 
 @router.get(
@@ -213,12 +172,9 @@ def receipts(
     qs = _receipts(request.auth)
     pounds = Pound.objects.for_user(request.auth, Permission.VIEW_RECORDS)
     params = {"pound": pound, "kind": kind, "date_from": date_from, "date_to": date_to}
-    form = _bound(ReceiptFilters, params, pounds)
-    if not form.is_valid():
-        return form_problem(form)
-    if not _cursor_ok(after, RECEIPT_CURSOR, datetime.fromisoformat):
-        return bad_cursor()
-    data = form.cleaned_data
+    data, error = filters(ReceiptFilters, params, pounds=pounds)
+    if error:
+        return error
     if data["pound"]:
         qs = qs.filter(pound=data["pound"])
     if data["kind"]:
@@ -227,11 +183,15 @@ def receipts(
         qs = qs.filter(issued_at__gte=_day_start(data["date_from"]))
     if data["date_to"]:
         qs = qs.filter(issued_at__lt=_day_start(data["date_to"] + timedelta(days=1)))
-    page, cursor = keyset_page(
-        qs.prefetch_related("cancellations"), RECEIPT_ORDER, after=after, size=PAGE_SIZE
-    )
-    return with_etag(
-        request, {"results": [_receipt(r) for r in page], "next": next_link(request, cursor)}
+    return keyset_list(
+        request,
+        qs.prefetch_related("cancellations"),
+        RECEIPT_ORDER,
+        RECEIPT_CURSOR,
+        after,
+        _receipt,
+        PAGE_SIZE,
+        datetime.fromisoformat,
     )
 
 
@@ -242,9 +202,7 @@ def receipts(
     summary="One receipt, with what each animal was charged",
 )
 def receipt(request, pk: int):
-    found = _receipts(request.auth).prefetch_related("cancellations").filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_receipts(request.auth).prefetch_related("cancellations"), pk=pk)
     release = getattr(found, "release", None)
     lines = (
         ReleaseLine.objects.filter(release=release).select_related("animal").order_by("pk")
@@ -254,16 +212,14 @@ def receipt(request, pk: int):
     body = _receipt(found) | {
         "cancelled_reason": found.cancelled_reason,
         "items": [
-            {
-                "animal": line.animal_id,
-                "animal_number": line.animal.number,
-                "category": line.category,
-                "fine": money(line.fine),
-                "feeding_days": line.feeding_days,
-                "feeding": money(line.feeding),
-                "total": money(line.fine + line.feeding),
-                "cancelled": line.cancelled,
-            }
+            dump(
+                ReceiptItemOut,
+                line,
+                animal_number=line.animal.number,
+                fine=money(line.fine),
+                feeding=money(line.feeding),
+                total=money(line.fine + line.feeding),
+            )
             for line in lines
         ],
     }
@@ -274,8 +230,7 @@ def receipt(request, pk: int):
 
 
 def _deposits(user):
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     return (
         Deposit.objects.filter(
             release__impoundment__pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER)
@@ -289,27 +244,21 @@ def _deposits(user):
 def _deposit(d, today):
     release = d.release
     entry = release.impoundment
-    return {
-        "id": d.pk,
-        "receipt": _ref(release.receipt),
-        "entry": entry.pk,
-        "register_number": entry.register_number,
-        "pound": entry.pound_id,
-        "deposited_by": release.claimant_name,
-        "deposited_at": iso(release.released_at),
-        "fines": money(d.fines),
-        "feeding": money(d.feeding),
-        "amount": money(d.amount),
-        "complaint_deadline": d.complaint_deadline.isoformat(),
-        "status": d.status,
-        "awaiting_application": deposit_awaiting_application(d, today),
-        "application_confirmed_at": (
-            iso(d.application_confirmed_at) if d.application_confirmed_at else None
-        ),
-        "applied_at": iso(d.applied_at) if d.applied_at else None,
-        "refunded_at": iso(d.refunded_at) if d.refunded_at else None,
-        "refund_mode": d.refund_mode or None,
-    }
+    return dump(
+        DepositOut,
+        d,
+        receipt=_ref(release.receipt),
+        entry=entry.pk,
+        register_number=entry.register_number,
+        pound=entry.pound_id,
+        deposited_by=release.claimant_name,
+        deposited_at=iso(release.released_at),
+        fines=money(d.fines),
+        feeding=money(d.feeding),
+        amount=money(d.amount),
+        awaiting_application=deposit_awaiting_application(d, today),
+        refund_mode=d.refund_mode or None,
+    )
 
 
 @router.get(
@@ -326,19 +275,23 @@ def deposits(
 ):
     qs = _deposits(request.auth)
     pounds = Pound.objects.for_user(request.auth, Permission.VIEW_LEDGER)
-    form = _bound(DepositFilters, {"pound": pound, "status": status}, pounds)
-    if not form.is_valid():
-        return form_problem(form)
-    if not _cursor_ok(after, DEPOSIT_CURSOR, date.fromisoformat):
-        return bad_cursor()
-    if form.cleaned_data["pound"]:
-        qs = qs.filter(release__impoundment__pound=form.cleaned_data["pound"])
-    if form.cleaned_data["status"]:
-        qs = qs.filter(status=form.cleaned_data["status"])
-    page, cursor = keyset_page(qs, DEPOSIT_ORDER, after=after, size=PAGE_SIZE)
+    data, error = filters(DepositFilters, {"pound": pound, "status": status}, pounds=pounds)
+    if error:
+        return error
+    if data["pound"]:
+        qs = qs.filter(release__impoundment__pound=data["pound"])
+    if data["status"]:
+        qs = qs.filter(status=data["status"])
     today = timezone.localdate()
-    return with_etag(
-        request, {"results": [_deposit(d, today) for d in page], "next": next_link(request, cursor)}
+    return keyset_list(
+        request,
+        qs,
+        DEPOSIT_ORDER,
+        DEPOSIT_CURSOR,
+        after,
+        lambda d: _deposit(d, today),
+        PAGE_SIZE,
+        date.fromisoformat,
     )
 
 
@@ -349,7 +302,5 @@ def deposits(
     summary="One s.15 deposit",
 )
 def deposit(request, pk: int):
-    found = _deposits(request.auth).filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_deposits(request.auth), pk=pk)
     return with_etag(request, _deposit(found, timezone.localdate()))

@@ -8,18 +8,13 @@ links to the API's own photo route, which asks for a token and looks the animal 
 pounds whose register the token's user reads (the screen's file view, impounding.views.files)."""
 
 import re
-from decimal import Decimal
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from django.utils import timezone
-from django.utils.translation import gettext as _
 from ninja import Field, Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission
 from impounding.dues import dues
 from impounding.forms.register import RegisterSearchForm
 from impounding.models import AnimalState, Impoundment
@@ -28,62 +23,23 @@ from impounding.tariffs import TariffMissing
 from kernel.documents import public_url
 from kernel.files import serve_stored
 from kernel.models import Event
-from kernel.views import keyset_page
 
-from .etags import with_etag
-from .problems import form_problem, problem
-from .schemas import EventOut, Problem
+from .common import MONEY, dump, filters, keyset_list, money, require, with_etag
+from .schemas import AnimalOut, EntryOut, EventOut, Problem
 
 router = Router(tags=["register"])
 # The register's keyset cursor: year|serial|id.
 CURSOR = re.compile(r"\d{1,18}\|\d{1,18}\|\d{1,18}")
-CENT = Decimal("0.01")
-MONEY = "An exact amount in rupees, two decimals, as a string: 1234.50."
 
 
-def iso(moment):
-    return timezone.localtime(moment).isoformat()
-
-
-def money(amount):
-    return str(Decimal(amount).quantize(CENT))
-
-
-def bad_cursor():
-    return problem(
-        400,
-        _("The request has errors."),
-        _("Correct the fields named."),
-        [("after", _("This is not a page cursor this list gave."))],
-    )
-
-
-def next_link(request, cursor):
-    if not cursor:
-        return None
-    query = request.GET.copy()
-    query["after"] = cursor
-    return f"{request.path}?{query.urlencode()}"
-
-
-class RegisterAnimalOut(Schema):
-    id: int
-    number: int
-    species: str
-    sex: str
-    age_class: str
-    state: str
+class RegisterAnimalOut(AnimalOut):
     photo: str | None = Field(
         description="Absolute URL of the animal's photo (GET /api/v1/animals/{pk}/photo/), "
         "served only with a token whose user reads this entry; null when there is none."
     )
 
 
-class RegisterEntryOut(Schema):
-    id: int
-    register_number: str
-    pound: int
-    arrived_at: str
+class RegisterEntryOut(EntryOut):
     animals: list[RegisterAnimalOut]
 
 
@@ -145,48 +101,24 @@ def _animal(animal):
     photo = None
     if animal.photo:
         photo = public_url(reverse("api:animal_photo", kwargs={"pk": animal.pk}))
-    return {
-        "id": animal.pk,
-        "number": animal.number,
-        "species": animal.species,
-        "sex": animal.sex,
-        "age_class": animal.age_class,
-        "state": animal.state,
-        "photo": photo,
-    }
+    return dump(RegisterAnimalOut, animal, photo=photo)
 
 
 def _entry(entry, animals=None):
-    return {
-        "id": entry.pk,
-        "register_number": entry.register_number,
-        "pound": entry.pound_id,
-        "arrived_at": iso(entry.arrived_at),
-        "animals": [_animal(a) for a in (entry.animals.all() if animals is None else animals)],
-    }
+    animals = entry.animals.all() if animals is None else animals
+    return dump(RegisterEntryOut, entry, animals=[_animal(a) for a in animals])
 
 
 def _line(line):
-    return {
-        "fine": money(line.fine),
-        "feeding": money(line.feeding),
-        "total": money(line.total),
-        "feeding_days": line.feeding_days,
-        "category_code": line.category_code,
-        "category": str(line.category),
-        "scale": line.scale,
-        "note": line.note,
-        "periods": [
-            {
-                "first": p.first.isoformat(),
-                "last": p.last.isoformat(),
-                "days": p.days,
-                "rate": money(p.rate),
-                "order": p.order,
-            }
-            for p in line.periods
-        ],
-    }
+    return dump(
+        DuesLineOut,
+        line,
+        fine=money(line.fine),
+        feeding=money(line.feeding),
+        total=money(line.total),
+        category=str(line.category),
+        periods=[dump(FeedingPeriodOut, p, rate=money(p.rate)) for p in line.periods],
+    )
 
 
 def _dues(animals):
@@ -198,20 +130,19 @@ def _dues(animals):
         statement = dues(in_pound)
     except TariffMissing as exc:
         return None, {}, str(exc.messages[0])
-    totals = {
-        "as_of": iso(statement.as_of),
-        "rule": str(statement.rule),
-        "fines": money(statement.fines),
-        "feeding": money(statement.feeding),
-        "total": money(statement.total),
-        "feeding_days": statement.feeding_days,
-    }
+    totals = dump(
+        DuesOut,
+        statement,
+        rule=str(statement.rule),
+        fines=money(statement.fines),
+        feeding=money(statement.feeding),
+        total=money(statement.total),
+    )
     return totals, {line.animal.pk: _line(line) for line in statement.lines}, None
 
 
 def _scoped(user):
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404  # the screens' 403; here nothing of the register is the caller's
+    require(user, Permission.VIEW_RECORDS)  # the screens' 403: nothing of it is the caller's
     return Impoundment.objects.for_user(user, Permission.VIEW_RECORDS)
 
 
@@ -232,19 +163,17 @@ def entries(
     qs = _scoped(request.auth)
     pounds = Pound.objects.for_user(request.auth, Permission.VIEW_RECORDS)
     params = {"q": q, "pound": pound, "date_from": date_from, "date_to": date_to}
-    form = RegisterSearchForm({k: v for k, v in params.items() if v}, pounds=pounds)
-    if not form.is_valid():
-        return form_problem(form)
-    if after and not CURSOR.fullmatch(after):
-        return bad_cursor()
-    page, cursor = keyset_page(
-        filter_register(qs, form.cleaned_data).prefetch_related("animals"),
+    data, error = filters(RegisterSearchForm, params, pounds=pounds)
+    if error:
+        return error
+    return keyset_list(
+        request,
+        filter_register(qs, data).prefetch_related("animals"),
         REGISTER_ORDER,
-        after=after,
-        size=REGISTER_PAGE,
-    )
-    return with_etag(
-        request, {"results": [_entry(e) for e in page], "next": next_link(request, cursor)}
+        CURSOR,
+        after,
+        _entry,
+        REGISTER_PAGE,
     )
 
 
@@ -255,9 +184,7 @@ def entries(
     summary="One register entry, with its animals, their dues now and its events",
 )
 def entry(request, pk: int):
-    found = _scoped(request.auth).select_related("pound__district").filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_scoped(request.auth).select_related("pound__district"), pk=pk)
     animals = list(found.animals.prefetch_related("custody_events").order_by("number"))
     for animal in animals:
         animal.impoundment = found
@@ -269,10 +196,7 @@ def entry(request, pk: int):
     body |= {
         "dues": totals,
         "tariff_problem": tariff_problem,
-        "events": [
-            {"action": e.action, "section": e.section, "at": iso(e.at)}
-            for e in events.only("action", "section", "at")
-        ],
+        "events": [dump(EventOut, e) for e in events.only("action", "section", "at")],
     }
     return with_etag(request, body)
 

@@ -24,8 +24,8 @@ from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 
+from .common import bad, problem
 from .models import IdempotentRequest
-from .problems import problem
 
 HEADER = "Idempotency-Key"
 KEY = re.compile(r"[\x21-\x7e]{8,255}")
@@ -42,6 +42,24 @@ OPENAPI = {
         }
     ]
 }
+
+
+def _inline(node, defs):
+    """The schema with pydantic's local $refs put in place."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k != "$defs"}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def documented(body):
+    """A write's `openapi_extra`: the Idempotency-Key header and its JSON body as `body`."""
+    schema = body.model_json_schema()
+    content = {"application/json": {"schema": _inline(schema, schema.get("$defs", {}))}}
+    return OPENAPI | {"requestBody": {"required": True, "content": content}}
 
 
 def json_response(body, status=200, location=""):
@@ -110,12 +128,7 @@ def idempotent(view):
     def wrapper(request, *args, **kwargs):
         key = request.headers.get(HEADER, "")
         if not KEY.fullmatch(key):
-            return problem(
-                400,
-                _("The request has errors."),
-                _("Correct the fields named."),
-                [(HEADER, _("Send a new key (8 to 255 characters) with each new request."))],
-            )
+            return bad(HEADER, _("Send a new key (8 to 255 characters) with each new request."))
         user = request.auth
         operation = f"{request.method} {request.resolver_match.view_name}"
         operation += "".join(f" {k}={v}" for k, v in sorted(request.resolver_match.kwargs.items()))

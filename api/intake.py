@@ -17,7 +17,7 @@ import json
 from datetime import datetime
 
 from django import forms
-from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, RequestDataTooBig
+from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.http import Http404
@@ -49,15 +49,16 @@ from kernel.documents import public_url
 from kernel.views import add_service_errors
 from ledger.models import PaymentMode
 
-from . import entries
-from .entries import _entry, iso
-from .idempotency import OPENAPI, idempotent, json_response
-from .problems import problem
+from .common import dump, json_body, problem
+from .common import form_errors as _form_errors
+from .common import invalid as _invalid
+from .common import not_allowed as _not_allowed
+from .entries import _entry
+from .idempotency import documented, idempotent, json_response
 from .schemas import EntryOut, Problem
 
 # The release has its own path. The new entry shares /entries/ with the register's list, and one
-# path is served by one router in django-ninja: its operation is added to the register's router
-# (before api/urls.py mounts it).
+# path is served by one router in django-ninja: api/urls.py adds it to the register's router.
 router = Router(tags=["register"])
 
 
@@ -169,23 +170,6 @@ class DuesProblem(Problem):
     dues: DuesOut | None = None
 
 
-def _inline(node, defs):
-    """The schema with pydantic's local $refs put in place, for the operation's requestBody."""
-    if isinstance(node, dict):
-        if "$ref" in node:
-            return _inline(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
-        return {k: _inline(v, defs) for k, v in node.items() if k != "$defs"}
-    if isinstance(node, list):
-        return [_inline(v, defs) for v in node]
-    return node
-
-
-def _openapi(body):
-    schema = body.model_json_schema()
-    content = {"application/json": {"schema": _inline(schema, schema.get("$defs", {}))}}
-    return OPENAPI | {"requestBody": {"required": True, "content": content}}
-
-
 # --- JSON to form data ---------------------------------------------------------------------
 
 ENTRY_FIELDS = {k: f for k, f in EntryForm.base_fields.items() if k != "idempotency_key"}
@@ -270,14 +254,6 @@ def _animal_rows(animals):
     return data, files, errors
 
 
-def _form_errors(form, where=""):
-    errors = []
-    for name, messages in form.errors.items():
-        field = (where.rstrip(".") or "request") if name == NON_FIELD_ERRORS else where + name
-        errors += [(field, m) for m in messages]
-    return errors
-
-
 def _formset_errors(formset):
     errors = []
     for i, form in enumerate(formset.forms):
@@ -285,35 +261,12 @@ def _formset_errors(formset):
     return errors + [("animals", m) for m in formset.non_form_errors()]
 
 
-def _invalid(errors):
-    return problem(400, _("The request has errors."), _("Correct the fields named."), errors)
-
-
-def _not_allowed():
-    return problem(403, _("Not allowed"), _("Your role does not allow this action."))
-
-
-def _json_object(request):
-    """The body as a JSON object, or the problem that says why it is not one."""
-    try:
-        raw = request.body
-    except RequestDataTooBig:
-        return None, problem(413, _("The request is too large."), _("Send at most 10 MB."))
-    try:
-        body = json.loads(raw)
-    except (ValueError, RecursionError):
-        body = None
-    if not isinstance(body, dict):
-        return None, _invalid([("request", _("Send a JSON object."))])
-    return body, None
-
-
 # --- POST /entries/ ------------------------------------------------------------------------
 
 
-@entries.router.post(
-    "/entries/",
-    response={
+# Its operation, for api/urls.py to add to the register's router (GET /entries/ is there).
+CREATE_ENTRY = {
+    "response": {
         201: EntryCreatedOut,
         400: Problem,
         401: Problem,
@@ -321,11 +274,13 @@ def _json_object(request):
         413: Problem,
         422: Problem,
     },
-    url_name="entry_create",
-    summary="Enter cattle in the register on arrival (s.8)",
-    description="As the arrival screen: the same checks and messages. Photos are optional.",
-    openapi_extra=_openapi(EntryIn),
-)
+    "url_name": "entry_create",
+    "summary": "Enter cattle in the register on arrival (s.8)",
+    "description": "As the arrival screen: the same checks and messages. Photos are optional.",
+    "openapi_extra": documented(EntryIn),
+}
+
+
 def create_entry(request):
     user = request.auth
     pounds = (
@@ -335,7 +290,7 @@ def create_entry(request):
     )
     if not has_permission(user, Permission.RECORD_IMPOUNDMENT) or not pounds:
         return _not_allowed()  # the arrival screen's 403
-    body, refusal = _json_object(request)
+    body, refusal = json_body(request)
     return refusal or _enter(request, body, pounds)
 
 
@@ -375,21 +330,12 @@ def _enter(request, body, pounds):
 
 
 def _dues(statement):
-    return {
-        "as_of": iso(statement.as_of),
-        "total": str(statement.total),
-        "fines": str(statement.fines),
-        "feeding": str(statement.feeding),
-        "animals": [
-            {
-                "id": line.animal.pk,
-                "fine": str(line.fine),
-                "feeding": str(line.feeding),
-                "feeding_days": line.feeding_days,
-            }
-            for line in statement.lines
-        ],
-    }
+    animals = [
+        dump(AnimalDuesOut, line, id=line.animal.pk, fine=str(line.fine), feeding=str(line.feeding))
+        for line in statement.lines
+    ]
+    money = {k: str(getattr(statement, k)) for k in ("total", "fines", "feeding")}
+    return dump(DuesOut, statement, animals=animals, **money)
 
 
 def _dues_differ(messages, statement):
@@ -405,15 +351,14 @@ def _released(release, chosen):
     return {
         "entry": release.impoundment_id,
         "animals": sorted(a.pk for a in chosen),
-        "receipt": {
-            "number": receipt.number,
-            "amount": str(receipt.amount),
-            "fines": str(release.fines),
-            "feeding": str(release.feeding),
-            "payment_mode": receipt.payment_mode,
-            "issued_at": iso(receipt.issued_at),
-            "verification_url": public_url(receipt.document.get_absolute_url()),
-        },
+        "receipt": dump(
+            ReceiptOut,
+            receipt,
+            amount=str(receipt.amount),
+            fines=str(release.fines),
+            feeding=str(release.feeding),
+            verification_url=public_url(receipt.document.get_absolute_url()),
+        ),
     }
 
 
@@ -433,7 +378,7 @@ def _released(release, chosen):
     summary="Release animals on payment of the dues (s.13)",
     description="As the release screen: the dues are computed here, now, and the amount "
     "tendered must be exactly them. Answers with the receipt.",
-    openapi_extra=_openapi(ReleaseIn),
+    openapi_extra=documented(ReleaseIn),
 )
 def release(request, pk: int):
     user = request.auth
@@ -445,7 +390,7 @@ def release(request, pk: int):
         raise Http404
     if not has_permission(user, Permission.RELEASE_ANIMAL, entry.pound):
         return _not_allowed()
-    body, refusal = _json_object(request)
+    body, refusal = json_body(request)
     return refusal or _release(request, entry, body)
 
 

@@ -10,13 +10,13 @@ import re
 
 from django.db.models import Prefetch
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from ninja import Query, Router, Schema
 
 from accounts.models import District, IssuedDocument, Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
-from kernel.views import keyset_page
+from accounts.scoping import visible_district_ids, visible_pound_ids
 from office import return_documents, returns, statements
 from office.exports import consolidating_district_ids
 from office.forms import Capacity, SurplusFilterForm
@@ -24,11 +24,9 @@ from office.forms.returns import ReturnsForm, last_month
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 from office.selectors import SURPLUS_LISTS, SURPLUS_PAGE
 
-from .entries import bad_cursor, iso, next_link
-from .entries import money as exact
-from .etags import with_etag
-from .problems import form_problem, problem
-from .schemas import Problem
+from .common import bad, day, dump, filters, keyset_list, require, with_etag
+from .common import money as exact
+from .schemas import Problem, page_of
 
 router = Router(tags=["office"])
 
@@ -53,21 +51,6 @@ def money(value):
     return None if value is None else exact(value)
 
 
-def day(value):
-    return value.isoformat() if value else None
-
-
-def bad(field, message):
-    return problem(
-        400, _("The request has errors."), _("Correct the fields named."), [(field, message)]
-    )
-
-
-def page_of(request, qs, order, after, size=PAGE_SIZE):
-    rows, cursor = keyset_page(qs, order, after=after, size=size)
-    return rows, next_link(request, cursor)
-
-
 # --- Remittances of fines (s.17) -----------------------------------------------------------
 
 
@@ -88,15 +71,12 @@ class RemittanceOut(Schema):
     confirmed_at: str | None
 
 
-class RemittancePage(Schema):
-    results: list[RemittanceOut]
-    next: str | None
+RemittancePage = page_of(RemittanceOut)
 
 
 def _remittances(user):
     """The remittances screen's: the pounds the user sees, those whose ledger he reads."""
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     return (
         Remittance.objects.filter(pound_id__in=visible_pound_ids(user))
         .filter(pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER))
@@ -105,22 +85,14 @@ def _remittances(user):
 
 
 def _remittance(r):
-    return {
-        "id": r.pk,
-        "number": r.number,
-        "pound": r.pound_id,
-        "pound_name": r.pound.label,
-        "amount": money(r.amount),
-        "from_cash": r.from_cash,
-        "challan_number": r.challan_number,
-        "treasury": r.treasury,
-        "remitted_on": day(r.remitted_on),
-        "status": r.status,
-        "sent_by": r.sent_by.display_name,
-        "sent_at": iso(r.sent_at),
-        "confirmed_by": r.confirmed_by.display_name if r.confirmed_by_id else None,
-        "confirmed_at": iso(r.confirmed_at) if r.confirmed_at else None,
-    }
+    return dump(
+        RemittanceOut,
+        r,
+        pound_name=r.pound.label,
+        amount=money(r.amount),
+        sent_by=r.sent_by.display_name,
+        confirmed_by=r.confirmed_by.display_name if r.confirmed_by_id else None,
+    )
 
 
 def _pound_filter(user, raw, perm):
@@ -154,10 +126,9 @@ def remittances(
         if status not in Remittance.Status.values:
             return bad("status", _("Choose sent or confirmed."))
         qs = qs.filter(status=status)
-    if after and not REMITTANCE_CURSOR.fullmatch(after):
-        return bad_cursor()
-    rows, next_url = page_of(request, qs, REMITTANCE_ORDER, after)
-    return with_etag(request, {"results": [_remittance(r) for r in rows], "next": next_url})
+    return keyset_list(
+        request, qs, REMITTANCE_ORDER, REMITTANCE_CURSOR, after, _remittance, PAGE_SIZE
+    )
 
 
 @router.get(
@@ -167,9 +138,7 @@ def remittances(
     summary="One remittance of fines",
 )
 def remittance(request, pk: int):
-    found = _remittances(request.auth).filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_remittances(request.auth), pk=pk)
     return with_etag(request, _remittance(found))
 
 
@@ -204,19 +173,14 @@ class SurplusOut(Schema):
     claims: list[ClaimOut]
 
 
-class SurplusPage(Schema):
-    results: list[SurplusOut]
-    next: str | None
+SurplusPage = page_of(SurplusOut)
 
 
-class ClaimPage(Schema):
-    results: list[ClaimOut]
-    next: str | None
+ClaimPage = page_of(ClaimOut)
 
 
 def _surplus_pound_ids(user):
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     # The office sees its district's register; a pound-keeper the surpluses of his pounds.
     return visible_pound_ids(user, Permission.VIEW_LEDGER)
 
@@ -235,35 +199,20 @@ def _deposits(user):
 
 
 def _claim(c):
-    return {
-        "id": c.pk,
-        "deposit": c.deposit_id,
-        "claimant_name": c.claimant_name,
-        "capacity": str(Capacity.label(c.capacity)),
-        "filed_on": day(c.filed_on),
-        "status": c.status,
-        "decided_at": iso(c.decided_at) if c.decided_at else None,
-    }
+    return dump(ClaimOut, c, capacity=str(Capacity.label(c.capacity)))
 
 
 def _deposit(d):
-    return {
-        "id": d.pk,
-        "pound": d.pound_id,
-        "district": d.district_id,
-        "auction": d.sale.lot.auction.number,
-        "lot": d.sale.lot.number,
-        "amount": money(d.amount),
-        "sale_date": day(d.sale_date),
-        "at_least_until": day(statements.surplus_min_expiry(d)),
-        "received_on": day(d.received_on),
-        "expires_on": day(d.expires_on),
-        "status": d.status,
-        "destination": d.destination,
-        "transferred_at": iso(d.transferred_at) if d.transferred_at else None,
-        "transfer_memo": d.transfer_memo.number if d.transfer_memo_id else None,
-        "claims": [_claim(c) for c in d.claims.all()],
-    }
+    return dump(
+        SurplusOut,
+        d,
+        auction=d.sale.lot.auction.number,
+        lot=d.sale.lot.number,
+        amount=money(d.amount),
+        at_least_until=day(statements.surplus_min_expiry(d)),
+        transfer_memo=d.transfer_memo.number if d.transfer_memo_id else None,
+        claims=[_claim(c) for c in d.claims.all()],
+    )
 
 
 @router.get(
@@ -283,22 +232,19 @@ def surplus(
     deposits = _deposits(user)
     pounds = Pound.objects.filter(pk__in=_surplus_pound_ids(user)).order_by("name")
     params = {"list": list, "pound": pound, "expires_by": expires_by}
-    form = SurplusFilterForm({k: v for k, v in params.items() if v}, pounds=pounds)
-    if not form.is_valid():
-        return form_problem(form)
-    only = form.cleaned_data["list"] or None
+    data, error = filters(SurplusFilterForm, params, pounds=pounds)
+    if error:
+        return error
+    only = data["list"] or None
     order = SURPLUS_ORDER
     if only:
         where, order = SURPLUS_LISTS[only]
         deposits = deposits.filter(where)
-    if form.cleaned_data["pound"]:
-        deposits = deposits.filter(pound=form.cleaned_data["pound"])
-    if form.cleaned_data["expires_by"]:
-        deposits = deposits.filter(expires_on__lte=form.cleaned_data["expires_by"])
-    if after and not _cursor_for(order).fullmatch(after):
-        return bad_cursor()
-    rows, next_url = page_of(request, deposits, order, after, size=SURPLUS_PAGE)
-    return with_etag(request, {"results": [_deposit(d) for d in rows], "next": next_url})
+    if data["pound"]:
+        deposits = deposits.filter(pound=data["pound"])
+    if data["expires_by"]:
+        deposits = deposits.filter(expires_on__lte=data["expires_by"])
+    return keyset_list(request, deposits, order, _cursor_for(order), after, _deposit, SURPLUS_PAGE)
 
 
 @router.get(
@@ -308,9 +254,7 @@ def surplus(
     summary="One surplus deposit, with its claims",
 )
 def surplus_deposit(request, pk: int):
-    found = _deposits(request.auth).filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_deposits(request.auth), pk=pk)
     return with_etag(request, _deposit(found))
 
 
@@ -343,10 +287,7 @@ def claims(
         if not deposit.isdigit() or len(deposit) > 18:
             return bad("deposit", _("Give the deposit's number."))
         qs = qs.filter(deposit_id=int(deposit))
-    if after and not CLAIM_CURSOR.fullmatch(after):
-        return bad_cursor()
-    rows, next_url = page_of(request, qs, CLAIM_ORDER, after)
-    return with_etag(request, {"results": [_claim(c) for c in rows], "next": next_url})
+    return keyset_list(request, qs, CLAIM_ORDER, CLAIM_CURSOR, after, _claim, PAGE_SIZE)
 
 
 @router.get(
@@ -356,9 +297,7 @@ def claims(
     summary="One claim to surplus",
 )
 def claim(request, pk: int):
-    found = _claims(request.auth).filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_claims(request.auth), pk=pk)
     return with_etag(request, _claim(found))
 
 
@@ -435,8 +374,23 @@ def _issued(number, complete):
     return IssuedDocument.objects.filter(number=number).values_list("number", flat=True).first()
 
 
-def _animal_rows(rows):
-    return [{k: (str(v) if k == "label" else v) for k, v in row.items()} for row in rows]
+def _figures(schema, first, r, number, **given):
+    """A return's answer: what the monthly and the district return share, and `given`."""
+    animals = [{k: (str(v) if k == "label" else v) for k, v in row.items()} for row in r["animals"]]
+    return dump(
+        schema,
+        None,
+        month=f"{first:%Y-%m}",
+        first=day(r["first"]),
+        last=day(r["last"]),
+        complete=r["complete"],
+        number=number,
+        issued=_issued(number, r["complete"]),
+        animals=animals,
+        totals=r["totals"],
+        money=_money(r["money"]),
+        **given,
+    )
 
 
 def _money(figures):
@@ -451,8 +405,7 @@ def _money(figures):
 )
 def monthly_return(request, pound: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
-    if not has_permission(user, Permission.VIEW_LEDGER):
-        raise Http404
+    require(user, Permission.VIEW_LEDGER)
     subject, error = _subject(pound, "pound", Pound.objects.for_user(user, Permission.VIEW_LEDGER))
     if error:
         return error
@@ -461,22 +414,16 @@ def monthly_return(request, pound: Query[str | None] = None, month: Query[str | 
         return error
     r = returns.pound_return(subject, first.year, first.month)
     number = return_documents.return_number(subject, first.year, first.month)
-    body = {
-        "pound": subject.pk,
-        "pound_code": subject.code,
-        "month": f"{first:%Y-%m}",
-        "first": day(r["first"]),
-        "last": day(r["last"]),
-        "complete": r["complete"],
-        "number": number,
-        "issued": _issued(number, r["complete"]),
-        "animals": _animal_rows(r["animals"]),
-        "totals": r["totals"],
-        "money": _money(r["money"]),
-        "remittances": [
-            {"id": x.pk, "number": x.number, "amount": money(x.amount)} for x in r["remittances"]
-        ],
-    }
+    remittances = [dump(ReturnRemittanceOut, x, amount=money(x.amount)) for x in r["remittances"]]
+    body = _figures(
+        PoundReturnOut,
+        first,
+        r,
+        number,
+        pound=subject.pk,
+        pound_code=subject.code,
+        remittances=remittances,
+    )
     return with_etag(request, body)
 
 
@@ -488,8 +435,7 @@ def monthly_return(request, pound: Query[str | None] = None, month: Query[str | 
 )
 def district_return(request, district: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
-    if not has_permission(user, Permission.VIEW_REPORTS):
-        raise Http404
+    require(user, Permission.VIEW_REPORTS)
     scoped = District.objects.filter(pk__in=consolidating_district_ids(user))
     subject, error = _subject(district, "district", scoped)
     if error:
@@ -500,25 +446,15 @@ def district_return(request, district: Query[str | None] = None, month: Query[st
     pounds = Pound.objects.filter(district=subject).order_by("name")
     r = returns.district_return(subject, first.year, first.month, pounds)
     number = return_documents.district_return_number(subject, first.year, first.month)
-    body = {
-        "district": subject.pk,
-        "month": f"{first:%Y-%m}",
-        "first": day(r["first"]),
-        "last": day(r["last"]),
-        "complete": r["complete"],
-        "number": number,
-        "issued": _issued(number, r["complete"]),
-        "pounds": [
-            {
-                "pound": row["pound"].pk,
-                "pound_code": row["pound"].code,
-                "totals": row["totals"],
-                "money": _money(row["money"]),
-            }
-            for row in r["pounds"]
-        ],
-        "animals": _animal_rows(r["animals"]),
-        "totals": r["totals"],
-        "money": _money(r["money"]),
-    }
-    return with_etag(request, body)
+    rows = [
+        {
+            "pound": row["pound"].pk,
+            "pound_code": row["pound"].code,
+            "totals": row["totals"],
+            "money": _money(row["money"]),
+        }
+        for row in r["pounds"]
+    ]
+    return with_etag(
+        request, _figures(DistrictReturnOut, first, r, number, district=subject.pk, pounds=rows)
+    )

@@ -11,10 +11,8 @@ from accounts.models import IssuedDocument
 from accounts.throttle import verify_rate_exceeded
 from auctions import selectors
 
-from .entries import iso
-from .etags import with_etag
-from .problems import problem
-from .schemas import BoardPage, DocumentOut, Problem
+from .common import bad_cursor, dump, problem, with_etag
+from .schemas import BoardAnimalOut, BoardPage, DocumentOut, Problem
 
 router = Router(tags=["public"])
 TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
@@ -37,18 +35,14 @@ def verify(request, code: str):
         document = document.first()
     if document is None:
         raise Http404
-    return with_etag(
-        request,
-        {
-            "kind": document.kind,
-            "number": document.number,
-            "issued_at": iso(document.issued_at),
-            "valid": document.is_valid(),
-            "revoked": document.revoked_at is not None,
-            "valid_until": document.valid_until.isoformat() if document.valid_until else None,
-            "office": str(document.office_label),
-        },
+    body = dump(
+        DocumentOut,
+        document,
+        valid=document.is_valid(),
+        revoked=document.revoked_at is not None,
+        office=str(document.office_label),
     )
+    return with_etag(request, body)
 
 
 @router.get(
@@ -60,27 +54,15 @@ def verify(request, code: str):
 )
 def board(request, after: Query[str | None] = None):
     if after and not BOARD_CURSOR.fullmatch(after):
-        return problem(
-            400,
-            _("The request has errors."),
-            _("Correct the fields named."),
-            [("after", _("This is not a page cursor this list gave."))],
-        )
+        return bad_cursor()
     page = selectors.board_page(after=after)
     rows = []
     for row in page.rows:
-        a = row["animal"]
-        pound = a.impoundment.pound
+        a, pound = row["animal"], row["animal"].impoundment.pound
+        district = pound.district.label
+        description = str(a.public_description)
         rows.append(
-            {
-                "reference": a.reference,
-                "description": str(a.public_description),
-                "pound": pound.label,
-                "district": pound.district.label,
-                "posted_on": a.posted_on.isoformat(),
-                "last_day_to_claim": a.last_day_to_claim.isoformat(),
-                "earliest_sale": a.earliest_sale.isoformat(),
-            }
+            dump(BoardAnimalOut, a, description=description, pound=pound.label, district=district)
         )
     next_url = f"{request.path}?after={page.next_cursor}" if page.next_cursor else None
     return with_etag(request, {"results": rows, "next": next_url})

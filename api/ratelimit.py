@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from accounts.throttle import hit
 
-from .problems import problem
+from .common import problem
 
 WINDOW_SECONDS = 60
 POLICY = "token"

@@ -1,6 +1,14 @@
 """The shapes the API answers with (pydantic, through ninja), which the schema publishes."""
 
 from ninja import Schema
+from pydantic import create_model
+
+
+def page_of(item, name=None):
+    """The shape of a list's page: its rows as `item`, and the next page's link (null on the
+    last). Named after the item: ReceiptOut's is ReceiptPage."""
+    name = name or item.__name__.removesuffix("Out") + "Page"
+    return create_model(name, __base__=Schema, results=list[item], next=str | None)
 
 
 class Problem(Schema):
@@ -54,6 +62,4 @@ class BoardAnimalOut(Schema):
     earliest_sale: str
 
 
-class BoardPage(Schema):
-    results: list[BoardAnimalOut]
-    next: str | None
+BoardPage = page_of(BoardAnimalOut, "BoardPage")

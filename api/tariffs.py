@@ -16,12 +16,12 @@ from ninja import Query, Router, Schema
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
+from accounts.scoping import visible_district_ids, visible_pound_ids
 from impounding.models import FeedingRateOrder, FineCategoryRule, FineScale
 from impounding.tariffs import TariffBook
 
-from .etags import with_etag
-from .office import bad, day, money
+from .common import bad, dump, require, with_etag
+from .office import money
 from .schemas import Problem
 
 router = Router(tags=["tariffs"])
@@ -91,52 +91,25 @@ class TariffsOut(Schema):
 
 
 def _scale(s):
-    return {
-        "id": s.pk,
-        "notification_number": s.notification_number,
-        "notification_date": day(s.notification_date),
-        "title": s.title,
-        "valid_from": day(s.valid_from),
-        "valid_to": day(s.valid_to),
-        "district_wide": s.district_wide,
-        "pounds": sorted(p.pk for p in s.pounds.all()),
-        "categories": [
-            {"code": c.code, "label": c.label, "label_hi": c.label_hi, "amount": money(c.amount)}
-            for c in sorted(s.categories.all(), key=lambda c: c.code)
-        ],
-        "rules": [
-            {
-                "species": r.species,
-                "sex": r.sex,
-                "age_class": r.age_class,
-                "category": r.category.code,
-            }
-            for r in sorted(s.rules.all(), key=lambda r: (r.species, r.sex, r.age_class))
-        ],
-    }
+    categories = sorted(s.categories.all(), key=lambda c: c.code)
+    rules = sorted(s.rules.all(), key=lambda r: (r.species, r.sex, r.age_class))
+    return dump(
+        FineScaleOut,
+        s,
+        pounds=sorted(p.pk for p in s.pounds.all()),
+        categories=[dump(FineCategoryOut, c, amount=money(c.amount)) for c in categories],
+        rules=[dump(RuleOut, r, category=r.category.code) for r in rules],
+    )
 
 
 def _order(o):
-    return {
-        "id": o.pk,
-        "order_reference": o.order_reference,
-        "order_date": day(o.order_date),
-        "valid_from": day(o.valid_from),
-        "valid_to": day(o.valid_to),
-        "district_wide": o.district_wide,
-        "pounds": sorted(p.pk for p in o.pounds.all()),
-        "rates": [
-            {
-                "species": r.species,
-                "sex": r.sex,
-                "age_class": r.age_class,
-                "label": r.label,
-                "label_hi": r.label_hi,
-                "amount": money(r.amount),
-            }
-            for r in sorted(o.rates.all(), key=lambda r: (r.species, r.sex, r.age_class))
-        ],
-    }
+    rates = sorted(o.rates.all(), key=lambda r: (r.species, r.sex, r.age_class))
+    return dump(
+        FeedingOrderOut,
+        o,
+        pounds=sorted(p.pk for p in o.pounds.all()),
+        rates=[dump(FeedingRateOut, r, amount=money(r.amount)) for r in rates],
+    )
 
 
 def _on(raw):
@@ -179,8 +152,7 @@ def _covers(order, pound):
 )
 def tariffs(request, on: Query[str | None] = None, district: Query[str | None] = None):
     user = request.auth
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404
+    require(user, Permission.VIEW_RECORDS)
     when = _on(on)
     if when is None:
         return bad("on", _("Give the date as YYYY-MM-DD."))

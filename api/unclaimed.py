@@ -10,6 +10,7 @@ from datetime import datetime, time, timedelta
 from django import forms
 from django.db.models import Exists, OuterRef, Prefetch
 from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -22,12 +23,9 @@ from auctions.models import Notice, Proclamation, Report
 from auctions.selectors import AWAITING, IN_PERIOD, MAY_BE_SOLD
 from impounding.models import Animal, AnimalState
 from kernel.files import serve_stored
-from kernel.views import keyset_page
 
-from .entries import bad_cursor, iso, next_link
-from .etags import with_etag
-from .problems import form_problem
-from .schemas import AnimalOut, Problem
+from .common import PoundFilters, dump, filters, keyset_list, require, with_etag
+from .schemas import AnimalOut, Problem, page_of
 
 router = Router(tags=["unclaimed cattle and sales"])
 PAGE_SIZE = 25
@@ -42,6 +40,8 @@ _MOMENT = _DAY + r" \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?\+00:00"
 MOMENT_CURSOR = re.compile(_MOMENT + _ID)
 DAY_CURSOR = re.compile(_DAY + _ID)
 
+# The list of reports' rule (auctions.views.unclaimed.reports); a 404 rather than its 403.
+READS_UNCLAIMED = (Permission.VIEW_RECORDS, Permission.HANDLE_UNCLAIMED)
 REPORT_ORDER = ["-sent_at", "-pk"]
 NOTICE_ORDER = ["-posted_on", "-pk"]
 PROCLAMATION_ORDER = ["-made_on", "-pk"]
@@ -87,9 +87,7 @@ class ReportOut(Schema):
     animals: list[AnimalOut]
 
 
-class ReportPage(Schema):
-    results: list[ReportOut]
-    next: str | None
+ReportPage = page_of(ReportOut)
 
 
 class ProclamationOut(Schema):
@@ -105,9 +103,7 @@ class ProclamationOut(Schema):
     photo: str | None
 
 
-class ProclamationPage(Schema):
-    results: list[ProclamationOut]
-    next: str | None
+ProclamationPage = page_of(ProclamationOut)
 
 
 class NoticeOut(Schema):
@@ -123,26 +119,22 @@ class NoticeOut(Schema):
     proclamations: list[ProclamationOut]
 
 
-class NoticePage(Schema):
-    results: list[NoticeOut]
-    next: str | None
+NoticePage = page_of(NoticeOut)
 
 
 # --- Filters, pages and scope -------------------------------------------------------------------
 
 
-class ListFilter(forms.Form):
+class ListFilter(PoundFilters):
     """The lists' filters, validated as the screens validate theirs: a pound of the caller's, a
     date range, and for some lists a state."""
 
-    pound = forms.ModelChoiceField(queryset=Pound.objects.none(), required=False)
     date_from = forms.DateField(required=False)
     date_to = forms.DateField(required=False)
     state = forms.ChoiceField(required=False)
 
     def __init__(self, data, *, pounds, states=()):
-        super().__init__(data)
-        self.fields["pound"].queryset = pounds
+        super().__init__(data, pounds=pounds)
         if states:
             self.fields["state"].choices = [(s, s) for s in states]
         else:
@@ -157,9 +149,9 @@ class ListFilter(forms.Form):
 
 
 def list_filters(user, params, states=()):
+    """(the cleaned filters, None), or (None, their 400)."""
     pounds = Pound.objects.for_user(user, Permission.VIEW_RECORDS)
-    form = ListFilter({k: v for k, v in params.items() if v}, pounds=pounds, states=states)
-    return form if form.is_valid() else None, form
+    return filters(ListFilter, params, pounds=pounds, states=states)
 
 
 def in_dates(qs, field, data, *, moment):
@@ -180,13 +172,6 @@ def in_dates(qs, field, data, *, moment):
     return qs
 
 
-def listing(request, qs, order, *, after, cursor, render):
-    if after and not cursor.fullmatch(after):
-        return bad_cursor()
-    rows, next_cursor = keyset_page(qs, order, after=after, size=PAGE_SIZE)
-    return with_etag(request, {"results": render(rows), "next": next_link(request, next_cursor)})
-
-
 def _may_read(user, record):
     """The s.14 report screen's rule: the records of the pound, or its unclaimed cattle."""
     return has_permission(user, Permission.VIEW_RECORDS, record) or has_permission(
@@ -194,29 +179,8 @@ def _may_read(user, record):
     )
 
 
-def _reads_unclaimed(user):
-    """The list of reports' rule (auctions.views.unclaimed.reports); 404 rather than its 403."""
-    if not (
-        has_permission(user, Permission.VIEW_RECORDS)
-        or has_permission(user, Permission.HANDLE_UNCLAIMED)
-    ):
-        raise Http404
-
-
-def reads_records(user):
-    if not has_permission(user, Permission.VIEW_RECORDS):
-        raise Http404
-
-
 def animal_out(a):
-    return {
-        "id": a.pk,
-        "number": a.number,
-        "species": a.species,
-        "sex": a.sex,
-        "age_class": a.age_class,
-        "state": a.state,
-    }
+    return dump(AnimalOut, a)
 
 
 def animals_prefetch(through="animals"):
@@ -259,21 +223,17 @@ def _by_state(qs, state, today):
 
 def _report(r, today):
     notice = getattr(r, "notice", None)
-    return {
-        "id": r.pk,
-        "number": r.number,
-        "pound": r.pound_id,
-        "entry": r.impoundment_id,
-        "register_number": r.impoundment.register_number,
-        "police_station": {"id": r.police_station_id, "name": r.police_station.label},
-        "officer": r.officer.display_name if r.officer_id else None,
-        "due_on": r.due_on.isoformat(),
-        "sent_at": iso(r.sent_at),
-        "days_late": r.days_late,
-        "state": _report_state(r, today),
-        "notice": notice.pk if notice else None,
-        "animals": [animal_out(a) for a in r.animals.all()],
-    }
+    return dump(
+        ReportOut,
+        r,
+        entry=r.impoundment_id,
+        register_number=r.impoundment.register_number,
+        police_station={"id": r.police_station_id, "name": r.police_station.label},
+        officer=r.officer.display_name if r.officer_id else None,
+        state=_report_state(r, today),
+        notice=notice.pk if notice else None,
+        animals=[animal_out(a) for a in r.animals.all()],
+    )
 
 
 @router.get(
@@ -291,25 +251,20 @@ def reports(
     after: Query[str | None] = None,
 ):
     user = request.auth
-    _reads_unclaimed(user)
+    require(user, *READS_UNCLAIMED)
     params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
-    valid, form = list_filters(user, params, REPORT_STATES)
-    if valid is None:
-        return form_problem(form)
-    data, today = form.cleaned_data, timezone.localdate()
+    data, error = list_filters(user, params, REPORT_STATES)
+    if error:
+        return error
+    today = timezone.localdate()
     qs = _reports(Report.objects.for_user(user, Permission.VIEW_RECORDS))
     if data.get("pound"):
         qs = qs.filter(pound=data["pound"])
     if data.get("state"):
         qs = _by_state(qs, data["state"], today)
     qs = in_dates(qs, "sent_at", data, moment=True)
-    return listing(
-        request,
-        qs,
-        REPORT_ORDER,
-        after=after,
-        cursor=MOMENT_CURSOR,
-        render=lambda rows: [_report(r, today) for r in rows],
+    return keyset_list(
+        request, qs, REPORT_ORDER, MOMENT_CURSOR, after, lambda r: _report(r, today), PAGE_SIZE
     )
 
 
@@ -333,18 +288,7 @@ def _proclamation(p):
     photo = None
     if p.photo:
         photo = reverse("api:proclamation_photo", kwargs={"pk": p.pk})
-    return {
-        "id": p.pk,
-        "notice": p.notice_id,
-        "channel": p.channel,
-        "is_drum": p.is_drum,
-        "made_on": p.made_on.isoformat(),
-        "place": p.place,
-        "village": p.village.label if p.village_id else None,
-        "made_by": p.made_by,
-        "details": p.details,
-        "photo": photo,
-    }
+    return dump(ProclamationOut, p, village=p.village.label if p.village_id else None, photo=photo)
 
 
 def _notices(qs):
@@ -358,18 +302,8 @@ def _notices(qs):
 
 def _notice(n):
     pdf = reverse("api:notice_pdf", kwargs={"pk": n.pk}) if n.document.file else None
-    return {
-        "id": n.pk,
-        "number": n.number,
-        "report": n.report_id,
-        "pound": n.pound_id,
-        "posted_on": n.posted_on.isoformat(),
-        "posted_at": n.posted_at,
-        "last_day_to_claim": n.last_day_to_claim.isoformat(),
-        "earliest_sale": n.earliest_sale.isoformat(),
-        "pdf": pdf,
-        "proclamations": [_proclamation(p) for p in n.proclamations.all()],
-    }
+    proclamations = [_proclamation(p) for p in n.proclamations.all()]
+    return dump(NoticeOut, n, pdf=pdf, proclamations=proclamations)
 
 
 @router.get(
@@ -386,23 +320,15 @@ def notices(
     after: Query[str | None] = None,
 ):
     user = request.auth
-    _reads_unclaimed(user)
-    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    require(user, *READS_UNCLAIMED)
+    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if error:
+        return error
     qs = _notices(Notice.objects.for_user(user, Permission.VIEW_RECORDS))
     if data.get("pound"):
         qs = qs.filter(pound=data["pound"])
     qs = in_dates(qs, "posted_on", data, moment=False)
-    return listing(
-        request,
-        qs,
-        NOTICE_ORDER,
-        after=after,
-        cursor=DAY_CURSOR,
-        render=lambda rows: [_notice(n) for n in rows],
-    )
+    return keyset_list(request, qs, NOTICE_ORDER, DAY_CURSOR, after, _notice, PAGE_SIZE)
 
 
 @router.get(
@@ -428,9 +354,7 @@ def notice(request, pk: int):
 def notice_pdf(request, pk: int):
     # As auctions.views.documents.notice_pdf: the records of the notice's pound.
     scoped = Notice.objects.for_user(request.auth, Permission.VIEW_RECORDS)
-    found = scoped.select_related("document").filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(scoped.select_related("document"), pk=pk)
     name = "notice-" + found.number.replace("/", "-")
     return serve_stored(found.document.file, download_name=name, attachment=True)
 
@@ -455,23 +379,15 @@ def proclamations(
     after: Query[str | None] = None,
 ):
     user = request.auth
-    _reads_unclaimed(user)
-    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    require(user, *READS_UNCLAIMED)
+    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if error:
+        return error
     qs = _proclamations(user, Permission.VIEW_RECORDS)
     if data.get("pound"):
         qs = qs.filter(notice__pound=data["pound"])
     qs = in_dates(qs, "made_on", data, moment=False)
-    return listing(
-        request,
-        qs,
-        PROCLAMATION_ORDER,
-        after=after,
-        cursor=DAY_CURSOR,
-        render=lambda rows: [_proclamation(p) for p in rows],
-    )
+    return keyset_list(request, qs, PROCLAMATION_ORDER, DAY_CURSOR, after, _proclamation, PAGE_SIZE)
 
 
 @router.get(
@@ -496,7 +412,5 @@ def proclamation(request, pk: int):
 )
 def proclamation_photo(request, pk: int):
     # As auctions.views.files.proclamation_photo: the records of the notice's pound.
-    found = _proclamations(request.auth, Permission.VIEW_RECORDS).filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_proclamations(request.auth, Permission.VIEW_RECORDS), pk=pk)
     return serve_stored(found.photo, download_name=f"proclamation-{found.pk}")

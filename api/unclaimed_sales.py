@@ -4,7 +4,7 @@ as the auction screens (auctions.views.auction) and the sale certificate's downl
 auction's page shows beside his lot (his bidder number and name)."""
 
 from django.db.models import Count, Prefetch, Q
-from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from ninja import Query, Router, Schema
 
@@ -13,10 +13,9 @@ from accounts.scoping import visible_pound_ids
 from auctions.models import Auction, Bid, Lot, Sale
 from kernel.files import serve_stored
 
-from .entries import iso, money
-from .etags import with_etag
-from .problems import form_problem
-from .schemas import AnimalOut, Problem
+from . import unclaimed
+from .common import dump, keyset_list, money, require, with_etag
+from .schemas import AnimalOut, Problem, page_of
 from .unclaimed import (
     MOMENT_CURSOR,
     PDF,
@@ -24,8 +23,6 @@ from .unclaimed import (
     animals_prefetch,
     in_dates,
     list_filters,
-    listing,
-    reads_records,
 )
 
 router = Router(tags=["unclaimed cattle and sales"])
@@ -58,9 +55,7 @@ class SaleOut(LotSaleOut):
     animals: list[AnimalOut]
 
 
-class SalePage(Schema):
-    results: list[SaleOut]
-    next: str | None
+SalePage = page_of(SaleOut)
 
 
 class BidOut(Schema):
@@ -107,9 +102,7 @@ class AuctionDetailOut(AuctionOut):
     lots: list[LotOut]
 
 
-class AuctionPage(Schema):
-    results: list[AuctionOut]
-    next: str | None
+AuctionPage = page_of(AuctionOut)
 
 
 # --- Auctions and their lots ------------------------------------------------------------------
@@ -118,7 +111,7 @@ class AuctionPage(Schema):
 def _auctions(user):
     """As the auctions screen: its permission anywhere, then the auctions of the caller's pounds,
     with the counts of lots its list shows."""
-    reads_records(user)
+    require(user, Permission.VIEW_RECORDS)
     return (
         Auction.objects.for_user(user)
         .select_related("conditions", "officer", "deputy")
@@ -131,56 +124,46 @@ def _auctions(user):
 
 
 def _auction(a):
-    return {
-        "id": a.pk,
-        "number": a.number,
-        "kind": a.kind,
-        "status": a.status,
-        "pound": a.pound_id,
-        "scheduled_for": iso(a.scheduled_for),
-        "place": a.place,
-        "officer": a.officer.display_name,
-        "deputy": a.deputy.display_name if a.deputy_id else None,
-        "deputation_order": a.deputation_order,
-        "conditions": {
-            "order_reference": a.conditions.order_reference,
-            "earnest_money": money(a.conditions.earnest_money),
-        },
-        "closed_at": iso(a.closed_at) if a.closed_at else None,
-        "lots_total": a.n_lots,
-        "lots_sold": a.n_sold,
-        "lots_open": a.n_open,
-    }
+    return dump(
+        AuctionOut,
+        a,
+        officer=a.officer.display_name,
+        deputy=a.deputy.display_name if a.deputy_id else None,
+        conditions=dump(
+            ConditionsOut, a.conditions, earnest_money=money(a.conditions.earnest_money)
+        ),
+        lots_total=a.n_lots,
+        lots_sold=a.n_sold,
+        lots_open=a.n_open,
+    )
 
 
 def _lot_sale(sale):
     pdf = None
     if sale.certificate.file:
         pdf = reverse("api:sale_certificate_pdf", kwargs={"pk": sale.pk})
-    return {
-        "id": sale.pk,
-        "price": money(sale.price),
-        "expenses": money(sale.expenses),
-        "sold_at": iso(sale.sold_at),
-        "buyer": {"number": sale.buyer.number, "name": sale.buyer.name},
-        "certificate": sale.certificate.number,
-        "certificate_pdf": pdf,
-    }
+    return dump(
+        LotSaleOut,
+        sale,
+        price=money(sale.price),
+        expenses=money(sale.expenses),
+        buyer=dump(BuyerOut, sale.buyer),
+        certificate=sale.certificate.number,
+        certificate_pdf=pdf,
+    )
 
 
 def _lot(lot):
     sale = getattr(lot, "sale", None)
-    return {
-        "id": lot.pk,
-        "number": lot.number,
-        "sequence": lot.sequence,
-        "status": lot.status,
-        "reserve_price": money(lot.reserve_price),
-        "note": "" if sale else lot.note,
-        "animals": [animal_out(a) for a in lot.animals.all()],
-        "bids": [{"amount": money(b.amount), "bidder": b.bidder.number} for b in lot.bids.all()],
-        "sale": _lot_sale(sale) if sale else None,
-    }
+    return dump(
+        LotOut,
+        lot,
+        reserve_price=money(lot.reserve_price),
+        note="" if sale else lot.note,
+        animals=[animal_out(a) for a in lot.animals.all()],
+        bids=[{"amount": money(b.amount), "bidder": b.bidder.number} for b in lot.bids.all()],
+        sale=_lot_sale(sale) if sale else None,
+    )
 
 
 @router.get(
@@ -200,22 +183,16 @@ def auctions(
     user = request.auth
     qs = _auctions(user)
     params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
-    valid, form = list_filters(user, params, AUCTION_STATES)
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    data, error = list_filters(user, params, AUCTION_STATES)
+    if error:
+        return error
     if data.get("pound"):
         qs = qs.filter(pound=data["pound"])
     if data.get("state"):
         qs = qs.filter(status=data["state"])
     qs = in_dates(qs, "scheduled_for", data, moment=True)
-    return listing(
-        request,
-        qs,
-        AUCTION_ORDER,
-        after=after,
-        cursor=MOMENT_CURSOR,
-        render=lambda rows: [_auction(a) for a in rows],
+    return keyset_list(
+        request, qs, AUCTION_ORDER, MOMENT_CURSOR, after, _auction, unclaimed.PAGE_SIZE
     )
 
 
@@ -235,9 +212,7 @@ def auction(request, pk: int):
         .order_by("sequence")
     )
     found = _auctions(request.auth).prefetch_related(Prefetch("lots", queryset=lots))
-    found = found.filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(found, pk=pk)
     body = _auction(found) | {"lots": [_lot(lot) for lot in found.lots.all()]}
     return with_etag(request, body)
 
@@ -248,7 +223,7 @@ def auction(request, pk: int):
 def _sales(user):
     """As the sale certificate's download: the sales of the pounds whose records the caller
     reads (its scope, then the records' permission on the pound, in one filter)."""
-    reads_records(user)
+    require(user, Permission.VIEW_RECORDS)
     return Sale.objects.filter(
         lot__auction__pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
     ).select_related("lot__auction", "buyer", "certificate")
@@ -281,21 +256,13 @@ def sales(
 ):
     user = request.auth
     qs = _sales(user).prefetch_related(animals_prefetch("lot__animals"))
-    valid, form = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if valid is None:
-        return form_problem(form)
-    data = form.cleaned_data
+    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
+    if error:
+        return error
     if data.get("pound"):
         qs = qs.filter(lot__auction__pound=data["pound"])
     qs = in_dates(qs, "sold_at", data, moment=True)
-    return listing(
-        request,
-        qs,
-        SALE_ORDER,
-        after=after,
-        cursor=MOMENT_CURSOR,
-        render=lambda rows: [_sale(s) for s in rows],
-    )
+    return keyset_list(request, qs, SALE_ORDER, MOMENT_CURSOR, after, _sale, unclaimed.PAGE_SIZE)
 
 
 @router.get(
@@ -306,9 +273,7 @@ def sales(
 )
 def sale(request, pk: int):
     found = _sales(request.auth).prefetch_related(animals_prefetch("lot__animals"))
-    found = found.filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(found, pk=pk)
     return with_etag(request, _sale(found))
 
 
@@ -320,8 +285,6 @@ def sale(request, pk: int):
     summary="The sale certificate's PDF as issued, once it has been drawn and stored",
 )
 def sale_certificate_pdf(request, pk: int):
-    found = _sales(request.auth).filter(pk=pk).first()
-    if found is None:
-        raise Http404
+    found = get_object_or_404(_sales(request.auth), pk=pk)
     name = "sale-certificate-" + found.certificate.number.replace("/", "-")
     return serve_stored(found.certificate.file, download_name=name, attachment=True)

@@ -14,11 +14,10 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
-# intake adds its new entry to the register's router, so it is imported before the mounting.
 from . import custody, entries, intake, office, public, tariffs, unclaimed, unclaimed_sales, writes
 from .auth import InvalidToken, TokenAuth
+from .common import CONTENT_TYPE, invalid, not_found, problem
 from .docs import VendoredSwagger
-from .problems import CONTENT_TYPE, not_found, problem
 from .ratelimit import RateLimited, too_many
 
 PROBLEM_REF = "#/components/schemas/Problem"
@@ -30,7 +29,7 @@ TOO_MANY = {
 
 class PoundAdminAPI(NinjaAPI):
     """Ninja documents every response as application/json; a problem is application/problem+json
-    (RFC 9457), as api.problems sends it."""
+    (RFC 9457), as api.common sends it."""
 
     def get_openapi_schema(self, **kwargs):
         schema = super().get_openapi_schema(**kwargs)
@@ -56,6 +55,9 @@ api = PoundAdminAPI(
     docs=VendoredSwagger(),
     urls_namespace="api",
 )
+# One path is served by one router in django-ninja: a write to a list's own path joins its router.
+entries.router.post("/entries/", **intake.CREATE_ENTRY)(intake.create_entry)
+unclaimed.router.post("/reports/", **writes.SEND_REPORT)(writes.send_report)
 api.add_router("", entries.router)
 api.add_router("", public.router)
 api.add_router("", unclaimed.router)
@@ -100,7 +102,7 @@ def _invalid(request, exc):
         (".".join(str(p) for p in e["loc"][1:]) or "request", _("This value is not valid."))
         for e in exc.errors
     ]
-    return problem(400, _("The request has errors."), _("Correct the fields named."), fields)
+    return invalid(fields)
 
 
 @api.exception_handler(HttpError)

@@ -8,13 +8,10 @@ its messages), then the screen's service, whose refusals are a 422 (a rule of th
 (the record is no longer in the state the request expects), in the reader's language.
 """
 
-import json
-
-from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.utils.translation import gettext as _
 from ninja import Field, Router, Schema
-from pydantic import ValidationError as SchemaError
 
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
@@ -27,10 +24,9 @@ from office import services as office
 from office.forms import ConfirmRemittanceForm
 from office.models import Remittance
 
-from . import unclaimed
-from .entries import iso
-from .idempotency import OPENAPI, idempotent, json_response
-from .problems import form_problem, problem
+from .common import bad, call_service, dump, form_problem, json_body, problem
+from .common import not_allowed as _not_allowed
+from .idempotency import documented, idempotent, json_response
 from .schemas import Problem
 
 router = Router(tags=["writes"])
@@ -39,65 +35,10 @@ router = Router(tags=["writes"])
 ANSWERS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem}
 
 
-def _not_allowed(exc=None):
-    """The screens' 403, with the service's or the view's own reason when it gives one."""
-    reason = (
-        exc.args[0] if exc is not None and exc.args else _("Your role does not allow this action.")
-    )
-    return problem(403, _("Not allowed"), reason)
-
-
-def _refused(status, title, exc):
-    """A service's ValidationError: its messages, beside the fields they name."""
-    if hasattr(exc, "error_dict"):
-        errors = [
-            ("request" if field == NON_FIELD_ERRORS else field, message)
-            for field, messages in exc.message_dict.items()
-            for message in messages
-        ]
-    else:
-        errors = [("request", message) for message in exc.messages]
-    return problem(status, title, " ".join(str(m) for _f, m in errors), errors)
-
-
-def _missing(field, message):
-    return problem(
-        400, _("The request has errors."), _("Correct the fields named."), [(field, message)]
-    )
-
-
 def _form_data(payload, fields):
     """The body's values as a bound form reads them: only those sent, each as text."""
     values = payload.dict()
     return {f: str(values[f]) for f in fields if values.get(f) is not None}
-
-
-def _body(request, schema):
-    """(the JSON body as `schema`, None), or (None, a 400 problem). Read here rather than by
-    ninja, which would read it before the view: as on the screens, a caller whose role or
-    jurisdiction refuses the action is told so whatever he sent. No body: every field unset,
-    for the screen's form to name what is missing."""
-    invalid = _("This value is not valid.")
-    try:
-        data = json.loads(request.body) if request.body else {}
-    except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested beyond reading
-        data = None
-    if not isinstance(data, dict):
-        return None, _missing("request", invalid)
-    try:
-        return schema.model_validate(data), None
-    except SchemaError as exc:
-        names = sorted({".".join(str(p) for p in e["loc"]) or "request" for e in exc.errors()})
-        errors = [(name, invalid) for name in names]
-        return None, problem(
-            400, _("The request has errors."), _("Correct the fields named."), errors
-        )
-
-
-def _documented(schema):
-    """The operation's `openapi_extra`: the Idempotency-Key header and the JSON body."""
-    body = {"content": {"application/json": {"schema": schema.model_json_schema()}}}
-    return OPENAPI | {"requestBody": body | {"required": True}}
 
 
 # --- The s.14 report to the officer (the pound-keeper) -------------------------------------------
@@ -137,40 +78,36 @@ def _report_to(report):
 
 def _report(report):
     sent_to = _report_to(report)
-    return {
-        "id": report.pk,
-        "number": report.number,
-        "entry": report.impoundment_id,
-        "pound": report.pound_id,
-        "police_station": report.police_station_id,
-        "sent_to": sent_to,
-        "due_on": report.due_on.isoformat(),
-        "sent_at": iso(report.sent_at),
-        "days_late": report.days_late,
-        "animals": [{"id": a.pk, "number": a.number} for a in report.animals.order_by("number")],
-        "message": _("Report %(number)s sent to %(to)s.")
-        % {"number": report.number, "to": sent_to},
-    }
+    return dump(
+        ReportOut,
+        report,
+        entry=report.impoundment_id,
+        sent_to=sent_to,
+        animals=[{"id": a.pk, "number": a.number} for a in report.animals.order_by("number")],
+        message=_("Report %(number)s sent to %(to)s.") % {"number": report.number, "to": sent_to},
+    )
 
 
-# On the reports' own router: ninja serves one path from one router, and GET /reports/ is there.
-@unclaimed.router.post(
-    "/reports/",
-    response={201: ReportOut, **ANSWERS},
-    url_name="report_send",
-    summary="Send the s.14 report of an entry's cattle unclaimed for seven days",
-    openapi_extra=_documented(ReportIn),
-)
+# Its operation, for api/urls.py to add to the reports' own router: ninja serves one path from one
+# router, and GET /reports/ is there.
+SEND_REPORT = {
+    "response": {201: ReportOut, **ANSWERS},
+    "url_name": "report_send",
+    "summary": "Send the s.14 report of an entry's cattle unclaimed for seven days",
+    "openapi_extra": documented(ReportIn),
+}
+
+
 def send_report(request):
     """As auctions.views.unclaimed.report_send: the keeper's, of an entry in his pound."""
     user = request.auth
     if not has_permission(user, Permission.SEND_REPORT):
         return _not_allowed()
-    payload, invalid = _body(request, ReportIn)
+    payload, invalid = json_body(request, ReportIn)
     if invalid:
         return invalid
     if payload.entry is None:
-        return _missing("entry", _("Name the register entry to report."))
+        return bad("entry", _("Name the register entry to report."))
     entry = (
         Impoundment.objects.for_user(user)
         .select_related("pound__district", "pound__nearest_police_station")
@@ -189,12 +126,11 @@ def _send_report(request, entry):
     form = ReportSendForm({})  # a confirmation: no fields, as on the screen
     if not form.is_valid():
         return form_problem(form)
-    try:
-        report = auctions.send_report(entry=entry, by=request.auth)
-    except ValidationError as exc:
-        return _refused(422, _("The report cannot be sent."), exc)
-    except PermissionDenied as exc:
-        return _not_allowed(exc)
+    report, refusal = call_service(
+        auctions.send_report, title=_("The report cannot be sent."), entry=entry, by=request.auth
+    )
+    if refusal:
+        return refusal
     return json_response(_report(report), 201, f"/api/v1/reports/{report.pk}/")
 
 
@@ -233,19 +169,13 @@ PROCLAMATION_FIELDS = ["channel", "made_on", "village", "place", "made_by", "det
 
 
 def _proclamation(p):
-    return {
-        "id": p.pk,
-        "notice": p.notice_id,
-        "report": p.notice.report_id,
-        "channel": p.channel,
-        "made_on": p.made_on.isoformat(),
-        "village": p.village_id,
-        "place": p.place,
-        "made_by": p.made_by,
-        "details": p.details,
-        "message": _("Proclamation recorded: %(what)s on %(date)s.")
+    return dump(
+        ProclamationOut,
+        p,
+        report=p.notice.report_id,
+        message=_("Proclamation recorded: %(what)s on %(date)s.")
         % {"what": p.get_channel_display(), "date": p.made_on.strftime("%d-%m-%Y")},
-    }
+    )
 
 
 @router.post(
@@ -253,7 +183,7 @@ def _proclamation(p):
     response={201: ProclamationOut, **ANSWERS},
     url_name="proclamation_new",
     summary="Record a proclamation of a s.14 notice (by beat of drum, or a further channel)",
-    openapi_extra=_documented(ProclamationIn),
+    openapi_extra=documented(ProclamationIn),
 )
 def record_proclamation(request, pk: int):
     """As auctions.views.unclaimed.proclamation_new: the officer's, on a notice of his pounds.
@@ -276,20 +206,21 @@ def record_proclamation(request, pk: int):
 
 @idempotent
 def _record_proclamation(request, notice):
-    payload, invalid = _body(request, ProclamationIn)
+    payload, invalid = json_body(request, ProclamationIn)
     if invalid:
         return invalid
     form = ProclamationForm(_form_data(payload, PROCLAMATION_FIELDS), notice=notice)
     if not form.is_valid():
         return form_problem(form)
-    try:
-        proclamation = auctions.record_proclamation(
-            notice=notice, by=request.auth, **form.cleaned_data
-        )
-    except ValidationError as exc:
-        return _refused(422, _("The proclamation cannot be recorded."), exc)
-    except PermissionDenied as exc:
-        return _not_allowed(exc)
+    proclamation, refusal = call_service(
+        auctions.record_proclamation,
+        title=_("The proclamation cannot be recorded."),
+        notice=notice,
+        by=request.auth,
+        **form.cleaned_data,
+    )
+    if refusal:
+        return refusal
     return json_response(
         _proclamation(proclamation), 201, f"/api/v1/proclamations/{proclamation.pk}/"
     )
@@ -323,19 +254,13 @@ class RemittanceOut(Schema):
 
 
 def _remittance(r):
-    return {
-        "id": r.pk,
-        "number": r.number,
-        "pound": r.pound_id,
-        "amount": f"{r.amount:.2f}",
-        "challan_number": r.challan_number,
-        "treasury": r.treasury,
-        "remitted_on": r.remitted_on.isoformat(),
-        "status": r.status,
-        "confirmed_at": iso(r.confirmed_at) if r.confirmed_at else None,
-        "message": _("Remittance %(number)s confirmed: %(amount)s of fines received (s.17).")
+    return dump(
+        RemittanceOut,
+        r,
+        amount=f"{r.amount:.2f}",
+        message=_("Remittance %(number)s confirmed: %(amount)s of fines received (s.17).")
         % {"number": r.number, "amount": inr(r.amount)},
-    }
+    )
 
 
 def _same_challan(given, recorded):
@@ -347,7 +272,7 @@ def _same_challan(given, recorded):
     response={200: RemittanceOut, 409: Problem, **ANSWERS},
     url_name="remittance_confirm",
     summary="Confirm that a fines remittance reached the treasury under its challan (s.17)",
-    openapi_extra=_documented(ConfirmIn),
+    openapi_extra=documented(ConfirmIn),
 )
 def confirm_remittance(request, pk: int):
     """As office.views.money.remittance_confirm: the office's, and never the sender's."""
@@ -374,7 +299,7 @@ def confirm_remittance(request, pk: int):
 
 @idempotent
 def _confirm_remittance(request, remittance):
-    payload, invalid = _body(request, ConfirmIn)
+    payload, invalid = json_body(request, ConfirmIn)
     if invalid:
         return invalid
     form = ConfirmRemittanceForm({"checked": "on"} if payload.checked else {})
@@ -382,7 +307,7 @@ def _confirm_remittance(request, remittance):
         return form_problem(form)
     given = (payload.challan_number or "").strip()
     if not given:
-        return _missing("challan_number", _("Enter the challan number the treasury gave."))
+        return bad("challan_number", _("Enter the challan number the treasury gave."))
     if not _same_challan(given, remittance.challan_number):
         return problem(
             409,
@@ -390,10 +315,13 @@ def _confirm_remittance(request, remittance):
             _("This is not the challan number the remittance was sent with."),
             [("challan_number", _("This is not the challan number the remittance was sent with."))],
         )
-    try:
-        confirmed = office.confirm_remittance(remittance=remittance, by=request.auth)
-    except ValidationError as exc:  # already confirmed
-        return _refused(409, _("The remittance cannot be confirmed."), exc)
-    except PermissionDenied as exc:
-        return _not_allowed(exc)
+    confirmed, refusal = call_service(  # a ValidationError: already confirmed
+        office.confirm_remittance,
+        title=_("The remittance cannot be confirmed."),
+        status=409,
+        remittance=remittance,
+        by=request.auth,
+    )
+    if refusal:
+        return refusal
     return json_response(_remittance(confirmed), 200)
