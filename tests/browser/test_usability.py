@@ -42,11 +42,18 @@ def to_hindi(page):
     page.wait_for_load_state()
 
 
-def focused(page):
-    return page.evaluate(
-        "() => document.activeElement.id"
-        " || (document.activeElement.hasAttribute('data-error-summary') && 'summary')"
-    )
+FOCUSED = (
+    "() => document.activeElement.id"
+    " || (document.activeElement.hasAttribute('data-error-summary') && 'summary')"
+)
+
+
+def focused(page, expected):
+    """What has the focus, once it is `expected`: the page's script moves it after the element
+    appears, so the test waits for the move (up to Playwright's timeout) instead of racing it."""
+    handle = page.wait_for_function(f"() => ({FOCUSED})() === {expected!r}")
+    handle.dispose()
+    return page.evaluate(FOCUSED)
 
 
 @pytest.mark.parametrize(("width", "lang"), WIDTHS)
@@ -80,7 +87,7 @@ def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo
     page.locator("button.btn-lg[type=submit]").click()
     summary = page.locator("[data-error-summary]")
     summary.wait_for()  # the form asks the server first that the session is alive
-    assert focused(page) == "summary"
+    assert focused(page, "summary") == "summary"
     assert page.title().startswith("Error:" if lang == "en" else "त्रुटि:")
     links = summary.get_by_role("link")
     texts = links.all_inner_texts()
@@ -96,7 +103,7 @@ def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo
     check_fits_width(page)
     screenshot(page, f"usability-arrival-errors-{width}-{lang}")
     links.nth(3).click()
-    assert focused(page) == "id_animals-0-colour"
+    assert focused(page, "id_animals-0-colour") == "id_animals-0-colour"
     assert "cow.jpg" in page.locator("#id_animals-0-photo_helptext").inner_text()  # kept
 
     page.fill("#id_seizer_name", "Ram Prasad Maurya")
