@@ -25,7 +25,7 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 
 def bilingual(en, hi=""):
@@ -131,3 +131,8 @@ def shown(data, fallback):
     beside it) for a row written before messages were stored, or without one."""
     message = Message.from_data(data)
     return str(message) if message is not None else fallback
+
+
+# Who a summary names in its hashed link; the timeline shows the name from the event's personal
+# fields while they exist (docs/decisions/0010).
+THE_CLAIMANT = Message(gettext_noop("the claimant"))

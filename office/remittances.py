@@ -103,7 +103,16 @@ def send_remittance(
         # Another pound recorded the same challan while this one was being checked.
         _refuse_used_challan(challan_number)
         raise
-    district = pound.district
+    _book_sent(remittance, by)
+    if statements.pound_positions([pound])[pound.pk].fines_due <= 0:
+        todos.close(f"remit_fines:{pound.pk}")
+    return remittance
+
+
+def _book_sent(remittance, by):
+    """The remittance's money into transit to the treasury, and its event (s.17)."""
+    pound, number, amount = remittance.pound, remittance.number, remittance.amount
+    challan_number, district = remittance.challan_number, remittance.pound.district
     ledger.post(
         district=district,
         pound=pound,
@@ -114,7 +123,7 @@ def send_remittance(
         memo=f"{number}: fines ₹{amount} remitted, challan {challan_number}",
         lines=[
             (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
-            (_acc(district, _remitted_from(from_cash), pound), -amount),
+            (_acc(district, _remitted_from(remittance.from_cash), pound), -amount),
         ],
     )
     record_event(
@@ -135,9 +144,6 @@ def send_remittance(
             "authority": remittance.authority,
         },
     )
-    if statements.pound_positions([pound])[pound.pk].fines_due <= 0:
-        todos.close(f"remit_fines:{pound.pk}")
-    return remittance
 
 
 def _remittance_of_key(key, pound, by):

@@ -21,7 +21,7 @@ from impounding import services as register
 from impounding.models import CourtOrder, Deposit
 from kernel.dates import surplus_expiry
 from kernel.events import record_event
-from kernel.messages import Message, in_both, label
+from kernel.messages import THE_CLAIMANT, Message, in_both, label
 from kernel.refs import key, ref
 from kernel.uploads import stored_name, validate_order_scan
 from ledger import services as ledger
@@ -39,9 +39,6 @@ from .remittances import (  # noqa: F401
     send_remittance,
     unremitted_fines,
 )
-
-# Who a summary names in its hashed link (docs/decisions/0010).
-THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 # --- Surplus proceeds held in deposit (s.17) ----------------------------------------------
 

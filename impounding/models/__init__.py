@@ -1,6 +1,5 @@
 from .choices import (
     CAPACITIES_FOR_BASIS,
-    IN_CUSTODY,
     OUT_OF_POUND,
     TERMINAL,
     TRANSITIONS,
@@ -36,7 +35,6 @@ from .tariffs import (
 
 __all__ = [
     "CAPACITIES_FOR_BASIS",
-    "IN_CUSTODY",
     "OUT_OF_POUND",
     "TERMINAL",
     "TRANSITIONS",

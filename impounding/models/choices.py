@@ -97,7 +97,6 @@ class AnimalState(models.TextChoices):
     RETURNED_S16 = "returned_s16", _("Returned to the owner after the s.16 sale")
 
 
-IN_CUSTODY = {AnimalState.IMPOUNDED}
 OUT_OF_POUND = {AnimalState.ESCAPED, AnimalState.RESCUED}
 TERMINAL = {
     AnimalState.RELEASED_PAID,

@@ -13,14 +13,10 @@ from django.utils.translation import gettext_noop
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from kernel.events import record_event
-from kernel.messages import Message
+from kernel.messages import THE_CLAIMANT, Message
 
 from ..actions import Action
 from ..models import Claim, Impoundment
-
-# Who a summary names in its hashed link; the timeline shows the name from the event's personal
-# fields while they exist (docs/decisions/0010).
-THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 
 def may_decide_claims(user, pound):

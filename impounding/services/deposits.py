@@ -22,7 +22,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from kernel.dates import complaint_deadline
 from kernel.events import record_event
-from kernel.messages import Message, label
+from kernel.messages import THE_CLAIMANT, Message, label
 from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
@@ -30,7 +30,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 from ..actions import Action
 from ..models import Complaint, Deposit, Release, SeizerLiability
 from .common import ReleaseRefused
-from .releases import THE_CLAIMANT, ClaimAnswers, claimant_personal, release_to_claimant
+from .releases import ClaimAnswers, claimant_personal, release_to_claimant
 
 # Who a summary names in its hashed link (docs/decisions/0010).
 THE_COMPLAINANT = Message(gettext_noop("the complainant"))

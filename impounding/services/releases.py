@@ -25,7 +25,7 @@ from accounts.scoping import authorise
 from auctions import services as sales
 from kernel.events import record_event
 from kernel.formatting import inr
-from kernel.messages import Message
+from kernel.messages import THE_CLAIMANT, Message
 from kernel.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
@@ -46,10 +46,6 @@ from .claims import ensure_no_hold
 from .common import ReleaseRefused
 from .custody import end_custody
 from .receipts import check_replaces, issue_receipt
-
-# Who the release's summary names in its hashed link; the timeline shows the claimant's name
-# from the event's personal fields while they exist (docs/decisions/0010).
-THE_CLAIMANT = Message(gettext_noop("the claimant"))
 
 
 def claimant_personal(release):
