@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "auctions",
     "office",
     "api",
+    "webhooks",
 ]
 
 # What the floors below need to know of the apps above them, declared here at the top, where
@@ -102,7 +103,7 @@ EVENT_SUBJECTS = {
 # Who hears each event as the kernel writes it: each listener says which events it `hears`, and
 # is called with them in the event's transaction, in a savepoint of its own, so a fault there is
 # logged and never fails the change (ADR 0044). The webhooks' outbox is the one listener:
-EVENT_LISTENERS = ["api.webhooks.outbox"]
+EVENT_LISTENERS = ["webhooks.services.outbox"]
 # What each app's records say the ledger's accounts should hold (`manage.py check_ledger`):
 LEDGER_EXPECTATIONS = [
     "impounding.ledger_checks.expectations",
@@ -217,7 +218,7 @@ AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=20)
 VERIFY_RATE_PER_MINUTE = env.int("VERIFY_RATE_PER_MINUTE", default=30)
 # Requests a minute each API token may make (api/ratelimit.py); a token may carry its own.
 API_RATE_PER_MINUTE = env.int("API_RATE_PER_MINUTE", default=120)
-# Outbound webhooks (api/webhooks.py, docs/webhooks.md): a receiver's time to answer, the tries
+# Outbound webhooks (webhooks/, docs/webhooks.md): a receiver's time to answer, the tries
 # before a delivery is given up, the networks besides the public Internet that a webhook may
 # call (a State data centre's, say "10.20.0.0/16") and the ports. Plain http:// only where
 # WEBHOOK_ALLOW_HTTP is true (a test receiver).

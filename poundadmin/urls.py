@@ -34,7 +34,7 @@ urlpatterns = [
     path("office/", include("office.urls")),
     path("notices/", auction_views.board, name="board"),
     path("api/", include("api.urls")),
-    path("webhooks/", include("api.webhook_urls")),
+    path("webhooks/", include("webhooks.urls")),
 ]
 # The admin, for superuser repair, signs in through the app's own login; ADMIN_ENABLED=false
 # removes it altogether.

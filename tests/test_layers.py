@@ -7,8 +7,16 @@ from pathlib import Path
 
 from django.apps import apps
 
-# Bottom to top; the domain's three apps share a floor (ADR 0044).
-FLOORS = [("kernel",), ("accounts",), ("ledger",), ("impounding", "auctions", "office"), ("api",)]
+# Bottom to top; the domain's three apps share a floor (ADR 0044), and the API and the webhooks
+# share the top one, independent of each other (ADR 0051).
+FLOORS = [
+    ("kernel",),
+    ("accounts",),
+    ("ledger",),
+    ("impounding", "auctions", "office"),
+    ("api", "webhooks"),
+]
+INDEPENDENT = {"api", "webhooks"}
 APPS = [app for floor in FLOORS for app in floor]
 
 
@@ -26,13 +34,25 @@ def _relations():
                 yield model, field
 
 
+def _allowed(source, target):
+    """May a model of app `source` point at one of app `target`?"""
+    if source != target and {source, target} <= INDEPENDENT:
+        return False
+    return _floor(target) <= _floor(source)
+
+
 def test_every_relation_points_down_or_sideways():
     upward = [
         f"{model._meta.label}.{field.name} -> {field.related_model._meta.label}"
         for model, field in _relations()
-        if _floor(field.related_model._meta.app_label) > _floor(model._meta.app_label)
+        if not _allowed(model._meta.app_label, field.related_model._meta.app_label)
     ]
     assert upward == []
+
+
+def test_the_api_and_the_webhooks_may_not_point_at_each_other():
+    assert not _allowed("api", "webhooks") and not _allowed("webhooks", "api")
+    assert _allowed("webhooks", "kernel") and _allowed("auctions", "office")
 
 
 def test_the_kernel_event_log_points_at_nothing_of_ours():

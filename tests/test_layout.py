@@ -14,6 +14,7 @@ APPS = (
     "auctions",
     "office",
     "api",
+    "webhooks",
     "demo",
 )
 

@@ -15,8 +15,6 @@ from django.utils import timezone
 from accounts.models import ApiToken
 from accounts.roles import Role
 from accounts.services import create_api_token, create_service_token
-from api import webhooks
-from api.models import WebhookDelivery
 from auctions.models import DisposalOrder, Report
 from impounding.models import Deposit, Receipt
 from impounding.services import ask_receipt_cancellation
@@ -30,6 +28,8 @@ from tests.auctions.factories import (
     unclaimed_entry,
 )
 from tests.impounding.factories import deposit, make_entry, pay, set_tariffs
+from webhooks import services as webhook_services
+from webhooks.models import WebhookDelivery
 
 ROLES = [
     "pound_keeper",
@@ -133,11 +133,11 @@ def _service_token(users, user):
 
 def _webhook(users, user):
     token = ApiToken.objects.get(pk=_service_token(users, user)["pk"])
-    subscription, _secret = webhooks.create_subscription(
+    subscription, _secret = webhook_services.create_subscription(
         by=users["administrator"],
         token=token,
         url="https://93.184.216.34/hooks",
-        topics=[webhooks.Topic.SALE_MADE],
+        topics=[webhook_services.Topic.SALE_MADE],
     )
     return {"pk": subscription.pk}
 

@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from accounts.roles import Role
 from accounts.services import create_service_token
-from api.models import WebhookAttempt, WebhookDelivery
 from kernel.events import record_event
 from tests.browser.conftest import at_both_widths, sign_in
+from webhooks.models import WebhookAttempt, WebhookDelivery
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

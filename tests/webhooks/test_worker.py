@@ -3,10 +3,10 @@ takes the delivery queued when the release committed and posts it to a receiver.
 
 import pytest
 
-from api.models import WebhookDelivery
-from tests.api.test_webhooks import Receiver, recipe, subscribe
 from tests.impounding.factories import make_entry, pay
 from tests.office.test_prepared import run_worker
+from tests.webhooks.test_services import Receiver, recipe, subscribe
+from webhooks.models import WebhookDelivery
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True), pytest.mark.real_clock]
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from api.webhooks import send_due
+from webhooks.services import send_due
 
 
 class Command(BaseCommand):

@@ -1,28 +1,24 @@
 """The administrator's screens for webhooks (docs/webhooks.md): subscribe a State system's
 service token to topics at an address (the signing secret shown once), see each subscription's
 latest deliveries with every try, stop one, and send a delivery that was given up again. The
-work is done by api.webhooks; each screen shows only the tokens the administrator manages."""
+work is done by webhooks.services; each screen shows only the tokens the administrator manages."""
 
-import uuid
-
-from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from accounts.decorators import require_permission
-from accounts.models import ApiToken
 from accounts.roles import Permission
 from accounts.service_tokens import managed_service_tokens
 from kernel.events import SUMMARY_KEY
 from kernel.messages import Message
 from kernel.views import add_service_errors
 
-from . import webhooks
+from . import services
+from .forms import SubscriptionForm
 from .models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 
 P = Permission.MANAGE_STAFF
@@ -30,36 +26,9 @@ P = Permission.MANAGE_STAFF
 SHOWN = 50
 
 
-class SubscriptionForm(forms.Form):
-    token = forms.ModelChoiceField(
-        label=gettext_lazy("Service token"),
-        queryset=None,
-        help_text=gettext_lazy(
-            "The State system it is for: it hears only of what this token may read."
-        ),
-    )
-    url = forms.URLField(
-        label=gettext_lazy("Address"),
-        max_length=500,
-        assume_scheme="https",
-        help_text=gettext_lazy("Where each event is sent, for example https://state.gov.in/hooks."),
-    )
-    topics = forms.MultipleChoiceField(
-        label=gettext_lazy("Topics"),
-        choices=webhooks.Topic.choices,
-        widget=forms.CheckboxSelectMultiple,
-    )
-    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
-
-    def __init__(self, *args, tokens, **kwargs):
-        super().__init__(*args, **kwargs)
-        live = [t.pk for t in tokens if t.is_live]
-        self.fields["token"].queryset = ApiToken.objects.filter(pk__in=live).order_by("name")
-
-
 def _labelled(subscription):
     """The subscription with its topics named in the reader's language (`topic_labels`)."""
-    subscription.topic_labels = [webhooks.Topic(t).label for t in subscription.topics]
+    subscription.topic_labels = [services.Topic(t).label for t in subscription.topics]
     return subscription
 
 
@@ -87,7 +56,7 @@ def subscriptions(request):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            _subscription, secret = webhooks.create_subscription(
+            _subscription, secret = services.create_subscription(
                 by=request.user,
                 token=data["token"],
                 url=data["url"],
@@ -106,8 +75,8 @@ def subscriptions(request):
             form = SubscriptionForm(tokens=tokens)
     return render(
         request,
-        "api/webhooks.html",
-        {"form": form, "subscriptions": shown, "secret": secret, "topics": webhooks.Topic},
+        "webhooks/webhooks.html",
+        {"form": form, "subscriptions": shown, "secret": secret, "topics": services.Topic},
     )
 
 
@@ -131,11 +100,11 @@ def subscription(request, pk):
         tries.setdefault(attempt.delivery_id, []).append(attempt)
     for delivery in deliveries:
         delivery.tries = tries.get(delivery.pk, [])
-        delivery.topic_label = webhooks.Topic(delivery.topic).label
+        delivery.topic_label = services.Topic(delivery.topic).label
         delivery.summary = _summary(delivery.event)
     return render(
         request,
-        "api/webhook.html",
+        "webhooks/webhook.html",
         {"subscription": found, "deliveries": deliveries, "shown": SHOWN},
     )
 
@@ -144,7 +113,7 @@ def subscription(request, pk):
 @require_permission(P)
 def stop(request, pk):
     found = _owned(request.user, pk)
-    webhooks.stop_subscription(subscription=found, by=request.user)
+    services.stop_subscription(subscription=found, by=request.user)
     messages.success(request, _("Webhook to %(url)s stopped.") % {"url": found.url})
     return redirect("webhooks:list")
 
@@ -154,6 +123,6 @@ def stop(request, pk):
 def send_again(request, pk, delivery):
     found = _owned(request.user, pk)
     delivery = get_object_or_404(WebhookDelivery, pk=delivery, subscription=found)
-    webhooks.send_again(delivery=delivery, by=request.user)
+    services.send_again(delivery=delivery, by=request.user)
     messages.success(request, _("The delivery will be sent again."))
     return redirect("webhooks:subscription", pk=found.pk)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import webhook_views as views
+from . import views
 
 app_name = "webhooks"
 

@@ -7,11 +7,11 @@ from django.db import transaction
 from django.urls import reverse
 
 from accounts.roles import Role
-from api import webhooks
-from api.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 from kernel.events import record_event
 from tests.accounts.factories import StateFactory, staff
 from tests.api.test_service_tokens import service_token
+from webhooks import services
+from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 
 PAGE = "webhooks:list"
 URL = "https://93.184.216.34/hooks/poundadmin"  # a public address; nothing is sent here
@@ -64,7 +64,7 @@ def test_page_shows_errors_beside_the_fields_in_both_languages(client, administr
 
 def test_deliveries_page_shows_each_try_and_sends_again(client, administrator, district, pound):
     token, _headers = service_token(administrator, Role.DM_CLERK, district=district)
-    subscription, _secret = webhooks.create_subscription(
+    subscription, _secret = services.create_subscription(
         by=administrator, token=token, url=URL, topics=["animal.released"]
     )
     with transaction.atomic():
@@ -93,7 +93,7 @@ def test_deliveries_page_queries_do_not_grow_with_its_rows(
     client, administrator, district, pound, django_assert_max_num_queries
 ):
     token, _headers = service_token(administrator, Role.DM_CLERK, district=district)
-    subscription, _secret = webhooks.create_subscription(
+    subscription, _secret = services.create_subscription(
         by=administrator, token=token, url=URL, topics=["animal.released"]
     )
     for _ in range(12):
@@ -109,7 +109,7 @@ def test_another_states_administrator_sees_nothing_and_gets_a_404(
     client, administrator, district, state
 ):
     token, _headers = service_token(administrator, Role.DM_CLERK, district=district)
-    subscription, _secret = webhooks.create_subscription(
+    subscription, _secret = services.create_subscription(
         by=administrator, token=token, url=URL, topics=["sale.made"]
     )
     elsewhere = staff(
@@ -133,7 +133,7 @@ def test_deliveries_page_names_no_member_of_the_public(
     from tests.impounding.factories import make_entry, pay
 
     token, _headers = service_token(administrator, Role.DM_CLERK, district=district)
-    subscription, _secret = webhooks.create_subscription(
+    subscription, _secret = services.create_subscription(
         by=administrator, token=token, url=URL, topics=["animal.released"]
     )
     pay(make_entry(pound=pound, by=pound_keeper), pound_keeper, claimant_name="Shyam Lal")

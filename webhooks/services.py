@@ -42,7 +42,7 @@ from impounding.actions import Action as ImpoundingAction
 from kernel.events import SUMMARY_KEY
 from office.actions import Action as OfficeAction
 
-from . import webhook_http
+from . import client
 from .models import WebhookAttempt, WebhookDelivery, WebhookSubscription
 
 Status = WebhookDelivery.Status
@@ -219,12 +219,10 @@ def deliver(delivery_id):
     subscription = WebhookSubscription.objects.live().filter(pk=delivery.subscription_id).first()
     stopped = subscription is None
     if stopped:
-        answer = webhook_http.Answer(None, "The webhook is stopped, or its token has ended.", "", 0)
+        answer = client.Answer(None, "The webhook is stopped, or its token has ended.", "", 0)
     else:
         body = delivery.body.encode()
-        answer = webhook_http.post(
-            subscription.url, body, _headers(delivery, subscription.secret, body)
-        )
+        answer = client.post(subscription.url, body, _headers(delivery, subscription.secret, body))
     _record(delivery, answer, give_up=stopped)
     return delivery
 
@@ -310,7 +308,7 @@ def _queue(delivery_id, run_after=None):
 def create_subscription(*, by, token, url, topics, idempotency_key=None):
     """Subscribe a service token's system to `topics` at `url`. Returns (subscription, secret);
     a replayed form (the same key) gives the first subscription and None. The address is
-    checked as every delivery will check it (api.webhook_http), so a refused one is said now."""
+    checked as every delivery will check it (webhooks.client), so a refused one is said now."""
     if idempotency_key is not None:
         found = WebhookSubscription.objects.filter(idempotency_key=idempotency_key).first()
         if found is not None:
@@ -324,8 +322,8 @@ def create_subscription(*, by, token, url, topics, idempotency_key=None):
     if not topics or unknown:
         errors["topics"] = [_("Choose at least one topic.")]
     try:
-        webhook_http.checked_address(url)
-    except webhook_http.AddressRefused as refused:
+        client.checked_address(url)
+    except client.AddressRefused as refused:
         errors["url"] = [str(refused)]
     if errors:
         raise ValidationError(errors)

@@ -1,4 +1,4 @@
-"""Outbound webhooks (api/webhooks.py, docs/webhooks.md): a delivery for each subscription that
+"""Outbound webhooks (webhooks/services.py, docs/webhooks.md): a delivery for each subscription that
 may read the event, written with it; signed so that the documented recipe accepts it; retried
 with backoff, logged, given up, sent again; never to a private address."""
 
@@ -18,12 +18,12 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from accounts.roles import Role
-from api import webhook_http, webhooks
-from api.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
-from api.webhooks import Topic
 from kernel.events import record_event
 from tests.api.test_service_tokens import service_token
 from tests.impounding.factories import make_entry, pay
+from webhooks import client, services
+from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookSubscription
+from webhooks.services import Topic
 
 RECIPE = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 Status = WebhookDelivery.Status
@@ -85,7 +85,7 @@ def receiver(settings):
 def subscribe(administrator, receiver, topics=(Topic.ANIMAL_RELEASED,), **place):
     place = place or {}
     token, _headers = service_token(administrator, Role.DM_CLERK, **place)
-    subscription, secret = webhooks.create_subscription(
+    subscription, secret = services.create_subscription(
         by=administrator, token=token, url=receiver.url, topics=list(topics)
     )
     return subscription, secret
@@ -99,7 +99,7 @@ def test_a_release_is_delivered_once_signed_as_the_recipe_checks(
 
     pay(entry, pound_keeper)
     (delivery,) = WebhookDelivery.objects.all()
-    webhooks.deliver(delivery.pk)
+    services.deliver(delivery.pk)
 
     ((headers, body),) = receiver.received
     assert recipe()(secret, body, headers["PoundAdmin-Signature"])
@@ -124,15 +124,15 @@ def test_a_release_is_delivered_once_signed_as_the_recipe_checks(
 def test_the_recipe_refuses_an_old_signature():
     check = recipe()
     body = b'{"id": "x"}'
-    header = webhooks.signature("whsec_s", body, 1_000_000)
+    header = services.signature("whsec_s", body, 1_000_000)
     assert check("whsec_s", body, header, now=1_000_100)
     assert not check("whsec_s", body, header, now=1_000_000 + 301)
     assert not check("whsec_s", body, "v1=abc")
 
 
-@pytest.mark.parametrize("action", sorted(webhooks.TOPIC_OF_ACTION))
+@pytest.mark.parametrize("action", sorted(services.TOPIC_OF_ACTION))
 def test_each_topic_is_written_with_its_event(receiver, administrator, district, pound, action):
-    topic = webhooks.TOPIC_OF_ACTION[action]
+    topic = services.TOPIC_OF_ACTION[action]
     subscribe(administrator, receiver, topics=[topic], district=district)
     with transaction.atomic():
         event = record_event(action=action, section="s.14", summary="x", by=None, pound=pound)
@@ -164,13 +164,13 @@ def test_a_fault_in_the_fan_out_does_not_fail_the_release(
 ):
     subscribe(administrator, receiver, district=district)
 
-    real = webhooks.fan_out
+    real = services.fan_out
 
     def broken(event):
         assert real(event)  # the deliveries are written, then a fault
         raise RuntimeError("the fan-out broke")
 
-    monkeypatch.setattr(webhooks, "fan_out", broken)
+    monkeypatch.setattr(services, "fan_out", broken)
     entry = make_entry(pound=pound, by=pound_keeper)
 
     pay(entry, pound_keeper)
@@ -200,19 +200,19 @@ def test_a_failing_receiver_is_tried_later_and_later_then_given_up(
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
 
     with django_capture_on_commit_callbacks(execute=True):
-        webhooks.deliver(delivery.pk)
+        services.deliver(delivery.pk)
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts) == (Status.PENDING, 1)
     wait = delivery.next_attempt_at - timezone.now()
     assert timedelta(seconds=50) < wait <= timedelta(minutes=1)
-    queued = DBTaskResult.objects.get(task_path="api.webhooks.deliver_webhook")
+    queued = DBTaskResult.objects.get(task_path="webhooks.services.deliver_webhook")
     assert queued.args_kwargs["args"] == [str(delivery.pk)]
     assert queued.run_after == delivery.next_attempt_at
-    assert webhooks.deliver(delivery.pk) is None  # not due yet: nothing is sent
+    assert services.deliver(delivery.pk) is None  # not due yet: nothing is sent
 
     for _ in range(2):
         _due_now(delivery)
-        webhooks.deliver(delivery.pk)
+        services.deliver(delivery.pk)
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.next_attempt_at) == (
         Status.GAVE_UP,
@@ -225,7 +225,7 @@ def test_a_failing_receiver_is_tried_later_and_later_then_given_up(
 
 
 def test_the_waits_grow_four_times_to_twelve_hours():
-    waits = [webhooks.backoff(n) for n in range(1, 9)]
+    waits = [services.backoff(n) for n in range(1, 9)]
     minutes = [int(w.total_seconds() // 60) for w in waits]
     assert minutes == [1, 4, 16, 64, 256, 720, 720, 720]
 
@@ -236,13 +236,13 @@ def test_given_up_is_sent_again_by_the_administrator(
     settings.WEBHOOK_MAX_ATTEMPTS = 1
     receiver.status = 500
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
-    webhooks.deliver(delivery.pk)
+    services.deliver(delivery.pk)
     delivery.refresh_from_db()
     assert delivery.status == Status.GAVE_UP
 
     receiver.status = 204
-    webhooks.send_again(delivery=delivery, by=administrator)
-    webhooks.deliver(delivery.pk)
+    services.send_again(delivery=delivery, by=administrator)
+    services.deliver(delivery.pk)
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.resent_by) == (
         Status.DELIVERED,
@@ -253,21 +253,21 @@ def test_given_up_is_sent_again_by_the_administrator(
 
 def test_one_sender_at_a_time_holds_a_delivery(receiver, administrator, district, pound):
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
-    assert webhooks.claim(delivery.pk) is not None
-    assert webhooks.claim(delivery.pk) is None  # held for the lease
+    assert services.claim(delivery.pk) is not None
+    assert services.claim(delivery.pk) is None  # held for the lease
     later = timezone.now() + timedelta(seconds=5 * 6 + 1)
-    assert webhooks.claim(delivery.pk, now=later) is not None  # that sender died: taken back
+    assert services.claim(delivery.pk, now=later) is not None  # that sender died: taken back
 
 
 def test_a_try_that_outlived_its_lease_does_not_undo_the_next(
     receiver, administrator, district, pound
 ):
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
-    slow = webhooks.claim(delivery.pk)
+    slow = services.claim(delivery.pk)
     later = timezone.now() + timedelta(seconds=5 * 6 + 1)
-    fast = webhooks.claim(delivery.pk, now=later)
-    webhooks._record(fast, webhook_http.Answer(200, "", "ok", 5), give_up=False)
-    webhooks._record(slow, webhook_http.Answer(None, "timed out", "", 60000), give_up=False)
+    fast = services.claim(delivery.pk, now=later)
+    services._record(fast, client.Answer(200, "", "ok", 5), give_up=False)
+    services._record(slow, client.Answer(None, "timed out", "", 60000), give_up=False)
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts) == (Status.DELIVERED, 2)
     assert sorted(a.number for a in delivery.attempt_log.all()) == [1, 2]  # both logged
@@ -280,7 +280,7 @@ def test_a_receiver_that_drips_its_answer_is_cut_at_the_deadline(
     receiver.status = 200
     receiver.drip = True
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
-    webhooks.deliver(delivery.pk)
+    services.deliver(delivery.pk)
     (attempt,) = WebhookAttempt.objects.all()
     # Cut at the deadline, not after the whole answer: only the deadline writes this error.
     assert attempt.error == "No whole answer within 1 seconds"
@@ -290,7 +290,7 @@ def test_a_receiver_that_drips_its_answer_is_cut_at_the_deadline(
 def test_a_redirect_is_not_followed(receiver, administrator, district, pound):
     receiver.status, receiver.headers = 302, {"Location": "http://169.254.169.254/latest/"}
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
-    webhooks.deliver(delivery.pk)
+    services.deliver(delivery.pk)
     (attempt,) = WebhookAttempt.objects.all()
     assert (attempt.status_code, attempt.error) == (302, "Redirect not followed")
     assert WebhookDelivery.objects.get().status == Status.PENDING
@@ -300,8 +300,8 @@ def test_a_stopped_webhook_gives_up_what_waits_and_gets_no_more(
     receiver, administrator, district, pound
 ):
     subscription, delivery = _one_delivery(administrator, receiver, district, pound)
-    webhooks.stop_subscription(subscription=subscription, by=administrator)
-    webhooks.deliver(delivery.pk)
+    services.stop_subscription(subscription=subscription, by=administrator)
+    services.deliver(delivery.pk)
     assert WebhookDelivery.objects.get().status == Status.GAVE_UP
     assert receiver.received == []
     with transaction.atomic():
@@ -357,10 +357,10 @@ def test_the_daily_sweep_sends_what_is_due(receiver, administrator, district, po
 def test_the_guard_refuses_private_and_odd_addresses(settings, url, allowed):
     settings.WEBHOOK_ALLOWED_NETWORKS = ["10.20.0.0/16"]
     if allowed:
-        assert webhook_http.checked_address(url)[4]  # the addresses to connect to
+        assert client.checked_address(url)[4]  # the addresses to connect to
     else:
-        with pytest.raises(webhook_http.AddressRefused):
-            webhook_http.checked_address(url)
+        with pytest.raises(client.AddressRefused):
+            client.checked_address(url)
 
 
 def test_a_private_address_is_refused_when_made_and_when_sent(
@@ -369,14 +369,14 @@ def test_a_private_address_is_refused_when_made_and_when_sent(
     token, _headers = service_token(administrator, Role.DM_CLERK, district=district)
     settings.WEBHOOK_ALLOWED_NETWORKS = []
     with pytest.raises(ValidationError) as refused:
-        webhooks.create_subscription(
+        services.create_subscription(
             by=administrator, token=token, url=receiver.url, topics=[Topic.SALE_MADE]
         )
     assert "url" in refused.value.message_dict
     settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.0/8"]
     _subscription, delivery = _one_delivery(administrator, receiver, district, pound)
     settings.WEBHOOK_ALLOWED_NETWORKS = []  # the address changed its answer since
-    webhooks.deliver(delivery.pk)
+    services.deliver(delivery.pk)
     (attempt,) = WebhookAttempt.objects.all()
     assert attempt.status_code is None and "private" in attempt.error
     assert receiver.received == []
@@ -386,7 +386,7 @@ def test_the_same_form_twice_is_one_webhook(receiver, administrator, district):
     token, _headers = service_token(administrator, Role.DM_CLERK, district=district)
     key = "5f0c9a11-6c0f-4b9e-9d2a-5b1f3f0c9a11"
     made = [
-        webhooks.create_subscription(
+        services.create_subscription(
             by=administrator,
             token=token,
             url=receiver.url,
