@@ -3,7 +3,7 @@
 import zlib
 from contextlib import contextmanager
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 
 
 def _key(name):
@@ -12,18 +12,23 @@ def _key(name):
 
 
 @contextmanager
-def advisory_lock(name):
+def advisory_lock(name, *, using=DEFAULT_DB_ALIAS, wait=False):
     """Yield True while holding the session-level lock `name`, or False if another session has it.
 
-    It never waits. On a database without advisory locks (SQLite in development) it yields True:
-    there is one process there."""
+    It never waits, unless `wait`: then it waits for the holder to let go and always yields True.
+    On a database without advisory locks (SQLite in development) it yields True: there is one
+    process there."""
+    connection = connections[using]
     if connection.vendor != "postgresql":
         yield True
         return
     key = _key(name)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
-        held = cursor.fetchone()[0]
+        if wait:
+            cursor.execute("SELECT pg_advisory_lock(%s), true", [key])
+        else:
+            cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
+        held = cursor.fetchone()[-1]
     try:
         yield held
     finally:
