@@ -56,16 +56,17 @@ def routed_to(using):
 
 
 @contextmanager
-def migrating(using):
-    """Run the block as the one migration of database `using`, every query routed to it."""
+def migrating(using, *, on_wait=None):
+    """Run the block as the one migration of database `using`, every query routed to it;
+    `on_wait()` is called if another migration holds the database, before waiting for it."""
     connection = connections[using]
     if connection.vendor != "postgresql":
         with routed_to(using):
             yield
         return
-    # Wait for the lock before setting the timeout: the timeout would cut short the wait for the
-    # other migrate, and that wait is the point.
-    with advisory_lock("migrate", using=using, wait=True), routed_to(using):
+    # The timeout is for the migration's own statements, set once the lock is held (the wait
+    # for the other migrate polls, kernel/locks.py, and is not cut short by it).
+    with advisory_lock("migrate", using=using, wait=True, on_wait=on_wait), routed_to(using):
         before = _set_lock_timeout(connection, settings.MIGRATION_LOCK_TIMEOUT)
         try:
             yield

@@ -13,5 +13,9 @@ class Command(migrate.Command):
     )
 
     def handle(self, *args, **options):
-        with migrating(options["database"]):
+        database = options["database"]
+        with migrating(database, on_wait=lambda: self._waiting(database)):
             return super().handle(*args, **options)
+
+    def _waiting(self, database):
+        self.stdout.write(f"Another migrate is running on database '{database}'; waiting for it.")
