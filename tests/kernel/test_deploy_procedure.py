@@ -5,6 +5,7 @@ connection, and two migrates at once met on a duplicate key."""
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,6 @@ import psycopg
 import pytest
 from django.conf import settings
 from django.db import connection
-
-pytestmark = [pytest.mark.postgres, pytest.mark.slow, pytest.mark.timeout(900)]
 
 README = Path(settings.BASE_DIR) / "README.md"
 # What the README writes, and what each stands for here.
@@ -80,19 +79,38 @@ def _env(**urls):
     return {**os.environ, "DEBUG": "false", "DEMO": "false", **urls}
 
 
-def _shell(script, env):
-    """Run README lines in bash, `manage.py` being this checkout's, on this interpreter."""
-    prelude = f'manage.py() {{ "{sys.executable}" "{settings.BASE_DIR / "manage.py"}" "$@"; }}\n'
-    return subprocess.run(
-        ["bash", "-euo", "pipefail", "-c", prelude + script],
+def _start(argv, env):
+    return subprocess.Popen(
+        argv,
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=SECONDS,
         cwd=settings.BASE_DIR,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, killed whole if it hangs
     )
 
 
+def _finish(process):
+    """Wait for `process` at most SECONDS; a hang kills it with its children and fails."""
+    try:
+        out, err = process.communicate(timeout=SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        pytest.fail(f"{process.args} did not finish in {SECONDS} s:\n{out[-2000:]}{err[-2000:]}")
+    return process.returncode, out, err
+
+
+def _shell(script, env):
+    """Run README lines in bash, `manage.py` being this checkout's, on this interpreter."""
+    prelude = f'manage.py() {{ "{sys.executable}" "{settings.BASE_DIR / "manage.py"}" "$@"; }}\n'
+    return _finish(_start(["bash", "-euo", "pipefail", "-c", prelude + script], env))
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_the_readmes_production_commands_finish_with_two_roles(fresh):
     name, owner, runtime = fresh
     once, deploy = (
@@ -102,13 +120,13 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh):
         for block in readme_commands()
     )
     superuser = connection.settings_dict["PASSWORD"] or ""
-    done = _shell(once, _env(PGPASSWORD=superuser))
-    assert done.returncode == 0, done.stderr
+    code, _out, err = _shell(once, _env(PGPASSWORD=superuser))
+    assert code == 0, err
     with _superuser(name) as admin:  # "set each role's password afterwards"
         for role in (owner, runtime):
             admin.execute(f"ALTER ROLE \"{role}\" PASSWORD '{PASSWORD}'")
 
-    done = _shell(
+    code, _out, err = _shell(
         deploy,
         _env(
             DATABASE_URL=_url(runtime, name, PASSWORD),
@@ -116,7 +134,7 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh):
         ),
     )
 
-    assert done.returncode == 0, done.stderr
+    assert code == 0, err
     with _superuser(name) as admin:
         owners = admin.execute(
             "SELECT DISTINCT pg_get_userbyid(relowner) FROM pg_class c JOIN pg_namespace n "
@@ -133,28 +151,31 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh):
         assert app.execute("SELECT count(*) FROM impounding_impoundment").fetchone() == (0,)
 
 
+@pytest.mark.postgres
+@pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_two_migrates_at_once_both_succeed_and_record_each_migration_once(fresh):
     name, _owner, _runtime = fresh
     env = _env(DATABASE_URL=_url(connection.settings_dict["USER"], name))
     env.setdefault("PGPASSWORD", connection.settings_dict["PASSWORD"] or "")
     command = [sys.executable, str(settings.BASE_DIR / "manage.py"), "migrate", "--noinput"]
-    both = [
-        subprocess.Popen(
-            command,
-            env=env,
-            cwd=settings.BASE_DIR,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(2)
-    ]
-    outputs = [process.communicate(timeout=SECONDS) for process in both]
+    both = [_finish(process) for process in [_start(command, env), _start(command, env)]]
 
-    assert [p.returncode for p in both] == [0, 0], [err for _out, err in outputs]
-    assert sum("No migrations to apply" in out for out, _err in outputs) == 1
+    assert [code for code, _out, _err in both] == [0, 0], [err for _c, _o, err in both]
+    assert sum("No migrations to apply" in out for _code, out, _err in both) == 1
     with _superuser(name) as admin:
         twice = admin.execute(
             "SELECT app, name FROM django_migrations GROUP BY app, name HAVING count(*) > 1"
         ).fetchall()
     assert twice == []
+
+
+def test_the_release_unit_runs_the_readmes_deploy_commands():
+    unit = (Path(settings.BASE_DIR) / "deploy" / "poundadmin-migrate.service").read_text()
+    ran = [
+        line.split(" manage.py ", 1)[1].replace(" --noinput", "")
+        for line in unit.splitlines()
+        if line.startswith("ExecStart=")
+    ]
+    _once, deploy = readme_commands()
+    assert ran == [command.strip().removeprefix("manage.py ") for command in deploy.split("&&")]
