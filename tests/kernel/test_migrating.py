@@ -55,3 +55,22 @@ def test_a_migrate_holds_the_databases_lock_with_a_lock_timeout(settings):
         assert _lock_timeout() == before
         taken = other.execute("SELECT pg_try_advisory_lock(%s)", [_key("migrate")])
         assert taken.fetchone()[0] is True
+
+
+@pytest.mark.postgres
+def test_a_second_migrate_says_it_waits_and_runs_once_the_first_lets_go():
+    """The wait polls (a session blocked in pg_advisory_lock would keep a snapshot that the
+    first migrate's CREATE INDEX CONCURRENTLY waits for: a deadlock)."""
+    key = _key("migrate")
+    told = []
+    with _other_session() as first:
+        first.execute("SELECT pg_advisory_lock(%s)", [key])
+
+        def first_finishes():
+            told.append("waiting")
+            first.execute("SELECT pg_advisory_unlock(%s)", [key])
+
+        with migrating("default", on_wait=first_finishes):
+            assert told == ["waiting"]
+            taken = first.execute("SELECT pg_try_advisory_lock(%s)", [key])
+            assert taken.fetchone()[0] is False
