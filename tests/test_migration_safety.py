@@ -82,8 +82,10 @@ def plain_index_builds(migration, state):
     state = state.clone()
     found = []
     for operation in migration.operations:
-        if _builds_index(operation, migration.app_label, state):
-            found.append(f"{migration.app_label}.{migration.name}: {operation.describe()}")
+        # SeparateDatabaseAndState: what reaches the database is its database_operations.
+        for step in getattr(operation, "database_operations", [operation]):
+            if _builds_index(step, migration.app_label, state):
+                found.append(f"{migration.app_label}.{migration.name}: {step.describe()}")
         operation.state_forwards(migration.app_label, state)
     tables = PLAIN_INDEX_SQL.findall(_sql(migration))
     found += [
@@ -124,7 +126,15 @@ def test_the_rule_catches_a_plain_index_on_the_register():
             migrations.RunSQL("CREATE INDEX CONCURRENTLY event_at ON kernel_event (at)"),
         ]
 
+    class Separate(migrations.Migration):
+        operations = [
+            migrations.SeparateDatabaseAndState(
+                database_operations=[migrations.AddIndex("animal", index)]
+            )
+        ]
+
     assert len(plain_index_builds(Plain("0099_plain", "impounding"), state)) == 3
+    assert len(plain_index_builds(Separate("0099_separate", "impounding"), state)) == 1
     assert plain_index_builds(Concurrent("0099_concurrent", "impounding"), state) == []
 
 
