@@ -17,6 +17,8 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
 
 Table names are data here: the kernel names the upper floors' tables without importing them.
 `manage.py db_roles` applies this; run it after every `migrate`, since a new table has no grants.
+Its `--create`, run once as a superuser, also creates the extensions the migrations use
+(`EXTENSIONS`), so that the owner's `migrate` needs no privilege on the database itself.
 """
 
 from django.db import connections
@@ -35,6 +37,8 @@ DELETES = frozenset(
         "poundadmin_cache",  # Django's database cache: expired keys are culled
     }
 )
+# Every extension a migration creates (`impounding` 0003: the register's trigram search).
+EXTENSIONS = ("pg_trgm",)
 
 
 def table_privileges(table):
@@ -55,7 +59,8 @@ def quote(connection, name):
 
 
 def create_roles_sql(*, owner, runtime, database, connection):
-    """Statements that create both roles (when missing) and give the owner the schema."""
+    """Statements that create both roles (when missing), give the owner the schema and create
+    the extensions the migrations use."""
     q = lambda name: quote(connection, name)  # noqa: E731
     statements = []
     for role in (owner, runtime):
@@ -71,6 +76,7 @@ def create_roles_sql(*, owner, runtime, database, connection):
         f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {q(runtime)}",
         f"GRANT USAGE ON SCHEMA public TO {q(runtime)}",
     ]
+    statements += [f"CREATE EXTENSION IF NOT EXISTS {q(name)}" for name in EXTENSIONS]
     return statements
 
 

@@ -172,8 +172,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 if env.str("DATABASE_MIGRATE_URL", default=""):
     DATABASES["owner"] = env.db("DATABASE_MIGRATE_URL")
     DATABASES["owner"]["TEST"] = {"MIRROR": "default"}
+# How `migrate` runs (kernel/migrating.py, docs/operations.md): one at a time per database under
+# an advisory lock, every query of the process on the database being migrated (the router), and
+# a statement that waits longer than MIGRATION_LOCK_TIMEOUT for a table's lock fails (a
+# PostgreSQL interval: "10s", "1min"; "0" waits for ever) instead of queueing the application.
+DATABASE_ROUTERS = ["kernel.migrating.MigrateRouter"]
+MIGRATION_LOCK_TIMEOUT = env.str("MIGRATION_LOCK_TIMEOUT", default="10s")
 # Several app servers: nothing may live only in one process, so the cache is a table of the
-# database they share (created by poundadmin's migration 0005), never a per-process memory.
+# database they share (created by the kernel's migration 0003), never a per-process memory.
 # The throttles count in their own table (accounts.throttle), atomically.
 CACHES = {
     "default": {

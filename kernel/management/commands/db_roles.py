@@ -24,7 +24,11 @@ class Command(BaseCommand):
             default=None,
             help="connection to run on (default: 'owner' when DATABASE_MIGRATE_URL is set)",
         )
-        parser.add_argument("--create", action="store_true", help="create both roles if missing")
+        parser.add_argument(
+            "--create",
+            action="store_true",
+            help="create both roles if missing, and the extensions the migrations use",
+        )
         parser.add_argument(
             "--take-ownership",
             action="store_true",
