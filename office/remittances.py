@@ -31,11 +31,12 @@ from .statements import fines_credited
 ZERO = Decimal("0.00")
 
 
-def _acc(district, kind, pound=None):
+def account(district, kind, pound=None):
+    """The ledger account of `kind` (the pound's, with `pound`), created on first use."""
     return ledger.account(district=district, kind=kind, pound=pound)
 
 
-def _remitted_from(from_cash):
+def remitted_from(from_cash):
     """The pound's account a remittance is paid out of: its cash box, or its UPI collections."""
     return till(PaymentMode.CASH if from_cash else PaymentMode.UPI)
 
@@ -52,7 +53,7 @@ def unremitted_fines(pound):
 
 
 def cash_in_hand(pound, from_cash=True):
-    return _acc(pound.district, _remitted_from(from_cash), pound).balance()
+    return account(pound.district, remitted_from(from_cash), pound).balance()
 
 
 @transaction.atomic
@@ -122,8 +123,8 @@ def _book_sent(remittance, by):
         source=ref(remittance),
         memo=f"{number}: fines ₹{amount} remitted, challan {challan_number}",
         lines=[
-            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
-            (_acc(district, _remitted_from(remittance.from_cash), pound), -amount),
+            (account(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
+            (account(district, remitted_from(remittance.from_cash), pound), -amount),
         ],
     )
     record_event(
@@ -207,10 +208,10 @@ def confirm_remittance(*, remittance, by):
         source=ref(remittance),
         memo=f"{remittance.number}: ₹{amount} received, challan {remittance.challan_number}",
         lines=[
-            (_acc(district, AccountKind.DM_TREASURY), amount),
-            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), -amount),
-            (_acc(district, AccountKind.FINES_DUE_DM), amount),
-            (_acc(district, AccountKind.FINES_RECEIVED), -amount),
+            (account(district, AccountKind.DM_TREASURY), amount),
+            (account(district, AccountKind.REMITTANCES_IN_TRANSIT), -amount),
+            (account(district, AccountKind.FINES_DUE_DM), amount),
+            (account(district, AccountKind.FINES_RECEIVED), -amount),
         ],
     )
     record_event(
