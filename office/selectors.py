@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
-from accounts.models import District, Pound
+from accounts.models import District, DistrictPolicy, Pound
 from accounts.roles import Permission
 from accounts.scoping import lookup, visible_pound_ids
 
@@ -80,3 +80,9 @@ def period_stamp(period):
     if first or last:
         return f"{first or ''}_{last or ''}".strip("_")
     return timezone.localdate().isoformat()
+
+
+def local_fund_names(district_ids):
+    """{district id: the name of its local fund}, for the surplus register's rows."""
+    policies = DistrictPolicy.objects.filter(district__in=district_ids)
+    return dict(policies.values_list("district_id", "local_fund_name"))

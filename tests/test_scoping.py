@@ -34,7 +34,6 @@ KNOWN = {
     "auctions/views/sale_common.py": 2,
     "impounding/views/cancellations.py": 2,
     "impounding/views/register.py": 1,
-    "office/views/money.py": 6,
 }
 
 
