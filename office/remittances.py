@@ -180,9 +180,10 @@ def _refuse_used_challan(challan_number):
 
 
 @transaction.atomic
-def confirm_remittance(*, remittance, by):
+def confirm_remittance(*, remittance, by, challan_number=None):
     """The office confirms the money reached the treasury: the fines are the District
-    Magistrate's (s.17)."""
+    Magistrate's (s.17). Given the `challan_number` the treasury holds (the API asks for it), it
+    must be the remittance's, compared as the unique index compares challans."""
     remittance = (
         Remittance.objects.select_for_update(of=("self",))
         .select_related("pound__district", "sent_by")
@@ -191,6 +192,11 @@ def confirm_remittance(*, remittance, by):
     pound, district = remittance.pound, remittance.pound.district
     if not has_permission(by, Permission.PREPARE_ORDERS, district):
         raise PermissionDenied(_("The District Magistrate's office confirms remittances."))
+    given = Remittance.challan_key(challan_number or "")
+    if challan_number is not None and given != Remittance.challan_key(remittance.challan_number):
+        raise ValidationError(
+            {"challan_number": _("This is not the challan number the remittance was sent with.")}
+        )
     if remittance.status != Remittance.Status.SENT:
         raise ValidationError(_("This remittance is already confirmed."))
     # Maker-checker: whoever sent the money may not also say it arrived.
