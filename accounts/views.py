@@ -6,7 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Prefetch
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -20,9 +20,10 @@ from kernel.documents import pdf_response, render_pdf, verification_context
 from . import services
 from .decorators import require_permission
 from .forms import ApiTokenForm, LoginForm, ReissueForm
-from .models import ApiToken, IssuedDocument, Pound, PoundVillage, StaffAssignment, User
+from .models import ApiToken, IssuedDocument, PoundVillage, StaffAssignment, User
 from .roles import Permission
 from .scoping import has_permission
+from .selectors import pounds_with_villages
 from .throttle import address_locked_out, verify_rate_exceeded
 
 
@@ -117,25 +118,11 @@ def set_language(request):
     return response
 
 
-def pound_queryset(user):
-    villages_today = PoundVillage.objects.in_force(timezone.localdate())
-    return (
-        Pound.objects.for_user(user)
-        .select_related("district", "nearest_police_station")
-        .annotate(
-            village_count=Count(
-                "village_links", filter=Q(village_links__in=villages_today), distinct=True
-            )
-        )
-        .order_by("district__name", "name")
-    )
-
-
 @require_permission(Permission.VIEW_RECORDS)
 def jurisdiction(request):
     """The pounds a user can see, each with its police station and the villages it serves."""
     today = timezone.localdate()
-    pounds = pound_queryset(request.user).prefetch_related(
+    pounds = pounds_with_villages(request.user).prefetch_related(
         Prefetch(
             "village_links",
             queryset=PoundVillage.objects.in_force(today).select_related("village"),

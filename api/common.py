@@ -17,6 +17,7 @@ from django.core.exceptions import (
     ValidationError,
 )
 from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.cache import get_conditional_response, set_response_etag
 from django.utils.translation import gettext as _
@@ -127,6 +128,14 @@ class PoundFilters(forms.Form):
     def __init__(self, data, *, pounds):
         super().__init__(data)
         self.fields["pound"].queryset = pounds
+
+
+def one_of(scoped, raw, field, message):
+    """(the record of `scoped` numbered `raw`, a query parameter, None), or (None, a 400 naming
+    `field` with `message` when `raw` is not a number); a number not in `scoped` is a 404."""
+    if not raw or not raw.isdigit() or len(raw) > 18:
+        return None, bad(field, message)
+    return get_object_or_404(scoped, pk=int(raw)), None
 
 
 def not_found(request=None, exception=None, **kwargs):

@@ -4,104 +4,65 @@ deposit register with owners' claims (s.17), and the monthly and district return
 Each endpoint asks what its screen asks (office.views.money, office.views.returns): the same
 permission, the same jurisdiction, the same figures from the same functions. Where a screen says
 403 (the record is in the user's jurisdiction, the right is not his), the API says 404, as the
-register does (api.entries): nothing of it is the caller's."""
+register does (api.entries): nothing of it is the caller's. Records are scoped by their models'
+`for_user`, with the permission the screen asks."""
 
 import re
 
 from django.db.models import Prefetch
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from ninja import Query, Router, Schema
 
-from accounts.models import District, IssuedDocument, Pound
+from accounts.models import IssuedDocument, Pound
 from accounts.roles import Permission
-from accounts.scoping import visible_district_ids, visible_pound_ids
 from office import return_documents, returns, statements
-from office.exports import consolidating_district_ids
 from office.forms import Capacity, SurplusFilterForm
 from office.forms.returns import ReturnsForm, last_month
 from office.models import Remittance, SurplusClaim, SurplusDeposit
-from office.selectors import SURPLUS_LISTS, SURPLUS_PAGE
+from office.selectors import SURPLUS_LISTS, SURPLUS_PAGE, consolidating_districts
 
-from .common import bad, day, dump, filters, keyset_list, require, with_etag
-from .common import money as exact
-from .schemas import Problem, page_of
+from .common import bad, day, dump, filters, keyset_list, money, one_of, require, with_etag
+from .schemas import Problem, RemittanceOut, page_of
 
 router = Router(tags=["office"])
 
 PAGE_SIZE = 50
-DAY = r"\d{4}-\d{2}-\d{2}"
-ID = r"\d{1,18}"
-# The remittances' keyset cursor: remitted_on|id.
 REMITTANCE_ORDER = ("-remitted_on", "-pk")
-REMITTANCE_CURSOR = re.compile(rf"{DAY}\|{ID}")
 # The surplus register: newest sale first, or one list of the screen in its own order.
 SURPLUS_ORDER = ("-sale_date", "-pk")
 CLAIM_ORDER = ("-filed_on", "-pk")
-CLAIM_CURSOR = re.compile(rf"{DAY}\|{ID}")
 
 
-def _cursor_for(order):
-    """The strict cursor of a keyset order over date fields ending with the id."""
-    return re.compile(r"\|".join([DAY] * (len(order) - 1) + [ID]))
-
-
-def money(value):
-    return None if value is None else exact(value)
+def _cursor(order):
+    """The strict keyset cursor of `order`, over date fields ending with the id: day|...|id."""
+    return re.compile(r"\|".join([r"\d{4}-\d{2}-\d{2}"] * (len(order) - 1) + [r"\d{1,18}"]))
 
 
 # --- Remittances of fines (s.17) -----------------------------------------------------------
-
-
-class RemittanceOut(Schema):
-    id: int
-    number: str
-    pound: int
-    pound_name: str
-    amount: str
-    from_cash: bool
-    challan_number: str
-    treasury: str
-    remitted_on: str
-    status: str
-    sent_by: str
-    sent_at: str
-    confirmed_by: str | None
-    confirmed_at: str | None
 
 
 RemittancePage = page_of(RemittanceOut)
 
 
 def _remittances(user):
-    """The remittances screen's: the pounds the user sees, those whose ledger he reads."""
+    """The remittances screen's: those of the pounds whose ledger the user reads."""
     require(user, Permission.VIEW_LEDGER)
-    return (
-        Remittance.objects.filter(pound_id__in=visible_pound_ids(user))
-        .filter(pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER))
-        .select_related("pound", "sent_by", "confirmed_by")
+    return Remittance.objects.for_user(user, Permission.VIEW_LEDGER).select_related(
+        "pound", "sent_by", "confirmed_by"
     )
 
 
-def _remittance(r):
+def remittance_out(r, schema=RemittanceOut, **given):
     return dump(
-        RemittanceOut,
+        schema,
         r,
         pound_name=r.pound.label,
         amount=money(r.amount),
         sent_by=r.sent_by.display_name,
         confirmed_by=r.confirmed_by.display_name if r.confirmed_by_id else None,
+        **given,
     )
-
-
-def _pound_filter(user, raw, perm):
-    """?pound=: an id of a pound the user sees with `perm` (another's is a 404)."""
-    if not raw.isdigit() or len(raw) > 18:
-        return None, bad("pound", _("Give the pound's number."))
-    if int(raw) not in visible_pound_ids(user, perm):
-        raise Http404
-    return int(raw), None
 
 
 @router.get(
@@ -116,19 +77,20 @@ def remittances(
     status: Query[str | None] = None,
     after: Query[str | None] = None,
 ):
-    qs = _remittances(request.auth)
+    user = request.auth
+    qs = _remittances(user)
     if pound:
-        pound_id, error = _pound_filter(request.auth, pound, Permission.VIEW_LEDGER)
+        scoped = Pound.objects.for_user(user, Permission.VIEW_LEDGER)
+        found, error = one_of(scoped, pound, "pound", _("Give the pound's number."))
         if error:
             return error
-        qs = qs.filter(pound_id=pound_id)
+        qs = qs.filter(pound=found)
     if status:
         if status not in Remittance.Status.values:
             return bad("status", _("Choose sent or confirmed."))
         qs = qs.filter(status=status)
-    return keyset_list(
-        request, qs, REMITTANCE_ORDER, REMITTANCE_CURSOR, after, _remittance, PAGE_SIZE
-    )
+    order = REMITTANCE_ORDER
+    return keyset_list(request, qs, order, _cursor(order), after, remittance_out, PAGE_SIZE)
 
 
 @router.get(
@@ -139,7 +101,7 @@ def remittances(
 )
 def remittance(request, pk: int):
     found = get_object_or_404(_remittances(request.auth), pk=pk)
-    return with_etag(request, _remittance(found))
+    return with_etag(request, remittance_out(found))
 
 
 # --- The surplus deposit register and claims (s.17) ------------------------------------------
@@ -174,23 +136,15 @@ class SurplusOut(Schema):
 
 
 SurplusPage = page_of(SurplusOut)
-
-
 ClaimPage = page_of(ClaimOut)
 
 
-def _surplus_pound_ids(user):
-    require(user, Permission.VIEW_LEDGER)
-    # The office sees its district's register; a pound-keeper the surpluses of his pounds.
-    return visible_pound_ids(user, Permission.VIEW_LEDGER)
-
-
 def _deposits(user):
-    """The surplus register's deposits (office.views.money.surplus)."""
-    pound_ids = _surplus_pound_ids(user)
+    """The surplus register's (office.views.money.surplus): the office sees its district's, a
+    pound-keeper the surpluses of his pounds."""
+    require(user, Permission.VIEW_LEDGER)
     return (
-        SurplusDeposit.objects.filter(district_id__in=visible_district_ids(user))
-        .filter(pound_id__in=pound_ids)
+        SurplusDeposit.objects.for_user(user, Permission.VIEW_LEDGER)
         .select_related("sale__lot__auction", "transfer_memo")
         .prefetch_related(
             Prefetch("claims", queryset=SurplusClaim.objects.order_by("filed_on", "pk"))
@@ -230,7 +184,7 @@ def surplus(
 ):
     user = request.auth
     deposits = _deposits(user)
-    pounds = Pound.objects.filter(pk__in=_surplus_pound_ids(user)).order_by("name")
+    pounds = Pound.objects.for_user(user, Permission.VIEW_LEDGER).order_by("name")
     params = {"list": list, "pound": pound, "expires_by": expires_by}
     data, error = filters(SurplusFilterForm, params, pounds=pounds)
     if error:
@@ -244,7 +198,7 @@ def surplus(
         deposits = deposits.filter(pound=data["pound"])
     if data["expires_by"]:
         deposits = deposits.filter(expires_on__lte=data["expires_by"])
-    return keyset_list(request, deposits, order, _cursor_for(order), after, _deposit, SURPLUS_PAGE)
+    return keyset_list(request, deposits, order, _cursor(order), after, _deposit, SURPLUS_PAGE)
 
 
 @router.get(
@@ -260,10 +214,8 @@ def surplus_deposit(request, pk: int):
 
 def _claims(user):
     """The claims the surplus register lists under its deposits."""
-    pound_ids = _surplus_pound_ids(user)
-    return SurplusClaim.objects.filter(
-        deposit__district_id__in=visible_district_ids(user), deposit__pound_id__in=pound_ids
-    )
+    require(user, Permission.VIEW_LEDGER)
+    return SurplusClaim.objects.for_user(user, Permission.VIEW_LEDGER)
 
 
 @router.get(
@@ -287,7 +239,7 @@ def claims(
         if not deposit.isdigit() or len(deposit) > 18:
             return bad("deposit", _("Give the deposit's number."))
         qs = qs.filter(deposit_id=int(deposit))
-    return keyset_list(request, qs, CLAIM_ORDER, CLAIM_CURSOR, after, _claim, PAGE_SIZE)
+    return keyset_list(request, qs, CLAIM_ORDER, _cursor(CLAIM_ORDER), after, _claim, PAGE_SIZE)
 
 
 @router.get(
@@ -310,9 +262,9 @@ class ReturnRemittanceOut(Schema):
     amount: str
 
 
-class PoundReturnOut(Schema):
-    pound: int
-    pound_code: str
+class ReturnOut(Schema):
+    """What the monthly and the district return share."""
+
     month: str
     first: str
     last: str
@@ -322,6 +274,11 @@ class PoundReturnOut(Schema):
     animals: list[dict[str, int | str]]
     totals: dict[str, int]
     money: dict[str, str]
+
+
+class PoundReturnOut(ReturnOut):
+    pound: int
+    pound_code: str
     remittances: list[ReturnRemittanceOut]
 
 
@@ -332,39 +289,22 @@ class DistrictPoundOut(Schema):
     money: dict[str, str]
 
 
-class DistrictReturnOut(Schema):
+class DistrictReturnOut(ReturnOut):
     district: int
-    month: str
-    first: str
-    last: str
-    complete: bool
-    number: str
-    issued: str | None
     pounds: list[DistrictPoundOut]
-    animals: list[dict[str, int | str]]
-    totals: dict[str, int]
-    money: dict[str, str]
 
 
-def _month(raw):
-    """?month=YYYY-MM, checked by the returns page's own form; last month when none."""
-    if not raw:
-        return last_month(), None
-    form = ReturnsForm({"month": raw}, pounds=[], districts=[])
+def _subject_month(scoped, raw, field, month):
+    """(the pound or district numbered `raw` within `scoped`, the first day of ?month=YYYY-MM as
+    the returns page's own form reads it, last month when none, None), or (.., the 400)."""
+    subject, error = one_of(scoped, raw, field, _("Give the number of one of yours."))
+    if error or not month:
+        return subject, last_month(), error
+    form = ReturnsForm({"month": month}, pounds=[], districts=[])
     form.is_valid()
     if "month" in form.errors:
-        return None, bad("month", form.errors["month"][0])
-    return form.cleaned_data["month"], None
-
-
-def _subject(raw, field, scoped):
-    """The pound or district named by ?pound= or ?district=, within `scoped` (else a 404)."""
-    if not raw or not raw.isdigit() or len(raw) > 18:
-        return None, bad(field, _("Give the number of one of yours."))
-    found = scoped.filter(pk=int(raw)).first()
-    if found is None:
-        raise Http404
-    return found, None
+        return None, None, bad("month", form.errors["month"][0])
+    return subject, form.cleaned_data["month"], None
 
 
 def _issued(number, complete):
@@ -374,10 +314,10 @@ def _issued(number, complete):
     return IssuedDocument.objects.filter(number=number).values_list("number", flat=True).first()
 
 
-def _figures(schema, first, r, number, **given):
-    """A return's answer: what the monthly and the district return share, and `given`."""
+def _return(request, schema, first, r, number, **given):
+    """A return's answer: the figures the monthly and the district return share, and `given`."""
     animals = [{k: (str(v) if k == "label" else v) for k, v in row.items()} for row in r["animals"]]
-    return dump(
+    body = dump(
         schema,
         None,
         month=f"{first:%Y-%m}",
@@ -391,6 +331,7 @@ def _figures(schema, first, r, number, **given):
         money=_money(r["money"]),
         **given,
     )
+    return with_etag(request, body)
 
 
 def _money(figures):
@@ -406,25 +347,15 @@ def _money(figures):
 def monthly_return(request, pound: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
     require(user, Permission.VIEW_LEDGER)
-    subject, error = _subject(pound, "pound", Pound.objects.for_user(user, Permission.VIEW_LEDGER))
-    if error:
-        return error
-    first, error = _month(month)
+    scoped = Pound.objects.for_user(user, Permission.VIEW_LEDGER)
+    subject, first, error = _subject_month(scoped, pound, "pound", month)
     if error:
         return error
     r = returns.pound_return(subject, first.year, first.month)
     number = return_documents.return_number(subject, first.year, first.month)
     remittances = [dump(ReturnRemittanceOut, x, amount=money(x.amount)) for x in r["remittances"]]
-    body = _figures(
-        PoundReturnOut,
-        first,
-        r,
-        number,
-        pound=subject.pk,
-        pound_code=subject.code,
-        remittances=remittances,
-    )
-    return with_etag(request, body)
+    given = {"pound": subject.pk, "pound_code": subject.code, "remittances": remittances}
+    return _return(request, PoundReturnOut, first, r, number, **given)
 
 
 @router.get(
@@ -436,25 +367,22 @@ def monthly_return(request, pound: Query[str | None] = None, month: Query[str | 
 def district_return(request, district: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
     require(user, Permission.VIEW_REPORTS)
-    scoped = District.objects.filter(pk__in=consolidating_district_ids(user))
-    subject, error = _subject(district, "district", scoped)
-    if error:
-        return error
-    first, error = _month(month)
+    scoped = consolidating_districts(user)
+    subject, first, error = _subject_month(scoped, district, "district", month)
     if error:
         return error
     pounds = Pound.objects.filter(district=subject).order_by("name")
     r = returns.district_return(subject, first.year, first.month, pounds)
     number = return_documents.district_return_number(subject, first.year, first.month)
     rows = [
-        {
-            "pound": row["pound"].pk,
-            "pound_code": row["pound"].code,
-            "totals": row["totals"],
-            "money": _money(row["money"]),
-        }
+        dump(
+            DistrictPoundOut,
+            None,
+            pound=row["pound"].pk,
+            pound_code=row["pound"].code,
+            totals=row["totals"],
+            money=_money(row["money"]),
+        )
         for row in r["pounds"]
     ]
-    return with_etag(
-        request, _figures(DistrictReturnOut, first, r, number, district=subject.pk, pounds=rows)
-    )
+    return _return(request, DistrictReturnOut, first, r, number, district=subject.pk, pounds=rows)

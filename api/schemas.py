@@ -63,3 +63,22 @@ class BoardAnimalOut(Schema):
 
 
 BoardPage = page_of(BoardAnimalOut, "BoardPage")
+
+
+class RemittanceOut(Schema):
+    """A remittance of fines (s.17), as the office's list and its confirmation answer it."""
+
+    id: int
+    number: str
+    pound: int
+    pound_name: str
+    amount: str
+    from_cash: bool
+    challan_number: str
+    treasury: str
+    remitted_on: str
+    status: str
+    sent_by: str
+    sent_at: str
+    confirmed_by: str | None
+    confirmed_at: str | None

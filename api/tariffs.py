@@ -1,6 +1,6 @@
 """The tariffs in force on a day through the API: the s.12 fine scales and s.5 feeding-rate orders
 of a district, and which of them applies at each of its pounds, chosen by the project's own
-rule (impounding.tariffs.TariffBook: the pound's own order beats the district's).
+rule (impounding.tariffs.in_force_in: the pound's own order beats the district's).
 
 Scoped as the tariffs screen (impounding.views.tariffs): whoever sees a district's records
 sees its tariffs; the pounds listed are those of the district the user sees."""
@@ -8,20 +8,15 @@ sees its tariffs; the pounds listed are those of the district the user sees."""
 import re
 from datetime import date
 
-from django.db.models import Prefetch
-from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from ninja import Query, Router, Schema
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
-from accounts.scoping import visible_district_ids, visible_pound_ids
-from impounding.models import FeedingRateOrder, FineCategoryRule, FineScale
-from impounding.tariffs import TariffBook
+from impounding.tariffs import in_force_in
 
-from .common import bad, dump, require, with_etag
-from .office import money
+from .common import bad, dump, money, one_of, require, with_etag
 from .schemas import Problem
 
 router = Router(tags=["tariffs"])
@@ -90,26 +85,26 @@ class TariffsOut(Schema):
     pounds: list[PoundTariffOut]
 
 
+def _animals(rows):
+    return sorted(rows, key=lambda r: (r.species, r.sex, r.age_class))
+
+
 def _scale(s):
-    categories = sorted(s.categories.all(), key=lambda c: c.code)
-    rules = sorted(s.rules.all(), key=lambda r: (r.species, r.sex, r.age_class))
     return dump(
         FineScaleOut,
         s,
         pounds=sorted(p.pk for p in s.pounds.all()),
-        categories=[dump(FineCategoryOut, c, amount=money(c.amount)) for c in categories],
-        rules=[dump(RuleOut, r, category=r.category.code) for r in rules],
+        categories=[
+            dump(FineCategoryOut, c, amount=money(c.amount))
+            for c in sorted(s.categories.all(), key=lambda c: c.code)
+        ],
+        rules=[dump(RuleOut, r, category=r.category.code) for r in _animals(s.rules.all())],
     )
 
 
 def _order(o):
-    rates = sorted(o.rates.all(), key=lambda r: (r.species, r.sex, r.age_class))
-    return dump(
-        FeedingOrderOut,
-        o,
-        pounds=sorted(p.pk for p in o.pounds.all()),
-        rates=[dump(FeedingRateOut, r, amount=money(r.amount)) for r in rates],
-    )
+    rates = [dump(FeedingRateOut, r, amount=money(r.amount)) for r in _animals(o.rates.all())]
+    return dump(FeedingOrderOut, o, pounds=sorted(p.pk for p in o.pounds.all()), rates=rates)
 
 
 def _on(raw):
@@ -123,25 +118,13 @@ def _on(raw):
 
 
 def _district(user, raw):
-    """?district=: one the user sees the records of (another is a 404); when he sees one
-    district only, that one."""
-    ids = visible_district_ids(user, Permission.VIEW_RECORDS)
-    if not raw:
-        if len(ids) == 1:
-            return District.objects.get(pk=ids[0]), None
-        return None, bad("district", _("Name the district."))
-    if not raw.isdigit() or len(raw) > 18:
-        return None, bad("district", _("Give the district's number."))
-    if int(raw) not in ids:
-        raise Http404
-    return District.objects.get(pk=int(raw)), None
-
-
-def _covers(order, pound):
-    """TariffQuerySet.covering, over orders already loaded."""
-    if order.district_wide:
-        return order.district_id == pound.district_id
-    return any(p.pk == pound.pk for p in order.pounds.all())
+    """?district=: one whose records the user sees (another is a 404); when he sees one district
+    only, that one."""
+    scoped = District.objects.for_user(user, Permission.VIEW_RECORDS)
+    if raw:
+        return one_of(scoped, raw, "district", _("Give the district's number."))
+    only = list(scoped[:2])
+    return (only[0], None) if len(only) == 1 else (None, bad("district", _("Name the district.")))
 
 
 @router.get(
@@ -159,44 +142,25 @@ def tariffs(request, on: Query[str | None] = None, district: Query[str | None] =
     subject, error = _district(user, district)
     if error:
         return error
-    scales = list(
-        FineScale.objects.for_user(user, Permission.VIEW_RECORDS)
-        .filter(district=subject)
-        .in_force(when)
-        .prefetch_related(
-            "pounds",
-            "categories",
-            Prefetch("rules", queryset=FineCategoryRule.objects.select_related("category")),
-        )
-        .order_by("valid_from", "pk")
+    pounds = Pound.objects.for_user(user, Permission.VIEW_RECORDS).filter(district=subject)
+    scales, orders, applies = in_force_in(subject, when, pounds.order_by("name"))
+    body = dump(
+        TariffsOut,
+        None,
+        on=when.isoformat(),
+        district=subject.pk,
+        fine_scales=[_scale(s) for s in scales],
+        feeding_orders=[_order(o) for o in orders],
+        pounds=[
+            dump(
+                PoundTariffOut,
+                p,
+                pound=p.pk,
+                pound_code=p.code,
+                fine_scale=s and s.pk,
+                feeding_order=o and o.pk,
+            )
+            for p, s, o in applies
+        ],
     )
-    orders = list(
-        FeedingRateOrder.objects.for_user(user, Permission.VIEW_RECORDS)
-        .filter(district=subject)
-        .in_force(when)
-        .prefetch_related("pounds", "rates")
-        .order_by("valid_from", "pk")
-    )
-    pounds = Pound.objects.filter(
-        district=subject, pk__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
-    ).order_by("name")
-    applies = []
-    for pound in pounds:
-        scale = TariffBook._in_force([s for s in scales if _covers(s, pound)], when)
-        order = TariffBook._in_force([o for o in orders if _covers(o, pound)], when)
-        applies.append(
-            {
-                "pound": pound.pk,
-                "pound_code": pound.code,
-                "fine_scale": scale.pk if scale else None,
-                "feeding_order": order.pk if order else None,
-            }
-        )
-    body = {
-        "on": when.isoformat(),
-        "district": subject.pk,
-        "fine_scales": [_scale(s) for s in scales],
-        "feeding_orders": [_order(o) for o in orders],
-        "pounds": applies,
-    }
     return with_etag(request, body)

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Prefetch
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -352,3 +353,26 @@ class TariffBook:
                 _("The feeding order %(order)s has no rate for this animal.") % {"order": order}
             )
         return order, rate
+
+
+def in_force_in(district, day, pounds):
+    """The fine scales (s.12) and feeding orders (s.5) of `district` in force on `day`, and for
+    each of `pounds` the scale and the order that apply there (`TariffBook`'s rule: the pound's
+    own order beats the district's), as (pound, scale or None, order or None). Four queries."""
+    rules = Prefetch("rules", queryset=FineCategoryRule.objects.select_related("category"))
+    scales = FineScale.objects.prefetch_related("pounds", "categories", rules)
+    orders = FeedingRateOrder.objects.prefetch_related("pounds", "rates")
+    scales, orders = (
+        list(qs.filter(district=district).in_force(day).order_by("valid_from", "pk"))
+        for qs in (scales, orders)
+    )
+
+    def applying(found, pound):  # TariffQuerySet.covering, over the orders loaded
+        covering = [
+            o
+            for o in found
+            if (o.district_id == pound.district_id if o.district_wide else pound in o.pounds.all())
+        ]
+        return TariffBook._in_force(covering, day)
+
+    return scales, orders, [(p, applying(scales, p), applying(orders, p)) for p in pounds]

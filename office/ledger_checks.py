@@ -8,7 +8,7 @@ from ledger.checks import till_of
 from ledger.models import AccountKind
 
 from .models import Remittance, SurplusDeposit
-from .remittances import _remitted_from
+from .remittances import remitted_from
 
 
 def expectations():
@@ -24,7 +24,7 @@ def _remittances():
     )
     for row in rows:
         district, pound, amount = row["pound__district_id"], row["pound_id"], row["amount"]
-        yield (district, pound, _remitted_from(row["from_cash"])), -amount
+        yield (district, pound, remitted_from(row["from_cash"])), -amount
         yield (district, None, AccountKind.REMITTANCES_IN_TRANSIT), amount
         if row["status"] == Remittance.Status.CONFIRMED:
             yield (district, None, AccountKind.REMITTANCES_IN_TRANSIT), -amount

@@ -31,11 +31,12 @@ from .statements import fines_credited
 ZERO = Decimal("0.00")
 
 
-def _acc(district, kind, pound=None):
+def account(district, kind, pound=None):
+    """The ledger account of `kind` (the pound's, with `pound`), created on first use."""
     return ledger.account(district=district, kind=kind, pound=pound)
 
 
-def _remitted_from(from_cash):
+def remitted_from(from_cash):
     """The pound's account a remittance is paid out of: its cash box, or its UPI collections."""
     return till(PaymentMode.CASH if from_cash else PaymentMode.UPI)
 
@@ -52,7 +53,7 @@ def unremitted_fines(pound):
 
 
 def cash_in_hand(pound, from_cash=True):
-    return _acc(pound.district, _remitted_from(from_cash), pound).balance()
+    return account(pound.district, remitted_from(from_cash), pound).balance()
 
 
 @transaction.atomic
@@ -122,8 +123,8 @@ def _book_sent(remittance, by):
         source=ref(remittance),
         memo=f"{number}: fines ₹{amount} remitted, challan {challan_number}",
         lines=[
-            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
-            (_acc(district, _remitted_from(remittance.from_cash), pound), -amount),
+            (account(district, AccountKind.REMITTANCES_IN_TRANSIT), amount),
+            (account(district, remitted_from(remittance.from_cash), pound), -amount),
         ],
     )
     record_event(
@@ -179,9 +180,10 @@ def _refuse_used_challan(challan_number):
 
 
 @transaction.atomic
-def confirm_remittance(*, remittance, by):
+def confirm_remittance(*, remittance, by, challan_number=None):
     """The office confirms the money reached the treasury: the fines are the District
-    Magistrate's (s.17)."""
+    Magistrate's (s.17). Given the `challan_number` the treasury holds (the API asks for it), it
+    must be the remittance's, compared as the unique index compares challans."""
     remittance = (
         Remittance.objects.select_for_update(of=("self",))
         .select_related("pound__district", "sent_by")
@@ -190,6 +192,11 @@ def confirm_remittance(*, remittance, by):
     pound, district = remittance.pound, remittance.pound.district
     if not has_permission(by, Permission.PREPARE_ORDERS, district):
         raise PermissionDenied(_("The District Magistrate's office confirms remittances."))
+    given = Remittance.challan_key(challan_number or "")
+    if challan_number is not None and given != Remittance.challan_key(remittance.challan_number):
+        raise ValidationError(
+            {"challan_number": _("This is not the challan number the remittance was sent with.")}
+        )
     if remittance.status != Remittance.Status.SENT:
         raise ValidationError(_("This remittance is already confirmed."))
     # Maker-checker: whoever sent the money may not also say it arrived.
@@ -207,10 +214,10 @@ def confirm_remittance(*, remittance, by):
         source=ref(remittance),
         memo=f"{remittance.number}: ₹{amount} received, challan {remittance.challan_number}",
         lines=[
-            (_acc(district, AccountKind.DM_TREASURY), amount),
-            (_acc(district, AccountKind.REMITTANCES_IN_TRANSIT), -amount),
-            (_acc(district, AccountKind.FINES_DUE_DM), amount),
-            (_acc(district, AccountKind.FINES_RECEIVED), -amount),
+            (account(district, AccountKind.DM_TREASURY), amount),
+            (account(district, AccountKind.REMITTANCES_IN_TRANSIT), -amount),
+            (account(district, AccountKind.FINES_DUE_DM), amount),
+            (account(district, AccountKind.FINES_RECEIVED), -amount),
         ],
     )
     record_event(

@@ -33,7 +33,7 @@ from .models import SurplusClaim, SurplusDeposit
 # The fines remitted by the pounds live in office.remittances; callers find them here too.
 from .remittances import (  # noqa: F401
     ZERO,
-    _acc,
+    account,
     cash_in_hand,
     confirm_remittance,
     send_remittance,
@@ -88,9 +88,9 @@ def receive_surplus(*, deposit, by, received_on):
         memo=f"Surplus of {deposit.sale.lot.auction.number} lot {deposit.sale.lot.number} "
         f"received; held until {deposit.expires_on:%d-%m-%Y}",
         lines=[
-            (_acc(deposit.district, AccountKind.DM_TREASURY), deposit.amount),
+            (account(deposit.district, AccountKind.DM_TREASURY), deposit.amount),
             (
-                _acc(deposit.district, till(deposit.sale.payment_mode), deposit.pound),
+                account(deposit.district, till(deposit.sale.payment_mode), deposit.pound),
                 -deposit.amount,
             ),
         ],
@@ -185,8 +185,8 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
             source=ref(deposit),
             memo=f"Surplus ₹{deposit.amount} paid to {claim.claimant_name} on a proved claim",
             lines=[
-                (_acc(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
-                (_acc(deposit.district, AccountKind.DM_TREASURY), -deposit.amount),
+                (account(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
+                (account(deposit.district, AccountKind.DM_TREASURY), -deposit.amount),
             ],
         )
     else:
@@ -278,9 +278,9 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
         memo=f"{number}: surplus ₹{deposit.amount} credited to "
         f"{policy.local_fund_name or 'the local fund' if local else 'the revenues of the State'}",
         lines=[
-            (_acc(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
+            (account(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
             (
-                _acc(
+                account(
                     deposit.district, AccountKind.LOCAL_FUND if local else AccountKind.STATE_REVENUE
                 ),
                 -deposit.amount,

@@ -22,18 +22,8 @@ APPS = (
 PRIVATE_ALLOWED = {
     ("api.intake", "api.entries", "_entry"),
     ("impounding.services.cancellations", "impounding.services.releases", "_cash_account"),
-    ("office.ledger_checks", "office.remittances", "_remitted_from"),
-    ("office.services", "office.remittances", "_acc"),
-    ("office.views.prepared", "office.views.returns", "_district"),
-    ("office.views.prepared", "office.views.returns", "_export_scope"),
-    ("office.views.prepared", "office.views.returns", "_month"),
-    ("office.views.prepared", "office.views.returns", "_pound"),
-    ("office.views.prepared", "office.views.returns", "_stamp"),
 }
-VIEWS_ALLOWED = {
-    ("office.views.home", "accounts.views"),
-    ("office.views.office", "impounding.views.court"),
-}
+VIEWS_ALLOWED: set[tuple[str, str]] = set()
 # The kernel's helpers for views (keyset paging, service errors on a form), not a screen's view.
 KERNEL_HELPERS = {"kernel.views"}
 

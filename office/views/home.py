@@ -11,7 +11,7 @@ from accounts import todos
 from accounts.models import District, Pound, StaffAssignment, User
 from accounts.roles import SYSTEM_USERNAME, Permission, Role
 from accounts.scoping import grants_for, visible_pound_ids
-from accounts.views import pound_queryset
+from accounts.selectors import pounds_with_villages
 from auctions import selectors as auction_selectors
 
 from .. import statements
@@ -95,7 +95,7 @@ def home(request):
     roles = {g.role for g in grants_for(user)}
     context = {"roles": roles, "Role": Role}
     if roles & {Role.POUND_KEEPER, Role.POLICE_OFFICER}:
-        context["my_pounds"] = pound_queryset(user)
+        context["my_pounds"] = pounds_with_villages(user)
     if Role.POUND_KEEPER in roles:
         context["keeper_panel"] = auction_selectors.keeper_dashboard(user)
         context["fines_due"] = fines_to_remit(user)

@@ -19,9 +19,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
-from accounts.models import DistrictPolicy, IssuedDocument, Pound
+from accounts.models import IssuedDocument, Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
+from accounts.scoping import has_permission, lookup, visible_pound_ids
 from impounding.models import Animal
 from impounding.selectors import entry_for, pound_for
 from kernel.dates import add_months, surplus_expiry
@@ -44,7 +44,7 @@ from ..forms import (
     SurplusFilterForm,
 )
 from ..models import Remittance, SurplusClaim, SurplusDeposit
-from ..selectors import SURPLUS_LISTS, SURPLUS_PAGE
+from ..selectors import SURPLUS_LISTS, SURPLUS_PAGE, local_fund_names
 
 CONFIRMED_SHOWN = 50  # the latest confirmed remittances listed; older ones are in the returns
 
@@ -61,8 +61,8 @@ def _remitting_pound_ids(user):
     return till & set(visible_pound_ids(user, Permission.VIEW_LEDGER))
 
 
-def _remittances(user):
-    return Remittance.objects.filter(pound_id__in=visible_pound_ids(user)).select_related(
+def _remittances(user, perm=None):
+    return Remittance.objects.for_user(user, perm).select_related(
         "pound__district", "sent_by", "confirmed_by"
     )
 
@@ -75,7 +75,7 @@ def remittances(request):
     may_remit = _remitting_pound_ids(user)
     for position in positions:
         position.can_remit = position.pound.pk in may_remit
-    listed = _remittances(user).filter(pound_id__in=[p.pound.pk for p in positions])
+    listed = _remittances(user, Permission.VIEW_LEDGER)  # the pounds of `positions`
     sent = list(listed.filter(status=Remittance.Status.SENT).order_by("remitted_on", "pk"))
     for remittance in sent:
         remittance.can_confirm = has_permission(user, Permission.PREPARE_ORDERS, remittance.pound)
@@ -186,25 +186,11 @@ def remittance_confirm(request, pk):
 # --- The surplus deposit register (s.17) ---------------------------------------------------------
 
 
-def _deposits(user):
-    return SurplusDeposit.objects.filter(district_id__in=visible_district_ids(user)).select_related(
-        "district", "pound", "sale__lot__auction", "transfer_memo", "received_by"
-    )
+DEPOSIT_RELATED = ("district", "pound", "sale__lot__auction", "transfer_memo", "received_by")
 
 
 def _get_deposit(request, pk, perm):
-    deposit = get_object_or_404(_deposits(request.user), pk=pk)
-    if not has_permission(request.user, perm, deposit.district):
-        raise PermissionDenied
-    return deposit
-
-
-def _local_fund_names(district_ids):
-    return dict(
-        DistrictPolicy.objects.filter(district_id__in=district_ids).values_list(
-            "district_id", "local_fund_name"
-        )
-    )
+    return lookup(request.user, SurplusDeposit.objects.select_related(*DEPOSIT_RELATED), pk, perm)
 
 
 @dataclass
@@ -249,11 +235,11 @@ def surplus(request):
     user = request.user
     today = timezone.localdate()
     # The office sees its district's register; a pound-keeper the surpluses of his pounds.
-    pound_ids = visible_pound_ids(user, Permission.VIEW_LEDGER)
-    deposits = _deposits(user).filter(pound_id__in=pound_ids)
-    form = SurplusFilterForm(
-        request.GET or None, pounds=Pound.objects.filter(pk__in=pound_ids).order_by("name")
+    deposits = SurplusDeposit.objects.for_user(user, Permission.VIEW_LEDGER).select_related(
+        *DEPOSIT_RELATED
     )
+    pounds = Pound.objects.for_user(user, Permission.VIEW_LEDGER).order_by("name")
+    form = SurplusFilterForm(request.GET or None, pounds=pounds)
     only = None
     if form.is_valid():
         only = form.cleaned_data["list"] or None
@@ -273,7 +259,7 @@ def surplus(request):
         ),
         Prefetch("claims", queryset=SurplusClaim.objects.order_by("filed_on", "pk")),
     )
-    funds = _local_fund_names({d.district_id for d in shown})
+    funds = local_fund_names({d.district_id for d in shown})
     for d in shown:
         _annotate_deposit(user, d, today)
         d.local_fund_name = funds.get(d.district_id, "")
@@ -398,18 +384,14 @@ def _proof_file(claim):
 
 @require_permission(Permission.APPROVE)
 def claim_decide(request, pk):
-    claim = get_object_or_404(
-        SurplusClaim.objects.filter(
-            deposit__district_id__in=visible_district_ids(request.user)
-        ).select_related(
-            "deposit__district",
-            "deposit__pound",
-            "deposit__sale__lot__auction",
-            "prepared_by",
-            "decided_by",
-        ),
-        pk=pk,
+    claims = SurplusClaim.objects.select_related(
+        "deposit__district",
+        "deposit__pound",
+        "deposit__sale__lot__auction",
+        "prepared_by",
+        "decided_by",
     )
+    claim = lookup(request.user, claims, pk)
     deposit = claim.deposit
     if not has_permission(request.user, Permission.APPROVE, deposit.district):
         raise PermissionDenied

@@ -22,9 +22,9 @@ from accounts.models import District, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from auctions.models import Shortfall
+from impounding.confirmations import show_deposit_panel
 from impounding.models import CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
-from impounding.views.court import show_deposit_panel
 from kernel.formatting import inr
 from kernel.views import add_service_errors
 

@@ -19,19 +19,25 @@ from accounts.roles import Permission
 from kernel.files import serve_stored
 
 from ..models import PreparedFile
+from ..selectors import (
+    consolidating_district,
+    export_scope,
+    ledger_pound,
+    period_stamp,
+    return_month,
+)
 from ..tasks import prepare_file
-from .returns import _district, _export_scope, _month, _pound, _stamp
 
 REFRESH_SECONDS = 3
 
 
 def _export_params(request, kind):
-    pound_ids, district_ids, period = _export_scope(request, request.POST)
+    pound_ids, district_ids, period = export_scope(request.user, request.POST)
     if period is None:
         return None
     params = {"pound_ids": pound_ids, "district_ids": district_ids}
     params["period"] = [d.isoformat() if d else None for d in period]
-    return params, f"{kind}-{_stamp(period)}.csv"
+    return params, f"{kind}-{period_stamp(period)}.csv"
 
 
 def _return_params(request, kind):
@@ -40,12 +46,12 @@ def _return_params(request, kind):
     except (KeyError, ValueError):
         raise Http404 from None
     fmt = request.POST.get("fmt", "")
-    year, month = _month(year, month, fmt)
+    year, month = return_month(year, month, fmt)
     if kind == PreparedFile.Kind.MONTHLY_RETURN:
-        subject = _pound(request, pk)
+        subject = ledger_pound(request.user, pk)
         stem = f"return-{subject.code}-{year:04d}-{month:02d}"
     else:
-        subject = _district(request, pk)
+        subject = consolidating_district(request.user, pk)
         stem = f"district-return-{subject.code}-{year:04d}-{month:02d}"
     return {"pk": pk, "year": year, "month": month, "fmt": fmt}, f"{stem}.{fmt}"
 

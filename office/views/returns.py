@@ -12,52 +12,33 @@ import re
 import uuid
 from datetime import date
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from accounts.decorators import require_permission
-from accounts.models import District, Pound
+from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_pound_ids
 from kernel.documents import pdf_response
 
 from .. import exports, return_documents
 from .. import returns as figures
 from ..forms.returns import ReturnsForm
 from ..returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS
+from ..selectors import (
+    RETURN_FORMATS,
+    consolidating_district,
+    consolidating_districts,
+    export_scope,
+    ledger_pound,
+    period_stamp,
+    return_month,
+)
 
-FORMATS = ("pdf", "csv")
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-def _pound(request, pk):
-    pound = get_object_or_404(
-        Pound.objects.for_user(request.user).select_related("district"), pk=pk
-    )
-    if not has_permission(request.user, Permission.VIEW_LEDGER, pound):
-        raise PermissionDenied
-    return pound
-
-
-def _district(request, pk):
-    district = get_object_or_404(District.objects.for_user(request.user), pk=pk)
-    if district.pk not in exports.consolidating_district_ids(request.user):
-        raise PermissionDenied
-    return district
-
-
-def _month(year, month, fmt):
-    """A month that has begun, and a known format; anything else is not a page (404)."""
-    if fmt not in FORMATS or not 1 <= month <= 12 or year < 1900:
-        raise Http404
-    if date(year, month, 1) > timezone.localdate():
-        raise Http404
-    return year, month
 
 
 def _day(text):
@@ -88,8 +69,8 @@ def _send(content, fmt, stem):
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
 def monthly_return(request, pk, year, month, fmt):
-    pound = _pound(request, pk)
-    year, month = _month(year, month, fmt)
+    pound = ledger_pound(request.user, pk)
+    year, month = return_month(year, month, fmt)
     stem = f"return-{pound.code}-{year:04d}-{month:02d}"
     if fmt == "csv":
         content = return_documents.monthly_return_csv(pound, year, month)
@@ -101,8 +82,8 @@ def monthly_return(request, pk, year, month, fmt):
 @require_GET
 @require_permission(Permission.VIEW_REPORTS)
 def district_return(request, pk, year, month, fmt):
-    district = _district(request, pk)
-    year, month = _month(year, month, fmt)
+    district = consolidating_district(request.user, pk)
+    year, month = return_month(year, month, fmt)
     stem = f"district-return-{district.code}-{year:04d}-{month:02d}"
     if fmt == "csv":
         content = return_documents.district_return_csv(district, year, month)
@@ -114,9 +95,9 @@ def district_return(request, pk, year, month, fmt):
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
 def cash_book(request, pk, day, fmt):
-    pound = _pound(request, pk)
+    pound = ledger_pound(request.user, pk)
     day = _day(day)
-    if fmt not in FORMATS:
+    if fmt not in RETURN_FORMATS:
         raise Http404
     stem = f"cash-book-{pound.code}-{day.isoformat()}"
     if fmt == "csv":
@@ -129,26 +110,6 @@ def cash_book(request, pk, day, fmt):
 # --- Exports --------------------------------------------------------------------------------
 
 
-def _export_scope(request, params=None):
-    """The pounds (and, for the office, the districts) an export covers, and its period, from
-    ?pound=, ?from= and ?to= (or the same fields of `params`); None for the period when the
-    dates are bad."""
-    params = request.GET if params is None else params
-    pound_ids = visible_pound_ids(request.user, Permission.VIEW_LEDGER)
-    district_ids = exports.district_wide_ids(request.user, Permission.VIEW_LEDGER)
-    chosen = params.get("pound")
-    if chosen:
-        if not chosen.isdigit():
-            raise Http404
-        pound = _pound(request, int(chosen))
-        pound_ids, district_ids = [pound.pk], []
-    try:
-        period = [date.fromisoformat(params[k]) if params.get(k) else None for k in ("from", "to")]
-    except ValueError:
-        period = None
-    return pound_ids, district_ids, period
-
-
 def _stream(header, rows, filename):
     response = StreamingHttpResponse(
         exports.stream_csv(header, rows), content_type=return_documents.CSV_CONTENT_TYPE
@@ -158,25 +119,18 @@ def _stream(header, rows, filename):
     return response
 
 
-def _stamp(period):
-    first, last = period
-    if first or last:
-        return f"{first or ''}_{last or ''}".strip("_")
-    return timezone.localdate().isoformat()
-
-
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
 def export_register(request):
     """Every animal of the register entries that arrived in the period, one row each."""
-    pound_ids, _districts, period = _export_scope(request)
+    pound_ids, _districts, period = export_scope(request.user, request.GET)
     if period is None:
         return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
     queryset = exports.register_queryset(pound_ids, *period)
     return _stream(
         exports.register_header(),
         exports.register_rows(queryset),
-        f"register-{_stamp(period)}.csv",
+        f"register-{period_stamp(period)}.csv",
     )
 
 
@@ -184,12 +138,12 @@ def export_register(request):
 @require_permission(Permission.VIEW_LEDGER)
 def export_ledger(request):
     """Every posting of the period, one row each with its transaction."""
-    pound_ids, district_ids, period = _export_scope(request)
+    pound_ids, district_ids, period = export_scope(request.user, request.GET)
     if period is None:
         return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
     queryset = exports.ledger_queryset(pound_ids, district_ids, *period)
     return _stream(
-        exports.ledger_header(), exports.ledger_rows(queryset), f"ledger-{_stamp(period)}.csv"
+        exports.ledger_header(), exports.ledger_rows(queryset), f"ledger-{period_stamp(period)}.csv"
     )
 
 
@@ -206,7 +160,7 @@ def _table(columns, rows, totals=None):
 
 
 def _links(name, args):
-    return {fmt: reverse(f"office:{name}", args=[*args, fmt]) for fmt in FORMATS}
+    return {fmt: reverse(f"office:{name}", args=[*args, fmt]) for fmt in RETURN_FORMATS}
 
 
 def _prepare(what, **fields):
@@ -268,7 +222,7 @@ def returns(request):
         .select_related("district")
         .order_by("district__name", "name")
     )
-    districts = list(District.objects.filter(pk__in=exports.consolidating_district_ids(user)))
+    districts = list(consolidating_districts(user))
     form = ReturnsForm(request.GET or None, pounds=pounds, districts=districts)
     choices = [value for _group, options in form.fields["of"].choices for value, _l in options]
     if not request.GET and choices:
