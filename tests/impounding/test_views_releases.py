@@ -14,6 +14,7 @@ from impounding import services
 from impounding.models import Animal, AnimalState, Receipt, Release
 from ledger.models import Transaction
 from tests.impounding.factories import cow, goat, make_entry, pay
+from tests.pdfs import SCAN_PDF
 
 
 def claim_data(animals, **over):
@@ -205,7 +206,7 @@ def test_get_changes_nothing(client, pound_keeper, pound, tariffs):
 
 
 def pdf_scan():
-    return SimpleUploadedFile("order.pdf", b"%PDF-1.4\n%%EOF\n", content_type="application/pdf")
+    return SimpleUploadedFile("order.pdf", SCAN_PDF, content_type="application/pdf")
 
 
 def test_court_order_release_with_scan(client, pound_keeper, pound, tariffs, settings, tmp_path):
