@@ -46,6 +46,8 @@ DECODE_BUDGET = 40 * 1024 * 1024
 # own before Pillow copies them.
 _PIXEL_BYTES = {"1": 1, "L": 1, "P": 1, "I;16": 2, "I;16B": 2, "I;16L": 2, "LA": 8, "RGBA": 8}
 _DECODE_FACTOR = {"WEBP": 4, "TIFF": 2}
+# JPEG, and the multi-picture JPEG of many phones (its first picture is what is kept).
+_JPEG_FORMATS = {"JPEG", "MPO"}
 
 SCAN_TYPES = {"pdf", "jpg", "png"}
 PHOTO_TYPES = {"jpg", "png", "webp", "gif", "bmp", "tif"}
@@ -157,7 +159,7 @@ def decode_cost(image, max_px=None):
     whose pixels fit the budget."""
     width, height = image.size
     per_pixel = _PIXEL_BYTES.get(image.mode, 4) * _DECODE_FACTOR.get(image.format, 1)
-    if image.format != "JPEG":
+    if image.format not in _JPEG_FORMATS:
         return width * height * per_pixel, 1
     fixed = _jpeg_coefficient_bytes(image) if image.info.get("progressive") else 0
 
@@ -175,7 +177,7 @@ def decode_cost(image, max_px=None):
 def _pixel_limit(image):
     """The most pixels an image of this kind may have, for the message that refuses it."""
     pixels = max(1, image.size[0] * image.size[1])
-    if image.format == "JPEG":
+    if image.format in _JPEG_FORMATS:
         if not image.info.get("progressive"):
             return MAX_IMAGE_PIXELS
         per_pixel = _jpeg_coefficient_bytes(image) / pixels + 1  # and the reduced decode
@@ -219,9 +221,8 @@ def _decode(upload, *, field, max_px):
     image = open_image(upload, field, max_px=max_px)
     try:
         if max_px:
-            image.thumbnail((max_px, max_px))
-        else:
-            image.load()
+            image.thumbnail((max_px, max_px))  # loads only when it shrinks
+        image.load()
         ImageOps.exif_transpose(image, in_place=True)
     except MemoryError as exc:
         raise ValidationError({field: too_many_pixels(_pixel_limit(image))}) from exc

@@ -26,7 +26,7 @@ from pypdf.generic import (
 from kernel import held_uploads
 from kernel.files import serve_stored
 from kernel.forms import PhotoField
-from kernel.uploads import MAX_PHOTO_BYTES, clean_scan, validate_order_scan
+from kernel.uploads import MAX_PHOTO_BYTES, clean_scan, reencode_image, validate_order_scan
 
 from .test_uploads import png_header_only
 
@@ -314,3 +314,27 @@ def test_a_sound_photo_passes_the_field():
     photo = upload(exif_jpeg(), "cow.jpg")
 
     assert PhotoField().clean(photo) is photo
+
+
+def test_a_phones_multi_picture_jpeg_is_decoded_reduced_like_any_jpeg():
+    """Many phones write MPO (a JPEG with a second picture): 12 megapixels are accepted."""
+    out = io.BytesIO()
+    extra = Image.new("RGB", (400, 300), "black")
+    Image.new("RGB", (4000, 3000), "white").save(
+        out, format="MPO", save_all=True, append_images=[extra]
+    )
+
+    stored = reencode_image(upload(out.getvalue(), "IMG_0002.jpg"), field="photo", max_px=1280)
+
+    with Image.open(io.BytesIO(stored.read())) as image:
+        assert image.size == (1280, 960)
+
+
+def test_a_small_photo_whose_pixels_are_broken_is_refused_not_an_error():
+    """A sound header over a body that fails to decode: refused, not a server error."""
+    broken = png_header_only(300, 200).replace(b"IDAT", b"IDAT\x00\xff\x13garbage", 1)
+
+    with pytest.raises(ValidationError) as caught:
+        reencode_image(upload(broken, "cow.png"), field="photo", max_px=1280)
+
+    assert caught.value.message_dict == {"photo": ["That file is not a photo we can read."]}
