@@ -250,6 +250,29 @@ def test_court_order_text_file_refused_beside_field(client, pound_keeper, pound,
     assert entry.animals.get().state == AnimalState.IMPOUNDED
 
 
+def test_court_order_pdf_with_javascript_refused_beside_field(client, pound_keeper, pound, tariffs):
+    from tests.kernel.test_upload_safety import ACTIVE
+
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(pound_keeper)
+    url = reverse("impounding:court_order", args=[entry.pk])
+    scripted = SimpleUploadedFile("order.pdf", ACTIVE["open_action_js"](), "application/pdf")
+    response = client.post(
+        url,
+        {
+            "animals": [entry.animals.get().pk],
+            "kind": "civil",
+            "court": "Civil Judge",
+            "case_number": "OS 12/2026",
+            "order_date": "2026-11-01",
+            "scan": scripted,
+        },
+    )
+    (message,) = response.context["form"].errors["scan"]
+    assert message.startswith("The PDF holds scripts, actions or attached files")
+    assert entry.animals.get().state == AnimalState.IMPOUNDED
+
+
 def test_no_other_release_path_in_admin(admin_client, pound_keeper, pound, tariffs):
     entry = make_entry(pound=pound, by=pound_keeper)
     model_admin = admin.site._registry.get(Animal)

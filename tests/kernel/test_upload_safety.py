@@ -165,18 +165,6 @@ def test_a_pdf_with_active_content_is_refused_with_a_message_beside_the_field(ki
     assert message.startswith("The PDF holds scripts, actions or attached files")
 
 
-def test_the_court_order_form_shows_the_pdf_refusal_beside_the_scan():
-    from impounding.forms.releases import CourtOrderForm
-
-    form = CourtOrderForm.__new__(CourtOrderForm)
-    form.cleaned_data = {"scan": upload(ACTIVE["open_action_js"](), "order.pdf")}
-
-    with pytest.raises(ValidationError) as caught:
-        form.clean_scan()
-
-    assert caught.value.messages[0].startswith("The PDF holds scripts")
-
-
 def test_a_pdf_that_cannot_be_read_is_refused():
     with pytest.raises(ValidationError) as caught:
         validate_order_scan(upload(b"%PDF-1.7\n" + b"\x00garbage" * 50, "order.pdf"))
