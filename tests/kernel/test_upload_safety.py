@@ -326,3 +326,12 @@ def test_a_small_photo_whose_pixels_are_broken_is_refused_not_an_error():
         reencode_image(upload(broken, "cow.png"), field="photo", max_px=1280)
 
     assert caught.value.message_dict == {"photo": ["That file is not a photo we can read."]}
+
+
+def test_the_animal_forms_photo_names_too_many_pixels():
+    """The register's form uses PhotoField: Django's ImageField said "not an image" here."""
+    from impounding.forms.register import AnimalForm
+
+    form = AnimalForm(data={}, files={"photo": upload(png_header_only(100_000, 100_000), "c.png")})
+
+    assert "too many pixels" in form.errors["photo"][0]
