@@ -9,6 +9,9 @@ not a budget.
 import multiprocessing
 import os
 
+# gunicorn has put its working directory, the checkout, on the path before it reads this file.
+from kernel.logs import ACCESS_FORMAT, gunicorn_logging
+
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("GUNICORN_WORKERS", multiprocessing.cpu_count() * 2 + 1))
 # Threads let a worker wait on PostgreSQL or the object store while another request runs.
@@ -22,8 +25,10 @@ max_requests = 2000
 max_requests_jitter = 200
 # WeasyPrint and the fonts load once, before the fork: the first PDF costs no import.
 preload_app = True
-# Access logs to standard output (the journal), with the request id nginx sends.
+# Error and access logs to standard output (the journal), one JSON object a line through the
+# app's own formatter (kernel/logs.py), each access line with the id the app gave the request.
 accesslog = "-"
 errorlog = "-"
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms rid=%({x-request-id}i)s'
+access_log_format = ACCESS_FORMAT
+logconfig_dict = gunicorn_logging(text=os.environ.get("LOG_FORMAT") == "text")
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

@@ -3,6 +3,10 @@
 Files are never public: no web server serves MEDIA_ROOT, and the bucket grants nothing. On the
 filesystem the file is streamed by Django; on S3 the browser is sent to a presigned URL that
 lives for UPLOAD_URL_SECONDS (one minute by default), so the object store does the sending.
+
+A PDF is always a download (`Content-Disposition: attachment`), never shown inline: a viewer
+inside the browser would run it on our origin. Every response says `nosniff`, so a browser takes
+the type we name and never guesses another from the bytes.
 """
 
 from django.conf import settings
@@ -29,11 +33,12 @@ def is_object_store(storage):
 
 def serve_stored(fieldfile, *, download_name, attachment=False):
     """The response for `fieldfile`, shown inline (or downloaded) as `<download_name>.<ext>`;
-    404 if empty."""
+    a PDF is always downloaded. 404 if empty."""
     if not fieldfile:
         raise Http404
     ext = _extension(fieldfile)
     filename = f"{download_name}.{ext}"
+    attachment = attachment or ext == "pdf"
     disposition = "attachment" if attachment else "inline"
     storage = fieldfile.storage
     if is_object_store(storage):
@@ -56,4 +61,5 @@ def serve_stored(fieldfile, *, download_name, attachment=False):
             handle, content_type=CONTENT_TYPES[ext], filename=filename, as_attachment=attachment
         )
     response["Cache-Control"] = "private, no-store"
+    response["X-Content-Type-Options"] = "nosniff"
     return response

@@ -1,38 +1,45 @@
-"""An uploaded file kept while its form is shown again (ADR 0030).
+"""An uploaded photo kept while its form is shown again (ADR 0030).
 
 A browser cannot put a file back into a file input, so a photo chosen on a form that came back
-with an error, or that goes on to a check-your-answers page, would be lost. `hold` stores the
-upload under `held/` in the default storage and returns a signed token, which the page carries in
-a hidden field; `take` gives the file back for the same user within a day, and removes it. The
-token names a random file name and the user, and is signed with the secret key, so no one can
-point it at another file or take someone else's.
+with an error, or that goes on to a check-your-answers page, would be lost. `hold` writes the
+photo again as a kept photo is written (`kernel.uploads.reencode_image`: no EXIF data, no GPS
+position) and stores it under `held/` in the default storage, and returns a signed token, which
+the page carries in a hidden field; `take` gives the file back for the same user within a day,
+and removes it. The token names a random file name and the user, and is signed with the secret
+key, so no one can point it at another file or take someone else's. A file whose form was
+abandoned is removed by the daily run a day later (`sweep`).
 """
 
+import logging
 import secrets
+from datetime import timedelta
 from pathlib import PurePosixPath
 
 from django.core import signing
-from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from .uploads import reencode_image
+
+logger = logging.getLogger(__name__)
 
 SALT = "poundadmin.held-upload"
 MAX_AGE = 24 * 60 * 60
 FOLDER = "held"
 
 
-def hold(upload, user):
-    """Store `upload` for a while; returns the token that gives it back to `user`."""
-    suffix = PurePosixPath(upload.name or "").suffix.lower()[:10]
-    upload.seek(0)
-    stored = default_storage.save(
-        f"{FOLDER}/{secrets.token_urlsafe(18)}{suffix}", ContentFile(upload.read())
-    )
+def hold(upload, user, *, max_px, field="photo"):
+    """Store the photo `upload`, written again at most `max_px` on a side, for a while; returns
+    the token that gives it back to `user`. Raises the ValidationError of `reencode_image` when
+    the photo cannot be read."""
+    photo = reencode_image(upload, field=field, max_px=max_px)
+    stored = default_storage.save(f"{FOLDER}/{secrets.token_urlsafe(18)}.jpg", photo)
     upload.seek(0)
     payload = {
         "path": stored,
         "name": PurePosixPath(upload.name or "upload").name[:100],
-        "type": getattr(upload, "content_type", "") or "application/octet-stream",
+        "type": "image/jpeg",
         "user": user.pk,
     }
     return signing.dumps(payload, salt=SALT)
@@ -58,3 +65,25 @@ def take(token, user):
         content = stored.read()
     default_storage.delete(payload["path"])
     return SimpleUploadedFile(payload["name"], content, content_type=payload["type"])
+
+
+def sweep(now=None, storage=None):
+    """Remove the held files older than a token lives (their forms were abandoned); returns how
+    many. Uses only the storage API (`listdir`, `get_modified_time`, `delete`), so it works on
+    the filesystem and on the object store alike."""
+    storage = storage or default_storage
+    cutoff = (now or timezone.now()) - timedelta(seconds=MAX_AGE)
+    try:
+        _folders, names = storage.listdir(FOLDER)
+    except FileNotFoundError:
+        return 0  # nothing was ever held
+    removed = 0
+    for name in names:
+        path = f"{FOLDER}/{name}"
+        try:
+            if storage.get_modified_time(path) < cutoff:
+                storage.delete(path)
+                removed += 1
+        except FileNotFoundError:
+            continue  # taken back meanwhile
+    return removed

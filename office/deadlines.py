@@ -41,6 +41,7 @@ from impounding.models import (
 )
 from impounding.selectors import missing_feeding_by_pound
 from impounding.services import apply_deposit, deposit_awaiting_application
+from kernel import held_uploads
 from kernel.anchors import write_checkpoint
 from kernel.formatting import lakh
 from kernel.messages import Message as _  # to-do titles: translated when they are shown
@@ -159,8 +160,14 @@ def sign_checkpoint(day):
     day.done["checkpoint_refused"] += len(problems)
 
 
+def sweep_held_uploads(day):
+    """The photos held for a form that was abandoned (kernel/held_uploads.py) go once their
+    token has expired, a day after they were held."""
+    day.done["held_files_swept"] += held_uploads.sweep()
+
+
 # The checkpoint last, so that it signs the links the day's work wrote.
-WORK = (apply_confirmed_deposits, transfer_expired_surpluses, sign_checkpoint)
+WORK = (apply_confirmed_deposits, transfer_expired_surpluses, sweep_held_uploads, sign_checkpoint)
 
 
 # --- The to-dos, one rule each ----------------------------------------------------------------
@@ -482,6 +489,7 @@ def summary(done):
             "surplus_waiting_on_claims",
             "checkpoint_signed",
             "checkpoint_refused",
+            "held_files_swept",
             "todos_created",
             "todos_closed",
             "todos_open",

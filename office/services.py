@@ -23,7 +23,7 @@ from kernel.dates import surplus_expiry
 from kernel.events import record_event
 from kernel.messages import THE_CLAIMANT, Message, in_both, label
 from kernel.refs import key, ref
-from kernel.uploads import stored_name, validate_order_scan
+from kernel.uploads import clean_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 
@@ -130,8 +130,9 @@ def file_surplus_claim(
         prepared_by=by,
     )
     if proof_scan:
-        scan_type = validate_order_scan(proof_scan, field="proof_scan")
-        claim.proof_scan.save(stored_name(scan_type), proof_scan, save=False)
+        # Checked, and an image written again without its EXIF data (the phone, the place).
+        stored = clean_scan(proof_scan, field="proof_scan")
+        claim.proof_scan.save(stored.name, stored, save=False)
     claim.full_clean(exclude=["deposit", "proof_scan"])
     claim.save()
     record_event(

@@ -4,6 +4,7 @@ Defaults are the secure production values. Local development sets DEBUG=true (th
 `make run` does), which relaxes only what must be relaxed to serve over plain HTTP on 127.0.0.1.
 """
 
+import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -397,12 +398,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {"request": {"()": "kernel.middleware.RequestContextFilter"}},
     "formatters": {
-        "json": {
-            "()": "pythonjsonlogger.json.JsonFormatter",
-            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s %(user_id)s "
-            "%(path)s",
-            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
-        },
+        # python-json-logger with the request's fields and ISO 8601 times with their offset;
+        # gunicorn's logs use it too (gunicorn.conf.py).
+        "json": {"()": "kernel.logs.JsonFormatter"},
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
     },
     "handlers": {
@@ -414,6 +412,9 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
+# Python's warnings (a library's deprecation, a missing static folder) are log records too, in
+# the same format, rather than bare lines on standard error.
+logging.captureWarnings(True)
 
 # Error reporting: off unless SENTRY_DSN is set. No personal data is sent (send_default_pii off).
 SENTRY_DSN = env.str("SENTRY_DSN", default="")

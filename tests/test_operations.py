@@ -3,10 +3,19 @@ core count; the deploy folder has the units and the nginx site; Sentry is off un
 
 import json
 import multiprocessing
+import os
 import runpy
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
+from datetime import datetime
 from pathlib import Path
+
+import pytest
+from django.conf import settings
 
 from tests.test_settings import PROD, _manage
 
@@ -79,3 +88,80 @@ def test_deploy_has_units_for_web_worker_and_the_daily_timer_and_an_nginx_site()
     )
     assert "ssl_certificate" in nginx and "location /media/" in nginx and "immutable" in nginx
     assert 'CMD ["gunicorn"' in (ROOT / "Containerfile").read_text()
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url, **headers):
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers
+    except urllib.error.HTTPError as refused:
+        return refused.code, refused.headers
+
+
+@pytest.mark.slow
+def test_gunicorn_logs_every_line_as_json_with_the_apps_request_id_and_offset_times(tmp_path):
+    """gunicorn with the shipped config on a loopback port: its own lines, its access lines and
+    the app's lines are all JSON, and an access line carries the id the app gave its request."""
+    db = settings.DATABASES["default"]
+    port = _free_port()
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    } | {
+        **PROD,
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "SECURE_SSL_REDIRECT": "false",
+        "POUNDADMIN_READ_DOT_ENV": "false",
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "GUNICORN_WORKERS": "1",
+        "GUNICORN_THREADS": "1",
+    }
+    env.pop("LOG_FORMAT", None)
+    output = (tmp_path / "gunicorn.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "poundadmin.wsgi"],
+        cwd=ROOT,
+        env=env,
+        stdout=output,
+        stderr=output,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                status, _headers = _get(f"{base}/healthz")
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.2)
+        assert status == 200
+        _status, ours = _get(f"{base}/healthz")
+        _status, proxied = _get(f"{base}/healthz", **{"X-Request-ID": "from-the-proxy-0001"})
+        status, refused = _get(f"{base}/", Host="elsewhere.example")  # logged by the app
+        assert status == 400
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        output.close()
+
+    text = (tmp_path / "gunicorn.log").read_text()
+    lines = [json.loads(line) for line in text.splitlines()]  # every line, or it fails here
+    assert all(datetime.fromisoformat(line["time"]).utcoffset() is not None for line in lines)
+    loggers = {line["logger"] for line in lines}
+    assert {"gunicorn.error", "gunicorn.access", "django.security.DisallowedHost"} <= loggers
+    access = {line["request_id"]: line for line in lines if line["logger"] == "gunicorn.access"}
+    generated = ours["X-Request-ID"]
+    assert len(generated) == 32 and access[generated]["path"] == "/healthz"
+    assert access[generated]["status"] == "200" and access[generated]["method"] == "GET"
+    assert proxied["X-Request-ID"] == "from-the-proxy-0001" in access
+    app_line = next(line for line in lines if line["logger"] == "django.security.DisallowedHost")
+    assert app_line["request_id"] == refused["X-Request-ID"]
+    assert access[refused["X-Request-ID"]]["status"] == "400"

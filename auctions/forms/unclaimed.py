@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound, Village
 from impounding.models import Species
-from kernel.forms import DateInput
+from kernel.forms import DateInput, PhotoField
 
 from ..models import Notice, Proclamation
 
@@ -103,7 +103,7 @@ class ProclamationForm(forms.Form):
         required=False,
         help_text=_("For a newspaper, its name and edition; for an SMS, to whom it went."),
     )
-    photo = forms.ImageField(
+    photo = PhotoField(
         label=_("Photo"),
         required=False,
         widget=forms.ClearableFileInput(attrs={"accept": "image/*", "capture": "environment"}),
@@ -135,12 +135,6 @@ class ProclamationForm(forms.Form):
     def clean_village(self):
         pk = self.cleaned_data.get("village")
         return self._villages.get(pk) if pk else None
-
-    def clean_photo(self):
-        photo = self.cleaned_data.get("photo")
-        if photo and photo.size > 12 * 1024 * 1024:
-            raise forms.ValidationError(_("The photo is larger than 12 MB."))
-        return photo
 
 
 class BoardFilterForm(forms.Form):

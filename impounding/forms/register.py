@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Village
-from kernel.forms import DateInput, DateTimeLocalInput
+from kernel.forms import DateInput, DateTimeLocalInput, PhotoField
 
 from ..models import (
     AgeClass,
@@ -152,7 +152,7 @@ class AnimalForm(forms.Form):
         label=_("The tag reads as written: keep it although it fails the check"),
         required=False,
     )
-    photo = forms.ImageField(
+    photo = PhotoField(
         label=_("Photo"),
         required=False,
         widget=forms.ClearableFileInput(attrs={"accept": "image/*", "capture": "environment"}),
@@ -168,12 +168,6 @@ class AnimalForm(forms.Form):
 
     def clean(self):
         return _check_tag(self, super().clean())
-
-    def clean_photo(self):
-        photo = self.cleaned_data.get("photo")
-        if photo and photo.size > 12 * 1024 * 1024:
-            raise ValidationError(_("The photo is larger than 12 MB."))
-        return photo
 
 
 class BaseAnimalFormSet(forms.BaseFormSet):

@@ -26,7 +26,7 @@ from auctions import services as sales
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.messages import THE_CLAIMANT, Message
-from kernel.uploads import SIGNATURE_MAX_PX, reencode_image, stored_name, validate_order_scan
+from kernel.uploads import SIGNATURE_MAX_PX, clean_scan, reencode_image
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 
@@ -486,7 +486,8 @@ def release_by_order(
     with a scan of the order. The dues left unpaid are recorded against whoever the order names
     (under s.22, the seizer)."""
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
-    scan_type = validate_order_scan(scan)
+    # Checked, and an image written again without its EXIF data (the phone, the place).
+    stored_scan = clean_scan(scan)
     if order_date > timezone.localdate():
         raise ValidationError({"order_date": _("The order cannot be dated in the future.")})
     if complaint is not None and complaint.impoundment_id != entry.pk:
@@ -509,7 +510,7 @@ def release_by_order(
         dues_payable_by=dues_payable_by,
         recorded_by=by,
     )
-    order.scan.save(stored_name(scan_type), scan, save=False)
+    order.scan.save(stored_scan.name, stored_scan, save=False)
     order.full_clean(exclude=["scan"])
     order.save()
     end_custody(animals, state=AnimalState.RELEASED_BY_ORDER, at=now, court_order=order)

@@ -45,7 +45,7 @@ from ..selectors import (
     filter_register,
     missing_feeding_days,
 )
-from ..services.intake import AMENDABLE_ANIMAL_FIELDS
+from ..services.intake import AMENDABLE_ANIMAL_FIELDS, PHOTO_MAX_PX
 from ..tariffs import TariffBook, TariffMissing
 from ..warnings import describe_warnings
 from .answers import entry_answers
@@ -211,17 +211,25 @@ def _with_held_photos(request):
 
 def _hold_photos(formset, user):
     """Hold each sound photo of the formset for the next showing: the form again, or the
-    check-your-answers page."""
+    check-your-answers page. False when a photo could not be read after all."""
+    all_held = True
     for form in formset.forms:
         held_key = form.add_prefix("photo_held")
         photo = form.files.get(form.add_prefix("photo"))
         if photo is None or "photo" in form.errors:
             form.data[held_key] = ""
             continue
-        form.data[held_key] = held_uploads.hold(photo, user)
+        try:
+            form.data[held_key] = held_uploads.hold(photo, user, max_px=PHOTO_MAX_PX)
+        except ValidationError as exc:  # a header that reads well over a body that does not
+            form.data[held_key] = ""
+            form.add_error("photo", exc.message_dict["photo"])
+            all_held = False
+            continue
         form.held_photo = photo.name
         kept = _("Kept: %(name)s. Choose another photo only to replace it.") % {"name": photo.name}
         form.fields["photo"].help_text = form["photo"].help_text = kept
+    return all_held
 
 
 def _entry_forms(request, pounds):
@@ -253,7 +261,7 @@ def entry_new(request):
         return render(request, "impounding/entry_new.html", page)
     valid = form.is_valid() and formset.is_valid()
     if not (valid and "confirm" in request.POST):
-        _hold_photos(formset, request.user)
+        valid = _hold_photos(formset, request.user) and valid
     if valid and "change" in request.POST:
         return render(request, "impounding/entry_new.html", page)
     if valid and "confirm" not in request.POST:

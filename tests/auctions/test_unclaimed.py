@@ -31,8 +31,9 @@ from tests.auctions.factories import (
     unclaimed_entry,
 )
 from tests.impounding.factories import cow, make_entry, pay
+from tests.pdfs import SCAN_PDF
 
-PDF = b"%PDF-1.4\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 @pytest.fixture(autouse=True)

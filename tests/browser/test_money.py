@@ -15,10 +15,11 @@ from office.models import Remittance, SurplusClaim, SurplusDeposit
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
 from tests.impounding.factories import make_entry, pay, set_tariffs
+from tests.pdfs import SCAN_PDF
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 def sign_in(page, base, username):

@@ -19,10 +19,11 @@ from impounding.models import CourtOrder, Deposit
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
+from tests.pdfs import SCAN_PDF
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 def sign_in(page, base, username):

@@ -50,9 +50,10 @@ from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import Transaction
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
+from tests.pdfs import SCAN_PDF
 
 HOURS = st.integers(min_value=1, max_value=30)
-PDF = b"%PDF-1.4\n%%EOF\n"
+PDF = SCAN_PDF
 OUT = (AnimalState.ESCAPED, AnimalState.RESCUED)
 
 

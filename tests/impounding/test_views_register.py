@@ -266,7 +266,7 @@ def test_a_held_photo_is_only_given_back_to_whoever_chose_it(
     from kernel import held_uploads
 
     settings.MEDIA_ROOT = tmp_path
-    token = held_uploads.hold(_jpeg(), pound_keeper)
+    token = held_uploads.hold(_jpeg(), pound_keeper, max_px=1280)
     other = Impoundment._meta.get_field("recorded_by").related_model.objects.create(
         username="someone"
     )

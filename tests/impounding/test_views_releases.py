@@ -14,6 +14,7 @@ from impounding import services
 from impounding.models import Animal, AnimalState, Receipt, Release
 from ledger.models import Transaction
 from tests.impounding.factories import cow, goat, make_entry, pay
+from tests.pdfs import SCAN_PDF
 
 
 def claim_data(animals, **over):
@@ -205,7 +206,7 @@ def test_get_changes_nothing(client, pound_keeper, pound, tariffs):
 
 
 def pdf_scan():
-    return SimpleUploadedFile("order.pdf", b"%PDF-1.4\n%%EOF\n", content_type="application/pdf")
+    return SimpleUploadedFile("order.pdf", SCAN_PDF, content_type="application/pdf")
 
 
 def test_court_order_release_with_scan(client, pound_keeper, pound, tariffs, settings, tmp_path):
@@ -246,6 +247,29 @@ def test_court_order_text_file_refused_beside_field(client, pound_keeper, pound,
         },
     )
     assert "PDF, JPEG or PNG" in str(response.context["form"].errors["scan"])
+    assert entry.animals.get().state == AnimalState.IMPOUNDED
+
+
+def test_court_order_pdf_with_javascript_refused_beside_field(client, pound_keeper, pound, tariffs):
+    from tests.kernel.test_upload_safety import ACTIVE
+
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(pound_keeper)
+    url = reverse("impounding:court_order", args=[entry.pk])
+    scripted = SimpleUploadedFile("order.pdf", ACTIVE["open_action_js"](), "application/pdf")
+    response = client.post(
+        url,
+        {
+            "animals": [entry.animals.get().pk],
+            "kind": "civil",
+            "court": "Civil Judge",
+            "case_number": "OS 12/2026",
+            "order_date": "2026-11-01",
+            "scan": scripted,
+        },
+    )
+    (message,) = response.context["form"].errors["scan"]
+    assert message.startswith("The PDF holds scripts, actions or attached files")
     assert entry.animals.get().state == AnimalState.IMPOUNDED
 
 

@@ -18,6 +18,7 @@ from kernel.events import record_event, verify_chain
 from kernel.models import GENESIS, ChainHead, Event
 from tests.accounts.factories import PoundFactory
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
+from tests.pdfs import SCAN_PDF
 
 IST = ZoneInfo("Asia/Kolkata")
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=IST)
@@ -105,7 +106,7 @@ def test_every_service_writes_an_event_with_who_when_and_section(
         court="Civil Judge (Junior Division)",
         case_number="OS 7/2026",
         order_date=date(2026, 11, 24),
-        scan=SimpleUploadedFile("o.pdf", b"%PDF-1.4 order"),
+        scan=SimpleUploadedFile("o.pdf", SCAN_PDF),
     )
     assert a5.state == "impounded"
 

@@ -21,8 +21,9 @@ from impounding.models import CourtOrder
 from tests.accounts.factories import staff
 from tests.auctions.factories import report_and_notice, unclaimed_entry
 from tests.impounding.factories import cow, make_entry, pay
+from tests.pdfs import SCAN_PDF
 
-PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 def jpeg(size=(64, 48), colour="red"):
@@ -245,3 +246,41 @@ def test_on_s3_the_view_redirects_to_a_short_lived_presigned_url(
     assert refused.value.code == 403
     client.force_login(outsiders["other_clerk"])
     assert client.get(files["scan"]).status_code == 404
+
+
+def test_a_court_order_scan_from_a_phone_is_stored_without_its_exif_data(
+    pound, pound_keeper, tariffs
+):
+    from tests.kernel.test_upload_safety import exif_jpeg, has_metadata
+
+    entry = make_entry(pound=pound, by=pound_keeper)
+    order = impounding.release_by_order(
+        entry=entry,
+        animal_ids=[entry.animals.get().pk],
+        by=pound_keeper,
+        kind=CourtOrder.Kind.CIVIL_COURT,
+        court="Civil Judge (Junior Division)",
+        case_number="OS 13/2026",
+        order_date=timezone.localdate(),
+        scan=SimpleUploadedFile("order.jpg", exif_jpeg()),
+    )
+
+    with order.scan.open("rb") as stored:
+        data = stored.read()
+    assert order.scan.name.endswith(".jpg") and data.startswith(b"\xff\xd8")
+    assert not has_metadata(data) and b"PhoneMaker" not in data
+
+
+def test_on_s3_held_files_are_swept_a_day_after_they_were_held(s3):
+    from django.core.files.storage import default_storage
+
+    from kernel import held_uploads
+
+    default_storage.save("held/abandoned.jpg", ContentFile(b"x"))
+    default_storage.save("animals/kept.jpg", ContentFile(b"x"))
+
+    assert held_uploads.sweep() == 0
+    assert held_uploads.sweep(now=timezone.now() + timedelta(days=1, minutes=1)) == 1
+
+    assert not default_storage.exists("held/abandoned.jpg")
+    assert default_storage.exists("animals/kept.jpg")

@@ -49,8 +49,9 @@ from tests.office.factories import (
     remit,
     s14_sale,
 )
+from tests.pdfs import SCAN_PDF
 
-PDF = b"%PDF-1.4\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 @pytest.fixture(autouse=True)

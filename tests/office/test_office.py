@@ -37,10 +37,11 @@ from tests.office.factories import (
     s14_sale,
     written,
 )
+from tests.pdfs import SCAN_PDF
 
 D = Decimal
 ZERO = D("0.00")
-PDF = b"%PDF-1.4\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 @pytest.fixture(autouse=True)

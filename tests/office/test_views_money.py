@@ -38,9 +38,10 @@ from tests.auctions.factories import (
 )
 from tests.impounding.factories import cow, deposit, make_entry, pay
 from tests.office.factories import remit
+from tests.pdfs import SCAN_PDF
 
 FINE = Decimal("20000.00")  # the demo scale's fine for a cow
-PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 # --- Records, made with the services -----------------------------------------------------------

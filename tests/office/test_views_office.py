@@ -33,8 +33,9 @@ from office.models import SurplusDeposit
 from tests.accounts.factories import PoundFactory, staff
 from tests.auctions.factories import conditions, ready_for_sale, refused, register, schedule
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
+from tests.pdfs import SCAN_PDF
 
-PDF = b"%PDF-1.4\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n"
+PDF = SCAN_PDF
 
 
 @pytest.fixture(autouse=True)
