@@ -11,8 +11,9 @@ after HEALTH_PROBE_SECONDS, so the page answers in time whatever hangs behind it
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as ProbeTimeout
+from queue import SimpleQueue
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
@@ -26,21 +27,45 @@ from django_tasks_db.models import DBTaskResult
 
 from . import worker
 
-_pools = {"pid": None}
-_pools_lock = threading.Lock()
+
+class _Prober:
+    """One daemon thread of this process that runs one check when asked: its connection to the
+    store is made once and kept, and a probe stuck on a hung store never holds up the database's,
+    nor the process's exit. A probe given up before it started is skipped."""
+
+    def __init__(self, call):
+        self.call, self.asks = call, SimpleQueue()
+        threading.Thread(target=self._serve, name=f"healthz-{call.__name__}", daemon=True).start()
+
+    def _serve(self):
+        while True:
+            future = self.asks.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(self.call())
+            except Exception as exc:  # handed to the asker, who reports it
+                future.set_exception(exc)
+
+    def ask(self):
+        future = Future()
+        self.asks.put(future)
+        return future
 
 
-def _executor(name):
-    """Each check's own threads, made in this process (gunicorn forks after loading the app):
-    a probe stuck on a hung store, held until the store's own timeout lets it go, never holds
-    up the database's."""
-    with _pools_lock:
-        if _pools["pid"] != os.getpid():
-            _pools.clear()
-            _pools["pid"] = os.getpid()
-        if name not in _pools:
-            _pools[name] = ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"healthz-{name}")
-        return _pools[name]
+_probers = {"pid": None}
+_probers_lock = threading.Lock()
+
+
+def _prober(call):
+    """The prober of `call` in this process (gunicorn forks after loading the app)."""
+    with _probers_lock:
+        if _probers["pid"] != os.getpid():
+            _probers.clear()
+            _probers["pid"] = os.getpid()
+        if call not in _probers:
+            _probers[call] = _Prober(call)
+        return _probers[call]
 
 
 def _database():
@@ -62,12 +87,13 @@ def _storage():
 def _run_checks(checks, budget):
     """{name: "ok" | "fail" | "timeout"}, every check given up once `budget` seconds pass."""
     deadline = time.monotonic() + budget
-    futures = {name: _executor(name).submit(call) for name, call in checks.items()}
+    futures = {name: _prober(call).ask() for name, call in checks.items()}
     results = {}
     for name, future in futures.items():
         try:
             future.result(timeout=max(deadline - time.monotonic(), 0))
         except ProbeTimeout:
+            future.cancel()  # still waiting behind a hung probe: skipped when its turn comes
             results[name] = "timeout"
         except Exception:  # a failed check is reported, never raised: this page must answer
             results[name] = "fail"
