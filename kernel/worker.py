@@ -17,7 +17,7 @@ import threading
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DatabaseError, close_old_connections, connection, connections, transaction
+from django.db import close_old_connections, connection, connections, transaction
 from django.db.models import DateTimeField, ExpressionWrapper, Q
 from django.db.models.functions import Now
 from django.tasks import TaskResultStatus
@@ -173,7 +173,8 @@ def finish_if_still_ours(db_task_result, worker_id, finish):
 
 class Heartbeat(threading.Thread):
     """Renews its worker's lease every beat, naming the task the worker runs, and sweeps.
-    A failed beat (the database away) is logged and tried again at the next."""
+    A failed beat (the database away) is logged and tried again at the next; a worker that
+    cannot renew for a whole lease loses its task to another, and records nothing of it."""
 
     def __init__(self, worker_id):
         super().__init__(name="worker-lease", daemon=True)
@@ -196,7 +197,7 @@ class Heartbeat(threading.Thread):
         try:
             renew(worker_id=self.worker_id, task_id=self.task_id, pid=self.pid)
             sweep()
-        except DatabaseError:
+        except Exception:  # the thread must live on: a lapsed lease would give the task away
             logger.exception("Worker %s could not renew its lease", self.worker_id)
             connection.close()
 

@@ -93,7 +93,8 @@ def _wait_for(url):
 @pytest.mark.slow
 def test_readiness_answers_in_time_with_the_database_and_the_store_hung(tmp_path):
     """A real gunicorn whose database port and object store both accept and never answer; their
-    own timeouts are set to a minute here, so only readiness's bound can end its wait."""
+    own timeouts are set to a minute here, so only readiness's bound can end its wait. The time
+    it took is printed, never compared (docs/decisions/0046)."""
     port = _free_port()
     with SilentServer() as database, SilentServer() as store:
         env = _env(
@@ -129,6 +130,6 @@ def test_readiness_answers_in_time_with_the_database_and_the_store_hung(tmp_path
             server.wait(timeout=30)
             log.close()
     print(f"readiness with both hung: {took:.2f} s, {response.json()['took_ms']} ms inside")
+    # Cut by readiness's own bound (a "timeout"), not by the stores' minute (a "fail").
     assert response.status_code == 503
     assert response.json()["checks"] == {"database": "timeout", "storage": "timeout"}
-    assert took < 10  # the hangs last a minute; the bound is one second
