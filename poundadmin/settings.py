@@ -301,11 +301,12 @@ TASKS = {
 # a web request after DB_STATEMENT_TIMEOUT. The commands run through manage.py (the worker, the
 # migrations, the daily run, the seeds) do long work: manage.py sets POUNDADMIN_LONG_WORK, and
 # their statements get DB_WORK_STATEMENT_TIMEOUT instead (0: no limit). Every connection also
-# checks every 10 s during a query that its client is still there, so the query of a process
-# killed mid-way stops (PostgreSQL 14 and later).
+# checks every DB_CLIENT_CHECK_SECONDS during a query that its client is still there, so the
+# query of a process killed mid-way stops (PostgreSQL 14 and later; 0 leaves it out, for 13).
 DB_CONNECT_TIMEOUT = env.int("DB_CONNECT_TIMEOUT", default=5)
 DB_STATEMENT_TIMEOUT = env.int("DB_STATEMENT_TIMEOUT", default=30)
 DB_WORK_STATEMENT_TIMEOUT = env.int("DB_WORK_STATEMENT_TIMEOUT", default=1800)
+DB_CLIENT_CHECK_SECONDS = env.int("DB_CLIENT_CHECK_SECONDS", default=10)
 _STATEMENT_TIMEOUT = (
     DB_WORK_STATEMENT_TIMEOUT
     if env.bool("POUNDADMIN_LONG_WORK", default=False)
@@ -318,7 +319,9 @@ for _database in DATABASES.values():
         _flags = [
             _options.get("options", ""),
             f"-c statement_timeout={_STATEMENT_TIMEOUT}s",
-            "-c client_connection_check_interval=10s",
+            f"-c client_connection_check_interval={DB_CLIENT_CHECK_SECONDS}s"
+            if DB_CLIENT_CHECK_SECONDS
+            else "",
         ]
         _options["options"] = " ".join(filter(None, _flags))
 # The object store: a connection gives up after S3_CONNECT_TIMEOUT seconds, an answer after
