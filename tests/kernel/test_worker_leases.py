@@ -228,3 +228,21 @@ def test_a_frozen_workers_query_is_ended_and_its_task_finished_by_another(tmp_pa
 
     assert result.return_value == 2
     assert not WorkerLease.objects.filter(worker_id=result.worker_ids[0]).exists()
+
+
+@pytest.mark.slow
+def test_a_worker_stopped_on_purpose_gives_its_lease_up(tmp_path):
+    """So the waiting page says at once that no worker runs, rather than a lease later."""
+    with (tmp_path / "worker.log").open("w") as log:
+        running = _start_worker(log)
+        try:
+            _wait_for(lambda: WorkerLease.objects.exists(), "the worker's lease")
+            assert worker.workers_alive()
+
+            running.send_signal(signal.SIGTERM)
+            running.wait(timeout=BOUND)
+        finally:
+            _stop(running)
+
+    assert running.returncode == 0
+    assert not WorkerLease.objects.exists() and not worker.workers_alive()
