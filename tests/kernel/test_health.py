@@ -125,6 +125,7 @@ def test_queue_fails_when_the_oldest_task_has_waited_too_long(client, settings):
 
 
 @pytest.mark.postgres
+@pytest.mark.real_clock  # leases are read by the database's clock, which no test moves
 def test_queue_shows_a_running_task_whose_lease_lapsed_as_stuck(client, settings):
     settings.TASKS = DB_QUEUE
     settings.WORKER_LEASE_SECONDS = 30
