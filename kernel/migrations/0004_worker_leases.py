@@ -1,5 +1,4 @@
-"""Workers' leases on their tasks (docs/decisions/0052), and an index on the tasks running,
-which every worker's sweep and /healthz/queue read: a few rows among every result kept."""
+"""Workers' leases on their tasks (docs/decisions/0052)."""
 
 from django.db import migrations, models
 
@@ -8,7 +7,6 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('kernel', '0003_cache_table'),
-        ('django_tasks_database', '0021_conditional_partial_index_ordering'),
     ]
 
     operations = [
@@ -29,10 +27,5 @@ class Migration(migrations.Migration):
                 'verbose_name': 'worker lease',
                 'verbose_name_plural': 'worker leases',
             },
-        ),
-        migrations.RunSQL(
-            "CREATE INDEX kernel_tasks_running_idx ON django_tasks_database_dbtaskresult "
-            "(started_at) WHERE status = 'RUNNING'",
-            "DROP INDEX kernel_tasks_running_idx",
         ),
     ]
