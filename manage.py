@@ -5,6 +5,9 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "poundadmin.settings")
+    # A command (the worker, a migration, the daily run) does long work: its statements get
+    # DB_WORK_STATEMENT_TIMEOUT, not the web's DB_STATEMENT_TIMEOUT (docs/decisions/0052).
+    os.environ.setdefault("POUNDADMIN_LONG_WORK", "true")
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line

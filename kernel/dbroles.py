@@ -9,7 +9,7 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
   anyway, and without the privilege the refusal does not depend on the triggers;
 - DELETE only on the few tables whose rows the code deletes (sessions on sign-out, django-axes's
   failed attempts on a good sign-in, the ledger's derived month totals when they are rebuilt,
-  throttle windows and cache keys past their time);
+  throttle windows and cache keys past their time, the leases of workers that stopped);
 - the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
@@ -35,6 +35,7 @@ DELETES = frozenset(
         "ledger_accountmonth",
         "accounts_ratecount",  # throttle windows, dropped once past
         "poundadmin_cache",  # Django's database cache: expired keys are culled
+        "kernel_workerlease",  # a worker's lease, given up when it stops or lapses (ADR 52)
     }
 )
 # Every extension a migration creates (`impounding` 0003: the register's trigram search).

@@ -238,3 +238,29 @@ class EventPersonal(models.Model):
             return personal_digest(self.salt, self.fields)
         except ValueError:  # a salt that is not hex was not written by record_event
             return ""
+
+
+class WorkerLease(models.Model):
+    """One worker process's lease on the task it runs (docs/decisions/0052). Its heartbeat
+    renews the row every third of WORKER_LEASE_SECONDS, by the database's clock; a task whose
+    worker stopped renewing goes back to the queue (kernel/worker.py). The task is named by id,
+    not by a relation, so pruning the task results never meets this table. A worker with no
+    task renews its lease too: a live row is a live worker."""
+
+    worker_id = models.CharField(max_length=64, primary_key=True)
+    host = models.CharField(max_length=255)
+    pid = models.PositiveIntegerField()
+    # The running task (a django-tasks-db result's id), and the PostgreSQL backend running it.
+    task_id = models.UUIDField(null=True, blank=True)
+    backend_pid = models.PositiveIntegerField(null=True, blank=True)
+    application_name = models.CharField(max_length=63, blank=True)
+    started_at = models.DateTimeField()
+    renewed_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        verbose_name = _("worker lease")
+        verbose_name_plural = _("worker leases")
+
+    def __str__(self):
+        return f"worker {self.worker_id} on {self.host}:{self.pid}"

@@ -71,7 +71,6 @@ INSTALLED_APPS = [
     "crispy_forms",
     "crispy_bootstrap5",
     "axes",
-    "django_tasks_db",
     # The floors, bottom to top: each imports only from the floors below it; impounding,
     # auctions and office are siblings on one domain floor (docs/decisions/0044).
     "kernel",
@@ -305,6 +304,64 @@ TASKS = {
         )
     }
 }
+# --- Timeouts and the worker's leases (docs/decisions/0052) ----------------------------------
+# PostgreSQL: a connection attempt gives up after DB_CONNECT_TIMEOUT seconds, and a statement of
+# a web request after DB_STATEMENT_TIMEOUT. The commands run through manage.py (the worker, the
+# migrations, the daily run, the seeds) do long work: manage.py sets POUNDADMIN_LONG_WORK, and
+# their statements get DB_WORK_STATEMENT_TIMEOUT instead (0: no limit). Every connection also
+# checks every DB_CLIENT_CHECK_SECONDS during a query that its client is still there, so the
+# query of a process killed mid-way stops (PostgreSQL 14 and later; 0 leaves it out, for 13).
+DB_CONNECT_TIMEOUT = env.int("DB_CONNECT_TIMEOUT", default=5)
+DB_STATEMENT_TIMEOUT = env.int("DB_STATEMENT_TIMEOUT", default=30)
+DB_WORK_STATEMENT_TIMEOUT = env.int("DB_WORK_STATEMENT_TIMEOUT", default=1800)
+DB_CLIENT_CHECK_SECONDS = env.int("DB_CLIENT_CHECK_SECONDS", default=10)
+_STATEMENT_TIMEOUT = (
+    DB_WORK_STATEMENT_TIMEOUT
+    if env.bool("POUNDADMIN_LONG_WORK", default=False)
+    else DB_STATEMENT_TIMEOUT
+)
+for _database in DATABASES.values():
+    if _database["ENGINE"] == "django.db.backends.postgresql":
+        _options = _database.setdefault("OPTIONS", {})
+        _options.setdefault("connect_timeout", DB_CONNECT_TIMEOUT)
+        _flags = [
+            _options.get("options", ""),
+            f"-c statement_timeout={_STATEMENT_TIMEOUT}s",
+            f"-c client_connection_check_interval={DB_CLIENT_CHECK_SECONDS}s"
+            if DB_CLIENT_CHECK_SECONDS
+            else "",
+        ]
+        _options["options"] = " ".join(filter(None, _flags))
+# The object store: a connection gives up after S3_CONNECT_TIMEOUT seconds, an answer after
+# S3_READ_TIMEOUT, and a request is tried S3_MAX_ATTEMPTS times in all, so a hung store fails a
+# request in seconds rather than hanging it.
+S3_CONNECT_TIMEOUT = env.float("S3_CONNECT_TIMEOUT", default=3)
+S3_READ_TIMEOUT = env.float("S3_READ_TIMEOUT", default=10)
+S3_MAX_ATTEMPTS = env.int("S3_MAX_ATTEMPTS", default=2)
+if S3_BUCKET:
+    from botocore.config import Config as _S3Config
+
+    _s3 = STORAGES["default"]["OPTIONS"]
+    # Given a client_config, django-storages reads the addressing style and signature from it.
+    _s3["client_config"] = _S3Config(
+        s3={"addressing_style": _s3["addressing_style"]},
+        signature_version=_s3["signature_version"],
+        connect_timeout=S3_CONNECT_TIMEOUT,
+        read_timeout=S3_READ_TIMEOUT,
+        retries={"max_attempts": S3_MAX_ATTEMPTS, "mode": "standard"},
+    )
+# A running task holds a lease its worker renews every third of WORKER_LEASE_SECONDS; a task
+# whose lease lapsed goes back to the queue, run by any worker (kernel/worker.py), at most
+# TASK_MAX_ATTEMPTS times in all before it is marked failed.
+WORKER_LEASE_SECONDS = env.int("WORKER_LEASE_SECONDS", default=30)
+TASK_MAX_ATTEMPTS = env.int("TASK_MAX_ATTEMPTS", default=3)
+# /healthz/ready answers within this many seconds, whatever hangs behind a check.
+HEALTH_PROBE_SECONDS = env.float("HEALTH_PROBE_SECONDS", default=1.5)
+# The kernel's `db_worker` (the library's worker, holding leases) must be the one manage.py
+# runs: Django takes a command from the first installed app that has it.
+INSTALLED_APPS.append("django_tasks_db")
+# --- end of the timeouts and leases ---------------------------------------------------------
+
 # Signed checkpoints of the event log (kernel/anchors.py): an Ed25519 private key in PEM,
 # given directly or as a file's path, never stored in the database. A machine that only verifies
 # needs only the public key (its 32 raw bytes, base64). `manage.py checkpoint_key` makes a pair.
@@ -356,7 +413,8 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz"]
 RETENTION_PERSONAL_YEARS = env.int("RETENTION_PERSONAL_YEARS", default=8)
 RETENTION_LOGIN_DAYS = env.int("RETENTION_LOGIN_DAYS", default=180)
 RETENTION_PREPARED_DAYS = env.int("RETENTION_PREPARED_DAYS", default=30)
-# Readiness fails when the oldest task has waited longer than this: the worker is down or behind.
+# /healthz/queue fails when the oldest task has waited longer than this: the worker is down or
+# behind (docs/decisions/0052). Readiness does not look at the queue.
 HEALTH_QUEUE_MAX_AGE = env.int("HEALTH_QUEUE_MAX_AGE", default=600)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG

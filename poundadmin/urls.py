@@ -11,6 +11,7 @@ from office.views import home as home_views
 urlpatterns = [
     path("healthz", health.liveness, name="healthz"),
     path("healthz/ready", health.readiness, name="readyz"),
+    path("healthz/queue", health.queue, name="queuez"),
     path("", home_views.home, name="home"),
     path("login/", account_views.login_view, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -43,6 +43,7 @@ OUTSIDE = {
     "accounts:session_ping",  # called by the page's script, not a page (static/js/session.js)
     "healthz",  # the load balancer's checks, public and without data
     "readyz",
+    "queuez",  # the monitoring's check of the worker's queue
     # Stored files, shown inside the pages that name them (photos as images); who may open each
     # is tested in tests/kernel/test_stored_files.py.
     "impounding:animal_photo",

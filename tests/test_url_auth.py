@@ -17,6 +17,7 @@ PUBLIC = {
     "auctions:board_photo",  # the photo of an animal on the board, and of no other
     "healthz",  # liveness, with no data
     "readyz",  # readiness: ok or fail per check, with no data
+    "queuez",  # the worker's queue: ages, counts and stuck tasks' ids, with no data
     # The API's schema and reference page (no data), and its two public reads (no names).
     "api:openapi-json",
     "api:openapi-view",

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import require_permission
 from accounts.roles import Permission
 from kernel.files import serve_stored
+from kernel.worker import workers_alive
 
 from ..models import PreparedFile
 from ..selectors import (
@@ -96,11 +97,10 @@ def _own(request, pk):
 def prepared(request, pk):
     prepared = _own(request, pk)
     waiting = prepared.status in (PreparedFile.Status.QUEUED, PreparedFile.Status.RUNNING)
-    return render(
-        request,
-        "office/prepared.html",
-        {"prepared": prepared, "waiting": waiting, "refresh": REFRESH_SECONDS},
-    )
+    context = {"prepared": prepared, "waiting": waiting, "refresh": REFRESH_SECONDS}
+    # No worker has renewed its lease lately: say so, rather than "being prepared" for ever.
+    context["worker_down"] = waiting and not workers_alive()
+    return render(request, "office/prepared.html", context)
 
 
 @require_GET

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from kernel import worker
 from office.models import PreparedFile
 from office.tasks import prepare_file
 from tests.impounding.factories import cow, make_entry
@@ -171,3 +172,17 @@ def test_a_task_whose_worker_died_is_enqueued_again_and_made(client, entries, ma
     assert out.getvalue().strip() == "requeue_stale_tasks: 1 enqueued again"
     prepared.refresh_from_db()
     assert prepared.status == PreparedFile.Status.READY and prepared.size > 0
+
+
+def test_the_waiting_page_says_when_no_worker_is_running(client, entries, magistrate, pound):
+    """Rather than "being prepared" for ever: no worker has renewed its lease lately."""
+    client.force_login(magistrate)
+    page = ask(client, pound=pound.pk)["Location"]
+    down = "The background worker is not running just now"
+
+    without = client.get(page).content.decode()
+    worker.renew(worker_id="alive")
+    alive = client.get(page).content.decode()
+
+    assert down in without and "alert-warning" in without
+    assert down not in alive and "The file is being prepared." in alive
