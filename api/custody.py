@@ -8,6 +8,7 @@
 Another district's record, or a role without the permission, is a 404. Lists are keyset pages,
 newest first, with a fixed number of queries whatever their length."""
 
+import functools
 import re
 from datetime import date, datetime
 
@@ -18,11 +19,22 @@ from ninja import Field, Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from impounding.models import Deposit, Receipt, ReleaseLine
+from impounding.models import Deposit, Receipt
 from impounding.services import deposit_awaiting_application
 from kernel.documents import public_url
 
-from .common import MONEY, PoundFilters, dump, filters, iso, keyset_list, money, require, with_etag
+from .common import (
+    MONEY,
+    PoundFilters,
+    dump,
+    filters,
+    iso,
+    keyset_list,
+    money,
+    monies,
+    require,
+    with_etag,
+)
 from .schemas import Problem, page_of
 
 router = Router(tags=["custody"])
@@ -173,16 +185,8 @@ def receipts(
     lookups = {"pound": "pound", "kind": "kind", "date_from": "issued_at__date__gte"}
     lookups["date_to"] = "issued_at__date__lte"  # IST days, as the screens'
     qs = qs.filter(**{lookups[k]: v for k, v in data.items() if v})
-    return keyset_list(
-        request,
-        qs.prefetch_related("cancellations"),
-        RECEIPT_ORDER,
-        RECEIPT_CURSOR,
-        after,
-        receipt_row,
-        PAGE_SIZE,
-        datetime.fromisoformat,
-    )
+    page = (RECEIPT_ORDER, RECEIPT_CURSOR, after, receipt_row, PAGE_SIZE, datetime.fromisoformat)
+    return keyset_list(request, qs.prefetch_related("cancellations"), *page)
 
 
 @router.get(
@@ -194,25 +198,18 @@ def receipts(
 def receipt(request, pk: int):
     found = get_object_or_404(_receipts(request.auth).prefetch_related("cancellations"), pk=pk)
     release = getattr(found, "release", None)
-    lines = (
-        ReleaseLine.objects.filter(release=release).select_related("animal").order_by("pk")
-        if release
-        else []
-    )
-    body = receipt_row(found) | {
-        "cancelled_reason": found.cancelled_reason,
-        "items": [
-            dump(
-                ReceiptItemOut,
-                line,
-                animal_number=line.animal.number,
-                fine=money(line.fine),
-                feeding=money(line.feeding),
-                total=money(line.fine + line.feeding),
-            )
-            for line in lines
-        ],
-    }
+    lines = release.lines.select_related("animal").order_by("pk") if release else []
+    items = [
+        dump(
+            ReceiptItemOut,
+            x,
+            animal_number=x.animal.number,
+            total=money(x.fine + x.feeding),
+            **monies(x, "fine", "feeding"),
+        )
+        for x in lines
+    ]
+    body = receipt_row(found) | {"cancelled_reason": found.cancelled_reason, "items": items}
     return with_etag(request, body)
 
 
@@ -241,11 +238,9 @@ def _deposit(d, today):
         pound=entry.pound_id,
         deposited_by=release.claimant_name,
         deposited_at=iso(release.released_at),
-        fines=money(d.fines),
-        feeding=money(d.feeding),
-        amount=money(d.amount),
         awaiting_application=deposit_awaiting_application(d, today),
         refund_mode=d.refund_mode or None,
+        **monies(d, "fines", "feeding", "amount"),
     )
 
 
@@ -269,15 +264,9 @@ def deposits(
     lookups = {"pound": "release__impoundment__pound", "status": "status"}
     qs = qs.filter(**{lookups[k]: v for k, v in data.items() if v})
     today = timezone.localdate()
+    row = functools.partial(_deposit, today=today)
     return keyset_list(
-        request,
-        qs,
-        DEPOSIT_ORDER,
-        DEPOSIT_CURSOR,
-        after,
-        lambda d: _deposit(d, today),
-        PAGE_SIZE,
-        date.fromisoformat,
+        request, qs, DEPOSIT_ORDER, DEPOSIT_CURSOR, after, row, PAGE_SIZE, date.fromisoformat
     )
 
 

@@ -179,15 +179,8 @@ def entries(
     data, error = filters(RegisterSearchForm, params, pounds=pounds)
     if error:
         return error
-    return keyset_list(
-        request,
-        filter_register(qs, data).prefetch_related("animals"),
-        REGISTER_ORDER,
-        CURSOR,
-        after,
-        entry_row,
-        REGISTER_PAGE,
-    )
+    qs = filter_register(qs, data).prefetch_related("animals")
+    return keyset_list(request, qs, REGISTER_ORDER, CURSOR, after, entry_row, REGISTER_PAGE)
 
 
 @router.get(

@@ -61,6 +61,8 @@ from .schemas import Problem
 # path is served by one router in django-ninja: api/urls.py adds it to the register's router.
 router = Router(tags=["register"])
 NOT_A_CHOICE = forms.ModelChoiceField.default_error_messages["invalid_choice"]
+# The problems both writes may answer with, for the schema.
+ANSWERS = {400: Problem, 401: Problem, 413: Problem, 422: Problem}
 
 
 # --- The bodies, as the schema publishes them (tests hold them to the forms' fields) --------
@@ -207,14 +209,7 @@ def _checked(check, values, where=""):
 
 # Its operation, for api/urls.py to add to the register's router (GET /entries/ is there).
 CREATE_ENTRY = {
-    "response": {
-        201: EntryCreatedOut,
-        400: Problem,
-        401: Problem,
-        403: Problem,
-        413: Problem,
-        422: Problem,
-    },
+    "response": {201: EntryCreatedOut, 403: Problem, **ANSWERS},
     "url_name": "entry_create",
     "summary": "Enter cattle in the register on arrival (s.8)",
     "description": "As the arrival screen: the same checks and messages. Photos are optional.",
@@ -305,16 +300,7 @@ def _enter(request, pounds):
 
 @router.post(
     "/entries/{int:pk}/release/",
-    response={
-        201: ReleaseOut,
-        400: Problem,
-        401: Problem,
-        403: Problem,
-        404: Problem,
-        409: DuesProblem,
-        413: Problem,
-        422: Problem,
-    },
+    response={201: ReleaseOut, 403: Problem, 404: Problem, 409: DuesProblem, **ANSWERS},
     url_name="entry_release",
     summary="Release animals on payment of the dues (s.13)",
     description="As the release screen: the dues are computed here, now, and the amount "
