@@ -51,7 +51,7 @@ from impounding.services.releases import claim_errors, read_signature
 from impounding.warnings import describe_warnings
 from ledger.models import PaymentMode
 
-from .common import invalid, json_body, not_allowed, problem
+from .common import dump, invalid, json_body, not_allowed, problem
 from .custody import ReceiptOut, receipt_row
 from .entries import RegisterEntryOut, StatementOut, entry_row, statement_row
 from .idempotency import documented, idempotent, json_response
@@ -136,7 +136,7 @@ class EntryIn(Body):
     seizer_phone: str = Field("", max_length=15)
     owner_name: str = Field("", max_length=150)
     owner_residence: str = Field("", max_length=250)
-    # None of them is the screen's own message (below), not the schema's.
+    # No animal at all is refused with the screen's own words (_animals), not the schema's.
     animals: Annotated[list[AnimalIn], OBJECTS] = Field(
         max_length=100, json_schema_extra={"minItems": 1}
     )
@@ -361,7 +361,9 @@ def _release(request, entry):
         return _refused(exc, statement.dues)
     location = reverse("api:verify", kwargs={"code": made.receipt.document.token})
     animals = sorted(a.pk for a in statement.animals)
-    answer = {"entry": entry.pk, "animals": animals, "receipt": receipt_row(made.receipt)}
+    answer = dump(
+        ReleaseOut, made, entry=entry.pk, animals=animals, receipt=receipt_row(made.receipt)
+    )
     return json_response(answer, 201, location)
 
 
