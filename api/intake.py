@@ -51,7 +51,7 @@ from impounding.services.releases import claim_errors, read_signature
 from impounding.warnings import describe_warnings
 from ledger.models import PaymentMode
 
-from .common import dump, invalid, json_body, not_allowed, problem
+from .common import call_service, dump, invalid, json_body, not_allowed, problem
 from .custody import ReceiptOut, receipt_row
 from .entries import RegisterEntryOut, StatementOut, entry_row, statement_row
 from .idempotency import documented, idempotent, json_response
@@ -310,11 +310,11 @@ def _enter(request, pounds):
 def release(request, pk: int):
     if not has_permission(request.auth, Permission.RELEASE_ANIMAL):
         return not_allowed()
-    try:
-        entry = entry_for(request.auth, pk, Permission.RELEASE_ANIMAL)
-    except PermissionDenied:
-        return not_allowed()
-    return _release(request, entry)
+    # Another district's entry is a 404 (Http404); one of a pound where he may not release, a 403.
+    entry, refusal = call_service(
+        entry_for, title=_("Not allowed"), user=request.auth, pk=pk, perm=Permission.RELEASE_ANIMAL
+    )
+    return refusal or _release(request, entry)
 
 
 def _claim(entry, body):
