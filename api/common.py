@@ -42,6 +42,11 @@ def money(amount):
     return str(Decimal(amount).quantize(CENT))
 
 
+def monies(record, *names):
+    """The amounts `names` of `record`, each as `money` writes it, for `dump`'s given values."""
+    return {name: money(getattr(record, name)) for name in names}
+
+
 def day(value):
     return value.isoformat() if value else None
 
@@ -211,8 +216,17 @@ def json_body(request, schema=None):
     try:
         return schema.model_validate(data), None
     except SchemaError as exc:
-        names = sorted({".".join(str(p) for p in e["loc"]) or "request" for e in exc.errors()})
-        return None, invalid([(name, _("This value is not valid.")) for name in names])
+        named = {".".join(str(p) for p in e["loc"]) or "request": e for e in exc.errors()}
+        return None, invalid([(name, _schema_message(named[name])) for name in sorted(named)])
+
+
+def _schema_message(error):
+    """A schema's error in the screens' words: a value missing or null is a field left empty."""
+    if error["type"] == "missing" or error.get("input", "") is None:
+        return forms.Field.default_error_messages["required"]
+    if error["type"] == "extra_forbidden":
+        return _("There is no such field.")
+    return _("This value is not valid.")
 
 
 # --- Answers -----------------------------------------------------------------------------------

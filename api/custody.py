@@ -8,8 +8,9 @@
 Another district's record, or a role without the permission, is a 404. Lists are keyset pages,
 newest first, with a fixed number of queries whatever their length."""
 
+import functools
 import re
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from django import forms
 from django.shortcuts import get_object_or_404
@@ -18,12 +19,22 @@ from ninja import Field, Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
-from impounding.models import Deposit, Receipt, ReleaseLine
+from impounding.models import Deposit, Receipt
 from impounding.services import deposit_awaiting_application
 from kernel.documents import public_url
 
-from .common import MONEY, PoundFilters, dump, filters, iso, keyset_list, money, require, with_etag
+from .common import (
+    MONEY,
+    PoundFilters,
+    dump,
+    filters,
+    iso,
+    keyset_list,
+    money,
+    monies,
+    require,
+    with_etag,
+)
 from .schemas import Problem, page_of
 
 router = Router(tags=["custody"])
@@ -35,10 +46,6 @@ RECEIPT_CURSOR = re.compile(
     r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}:\d{2}\|\d{1,18}"
 )
 DEPOSIT_CURSOR = re.compile(r"\d{4}-\d{2}-\d{2}\|\d{1,18}")
-
-
-def _day_start(day):
-    return timezone.make_aware(datetime.combine(day, datetime.min.time()))
 
 
 class ReceiptFilters(PoundFilters):
@@ -129,16 +136,16 @@ DepositPage = page_of(DepositOut)
 
 def _receipts(user):
     require(user, Permission.VIEW_RECORDS)
-    return Receipt.objects.filter(
-        pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
-    ).select_related("release", "replaces", "replaced_by", "document")
+    receipts = Receipt.objects.for_user(user, Permission.VIEW_RECORDS)
+    return receipts.select_related("release", "replaces", "replaced_by", "document")
 
 
 def _ref(receipt):
     return {"id": receipt.pk, "number": receipt.number} if receipt is not None else None
 
 
-def _receipt(r):
+def receipt_row(r):
+    """A receipt as the API answers it, with the release it paid for, if any."""
     release = getattr(r, "release", None)
     return dump(
         ReceiptOut,
@@ -175,24 +182,11 @@ def receipts(
     data, error = filters(ReceiptFilters, params, pounds=pounds)
     if error:
         return error
-    if data["pound"]:
-        qs = qs.filter(pound=data["pound"])
-    if data["kind"]:
-        qs = qs.filter(kind=data["kind"])
-    if data["date_from"]:
-        qs = qs.filter(issued_at__gte=_day_start(data["date_from"]))
-    if data["date_to"]:
-        qs = qs.filter(issued_at__lt=_day_start(data["date_to"] + timedelta(days=1)))
-    return keyset_list(
-        request,
-        qs.prefetch_related("cancellations"),
-        RECEIPT_ORDER,
-        RECEIPT_CURSOR,
-        after,
-        _receipt,
-        PAGE_SIZE,
-        datetime.fromisoformat,
-    )
+    lookups = {"pound": "pound", "kind": "kind", "date_from": "issued_at__date__gte"}
+    lookups["date_to"] = "issued_at__date__lte"  # IST days, as the screens'
+    qs = qs.filter(**{lookups[k]: v for k, v in data.items() if v})
+    page = (RECEIPT_ORDER, RECEIPT_CURSOR, after, receipt_row, PAGE_SIZE, datetime.fromisoformat)
+    return keyset_list(request, qs.prefetch_related("cancellations"), *page)
 
 
 @router.get(
@@ -204,25 +198,18 @@ def receipts(
 def receipt(request, pk: int):
     found = get_object_or_404(_receipts(request.auth).prefetch_related("cancellations"), pk=pk)
     release = getattr(found, "release", None)
-    lines = (
-        ReleaseLine.objects.filter(release=release).select_related("animal").order_by("pk")
-        if release
-        else []
-    )
-    body = _receipt(found) | {
-        "cancelled_reason": found.cancelled_reason,
-        "items": [
-            dump(
-                ReceiptItemOut,
-                line,
-                animal_number=line.animal.number,
-                fine=money(line.fine),
-                feeding=money(line.feeding),
-                total=money(line.fine + line.feeding),
-            )
-            for line in lines
-        ],
-    }
+    lines = release.lines.select_related("animal").order_by("pk") if release else []
+    items = [
+        dump(
+            ReceiptItemOut,
+            x,
+            animal_number=x.animal.number,
+            total=money(x.fine + x.feeding),
+            **monies(x, "fine", "feeding"),
+        )
+        for x in lines
+    ]
+    body = receipt_row(found) | {"cancelled_reason": found.cancelled_reason, "items": items}
     return with_etag(request, body)
 
 
@@ -232,9 +219,7 @@ def receipt(request, pk: int):
 def _deposits(user):
     require(user, Permission.VIEW_LEDGER)
     return (
-        Deposit.objects.filter(
-            release__impoundment__pound_id__in=visible_pound_ids(user, Permission.VIEW_LEDGER)
-        )
+        Deposit.objects.for_user(user, Permission.VIEW_LEDGER)
         .select_related("release__impoundment", "release__receipt")
         # What deposit_awaiting_application reads, fetched for the whole page at once.
         .prefetch_related("complaints", "release__impoundment__complaints")
@@ -253,11 +238,9 @@ def _deposit(d, today):
         pound=entry.pound_id,
         deposited_by=release.claimant_name,
         deposited_at=iso(release.released_at),
-        fines=money(d.fines),
-        feeding=money(d.feeding),
-        amount=money(d.amount),
         awaiting_application=deposit_awaiting_application(d, today),
         refund_mode=d.refund_mode or None,
+        **monies(d, "fines", "feeding", "amount"),
     )
 
 
@@ -278,20 +261,12 @@ def deposits(
     data, error = filters(DepositFilters, {"pound": pound, "status": status}, pounds=pounds)
     if error:
         return error
-    if data["pound"]:
-        qs = qs.filter(release__impoundment__pound=data["pound"])
-    if data["status"]:
-        qs = qs.filter(status=data["status"])
+    lookups = {"pound": "release__impoundment__pound", "status": "status"}
+    qs = qs.filter(**{lookups[k]: v for k, v in data.items() if v})
     today = timezone.localdate()
+    row = functools.partial(_deposit, today=today)
     return keyset_list(
-        request,
-        qs,
-        DEPOSIT_ORDER,
-        DEPOSIT_CURSOR,
-        after,
-        lambda d: _deposit(d, today),
-        PAGE_SIZE,
-        date.fromisoformat,
+        request, qs, DEPOSIT_ORDER, DEPOSIT_CURSOR, after, row, PAGE_SIZE, date.fromisoformat
     )
 
 

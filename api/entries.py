@@ -97,6 +97,16 @@ class RegisterEntryDetailOut(RegisterEntryOut):
     events: list[EventOut]
 
 
+class AnimalDuesOut(DuesLineOut):
+    id: int
+
+
+class StatementOut(DuesOut):
+    """The dues of the animals a release would take, now, each itemised."""
+
+    animals: list[AnimalDuesOut]
+
+
 def _animal(animal):
     photo = None
     if animal.photo:
@@ -104,41 +114,44 @@ def _animal(animal):
     return dump(RegisterAnimalOut, animal, photo=photo)
 
 
-def _entry(entry, animals=None):
+def entry_row(entry, animals=None):
+    """An entry with its animals, as the register's list and a new entry answer it."""
     animals = entry.animals.all() if animals is None else animals
     return dump(RegisterEntryOut, entry, animals=[_animal(a) for a in animals])
 
 
 def _line(line):
+    periods = [dump(FeedingPeriodOut, p, rate=money(p.rate)) for p in line.periods]
+    amounts = {k: money(getattr(line, k)) for k in ("fine", "feeding", "total")}
     return dump(
-        DuesLineOut,
+        AnimalDuesOut,
         line,
-        fine=money(line.fine),
-        feeding=money(line.feeding),
-        total=money(line.total),
+        id=line.animal.pk,
         category=str(line.category),
-        periods=[dump(FeedingPeriodOut, p, rate=money(p.rate)) for p in line.periods],
+        periods=periods,
+        **amounts,
     )
 
 
+def statement_row(statement):
+    """A dues statement (impounding.dues): its totals and each animal's line."""
+    amounts = {k: money(getattr(statement, k)) for k in ("fines", "feeding", "total")}
+    lines = [_line(line) for line in statement.lines]
+    return dump(StatementOut, statement, rule=str(statement.rule), animals=lines, **amounts)
+
+
 def _dues(animals):
-    """As impounding.views.register.entry: the dues of the animals in the pound, now."""
+    """As impounding.views.register.entry: the dues of the animals in the pound, now; their
+    totals, each animal's line by its id, and why they could not be computed."""
     in_pound = [a for a in animals if a.state == AnimalState.IMPOUNDED]
     if not in_pound:
         return None, {}, None
     try:
-        statement = dues(in_pound)
+        row = statement_row(dues(in_pound))
     except TariffMissing as exc:
         return None, {}, str(exc.messages[0])
-    totals = dump(
-        DuesOut,
-        statement,
-        rule=str(statement.rule),
-        fines=money(statement.fines),
-        feeding=money(statement.feeding),
-        total=money(statement.total),
-    )
-    return totals, {line.animal.pk: _line(line) for line in statement.lines}, None
+    lines = {line.pop("id"): line for line in row.pop("animals")}
+    return row, lines, None
 
 
 def _scoped(user):
@@ -166,15 +179,8 @@ def entries(
     data, error = filters(RegisterSearchForm, params, pounds=pounds)
     if error:
         return error
-    return keyset_list(
-        request,
-        filter_register(qs, data).prefetch_related("animals"),
-        REGISTER_ORDER,
-        CURSOR,
-        after,
-        _entry,
-        REGISTER_PAGE,
-    )
+    qs = filter_register(qs, data).prefetch_related("animals")
+    return keyset_list(request, qs, REGISTER_ORDER, CURSOR, after, entry_row, REGISTER_PAGE)
 
 
 @router.get(
@@ -189,7 +195,7 @@ def entry(request, pk: int):
     for animal in animals:
         animal.impoundment = found
     totals, lines, tariff_problem = _dues(animals)
-    body = _entry(found, animals)
+    body = entry_row(found, animals)
     for row in body["animals"]:
         row["dues"] = lines.get(row["id"])
     events = Event.objects.filter(impoundment_id=found.pk).order_by("at", "seq")

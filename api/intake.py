@@ -1,11 +1,12 @@
 """Writes to the register: a new entry with its animals (s.8) and a release on payment (s.13).
 
-Each calls the service its screen calls (impounding.services: create_entry, release_on_payment),
-validated by the screen's own forms (EntryForm and AnimalFormSet, ClaimForm and ConfirmForm), so
-the checks and the messages, in the reader's language, are the screens'. The JSON body is turned
-into the form's data field by field: a value of the wrong JSON type, or a name the form does not
-have, is a field error, never a 500. Each needs an Idempotency-Key (api.idempotency); the key is
-also the service's own, so a retry the API's record does not catch still makes one record.
+The JSON body is read as its schema (api.common.json_body: a value of the wrong type, or a name
+the body does not have, is a field error, never a 500), then through the rules the screens' forms
+apply too (impounding.services: check_entry, check_animal, claim_errors, read_signature), then by
+the service the screens call (create_entry; release_statement and release_on_payment), so the
+checks and the messages, in the reader's language, are the screens'. Each needs an
+Idempotency-Key (api.idempotency); the key is also the service's own, so a retry the API's record
+does not catch still makes one record.
 
 Permissions are checked as the screens check them, before the key and the body: a role without
 the permission anywhere is refused (403, the screens' refusal); another district's entry is a 404.
@@ -15,26 +16,25 @@ import base64
 import binascii
 import json
 from datetime import datetime
+from decimal import Decimal
+from typing import Annotated
 
 from django import forms
-from django.core.exceptions import PermissionDenied
-from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.http import Http404
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from ninja import Field, Router, Schema
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, StrictBool, StrictInt
 
-from accounts.models import Pound
+from accounts.models import Pound, Village
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from impounding import services
-from impounding.forms.register import AnimalForm, AnimalFormSet, EntryForm
-from impounding.forms.releases import ClaimForm, ConfirmForm
 from impounding.models import (
     AgeClass,
     ClaimantRole,
-    Impoundment,
     Receipt,
     Release,
     S11Ground,
@@ -44,35 +44,67 @@ from impounding.models import (
     Sex,
     Species,
 )
+from impounding.selectors import entry_for
+from impounding.services.common import REQUIRED
+from impounding.services.intake import check_animal, check_entry
+from impounding.services.releases import claim_errors, read_signature
 from impounding.warnings import describe_warnings
-from kernel.documents import public_url
-from kernel.views import add_service_errors
 from ledger.models import PaymentMode
 
-from .common import dump, json_body, problem
-from .common import form_errors as _form_errors
-from .common import invalid as _invalid
-from .common import not_allowed as _not_allowed
-from .entries import _entry
+from .common import call_service, dump, invalid, json_body, not_allowed, problem
+from .custody import ReceiptOut, receipt_row
+from .entries import RegisterEntryOut, StatementOut, entry_row, statement_row
 from .idempotency import documented, idempotent, json_response
-from .schemas import EntryOut, Problem
+from .schemas import Problem
 
 # The release has its own path. The new entry shares /entries/ with the register's list, and one
 # path is served by one router in django-ninja: api/urls.py adds it to the register's router.
 router = Router(tags=["register"])
+NOT_A_CHOICE = forms.ModelChoiceField.default_error_messages["invalid_choice"]
+# The problems both writes may answer with, for the schema.
+ANSWERS = {400: Problem, 401: Problem, 413: Problem, 422: Problem}
 
 
 # --- The bodies, as the schema publishes them (tests hold them to the forms' fields) --------
 
 
-class AnimalIn(Schema):
+def _aware(moment):
+    """A moment without its offset is India's, as a screen's date and time field reads it."""
+    return moment if timezone.is_aware(moment) else timezone.make_aware(moment)
+
+
+def _list_of(kind):
+    """A list whose items are all `kind` (null is an empty one), else an error of the list's own
+    name: a JSON `true` is no id."""
+
+    def read(value):
+        value = [] if value is None else value
+        if not isinstance(value, list) or not all(kind(v) for v in value):
+            raise ValueError("not a list of the items it takes")
+        return value
+
+    return BeforeValidator(read)
+
+
+Moment = Annotated[datetime, AfterValidator(_aware)]
+OBJECTS = _list_of(lambda v: isinstance(v, dict))
+IDS = _list_of(lambda v: isinstance(v, int) and not isinstance(v, bool))
+
+
+class Body(Schema):
+    # Strings are stripped, as a form's fields strip them; a name the body does not have is an
+    # error of that name.
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class AnimalIn(Body):
     species: Species
     sex: Sex
     age_class: AgeClass
     colour: str = Field(max_length=80)
     marks: str = Field("", max_length=250)
     ear_tag: str = Field("", max_length=30, description="A 12-digit Pashu Aadhaar tag, if any.")
-    tag_confirmed: bool = Field(
+    tag_confirmed: StrictBool = Field(
         False, description="The tag reads as written: keep it although it fails the check."
     )
     photo: str | None = Field(
@@ -82,14 +114,16 @@ class AnimalIn(Schema):
     )
 
 
-class EntryIn(Schema):
-    pound: int | None = Field(None, description="Required when the caller keeps several pounds.")
-    arrived_at: datetime
-    seized_at: datetime
+class EntryIn(Body):
+    pound: StrictInt | None = Field(
+        None, description="Required when the caller keeps several pounds."
+    )
+    arrived_at: Moment
+    seized_at: Moment
     seizure_place: str = Field(max_length=200)
     notice_description: str = Field("", max_length=160)
-    notice_confirmed: bool = False
-    seizure_village: int | None = None
+    notice_confirmed: StrictBool = False
+    seizure_village: StrictInt | None = None
     basis: SeizureBasis
     basis_other: str = Field("", max_length=200)
     s11_site: S11Site | None = None
@@ -102,16 +136,20 @@ class EntryIn(Schema):
     seizer_phone: str = Field("", max_length=15)
     owner_name: str = Field("", max_length=150)
     owner_residence: str = Field("", max_length=250)
-    animals: list[AnimalIn] = Field(min_length=1, max_length=100)
+    # No animal at all is refused with the screen's own words (_animals), not the schema's.
+    animals: Annotated[list[AnimalIn], OBJECTS] = Field(
+        max_length=100, json_schema_extra={"minItems": 1}
+    )
 
 
-class EntryCreatedOut(EntryOut):
+class EntryCreatedOut(RegisterEntryOut):
     warnings: list[str]
 
 
-class ReleaseIn(Schema):
-    animals: list[int] = Field(
-        min_length=1, description="Ids of the animals; a calf born in the pound goes with its dam."
+class ReleaseIn(Body):
+    animals: Annotated[list[int], IDS] = Field(
+        description="Ids of the animals; a calf born in the pound goes with its dam.",
+        json_schema_extra={"minItems": 1},
     )
     amount: str = Field(
         pattern=r"^\d{1,10}(\.\d{1,2})?$",
@@ -132,17 +170,7 @@ class ReleaseIn(Schema):
     signature_data: str | None = Field(
         None, description="The claimant's signature: a data:image/png;base64 URL."
     )
-    replaces: int | None = Field(None, description="The cancelled receipt this one corrects.")
-
-
-class ReceiptOut(Schema):
-    number: str
-    amount: str
-    fines: str
-    feeding: str
-    payment_mode: str
-    issued_at: str
-    verification_url: str
+    replaces: StrictInt | None = Field(None, description="The cancelled receipt this one corrects.")
 
 
 class ReleaseOut(Schema):
@@ -151,114 +179,29 @@ class ReleaseOut(Schema):
     receipt: ReceiptOut
 
 
-class AnimalDuesOut(Schema):
-    id: int
-    fine: str
-    feeding: str
-    feeding_days: int
-
-
-class DuesOut(Schema):
-    as_of: str
-    total: str
-    fines: str
-    feeding: str
-    animals: list[AnimalDuesOut]
-
-
 class DuesProblem(Problem):
-    dues: DuesOut | None = None
+    dues: StatementOut | None = None
 
 
-# --- JSON to form data ---------------------------------------------------------------------
-
-ENTRY_FIELDS = {k: f for k, f in EntryForm.base_fields.items() if k != "idempotency_key"}
-ANIMAL_FIELDS = {
-    k: f for k, f in AnimalForm.base_fields.items() if k not in ("photo", "photo_held")
-}
-CLAIM_FIELDS = ClaimForm.base_fields | {
-    # Added by ClaimForm itself when the entry has a cancelled receipt to replace.
-    "replaces": forms.ModelChoiceField(queryset=None, required=False),
-    "amount": ConfirmForm.base_fields["amount"],
-    "signature_data": ConfirmForm.base_fields["signature_data"],
-}
-CONFIRM_FIELDS = ("amount", "signature_data")
+def _named(exc, where=""):
+    """A service's ValidationError as (field, message) pairs, each field under `where`; its errors
+    of no field go under `where` itself, or "request"."""
+    pairs = exc.error_dict.items() if hasattr(exc, "error_dict") else [(NON_FIELD_ERRORS, [exc])]
+    whole = where.rstrip(".") or "request"
+    return [
+        (whole if field == NON_FIELD_ERRORS else where + field, message)
+        for field, errors in pairs
+        for error in errors
+        for message in error.messages
+    ]
 
 
-def _is_int(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _post_value(field, value):
-    """`value` as a form's POST data carries it for `field`; None when its JSON type is wrong."""
-    if isinstance(field, forms.BooleanField):
-        return ("on" if value else "") if isinstance(value, bool) else None
-    if isinstance(field, forms.ModelMultipleChoiceField):
-        ok = isinstance(value, list) and all(_is_int(v) for v in value)
-        return [str(v) for v in value] if ok else None
-    if isinstance(field, forms.ModelChoiceField):
-        return str(value) if _is_int(value) else None
-    return value if isinstance(value, str) else None
-
-
-def _as_post(fields, values, *, prefix="", where=""):
-    """The JSON object as POST data for a form with `fields`, and the field errors of its types."""
-    data, errors = {}, []
-    for name, value in values.items():
-        field = fields.get(name)
-        if field is None:
-            errors.append((f"{where}{name}", _("There is no such field.")))
-            continue
-        if value is None:
-            continue
-        posted = _post_value(field, value)
-        if posted is None:
-            errors.append((f"{where}{name}", _("This value is not valid.")))
-        elif posted != "":
-            data[f"{prefix}{name}"] = posted
-    return data, errors
-
-
-def _photo(text, number):
-    """A base64 photo as an upload; bytes that are not base64 go on as they are, for the form's
-    own ImageField to refuse with its own message."""
-    if text.startswith("data:") and "," in text:
-        text = text.split(",", 1)[1]
+def _checked(check, values, where=""):
+    """`values` through `check` (one of the screens' rules), and the errors it names."""
     try:
-        raw = base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        raw = text.encode()
-    return SimpleUploadedFile(f"animal-{number}.jpg", raw)
-
-
-def _animal_rows(animals):
-    """The animals as the formset's POST data and files, and the field errors of their types."""
-    data = {"animals-TOTAL_FORMS": "0", "animals-INITIAL_FORMS": "0"}
-    if animals is None:
-        animals = []
-    if not isinstance(animals, list) or not all(isinstance(a, dict) for a in animals):
-        return data, {}, [("animals", _("This value is not valid."))]
-    data["animals-TOTAL_FORMS"] = str(len(animals))
-    files, errors = {}, []
-    for i, animal in enumerate(animals):
-        animal = dict(animal)
-        photo = animal.pop("photo", None)
-        rows, more = _as_post(ANIMAL_FIELDS, animal, prefix=f"animals-{i}-", where=f"animals.{i}.")
-        data |= rows
-        errors += more
-        if isinstance(photo, str):
-            if photo:  # an empty one is no photo, as on the screen
-                files[f"animals-{i}-photo"] = _photo(photo, i + 1)
-        elif photo is not None:
-            errors.append((f"animals.{i}.photo", _("This value is not valid.")))
-    return data, files, errors
-
-
-def _formset_errors(formset):
-    errors = []
-    for i, form in enumerate(formset.forms):
-        errors += _form_errors(form, f"animals.{i}.")
-    return errors + [("animals", m) for m in formset.non_form_errors()]
+        return check(values), []
+    except ValidationError as exc:
+        return values, _named(exc, where)
 
 
 # --- POST /entries/ ------------------------------------------------------------------------
@@ -266,14 +209,7 @@ def _formset_errors(formset):
 
 # Its operation, for api/urls.py to add to the register's router (GET /entries/ is there).
 CREATE_ENTRY = {
-    "response": {
-        201: EntryCreatedOut,
-        400: Problem,
-        401: Problem,
-        403: Problem,
-        413: Problem,
-        422: Problem,
-    },
+    "response": {201: EntryCreatedOut, 403: Problem, **ANSWERS},
     "url_name": "entry_create",
     "summary": "Enter cattle in the register on arrival (s.8)",
     "description": "As the arrival screen: the same checks and messages. Photos are optional.",
@@ -283,97 +219,88 @@ CREATE_ENTRY = {
 
 def create_entry(request):
     user = request.auth
-    pounds = (
-        Pound.objects.for_user(user, Permission.RECORD_IMPOUNDMENT)
-        .select_related("district")
-        .order_by("name")
-    )
+    pounds = Pound.objects.for_user(user, Permission.RECORD_IMPOUNDMENT).select_related("district")
+    pounds = {p.pk: p for p in pounds}
     if not has_permission(user, Permission.RECORD_IMPOUNDMENT) or not pounds:
-        return _not_allowed()  # the arrival screen's 403
-    body, refusal = json_body(request)
-    return refusal or _enter(request, body, pounds)
+        return not_allowed()  # the arrival screen's 403
+    return _enter(request, pounds)
+
+
+def _photo(text, number):
+    """A base64 photo as an upload; bytes that are not base64 go on as they are, for the
+    screen's own check to refuse with its own message."""
+    if text.startswith("data:") and "," in text:
+        text = text.split(",", 1)[1]
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raw = text.encode()
+    return SimpleUploadedFile(f"animal-{number}.jpg", raw)
+
+
+def _animals(body):
+    """The animals as the service takes them, and the errors of each, named by its place."""
+    animals, errors = [], []
+    for i, animal in enumerate(body.animals):
+        values = animal.model_dump(exclude={"photo"})
+        values["photo"] = _photo(animal.photo, i + 1) if animal.photo else None
+        values, wrong = _checked(check_animal, values, f"animals.{i}.")
+        animals.append(values)
+        errors += wrong
+    if not animals:
+        errors.append(("animals", _("Enter at least one animal.")))
+    return animals, errors
+
+
+def _choice(pk, choices, field, errors):
+    """The record `pk` of `choices` (a dict by id); a field error when it is not one of them."""
+    if pk is not None and pk not in choices:
+        errors.append((field, NOT_A_CHOICE))
+    return choices.get(pk)
 
 
 @idempotent
-def _enter(request, body, pounds):
-    values = dict(body)
-    rows, files, errors = _animal_rows(values.pop("animals", None))
-    data, more = _as_post(ENTRY_FIELDS, values)
-    errors += more
-    if len(pounds) == 1 and "pound" not in values:
-        data["pound"] = str(pounds[0].pk)  # the screen's hidden field
-    data["idempotency_key"] = str(request.idempotency_key)
-    form = EntryForm(data, pounds=pounds)
-    formset = AnimalFormSet(rows, files, prefix="animals")
-    errors += _form_errors(form) + _formset_errors(formset)
-    if errors:
-        return _invalid(errors)
-    cleaned = dict(form.cleaned_data)
-    pound = cleaned.pop("pound")
-    animals = [
-        {k: v for k, v in f.cleaned_data.items() if k != "photo_held"}
-        for f in formset.forms
-        if f.cleaned_data
-    ]
+def _enter(request, pounds):
+    body, refusal = json_body(request, EntryIn)
+    if refusal:
+        return refusal
+    values = body.model_dump(exclude={"pound", "seizure_village", "animals"})
+    values |= {"s11_site": body.s11_site or "", "s11_ground": body.s11_ground or ""}
+    animals, errors = _animals(body)
+    chosen = body.pound if body.pound is not None or len(pounds) > 1 else next(iter(pounds))
+    if chosen is None:
+        errors.append(("pound", REQUIRED))  # the screen's hidden field when he keeps one pound
+    pound = _choice(chosen, pounds, "pound", errors)
+    villages = Village.objects.filter(pk=body.seizure_village) if body.seizure_village else []
+    districts = {p.district_id for p in pounds.values()}
+    villages = {v.pk: v for v in villages if v.district_id in districts}
+    village = _choice(body.seizure_village, villages, "seizure_village", errors)
+    values, wrong = _checked(check_entry, values)
+    if errors + wrong:
+        return invalid(errors + wrong)
     try:
-        entry = services.create_entry(pound=pound, by=request.auth, animals=animals, **cleaned)
+        entry = services.create_entry(
+            idempotency_key=request.idempotency_key,
+            pound=pound,
+            by=request.auth,
+            seizure_village=village,
+            animals=animals,
+            **values,
+        )
     except PermissionDenied:
-        return _not_allowed()
-    except DjangoValidationError as exc:
-        add_service_errors(form, exc)
-        return _invalid(_form_errors(form))
-    answer = _entry(entry) | {"warnings": [str(w) for w in describe_warnings(entry.warnings)]}
+        return not_allowed()
+    except ValidationError as exc:
+        return invalid(_named(exc))
+    answer = entry_row(entry) | {"warnings": [str(w) for w in describe_warnings(entry.warnings)]}
     return json_response(answer, 201, reverse("api:entry", args=[entry.pk]))
 
 
 # --- POST /entries/{pk}/release/ -----------------------------------------------------------
 
 
-def _dues(statement):
-    animals = [
-        dump(AnimalDuesOut, line, id=line.animal.pk, fine=str(line.fine), feeding=str(line.feeding))
-        for line in statement.lines
-    ]
-    money = {k: str(getattr(statement, k)) for k in ("total", "fines", "feeding")}
-    return dump(DuesOut, statement, animals=animals, **money)
-
-
-def _dues_differ(messages, statement):
-    """409: the amount tendered is not the dues now, which the answer carries to check again."""
-    response = problem(409, _("The amount tendered is not the dues now."), messages[0])
-    body = json.loads(response.content) | {"dues": _dues(statement)}
-    response.content = json.dumps(body, ensure_ascii=False)
-    return response
-
-
-def _released(release, chosen):
-    receipt = release.receipt
-    return {
-        "entry": release.impoundment_id,
-        "animals": sorted(a.pk for a in chosen),
-        "receipt": dump(
-            ReceiptOut,
-            receipt,
-            amount=str(receipt.amount),
-            fines=str(release.fines),
-            feeding=str(release.feeding),
-            verification_url=public_url(receipt.document.get_absolute_url()),
-        ),
-    }
-
-
 @router.post(
     "/entries/{int:pk}/release/",
-    response={
-        201: ReleaseOut,
-        400: Problem,
-        401: Problem,
-        403: Problem,
-        404: Problem,
-        409: DuesProblem,
-        413: Problem,
-        422: Problem,
-    },
+    response={201: ReleaseOut, 403: Problem, 404: Problem, 409: DuesProblem, **ANSWERS},
     url_name="entry_release",
     summary="Release animals on payment of the dues (s.13)",
     description="As the release screen: the dues are computed here, now, and the amount "
@@ -381,76 +308,77 @@ def _released(release, chosen):
     openapi_extra=documented(ReleaseIn),
 )
 def release(request, pk: int):
-    user = request.auth
-    if not has_permission(user, Permission.RELEASE_ANIMAL):
-        return _not_allowed()
-    entry = Impoundment.objects.for_user(user).select_related("pound__district")
-    entry = entry.filter(pk=pk).first()
-    if entry is None:
-        raise Http404
-    if not has_permission(user, Permission.RELEASE_ANIMAL, entry.pound):
-        return _not_allowed()
-    body, refusal = json_body(request)
-    return refusal or _release(request, entry, body)
-
-
-def _claim_forms(request, entry, animals, body):
-    data, errors = _as_post(CLAIM_FIELDS, body)
-    confirm_data = {k: data.pop(k) for k in CONFIRM_FIELDS if k in data}
-    confirm_data["idempotency_key"] = str(request.idempotency_key)
-    form = ClaimForm(
-        data,
-        animals=animals.choosable(),
-        replaceable=Receipt.objects.replaceable_for(entry),
+    if not has_permission(request.auth, Permission.RELEASE_ANIMAL):
+        return not_allowed()
+    # Another district's entry is a 404 (Http404); one of a pound where he may not release, a 403.
+    entry, refusal = call_service(
+        entry_for, title=_("Not allowed"), user=request.auth, pk=pk, perm=Permission.RELEASE_ANIMAL
     )
-    if "replaces" in data and "replaces" not in form.fields:
-        errors.append(("replaces", _("This value is not valid.")))
-    confirm = ConfirmForm(confirm_data)
-    return form, confirm, errors + _form_errors(form) + _form_errors(confirm)
+    return refusal or _release(request, entry)
+
+
+def _claim(entry, body):
+    """The claimant's answers as the service takes them, and the errors of the screens' rules."""
+    answers = body.model_dump(exclude={"animals", "amount", "signature_data", "replaces"})
+    errors = list(claim_errors(answers, owner_named=True).items())
+    answers["signature"], wrong = _checked(read_signature, body.signature_data)
+    errors += _signature_named(wrong)
+    replaceable = {r.pk: r for r in Receipt.objects.replaceable_for(entry)} if body.replaces else {}
+    answers["replaces"] = _choice(body.replaces, replaceable, "replaces", errors)
+    return answers, errors
 
 
 @idempotent
-def _release(request, entry, body):
+def _release(request, entry):
     try:
-        animals = services.claimable_animals(entry)
+        services.claimable_animals(entry)
     except services.ReleaseRefused as exc:
         return problem(409, exc.messages[0])
-    form, confirm, errors = _claim_forms(request, entry, animals, body)
-    if errors:
-        return _invalid(errors)
-    data = dict(form.cleaned_data)
-    chosen = [a.pk for a in data.pop("animals")]
+    body, refusal = json_body(request, ReleaseIn)
+    if refusal:
+        return refusal
+    answers, errors = _claim(entry, body)
     try:
-        statement = services.release_statement(entry=entry, animal_ids=chosen)
+        statement = services.release_statement(entry=entry, animal_ids=body.animals)
     except services.ReleaseRefused as exc:
         if not hasattr(exc, "error_dict"):
             return problem(409, exc.messages[0])  # no tariff covers a day
-        return _refused(exc, form, statement=None)
+        statement, errors = None, errors + _named(exc)
+    if errors:
+        return invalid(errors)
     try:
         made = services.release_on_payment(
             entry=entry,
             by=request.auth,
             animal_ids=[a.pk for a in statement.animals],
-            idempotency_key=confirm.cleaned_data["idempotency_key"],
-            amount_tendered=confirm.cleaned_data["amount"],
-            signature=confirm.cleaned_data["signature_data"],
-            **data,
+            idempotency_key=request.idempotency_key,
+            amount_tendered=Decimal(body.amount),
+            **answers,
         )
     except PermissionDenied:
-        return _not_allowed()
+        return not_allowed()
     except services.ReleaseRefused as exc:
-        return _refused(exc, form, statement=statement.dues)
+        return _refused(exc, statement.dues)
     location = reverse("api:verify", kwargs={"code": made.receipt.document.token})
-    return json_response(_released(made, statement.animals), 201, location)
+    animals = sorted(a.pk for a in statement.animals)
+    answer = dump(
+        ReleaseOut, made, entry=entry.pk, animals=animals, receipt=receipt_row(made.receipt)
+    )
+    return json_response(answer, 201, location)
 
 
-def _refused(exc, form, *, statement):
-    """The problem a refused release answers with: the dues moved on are a conflict that carries
-    them; any other reason is a field's error (or the request's), as the screen shows it."""
+def _refused(exc, statement):
+    """The problem a refused release answers with: the dues moved on are a conflict (409) that
+    carries them to check again; any other reason is a field's error, as the screen shows it."""
     named = getattr(exc, "message_dict", {})
-    if "amount" in named and statement is not None:
-        return _dues_differ(named["amount"], statement)
-    if "signature" in named:
-        return _invalid([("signature_data", m) for m in named["signature"]])
-    add_service_errors(form, exc)
-    return _invalid(_form_errors(form))
+    if "amount" in named:
+        response = problem(409, _("The amount tendered is not the dues now."), named["amount"][0])
+        body = json.loads(response.content) | {"dues": statement_row(statement)}
+        response.content = json.dumps(body, ensure_ascii=False)
+        return response
+    return invalid(_signature_named(_named(exc)))
+
+
+def _signature_named(errors):
+    """The services' `signature` is the body's `signature_data`."""
+    return [("signature_data" if f == "signature" else f, m) for f, m in errors]

@@ -18,8 +18,13 @@ from ..models import (
     Sex,
     Species,
 )
-from ..services.intake import AMENDABLE_ANIMAL_FIELDS, AMENDABLE_ENTRY_FIELDS
-from ..tags import normalise_tag, validate_ear_tag
+from ..services.intake import (
+    AMENDABLE_ANIMAL_FIELDS,
+    AMENDABLE_ENTRY_FIELDS,
+    check_animal,
+    check_entry,
+)
+from ..tags import normalise_tag
 
 BLANK = [("", "---------")]
 
@@ -99,40 +104,16 @@ class EntryForm(forms.Form):
         ).order_by("name")
 
     def clean(self):
-        data = super().clean()
-        basis = data.get("basis")
-        if basis == SeizureBasis.OTHER and not data.get("basis_other"):
-            self.add_error("basis_other", _("Name the notification the seizure relies on."))
-        # The s.11 questions are asked only for a s.11 seizure, the notification only for
-        # another basis: answers left from a basis changed on the way are not recorded.
-        if basis != SeizureBasis.S11_PUBLIC:
-            data.update(s11_site="", s11_ground="", pound_choice_reason="")
-        if basis != SeizureBasis.OTHER:
-            data["basis_other"] = ""
-        if basis == SeizureBasis.S11_PUBLIC:
-            if not data.get("s11_site"):
-                self.add_error("s11_site", _("Say which public work."))
-            if not data.get("s11_ground"):
-                self.add_error("s11_ground", _("Say whether it was doing damage or straying."))
-        seized, arrived = data.get("seized_at"), data.get("arrived_at")
-        if seized and arrived and seized > arrived:
-            self.add_error("seized_at", _("The seizure must come before the arrival."))
-        if data.get("notice_description") and not data.pop("notice_confirmed", False):
-            self.add_error(
-                "notice_confirmed", _("Confirm the description is fit to publish, or leave it out.")
-            )
-        data.pop("notice_confirmed", None)
-        return data
+        return _checked(self, check_entry, super().clean())
 
 
-def _check_tag(form, data):
-    """A tag failing the Pashu Aadhaar check stands only when the keeper ticks that it reads
-    as written (impounding/tags.py)."""
+def _checked(form, check, data):
+    """`data` through the rule `check` the API applies too; its refusals beside their fields."""
     try:
-        validate_ear_tag(data.get("ear_tag", ""), confirmed=data.get("tag_confirmed"))
+        return check(data)
     except ValidationError as exc:
-        form.add_error("ear_tag", exc.message_dict["ear_tag"])
-    return data
+        form.add_error(None, exc)
+        return data
 
 
 class AnimalForm(forms.Form):
@@ -167,7 +148,7 @@ class AnimalForm(forms.Form):
         return normalise_tag(self.cleaned_data["ear_tag"])
 
     def clean(self):
-        return _check_tag(self, super().clean())
+        return _checked(self, check_animal, super().clean())
 
 
 class BaseAnimalFormSet(forms.BaseFormSet):
@@ -246,7 +227,7 @@ class AnimalAmendForm(forms.Form):
     clean_ear_tag = AnimalForm.clean_ear_tag
 
     def clean(self):
-        return _check_tag(self, super().clean())
+        return _checked(self, check_animal, super().clean())
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

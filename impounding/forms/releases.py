@@ -1,9 +1,5 @@
-import base64
-import binascii
-
 from django import forms
 from django.core.exceptions import ValidationError
-from django.core.files.base import ContentFile
 from django.utils.translation import gettext_lazy as _
 
 from kernel.forms import DateInput
@@ -11,8 +7,7 @@ from kernel.uploads import validate_order_scan
 from ledger.models import PaymentMode
 
 from ..models import ClaimantRole, CourtOrder, Release
-
-MAX_SIGNATURE_BYTES = 400 * 1024
+from ..services.releases import claim_errors, read_signature
 
 
 class AnimalChoiceField(forms.ModelMultipleChoiceField):
@@ -95,21 +90,8 @@ class ClaimForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("claimant_role") == ClaimantRole.AGENT:
-            if not data.get("agent_authority"):
-                self.add_error("agent_authority", _("Record the authority the agent relies on."))
-            if not data.get("owner_name"):
-                self.add_error("owner_name", _("Give the owner's name."))
-        if data.get("payment_mode") in (PaymentMode.UPI, PaymentMode.OTHER) and not data.get(
-            "payment_reference"
-        ):
-            self.add_error(
-                "payment_reference", _("Give the UPI transaction or other payment reference.")
-            )
-        if data.get("acknowledgement") == Release.Acknowledgement.REGISTER_PAGE and not data.get(
-            "register_page"
-        ):
-            self.add_error("register_page", _("Give the page of the register the claimant signed."))
+        for field, message in claim_errors(data, owner_named=True).items():
+            self.add_error(field, message)
         animals = data.get("animals") or []
         chosen = {x.pk for x in animals}
         if any(a.dam_id and a.dam_id not in chosen and a.dam.state == "impounded" for a in animals):
@@ -127,19 +109,10 @@ class ConfirmForm(forms.Form):
     signature_data = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def clean_signature_data(self):
-        value = self.cleaned_data["signature_data"]
-        if not value:
-            return None
-        prefix = "data:image/png;base64,"
-        if not value.startswith(prefix):
-            raise ValidationError(_("The signature could not be read. Sign again."))
         try:
-            raw = base64.b64decode(value[len(prefix) :], validate=True)
-        except (binascii.Error, ValueError):
-            raise ValidationError(_("The signature could not be read. Sign again.")) from None
-        if not raw.startswith(b"\x89PNG\r\n\x1a\n") or len(raw) > MAX_SIGNATURE_BYTES:
-            raise ValidationError(_("The signature could not be read. Sign again."))
-        return ContentFile(raw, name="signature.png")
+            return read_signature(self.cleaned_data["signature_data"])
+        except ValidationError as exc:
+            raise ValidationError(exc.message_dict["signature"]) from None
 
 
 class CourtOrderForm(forms.Form):

@@ -1,7 +1,17 @@
 from django.core.exceptions import ValidationError
+from django.forms import Field as FormField
 from django.utils.translation import gettext as _
 
 from ..models import TRANSITIONS, AnimalState
+
+# Django's own words for a blank answer, in its catalogue: as a screen's field says it.
+REQUIRED = FormField.default_error_messages["required"]
+
+
+def blank_errors(answers, names):
+    """{name: REQUIRED} for each of `names` answered blank. An answer missing from `answers`
+    failed its own field's check, which said so: it is not looked at again."""
+    return {n: REQUIRED for n in names if n in answers and not str(answers[n] or "").strip()}
 
 
 class TransitionNotAllowed(ValidationError):

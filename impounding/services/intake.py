@@ -13,12 +13,13 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from kernel.events import record_event
 from kernel.messages import Message, in_both
-from kernel.uploads import reencode_image
+from kernel.uploads import check_pixels, reencode_image
 from ledger import services as ledger
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
-from ..tags import tag_check_fails, tag_warning, validate_ear_tag
+from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
+from .common import blank_errors
 
 PHOTO_MAX_PX = 1280
 
@@ -53,6 +54,64 @@ def intake_warnings(*, pound, seized_at, arrived_at, basis, seizer_capacity, sei
 
 
 ANIMAL_FIELDS = ("species", "sex", "age_class", "colour", "marks", "ear_tag")
+ENTRY_REQUIRED = ("seizure_place", "seizer_name", "seizer_residence")
+PHOTO_MAX_BYTES = 12 * 1024 * 1024
+
+
+def check_entry(data):
+    """The arrival's answers (s.8) as the register keeps them, or a ValidationError naming every
+    answer that is wrong: the rules the arrival screen's form and the API both apply, after their
+    own fields' types. Answers left from a basis changed on the way are cleared."""
+    errors = blank_errors(data, ENTRY_REQUIRED)
+    basis = data.get("basis")
+    if basis == SeizureBasis.OTHER and not data.get("basis_other"):
+        errors["basis_other"] = _("Name the notification the seizure relies on.")
+    # The s.11 questions are asked only for a s.11 seizure, the notification only for another
+    # basis.
+    if basis != SeizureBasis.S11_PUBLIC:
+        data.update(s11_site="", s11_ground="", pound_choice_reason="")
+    if basis != SeizureBasis.OTHER:
+        data["basis_other"] = ""
+    if basis == SeizureBasis.S11_PUBLIC:
+        if not data.get("s11_site"):
+            errors["s11_site"] = _("Say which public work.")
+        if not data.get("s11_ground"):
+            errors["s11_ground"] = _("Say whether it was doing damage or straying.")
+    seized, arrived = data.get("seized_at"), data.get("arrived_at")
+    if seized and arrived and seized > arrived:
+        errors["seized_at"] = _("The seizure must come before the arrival.")
+    if data.get("notice_description") and not data.get("notice_confirmed"):
+        errors["notice_confirmed"] = _(
+            "Confirm the description is fit to publish, or leave it out."
+        )
+    data.pop("notice_confirmed", None)
+    if errors:
+        raise ValidationError(errors)
+    return data
+
+
+def check_animal(data):
+    """One animal's answers on arrival, its ear tag normalised, or a ValidationError naming every
+    answer that is wrong. A tag failing the Pashu Aadhaar check stands only when the keeper
+    confirms that it reads as written (impounding/tags.py)."""
+    errors = blank_errors(data, ["colour"])
+    if "ear_tag" in data:
+        data["ear_tag"] = normalise_tag(data["ear_tag"] or "")
+        try:
+            validate_ear_tag(data["ear_tag"], confirmed=data.get("tag_confirmed"))
+        except ValidationError as exc:
+            errors |= exc.message_dict
+    photo = data.get("photo")
+    if photo and photo.size > PHOTO_MAX_BYTES:
+        errors["photo"] = _("The photo is larger than 12 MB.")
+    elif photo:
+        try:
+            check_pixels(photo, "photo")  # a file that is no image, before the entry is made
+        except ValidationError as exc:
+            errors |= exc.message_dict
+    if errors:
+        raise ValidationError(errors)
+    return data
 
 
 def _check_arrival(*, animals, arrived_at, seized_at):

@@ -8,6 +8,8 @@ No other path releases an animal: the state table has no other edge, the databas
 released animal without a recorded release or order, and the admin cannot change states.
 """
 
+import base64
+import binascii
 import functools
 import uuid
 from dataclasses import asdict, dataclass, replace
@@ -15,6 +17,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -35,6 +38,7 @@ from ..dues import Statement, dues
 from ..models import (
     Animal,
     AnimalState,
+    ClaimantRole,
     CourtOrder,
     Impoundment,
     Receipt,
@@ -43,9 +47,12 @@ from ..models import (
 )
 from ..tariffs import TariffMissing
 from .claims import ensure_no_hold
-from .common import ReleaseRefused
+from .common import ReleaseRefused, blank_errors
 from .custody import end_custody
 from .receipts import check_replaces, issue_receipt
+
+MAX_SIGNATURE_BYTES = 400 * 1024
+PNG_DATA_URL = "data:image/png;base64,"
 
 
 def claimant_personal(release):
@@ -171,19 +178,51 @@ class ClaimAnswers:
     ground: str
 
 
-def _validate_claim(claim, signature):
-    errors = {}
-    if claim.claimant_role == "agent" and not claim.agent_authority.strip():
-        errors["agent_authority"] = _("Record the authority the agent relies on.")
+def claim_errors(answers, *, owner_named=False):
+    """The claimant's answers' rules, each refusal by its field (empty when none): what the claim
+    screen's form, the API and the release itself check. The screens and the API also ask an
+    agent for the owner's name (`owner_named`); a release recorded without it names the claimant.
+    An answer missing from `answers` failed its own field's check and is not looked at."""
+    errors = blank_errors(answers, ["claimant_name", "claimant_address"])
+    if answers.get("claimant_role") == ClaimantRole.AGENT:
+        if not (answers.get("agent_authority") or "").strip():
+            errors["agent_authority"] = _("Record the authority the agent relies on.")
+        if owner_named and not (answers.get("owner_name") or "").strip():
+            errors["owner_name"] = _("Give the owner's name.")
     if (
-        claim.acknowledgement == Release.Acknowledgement.REGISTER_PAGE
-        and not claim.register_page.strip()
+        answers.get("payment_mode") in (PaymentMode.UPI, PaymentMode.OTHER)
+        and not (answers.get("payment_reference") or "").strip()
+    ):
+        errors["payment_reference"] = _("Give the UPI transaction or other payment reference.")
+    if (
+        answers.get("acknowledgement") == Release.Acknowledgement.REGISTER_PAGE
+        and not (answers.get("register_page") or "").strip()
     ):
         errors["register_page"] = _("Give the page of the register the claimant signed.")
+    return errors
+
+
+def read_signature(data_url):
+    """The claimant's signature drawn on the screen, sent as a PNG data: URL, as a file; None when
+    none was drawn. Refused (under `signature`) when it is not a PNG of at most 400 KB."""
+    if not data_url:
+        return None
+    unreadable = ValidationError({"signature": _("The signature could not be read. Sign again.")})
+    if not data_url.startswith(PNG_DATA_URL):
+        raise unreadable
+    try:
+        raw = base64.b64decode(data_url.removeprefix(PNG_DATA_URL), validate=True)
+    except (binascii.Error, ValueError):
+        raise unreadable from None
+    if not raw.startswith(b"\x89PNG\r\n\x1a\n") or len(raw) > MAX_SIGNATURE_BYTES:
+        raise unreadable
+    return ContentFile(raw, name="signature.png")
+
+
+def _validate_claim(claim, signature):
+    errors = claim_errors(asdict(claim))
     if claim.acknowledgement == Release.Acknowledgement.SIGNATURE and not signature:
         errors["signature"] = _("The claimant must sign on the screen.")
-    if claim.payment_mode != PaymentMode.CASH and not claim.payment_reference.strip():
-        errors["payment_reference"] = _("Give the UPI transaction or other payment reference.")
     if errors:
         raise ValidationError(errors)
 

@@ -16,9 +16,10 @@ from django.utils import timezone
 from PIL import Image
 
 from api.idempotency import HEADER
-from api.intake import ANIMAL_FIELDS, CLAIM_FIELDS, ENTRY_FIELDS
 from api.models import IdempotentRequest
 from impounding.dues import dues
+from impounding.forms.register import AnimalForm, EntryForm
+from impounding.forms.releases import ClaimForm, ConfirmForm
 from impounding.models import Animal, AnimalState, Impoundment, Receipt, Release
 from kernel.formatting import inr
 from kernel.models import Event
@@ -172,7 +173,7 @@ def test_screen_checks_come_back_as_field_errors(client, pound_keeper):
         basis="s11",
         seized_at=(now + timedelta(hours=1)).isoformat(),
         notice_description="White cow near the canal",
-        animals=[{"species": "dragon", "sex": "female", "age_class": "adult"}],
+        animals=[{"species": "cattle", "sex": "female", "age_class": "adult", "colour": " "}],
     )
     errors = problem_of(post(client, ENTRIES, body, pound_keeper), 400)["errors"]
     by_field = {e["field"]: e["message"] for e in errors}
@@ -180,7 +181,16 @@ def test_screen_checks_come_back_as_field_errors(client, pound_keeper):
     assert by_field["s11_ground"] == "Say whether it was doing damage or straying."
     assert by_field["seized_at"] == "The seizure must come before the arrival."
     assert by_field["notice_confirmed"].startswith("Confirm the description is fit to publish")
-    assert "animals.0.species" in by_field and "animals.0.colour" in by_field
+    assert by_field["animals.0.colour"] == "This field is required."
+
+
+def test_values_of_the_wrong_kind_are_named_before_the_rules(client, pound_keeper):
+    body = entry_body(basis="s11", animals=[{"species": "dragon", "sex": "female"}])
+    errors = problem_of(post(client, ENTRIES, body, pound_keeper), 400)["errors"]
+    by_field = {e["field"]: e["message"] for e in errors}
+    assert by_field["animals.0.species"] == "This value is not valid."
+    assert by_field["animals.0.colour"] == "This field is required."
+    assert "s11_site" not in by_field  # the rules read the values once they are of their kind
 
 
 def test_no_animal_is_the_screens_message(client, pound_keeper):
@@ -204,7 +214,7 @@ def test_ear_tag_failing_its_check_stands_only_when_confirmed(client, pound_keep
         ("not json", {"request"}),
         ("[1, 2]", {"request"}),
         ('"a string"', {"request"}),
-        ("", {"request"}),
+        ("", {"seizer_name", "animals"}),  # no body: every field left empty
         ("[" * 100_000, {"request"}),
         (b"\xff\xfe{}", {"request"}),
         ({"seizer_name": 5}, {"seizer_name"}),
@@ -374,15 +384,17 @@ def test_wrong_amount_in_hindi(client, pound_keeper, entry):
 
 
 def test_release_form_checks_are_the_screens(client, pound_keeper, entry):
-    body = release_body(
-        entry, claimant_role="agent", payment_mode="upi", register_page="", amount=None
-    )
+    body = release_body(entry, claimant_role="agent", payment_mode="upi", register_page="")
     errors = problem_of(post(client, release_url(entry), body, pound_keeper), 400)["errors"]
     by_field = {e["field"]: e["message"] for e in errors}
     assert by_field["agent_authority"] == "Record the authority the agent relies on."
+    assert by_field["owner_name"] == "Give the owner's name."
     assert by_field["payment_reference"] == "Give the UPI transaction or other payment reference."
     assert by_field["register_page"] == "Give the page of the register the claimant signed."
-    assert by_field["amount"] == "This field is required."
+    missing = problem_of(
+        post(client, release_url(entry), body | {"amount": None}, pound_keeper), 400
+    )
+    assert {"field": "amount", "message": "This field is required."} in missing["errors"]
 
 
 @pytest.mark.parametrize(
@@ -461,11 +473,15 @@ def test_schema_publishes_the_bodies_of_the_forms_and_the_key(client):
         assert HEADER in {p["name"] for p in operation["parameters"] if p["in"] == "header"}
         assert {"201", "400", "403", "422"} <= set(operation["responses"])
     entry_schema = create["requestBody"]["content"]["application/json"]["schema"]
-    assert set(entry_schema["properties"]) == set(ENTRY_FIELDS) | {"animals"}
+    entry_fields = set(EntryForm.base_fields) - {"idempotency_key"}  # the header's
+    assert set(entry_schema["properties"]) == entry_fields | {"animals"}
     animal_schema = entry_schema["properties"]["animals"]["items"]
-    assert set(animal_schema["properties"]) == set(ANIMAL_FIELDS) | {"photo"}
+    assert set(animal_schema["properties"]) == set(AnimalForm.base_fields) - {"photo_held"}
     release_schema = release["requestBody"]["content"]["application/json"]["schema"]
-    assert set(release_schema["properties"]) == set(CLAIM_FIELDS)
+    confirm_fields = set(ConfirmForm.base_fields) - {"idempotency_key"}
+    # `replaces` is the claim form's own when the entry has a cancelled receipt to replace.
+    claim_fields = set(ClaimForm.base_fields) | confirm_fields | {"replaces"}
+    assert set(release_schema["properties"]) == claim_fields
     assert "$ref" not in json.dumps([entry_schema, release_schema])
 
 
