@@ -6,7 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,6 +14,7 @@ from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from kernel.documents import pdf_response, render_pdf, verification_context
 
@@ -24,6 +25,7 @@ from .models import ApiToken, IssuedDocument, Pound, PoundVillage, StaffAssignme
 from .roles import Permission
 from .scoping import has_permission
 from .throttle import address_locked_out, verify_rate_exceeded
+from .twofactor import has_second_factor, recovery_codes_left, second_factor_not_required
 
 
 class LoginView(auth_views.LoginView):
@@ -70,6 +72,7 @@ def admin_login(request, extra_context=None):
     return redirect_to_login(request.GET.get("next") or reverse("admin:index"))
 
 
+@second_factor_not_required  # the code page keeps its session alive too
 def session_ping(request):
     """Keeps the session of someone typing in a long form alive (static/js/session.js): every
     request saves the session and so moves its end (SESSION_SAVE_EVERY_REQUEST). Signed out,
@@ -151,13 +154,20 @@ def profile(request):
         .select_related("state", "district", "police_station", "pound")
         .order_by("-valid_from")
     )
-    return render(request, "accounts/profile.html", {"assignments": assignments})
+    context = {
+        "assignments": assignments,
+        "has_second_factor": has_second_factor(request.user),
+        "codes_left": recovery_codes_left(request.user),
+    }
+    return render(request, "accounts/profile.html", context)
 
 
 @require_permission(Permission.MANAGE_STAFF)
 def staff(request):
     today = timezone.localdate()
-    users = User.objects.order_by("username").prefetch_related(
+    has_factor = TOTPDevice.objects.filter(user=OuterRef("pk"), confirmed=True)
+    users = User.objects.order_by("username").annotate(has_factor=Exists(has_factor))
+    users = users.prefetch_related(
         Prefetch(
             "assignments",
             queryset=StaffAssignment.objects.in_force(today).select_related(

@@ -137,6 +137,22 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
+# --- The second factor (docs/decisions/0053-second-factor.md) -----------------------------------
+# TOTP through django-otp, with its static-token device for the recovery codes. Its middleware
+# marks the user verified once a code was given in the session (right after authentication);
+# accounts.twofactor's, after the login middleware, sends the unverified to give one (or to set
+# an authenticator up, for the roles of accounts.roles.SECOND_FACTOR_ROLES).
+INSTALLED_APPS += ["django_otp", "django_otp.plugins.otp_totp", "django_otp.plugins.otp_static"]
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "django_otp.middleware.OTPMiddleware",
+)
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("kernel.login.LoginRequiredMiddleware") + 1,
+    "accounts.twofactor.SecondFactorMiddleware",
+)
+OTP_TOTP_ISSUER = "PoundAdmin"
+
 ROOT_URLCONF = "poundadmin.urls"
 WSGI_APPLICATION = "poundadmin.wsgi.application"
 

@@ -37,6 +37,7 @@ import shutil
 import pytest
 import time_machine
 from django.conf import settings
+from django.test import Client
 from django.utils import timezone
 
 from accounts.roles import Role
@@ -46,6 +47,7 @@ from tests.accounts.factories import (
     PoundFactory,
     PoundVillageFactory,
     StateFactory,
+    force_login_with_second_factor,
     staff,
 )
 from tests.impounding.factories import set_tariffs
@@ -117,6 +119,13 @@ def _schemathesis_summary(terminalreporter):
         terminalreporter.write_line(
             f"Schemathesis: {operations} operations, {len(runs)} tokens, {cases} cases"
         )
+
+
+@pytest.fixture(autouse=True)
+def force_login_gives_the_second_factor(monkeypatch):
+    """`client.force_login(user)` signs in with both factors (tests/accounts/factories.py):
+    the tests of the rule use `password_only_login`."""
+    monkeypatch.setattr(Client, "force_login", force_login_with_second_factor)
 
 
 @pytest.fixture(autouse=True)
