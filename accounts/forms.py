@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from kernel.forms import DateInput
 
 from .roles import Role
+from .services import default_token_expiry
 
 
 class LoginForm(AuthenticationForm):
@@ -51,6 +52,16 @@ class ApiTokenForm(forms.Form):
         label=_("Name of the token"),
         max_length=80,
         help_text=_("Say what will use it, for example “State dashboard”."),
+    )
+    expires_on = forms.DateField(
+        label=_("Expires on"),
+        widget=DateInput(),
+        initial=default_token_expiry,
+        required=False,  # empty: 90 days from today
+        help_text=_(
+            "The token works to the end of this day: 90 days from today unless you choose, "
+            "and a year at most."
+        ),
     )
     # One token however often the form is sent (services.create_api_token).
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)

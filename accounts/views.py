@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from kernel.documents import pdf_response, render_pdf, verification_context
+from kernel.views import add_service_errors
 
 from . import services
 from .decorators import require_permission
@@ -256,15 +257,15 @@ def api_tokens(request):
     form = ApiTokenForm(request.POST or None)
     secret = None
     if request.method == "POST" and form.is_valid():
-        token, secret = services.create_api_token(
-            user=request.user,
-            name=form.cleaned_data["name"],
-            idempotency_key=form.cleaned_data["idempotency_key"],
-        )
-        if secret is None:  # the same form sent again: its secret was shown the first time
-            messages.info(request, _("That token was already made; its secret was shown once."))
-            return redirect("accounts:api_tokens")
-        form = ApiTokenForm()
+        try:
+            token, secret = services.create_api_token(user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            if secret is None:  # the same form sent again: its secret was shown the first time
+                messages.info(request, _("That token was already made; its secret was shown once."))
+                return redirect("accounts:api_tokens")
+            form = ApiTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
     return render(
         request,
