@@ -177,7 +177,8 @@ def staff(request):
             to_attr="current_assignments",
         )
     )
-    return render(request, "accounts/staff.html", {"users": users})
+    context = {"users": users, "admin_enabled": settings.ADMIN_ENABLED}
+    return render(request, "accounts/staff.html", context)
 
 
 def appointment_card(request, pk):

@@ -44,8 +44,9 @@ else:
         "ALLOWED_HOSTS", "List the host names the site is served under, separated by commas."
     ).split(",")
 
-# The Django admin (superuser repair). It signs in through the app's login; false removes it.
-ADMIN_ENABLED = env.bool("ADMIN_ENABLED", default=True)
+# The Django admin (superuser repair): off unless ADMIN_ENABLED=true turns it on for a repair. It
+# signs in through the app's login, with the second factor (docs/decisions/0053).
+ADMIN_ENABLED = env.bool("ADMIN_ENABLED", default=False)
 
 # The public address that QR codes on documents and links in mail point at. Required in
 # production; in development, empty means "the host and port of the request" (poundadmin/urls.py's

@@ -17,6 +17,9 @@ os.environ.setdefault("POUNDADMIN_READ_DOT_ENV", "false")
 os.environ.setdefault("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
 # The demo app installed (ADR 0049): the suite also tests seed_demo, seed_scale and their guard.
 os.environ.setdefault("DEMO", "true")
+# The admin on, for its own tests; its default, off, is tested in a fresh process
+# (tests/test_settings.py).
+os.environ.setdefault("ADMIN_ENABLED", "true")
 # The test client and the live server speak plain HTTP on 127.0.0.1.
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("SECURE_COOKIES", "false")

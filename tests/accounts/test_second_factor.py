@@ -315,3 +315,18 @@ def test_a_superuser_needs_the_second_factor_too():
     root = UserFactory(is_superuser=True, is_staff=True)
 
     assert twofactor.must_have_second_factor(root)
+
+
+# --- The admin is off unless a setting turns it on (tests/test_settings.py) ----------------
+
+
+def test_staff_page_links_the_admin_only_when_it_is_on(client, administrator, settings):
+    client.force_login(administrator)
+    settings.ADMIN_ENABLED = False
+
+    off = client.get(reverse("accounts:staff")).text
+    settings.ADMIN_ENABLED = True
+    on = client.get(reverse("accounts:staff")).text
+
+    assert "/admin/" not in off and "turned off on this server" in off
+    assert reverse("admin:accounts_staffassignment_changelist") in on
