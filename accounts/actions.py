@@ -1,4 +1,5 @@
-"""The event actions of the documents the system issues, each with its timeline label."""
+"""The event actions of accounts (the documents the system issues, a reset second factor), each
+with its timeline label."""
 
 from django.utils.translation import gettext_lazy as _
 
@@ -7,3 +8,4 @@ from kernel.events import EventAction
 
 class Action(EventAction):
     DOCUMENT_REISSUED = "document.reissued", _("Document reissued")
+    SECOND_FACTOR_RESET = "account.second_factor_reset", _("Second factor reset")

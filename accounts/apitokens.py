@@ -55,7 +55,9 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(_("created"), default=timezone.now)
     last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
     revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
-    # Refused from this moment on; none for a personal token, always one for a service token.
+    # Refused from this moment on. Every token made has one: a personal token 90 days on unless
+    # its owner chooses (a year at most), a service token its appointment's end. A row without
+    # one could only come from before that rule; no State had deployed then (ADR 0053).
     expires_at = models.DateTimeField(_("expires"), null=True, blank=True)
     # Requests a minute (api.ratelimit); none: settings.API_RATE_PER_MINUTE.
     rate_per_minute = models.PositiveIntegerField(_("requests a minute"), null=True, blank=True)

@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from kernel.forms import DateInput
 
 from .roles import Role
+from .services import default_token_expiry
 
 
 class LoginForm(AuthenticationForm):
@@ -51,6 +52,16 @@ class ApiTokenForm(forms.Form):
         label=_("Name of the token"),
         max_length=80,
         help_text=_("Say what will use it, for example “State dashboard”."),
+    )
+    expires_on = forms.DateField(
+        label=_("Expires on"),
+        widget=DateInput(),
+        initial=default_token_expiry,
+        required=False,  # empty: 90 days from today
+        help_text=_(
+            "The token works to the end of this day: 90 days from today unless you choose, "
+            "and a year at most."
+        ),
     )
     # One token however often the form is sent (services.create_api_token).
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
@@ -104,3 +115,44 @@ class ServiceTokenForm(forms.Form):
         self.fields["rate_per_minute"].help_text = _(
             "Leave it empty for the usual %(rate)s requests a minute."
         ) % {"rate": usual_rate}
+
+
+class SecondFactorForm(forms.Form):
+    """The code asked for after the password: the authenticator's, or a recovery code."""
+
+    code = forms.CharField(
+        label=_("Code"),
+        max_length=20,
+        help_text=_(
+            "The 6-digit code your authenticator app shows now, or one of your recovery codes."
+        ),
+        widget=forms.TextInput(
+            attrs={
+                "autocomplete": "one-time-code",
+                "autocapitalize": "none",
+                "spellcheck": "false",
+                "autofocus": True,
+            }
+        ),
+    )
+
+
+class AuthenticatorSetupForm(forms.Form):
+    """The first code from a newly added authenticator, which proves it was added."""
+
+    code = forms.CharField(
+        label=_("Code from the app"),
+        max_length=10,
+        help_text=_("The 6-digit code the app shows for PoundAdmin, for example 123456."),
+        widget=forms.TextInput(
+            attrs={"autocomplete": "one-time-code", "inputmode": "numeric", "spellcheck": "false"}
+        ),
+    )
+
+    def clean_code(self):
+        code = "".join(self.cleaned_data["code"].split())
+        if not (len(code) == 6 and code.isdigit()):
+            raise forms.ValidationError(
+                _("Enter the 6 digits the app shows, for example 123456."), code="format"
+            )
+        return code

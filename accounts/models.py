@@ -437,6 +437,9 @@ class StaffEvent(models.Model):
         CARD_ISSUED = "card_issued", _("Appointment card issued")
         TOKEN_CREATED = "token_created", _("API token created")
         TOKEN_REVOKED = "token_revoked", _("API token revoked")
+        FACTOR_SET_UP = "factor_set_up", _("Second factor set up")
+        RECOVERY_CODES = "recovery_codes", _("New recovery codes made")
+        FACTOR_RESET = "factor_reset", _("Second factor reset")
 
     user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="staff_events")
     assignment = models.ForeignKey(

@@ -124,3 +124,8 @@ ROLE_SCOPES: dict[str, frozenset[str]] = {
 SYSTEM_ROLE = "system"
 SYSTEM_USERNAME = "system:run_deadlines"
 SYSTEM_PERMISSIONS = frozenset({P.APPLY_DEPOSIT, P.TRANSFER_SURPLUS})
+
+# The roles with powers over money and orders, which sign in with a second factor as well as a
+# password (docs/decisions/0053-second-factor.md): the District Magistrate, the office's clerk,
+# the auditor and the administrator. Anyone else may add one from their account page.
+SECOND_FACTOR_ROLES = frozenset({Role.MAGISTRATE, Role.DM_CLERK, Role.AUDITOR, Role.ADMINISTRATOR})

@@ -220,12 +220,36 @@ def reissue_document(*, document, by, reason):
 TOKEN_USE_RESOLUTION = timedelta(minutes=1)
 
 
-def create_api_token(*, user, name, idempotency_key=None):
-    """Make a token for `user`; returns (token, secret). The secret exists only in this return
-    value: a replayed form (the same key) gives the first token and None for the secret."""
+# A personal token expires: PERSONAL_TOKEN_DAYS after today unless its owner chooses another
+# day, and a year at most (ASVS 5.0 L2: no key runs on for ever).
+PERSONAL_TOKEN_DAYS = 90
+TOKEN_MAX_DAYS = 366
+
+
+def default_token_expiry():
+    return timezone.localdate() + timedelta(days=PERSONAL_TOKEN_DAYS)
+
+
+def _check_token_expiry(expires_on):
+    today = timezone.localdate()
+    if expires_on <= today:
+        raise ValidationError({"expires_on": _("The expiry date must be after today.")})
+    if expires_on > today + timedelta(days=TOKEN_MAX_DAYS):
+        raise ValidationError(
+            {"expires_on": _("A token runs for a year at most: choose an earlier date.")}
+        )
+
+
+def create_api_token(*, user, name, idempotency_key=None, expires_on=None):
+    """Make a token for `user`, serving to the end of `expires_on` (by default
+    PERSONAL_TOKEN_DAYS from today, a year at most); returns (token, secret). The secret exists
+    only in this return value: a replayed form (the same key) gives the first token and None
+    for the secret."""
     if idempotency_key is not None:
         if (token := ApiToken.objects.filter(idempotency_key=idempotency_key).first()) is not None:
             return token, None
+    expires_on = expires_on or default_token_expiry()
+    _check_token_expiry(expires_on)
     secret = new_secret()
     try:
         with transaction.atomic():
@@ -235,6 +259,7 @@ def create_api_token(*, user, name, idempotency_key=None):
                 digest=digest_of(secret),
                 hint=secret[:8],
                 idempotency_key=idempotency_key,
+                expires_at=expiry_moment(expires_on),
             )
             token.full_clean(exclude=["idempotency_key"])
             token.save()
@@ -292,7 +317,7 @@ def live_api_token(secret):
 # --- Service tokens: a State system's key (docs/decisions/0041) ----------------------------
 
 # The longest a service token runs: a State system's key is renewed, never left to run on.
-SERVICE_TOKEN_MAX_DAYS = 366
+SERVICE_TOKEN_MAX_DAYS = TOKEN_MAX_DAYS
 
 
 def expiry_moment(day):

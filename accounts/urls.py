@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import service_tokens, views
+from . import second_factor, service_tokens, views
 
 app_name = "accounts"
 
@@ -15,6 +15,15 @@ urlpatterns = [
         name="service_token_revoke",
     ),
     path("session/", views.session_ping, name="session_ping"),
+    path("second-factor/", second_factor.verify, name="second_factor"),
+    path("second-factor/setup/", second_factor.setup, name="second_factor_setup"),
+    path("second-factor/recovery-codes/", second_factor.recovery_codes, name="second_factor_codes"),
+    path(
+        "second-factor/recovery-codes/new/",
+        second_factor.new_recovery_codes,
+        name="second_factor_new_codes",
+    ),
+    path("staff/<int:pk>/second-factor/reset/", second_factor.reset, name="second_factor_reset"),
     path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
     path("staff/", views.staff, name="staff"),
     path("appointments/<int:pk>/card.pdf", views.appointment_card, name="appointment_card"),

@@ -6,7 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 from django.http import Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -14,8 +14,10 @@ from django.utils import timezone, translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from kernel.documents import pdf_response, render_pdf, verification_context
+from kernel.views import add_service_errors
 
 from . import services
 from .decorators import require_permission
@@ -25,6 +27,7 @@ from .roles import Permission
 from .scoping import has_permission
 from .selectors import pounds_with_villages
 from .throttle import address_locked_out, verify_rate_exceeded
+from .twofactor import has_second_factor, recovery_codes_left, second_factor_not_required
 
 
 class LoginView(auth_views.LoginView):
@@ -71,6 +74,7 @@ def admin_login(request, extra_context=None):
     return redirect_to_login(request.GET.get("next") or reverse("admin:index"))
 
 
+@second_factor_not_required  # the code page keeps its session alive too
 def session_ping(request):
     """Keeps the session of someone typing in a long form alive (static/js/session.js): every
     request saves the session and so moves its end (SESSION_SAVE_EVERY_REQUEST). Signed out,
@@ -138,13 +142,20 @@ def profile(request):
         .select_related("state", "district", "police_station", "pound")
         .order_by("-valid_from")
     )
-    return render(request, "accounts/profile.html", {"assignments": assignments})
+    context = {
+        "assignments": assignments,
+        "has_second_factor": has_second_factor(request.user),
+        "codes_left": recovery_codes_left(request.user),
+    }
+    return render(request, "accounts/profile.html", context)
 
 
 @require_permission(Permission.MANAGE_STAFF)
 def staff(request):
     today = timezone.localdate()
-    users = User.objects.order_by("username").prefetch_related(
+    has_factor = TOTPDevice.objects.filter(user=OuterRef("pk"), confirmed=True)
+    users = User.objects.order_by("username").annotate(has_factor=Exists(has_factor))
+    users = users.prefetch_related(
         Prefetch(
             "assignments",
             queryset=StaffAssignment.objects.in_force(today).select_related(
@@ -153,7 +164,8 @@ def staff(request):
             to_attr="current_assignments",
         )
     )
-    return render(request, "accounts/staff.html", {"users": users})
+    context = {"users": users, "admin_enabled": settings.ADMIN_ENABLED}
+    return render(request, "accounts/staff.html", context)
 
 
 def appointment_card(request, pk):
@@ -233,15 +245,15 @@ def api_tokens(request):
     form = ApiTokenForm(request.POST or None)
     secret = None
     if request.method == "POST" and form.is_valid():
-        token, secret = services.create_api_token(
-            user=request.user,
-            name=form.cleaned_data["name"],
-            idempotency_key=form.cleaned_data["idempotency_key"],
-        )
-        if secret is None:  # the same form sent again: its secret was shown the first time
-            messages.info(request, _("That token was already made; its secret was shown once."))
-            return redirect("accounts:api_tokens")
-        form = ApiTokenForm()
+        try:
+            token, secret = services.create_api_token(user=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            if secret is None:  # the same form sent again: its secret was shown the first time
+                messages.info(request, _("That token was already made; its secret was shown once."))
+                return redirect("accounts:api_tokens")
+            form = ApiTokenForm()
     tokens = ApiToken.objects.filter(user=request.user)
     return render(
         request,

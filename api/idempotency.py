@@ -11,7 +11,8 @@ A write operation is decorated with `@idempotent` and returns an HttpResponse (`
   (were the row written after the work, the second would meet the first's row locks inside the
   service and be refused, "already reported", instead of getting the first answer).
 - The same key with another operation or body: 422.
-The key is the caller's own: another user's same key is another request.
+The key is the caller's own: another user's same key is another request. A replay does not
+count against the token's requests a minute (api.ratelimit: `refund`, `is_replay`).
 """
 
 import functools
@@ -24,6 +25,7 @@ from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
 
+from . import ratelimit
 from .common import bad, problem
 from .models import IdempotentRequest
 
@@ -95,6 +97,30 @@ def _reused():
     )
 
 
+def _operation(request):
+    operation = f"{request.method} {request.resolver_match.view_name}"
+    return operation + "".join(
+        f" {k}={v}" for k, v in sorted(request.resolver_match.kwargs.items())
+    )
+
+
+def is_replay(request, user):
+    """Whether `request` retries a write of `user` already answered: the same key, operation
+    and body (api.ratelimit lets it through past the limit)."""
+    key = request.headers.get(HEADER, "")
+    if not KEY.fullmatch(key) or request.resolver_match is None:
+        return False
+    digest = hashlib.sha256(request.body).hexdigest()
+    earlier = IdempotentRequest.objects.filter(user=user, key=key, request_digest=digest)
+    return earlier.filter(operation=_operation(request)).exclude(status=0).exists()
+
+
+def _replayed(request, answer):
+    if answer.get("Idempotent-Replayed") == "true":
+        ratelimit.refund(request)
+    return answer
+
+
 def _answer_of_earlier(user, key, operation, digest):
     row = IdempotentRequest.objects.filter(user=user, key=key).first()
     if row is None:
@@ -130,18 +156,17 @@ def idempotent(view):
         if not KEY.fullmatch(key):
             return bad(HEADER, _("Send a new key (8 to 255 characters) with each new request."))
         user = request.auth
-        operation = f"{request.method} {request.resolver_match.view_name}"
-        operation += "".join(f" {k}={v}" for k, v in sorted(request.resolver_match.kwargs.items()))
+        operation = _operation(request)
         digest = hashlib.sha256(request.body).hexdigest()
         earlier = _answer_of_earlier(user, key, operation, digest)
         if earlier is not None:
-            return earlier
+            return _replayed(request, earlier)
         request.idempotency_key = service_key(user, key)
         with transaction.atomic():
             row = _claim(user, key, operation, digest)
             if row is None:
                 # Another request with this key committed first: answer as it did.
-                return _answer_of_earlier(user, key, operation, digest)
+                return _replayed(request, _answer_of_earlier(user, key, operation, digest))
             response = view(request, *args, **kwargs)
             if 200 <= response.status_code < 300:
                 row.status = response.status_code

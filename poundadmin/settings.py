@@ -45,8 +45,9 @@ else:
         "ALLOWED_HOSTS", "List the host names the site is served under, separated by commas."
     ).split(",")
 
-# The Django admin (superuser repair). It signs in through the app's login; false removes it.
-ADMIN_ENABLED = env.bool("ADMIN_ENABLED", default=True)
+# The Django admin (superuser repair): off unless ADMIN_ENABLED=true turns it on for a repair. It
+# signs in through the app's login, with the second factor (docs/decisions/0053).
+ADMIN_ENABLED = env.bool("ADMIN_ENABLED", default=False)
 
 # The public address that QR codes on documents and links in mail point at. Required in
 # production; in development, empty means "the host and port of the request" (poundadmin/urls.py's
@@ -137,6 +138,22 @@ MIDDLEWARE = [
     # Last, so that it sees the outcome of authentication (django-axes requirement).
     "axes.middleware.AxesMiddleware",
 ]
+
+# --- The second factor (docs/decisions/0053-second-factor.md) -----------------------------------
+# TOTP through django-otp, with its static-token device for the recovery codes. Its middleware
+# marks the user verified once a code was given in the session (right after authentication);
+# accounts.twofactor's, after the login middleware, sends the unverified to give one (or to set
+# an authenticator up, for the roles of accounts.roles.SECOND_FACTOR_ROLES).
+INSTALLED_APPS += ["django_otp", "django_otp.plugins.otp_totp", "django_otp.plugins.otp_static"]
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.auth.middleware.AuthenticationMiddleware") + 1,
+    "django_otp.middleware.OTPMiddleware",
+)
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("kernel.login.LoginRequiredMiddleware") + 1,
+    "accounts.twofactor.SecondFactorMiddleware",
+)
+OTP_TOTP_ISSUER = "PoundAdmin"
 
 ROOT_URLCONF = "poundadmin.urls"
 WSGI_APPLICATION = "poundadmin.wsgi.application"

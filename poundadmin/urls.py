@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
+from accounts import second_factor as account_second_factor
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
 from kernel import health
@@ -14,7 +15,7 @@ urlpatterns = [
     path("healthz/queue", health.queue, name="queuez"),
     path("", home_views.home, name="home"),
     path("login/", account_views.login_view, name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", account_second_factor.logout, name="logout"),
     path(
         "password/",
         auth_views.PasswordChangeView.as_view(template_name="accounts/password_change.html"),

@@ -17,6 +17,9 @@ os.environ.setdefault("POUNDADMIN_READ_DOT_ENV", "false")
 os.environ.setdefault("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
 # The demo app installed (ADR 0049): the suite also tests seed_demo, seed_scale and their guard.
 os.environ.setdefault("DEMO", "true")
+# The admin on, for its own tests; its default, off, is tested in a fresh process
+# (tests/test_settings.py).
+os.environ.setdefault("ADMIN_ENABLED", "true")
 # The test client and the live server speak plain HTTP on 127.0.0.1.
 os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("SECURE_COOKIES", "false")
@@ -37,6 +40,7 @@ import shutil
 import pytest
 import time_machine
 from django.conf import settings
+from django.test import Client
 from django.utils import timezone
 
 from accounts.roles import Role
@@ -46,6 +50,7 @@ from tests.accounts.factories import (
     PoundFactory,
     PoundVillageFactory,
     StateFactory,
+    force_login_with_second_factor,
     staff,
 )
 from tests.impounding.factories import set_tariffs
@@ -117,6 +122,13 @@ def _schemathesis_summary(terminalreporter):
         terminalreporter.write_line(
             f"Schemathesis: {operations} operations, {len(runs)} tokens, {cases} cases"
         )
+
+
+@pytest.fixture(autouse=True)
+def force_login_gives_the_second_factor(monkeypatch):
+    """`client.force_login(user)` signs in with both factors (tests/accounts/factories.py):
+    the tests of the rule use `password_only_login`."""
+    monkeypatch.setattr(Client, "force_login", force_login_with_second_factor)
 
 
 @pytest.fixture(autouse=True)

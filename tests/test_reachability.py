@@ -67,6 +67,12 @@ OUTSIDE = {
     # A POST button beside each token on the tokens page (tests/api/test_api.py).
     "accounts:api_token_revoke",
     "accounts:service_token_revoke",  # the same, on the service tokens page
+    # The second factor after the password (the sign-in's second step), the recovery codes shown
+    # once after setting up, and the account page's POST button for new ones
+    # (tests/accounts/test_second_factor.py, tests/browser/test_second_factor.py).
+    "accounts:second_factor",
+    "accounts:second_factor_codes",
+    "accounts:second_factor_new_codes",
 }
 
 
@@ -80,6 +86,7 @@ UNDECORATED = {
     "password_change": None,
     "accounts:profile": None,
     "accounts:api_tokens": None,
+    "accounts:second_factor_setup": None,  # anyone may add one, from the account page
     "api:openapi-view": None,  # public, linked from the tokens page
     "accounts:appointment_card": P.DOWNLOAD_OWN_CARD,
     "impounding:complaint_new": P.PREPARE_ORDERS,
@@ -121,6 +128,7 @@ NEEDS_A_STATE = {
     "webhooks:subscription": "a webhook made by the administrator",
     "webhooks:stop": "a webhook made by the administrator",
     "webhooks:send_again": "a webhook delivery that was given up",
+    "accounts:second_factor_reset": "a user whose authenticator is set up",
 }
 
 

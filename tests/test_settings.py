@@ -24,6 +24,7 @@ def _manage(*args, **env):
             "SECURE_COOKIES",
             "STATICFILES_STORAGE",
             "DJANGO_ALLOW_ASYNC_UNSAFE",
+            "ADMIN_ENABLED",
         }
     }
     base["POUNDADMIN_READ_DOT_ENV"] = "false"
@@ -102,6 +103,26 @@ def test_debug_is_off_unless_set():
     assert result.stdout.strip().splitlines()[-1] == "False"
 
 
+ADMIN_URL = """
+from django.conf import settings
+from django.urls import Resolver404, resolve
+try:
+    resolve("/admin/")
+except Resolver404:
+    print(settings.ADMIN_ENABLED, "no-admin-url")
+else:
+    print(settings.ADMIN_ENABLED, "admin-url")
+"""
+
+
+def test_admin_is_off_unless_a_setting_turns_it_on():
+    off = _manage("shell", "-c", ADMIN_URL, **PROD)
+    on = _manage("shell", "-c", ADMIN_URL, ADMIN_ENABLED="true", **PROD)
+
+    assert off.stdout.strip().splitlines()[-1] == "False no-admin-url", off.stderr
+    assert on.stdout.strip().splitlines()[-1] == "True admin-url", on.stderr
+
+
 def test_localisation_settings():
     from django.conf import settings
 
@@ -129,5 +150,6 @@ def test_env_example_documents_every_production_variable():
         "EMAIL_HOST",
         "SECURE_COOKIES",
         "SECURE_SSL_REDIRECT",
+        "ADMIN_ENABLED",
     ):
         assert f"{name}=" in text, name

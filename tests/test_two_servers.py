@@ -25,14 +25,16 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.contrib.sessions.models import Session
 from django.urls import reverse
 from django.utils import timezone
+from django_otp import DEVICE_ID_SESSION_KEY
 from PIL import Image
 
 from accounts.roles import Role
+from accounts.twofactor import must_have_second_factor
 from auctions.models import Auction, Notice, Proclamation, Report, Sale
 from kernel.events import verify_chain
 from ledger.checks import run_checks
 from office.models import Remittance
-from tests.accounts.factories import staff
+from tests.accounts.factories import confirmed_authenticator, staff
 from tests.impounding.test_views_register import _local, entry_post
 
 pytestmark = [
@@ -173,6 +175,8 @@ def signed_in(user, days_ahead=0):
     store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store["signed_in_at"] = int((timezone.now() + ahead).timestamp())
+    if must_have_second_factor(user):  # and the second factor given (ADR 0053)
+        store[DEVICE_ID_SESSION_KEY] = confirmed_authenticator(user).persistent_id
     store.create()
     Session.objects.filter(session_key=store.session_key).update(
         expire_date=timezone.now() + ahead + timedelta(hours=1)

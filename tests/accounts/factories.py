@@ -1,9 +1,15 @@
 from datetime import date
 
 import factory
+from django.test import Client
+from django_otp import DEVICE_ID_SESSION_KEY
+from django_otp.oath import TOTP
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from accounts import models
 from accounts.roles import Role
+from accounts.scoping import forget_grants
+from accounts.twofactor import NO_FACTOR_KEY, has_second_factor, must_have_second_factor
 
 
 class StateFactory(factory.django.DjangoModelFactory):
@@ -108,3 +114,45 @@ def staff(role, username=None, **jurisdiction):
     user = UserFactory(**kwargs)
     StaffAssignmentFactory(user=user, role=role, **jurisdiction)
     return user
+
+
+# --- The second factor (docs/decisions/0053-second-factor.md) ------------------------------
+# `client.force_login(user)` in the suite signs in with both factors done (tests/conftest.py):
+# a user whose role requires a second factor, or who has one, is given a confirmed authenticator
+# and the session is marked verified, as after giving its code. A test of the rule itself signs
+# in with the password alone through `password_only_login`.
+
+_force_login = Client.force_login
+
+
+def confirmed_authenticator(user):
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+    return device or TOTPDevice.objects.create(user=user, name="authenticator", confirmed=True)
+
+
+def totp_code(device, *, step=0):
+    """The code the authenticator shows now (or `step` periods on)."""
+    at = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
+    at.time = at.time + step * device.step
+    return f"{at.token():0{device.digits}d}"
+
+
+def verify_session(client, user):
+    """Mark the client's session as having given the second factor, where the user needs it."""
+    forget_grants(user)
+    session = client.session
+    if must_have_second_factor(user) or has_second_factor(user):
+        session[DEVICE_ID_SESSION_KEY] = confirmed_authenticator(user).persistent_id
+    else:  # as after the sign-in's first page, which found no authenticator
+        session[NO_FACTOR_KEY] = user.pk
+    session.save()
+
+
+def force_login_with_second_factor(client, user, backend=None):
+    _force_login(client, user, backend)
+    verify_session(client, user)
+
+
+def password_only_login(client, user):
+    """Signed in with the password, the second factor not given yet."""
+    _force_login(client, user)

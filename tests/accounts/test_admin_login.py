@@ -3,7 +3,7 @@ its throttles."""
 
 from django.urls import reverse
 
-from tests.accounts.factories import UserFactory
+from tests.accounts.factories import UserFactory, confirmed_authenticator, totp_code
 
 
 def test_the_admin_login_sends_to_the_apps_login(client):
@@ -24,10 +24,23 @@ def test_the_admin_login_form_signs_nobody_in(client):
 
 
 def test_a_superuser_signed_in_through_the_app_reaches_the_admin(client):
-    UserFactory(username="root", is_staff=True, is_superuser=True)
+    root = UserFactory(username="root", is_staff=True, is_superuser=True)
+    device = confirmed_authenticator(root)
     client.post(reverse("login"), {"username": "root", "password": "correct-horse-battery"})
+    client.post(reverse("accounts:second_factor"), {"code": totp_code(device)})
 
     assert client.get(reverse("admin:index")).status_code == 200
+
+
+def test_a_superuser_without_the_second_factor_is_kept_from_the_admin(client):
+    root = UserFactory(username="root", is_staff=True, is_superuser=True)
+    confirmed_authenticator(root)
+    client.post(reverse("login"), {"username": "root", "password": "correct-horse-battery"})
+
+    response = client.get(reverse("admin:index"))
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("accounts:second_factor"))
 
 
 def test_staff_who_are_not_admin_users_are_refused_not_looped(client, pound_keeper):

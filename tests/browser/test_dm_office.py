@@ -12,7 +12,7 @@ from django.utils import timezone
 from impounding import services
 from impounding.models import Complaint, Deposit, FeedingRateOrder
 from kernel.formatting import inr
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import check_a11y, check_fits_width, pass_second_factor, screenshot
 from tests.impounding.factories import cow, deposit, goat, make_entry, set_tariffs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,7 +23,7 @@ def sign_in(page, base, username):
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill("correct-horse-battery")
     page.get_by_label("Password").press("Enter")
-    page.wait_for_url(f"{base}/")
+    pass_second_factor(page, base, username)
 
 
 def sign_out(page):

@@ -13,7 +13,7 @@ from auctions import services as auctions
 from impounding import services as impounding
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import check_a11y, check_fits_width, pass_second_factor, screenshot
 from tests.impounding.factories import make_entry, pay, set_tariffs
 from tests.pdfs import SCAN_PDF
 
@@ -27,7 +27,7 @@ def sign_in(page, base, username):
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill("correct-horse-battery")
     page.get_by_label("Password").press("Enter")
-    page.wait_for_url(f"{base}/")
+    pass_second_factor(page, base, username)
 
 
 def sign_out(page):

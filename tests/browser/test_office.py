@@ -17,7 +17,7 @@ from auctions.models import Shortfall
 from impounding import services as impounding_services
 from impounding.models import CourtOrder, Deposit
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import check_a11y, check_fits_width, pass_second_factor, screenshot
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
 from tests.pdfs import SCAN_PDF
 
@@ -31,7 +31,7 @@ def sign_in(page, base, username):
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill("correct-horse-battery")
     page.get_by_label("Password").press("Enter")
-    page.wait_for_url(f"{base}/")
+    pass_second_factor(page, base, username)
 
 
 def look(page, name):

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import check_a11y, check_fits_width, pass_second_factor, screenshot
 from tests.impounding.factories import cow, goat, make_entry, pay, set_tariffs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -22,7 +22,7 @@ def sign_in(page, base, username):
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill("correct-horse-battery")
     page.get_by_label("Password").press("Enter")
-    page.wait_for_url(f"{base}/")
+    pass_second_factor(page, base, username)
 
 
 def test_office_chooses_and_downloads_returns(

@@ -11,7 +11,7 @@ from pypdf import PdfReader
 
 from accounts.roles import Role
 from demo import staff as demo
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import check_a11y, check_fits_width, pass_second_factor, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,7 +36,7 @@ def sign_in(page, base, username):
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill(demo.DEMO_PASSWORD)
     page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{base}/")
+    pass_second_factor(page, base, username)
 
 
 @pytest.mark.parametrize(("username", "role"), ROLE_USERS, ids=[u for u, _ in ROLE_USERS])

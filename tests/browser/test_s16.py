@@ -17,7 +17,7 @@ from impounding.models import AnimalState
 from kernel.formatting import inr
 from ledger.checks import run_checks
 from tests.auctions.factories import conditions
-from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.browser.conftest import check_a11y, check_fits_width, pass_second_factor, screenshot
 from tests.impounding.factories import cow, goat, make_entry
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -36,7 +36,7 @@ def sign_in(page, base, username):
     page.get_by_label("User name").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{base}/")
+    pass_second_factor(page, base, username)
 
 
 def look(page, name):
