@@ -18,7 +18,7 @@ from ninja import Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_pound_ids
+from accounts.scoping import has_permission
 from auctions.models import Notice, Proclamation, Report
 from auctions.selectors import AWAITING, IN_PERIOD, MAY_BE_SOLD
 from impounding.models import Animal, AnimalState
@@ -360,9 +360,7 @@ def notice_pdf(request, pk: int):
 
 
 def _proclamations(user, perm=None):
-    return Proclamation.objects.filter(
-        notice__pound_id__in=visible_pound_ids(user, perm)
-    ).select_related("village", "notice")
+    return Proclamation.objects.for_user(user, perm).select_related("village", "notice")
 
 
 @router.get(

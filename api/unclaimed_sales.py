@@ -9,7 +9,6 @@ from django.urls import reverse
 from ninja import Query, Router, Schema
 
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
 from auctions.models import Auction, Bid, Lot, Sale
 from kernel.files import serve_stored
 
@@ -224,9 +223,9 @@ def _sales(user):
     """As the sale certificate's download: the sales of the pounds whose records the caller
     reads (its scope, then the records' permission on the pound, in one filter)."""
     require(user, Permission.VIEW_RECORDS)
-    return Sale.objects.filter(
-        lot__auction__pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
-    ).select_related("lot__auction", "buyer", "certificate")
+    return Sale.objects.for_user(user, Permission.VIEW_RECORDS).select_related(
+        "lot__auction", "buyer", "certificate"
+    )
 
 
 def _sale(sale):

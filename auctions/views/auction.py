@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_district_ids
+from accounts.scoping import has_permission
 from impounding.models import Animal
 from kernel.confirmations import show_panel
 from kernel.formatting import inr
@@ -54,7 +54,7 @@ from .sale_common import (
 def conditions(request):
     today = timezone.localdate()
     orders = list(
-        AuctionConditions.objects.filter(district_id__in=visible_district_ids(request.user))
+        AuctionConditions.objects.for_user(request.user)
         .select_related("district", "created_by")
         .order_by("district__name", "-valid_from", "-pk")
     )
