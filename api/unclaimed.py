@@ -1,66 +1,40 @@
-"""Unclaimed cattle and their sale through the API: the s.14 reports, notices and proclamations,
-the auctions with their lots, and the sales. Each endpoint asks the permission and takes the
-scope of the screen that shows the same record (auctions.views.unclaimed, auctions.views.auction,
-auctions.views.documents, auctions.views.files), so another district's record is a 404; a fixed
-number of queries a page, whatever the number of rows."""
-
-import re
-from datetime import datetime, time, timedelta
+"""Unclaimed cattle through the API: the s.14 reports, notices and proclamations. Each endpoint
+asks the permission and takes the scope of the screen that shows the same record
+(auctions.views.unclaimed, auctions.views.documents, auctions.views.files), so another district's
+record is a 404; a fixed number of queries a page, whatever the number of rows."""
 
 from django import forms
-from django.db.models import Exists, OuterRef, Prefetch
-from django.http import Http404
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext as _
 from ninja import Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission
+from auctions import selectors
 from auctions.models import Notice, Proclamation, Report
-from auctions.selectors import AWAITING, IN_PERIOD, MAY_BE_SOLD
-from impounding.models import Animal, AnimalState
 from kernel.files import serve_stored
 
-from .common import PoundFilters, dump, filters, keyset_list, require, with_etag
-from .schemas import AnimalOut, Problem, page_of
+from .common import (
+    DAY_CURSOR,
+    MOMENT_CURSOR,
+    DatedFilters,
+    dump,
+    filters,
+    in_days,
+    is_moment,
+    keyset_list,
+    require,
+    with_etag,
+)
+from .schemas import AnimalOut, Problem, page_of, stored_file
 
 router = Router(tags=["unclaimed cattle and sales"])
 PAGE_SIZE = 25
-CLOSED = "closed"  # none of the report's animals is in the pound any more
-REPORT_STATES = (AWAITING, IN_PERIOD, MAY_BE_SOLD, CLOSED)
-
-# Keyset cursors: the sort key of the page's last row, then its id. A moment is written as
-# keyset_page writes it (str() of the UTC datetime the database gives).
-_ID = r"\|\d{1,18}"
-_DAY = r"\d{4}-\d{2}-\d{2}"
-_MOMENT = _DAY + r" \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?\+00:00"
-MOMENT_CURSOR = re.compile(_MOMENT + _ID)
-DAY_CURSOR = re.compile(_DAY + _ID)
-
-# The list of reports' rule (auctions.views.unclaimed.reports); a 404 rather than its 403.
-READS_UNCLAIMED = (Permission.VIEW_RECORDS, Permission.HANDLE_UNCLAIMED)
-REPORT_ORDER = ["-sent_at", "-pk"]
-NOTICE_ORDER = ["-posted_on", "-pk"]
-PROCLAMATION_ORDER = ["-made_on", "-pk"]
-
-PDF = {
-    "200": {
-        "description": "The file as stored",
-        "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}},
-    }
-}
-PHOTO = {
-    "200": {
-        "description": "The photo as stored",
-        "content": {
-            "image/jpeg": {"schema": {"type": "string", "format": "binary"}},
-            "image/png": {"schema": {"type": "string", "format": "binary"}},
-        },
-    }
-}
+PDF = stored_file("The file as stored", "application/pdf")
+LIST = {400: Problem, 401: Problem, 404: Problem}
+ONE = {401: Problem, 404: Problem}
 
 
 # --- Shapes -----------------------------------------------------------------------------------
@@ -122,103 +96,58 @@ class NoticeOut(Schema):
 NoticePage = page_of(NoticeOut)
 
 
-# --- Filters, pages and scope -------------------------------------------------------------------
+# --- Lists: their parameters, filters and pages -------------------------------------------------
 
 
-class ListFilter(PoundFilters):
-    """The lists' filters, validated as the screens validate theirs: a pound of the caller's, a
-    date range, and for some lists a state."""
+# A list's parameters are declared on its endpoint for the schema, each `Q`, and read by
+# `listing` from the query string (as ninja reads them: the last value of a repeated one).
+Q = Query[str | None]
 
-    date_from = forms.DateField(required=False)
-    date_to = forms.DateField(required=False)
+
+class ListFilters(DatedFilters):
+    """The lists' filters, validated as the screens validate theirs; a state for some."""
+
     state = forms.ChoiceField(required=False)
 
     def __init__(self, data, *, pounds, states=()):
         super().__init__(data, pounds=pounds)
-        if states:
-            self.fields["state"].choices = [(s, s) for s in states]
-        else:
+        self.fields["state"].choices = [(s, s) for s in states]
+        if not states:
             del self.fields["state"]
 
-    def clean(self):
-        data = super().clean()
-        start, end = data.get("date_from"), data.get("date_to")
-        if start and end and end < start:
-            self.add_error("date_to", _("The end date cannot be before the start date."))
-        return data
+
+def listing(request, qs, order, row, *, pound="pound", states=(), in_state=None):
+    """One page of `qs` in `order` from the cursor `after`, each row through `row`, filtered as
+    the query string asks: a pound of the caller's (reached through `pound`), a state of
+    `states` (`in_state`), and the IST days of the order's first field, the list's date."""
+    params = request.GET
+    pounds = Pound.objects.for_user(request.auth, Permission.VIEW_RECORDS)
+    data, error = filters(ListFilters, params, pounds=pounds, states=states)
+    if error:
+        return error
+    if data.get("pound"):
+        qs = qs.filter(**{pound: data["pound"]})
+    if data.get("state"):
+        qs = in_state(qs, data["state"])
+    field = order[0].lstrip("-")
+    qs = in_days(qs, field, data)
+    cursor = MOMENT_CURSOR if is_moment(qs, field) else DAY_CURSOR
+    return keyset_list(request, qs, order, cursor, params.get("after"), row, PAGE_SIZE)
 
 
-def list_filters(user, params, states=()):
-    """(the cleaned filters, None), or (None, their 400)."""
-    pounds = Pound.objects.for_user(user, Permission.VIEW_RECORDS)
-    return filters(ListFilter, params, pounds=pounds, states=states)
-
-
-def in_dates(qs, field, data, *, moment):
-    """Rows whose `field` falls within date_from..date_to (IST calendar days, both included)."""
-    start, end = data.get("date_from"), data.get("date_to")
-    if moment:
-        start = start and timezone.make_aware(datetime.combine(start, time.min))
-        end = end and timezone.make_aware(datetime.combine(end + timedelta(days=1), time.min))
-        if start:
-            qs = qs.filter(**{f"{field}__gte": start})
-        if end:
-            qs = qs.filter(**{f"{field}__lt": end})
-        return qs
-    if start:
-        qs = qs.filter(**{f"{field}__gte": start})
-    if end:
-        qs = qs.filter(**{f"{field}__lte": end})
-    return qs
-
-
-def _may_read(user, record):
-    """The s.14 report screen's rule: the records of the pound, or its unclaimed cattle."""
-    return has_permission(user, Permission.VIEW_RECORDS, record) or has_permission(
-        user, Permission.HANDLE_UNCLAIMED, record
-    )
-
-
-def animal_out(a):
-    return dump(AnimalOut, a)
-
-
-def animals_prefetch(through="animals"):
-    return Prefetch(through, queryset=Animal.objects.order_by("number"))
+def animals_out(animals):
+    return [dump(AnimalOut, a) for a in animals]
 
 
 # --- Reports (s.14) ---------------------------------------------------------------------------
 
 
 def _reports(qs):
-    in_pound = Report.animals.through.objects.filter(
-        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
-    )
     return (
-        qs.annotate(in_custody=Exists(in_pound))
-        .select_related("impoundment", "police_station", "officer", "notice")
-        .prefetch_related(animals_prefetch())
+        selectors.with_state(qs)
+        .select_related("impoundment", "police_station", "officer")
+        .prefetch_related(selectors.animals_by_number())
     )
-
-
-def _report_state(report, today):
-    notice = getattr(report, "notice", None)
-    if not report.in_custody:
-        return CLOSED
-    if notice is None:
-        return AWAITING
-    return IN_PERIOD if today <= notice.last_day_to_claim else MAY_BE_SOLD
-
-
-def _by_state(qs, state, today):
-    if state == CLOSED:
-        return qs.filter(in_custody=False)
-    qs = qs.filter(in_custody=True)
-    if state == AWAITING:
-        return qs.filter(notice__isnull=True)
-    if state == IN_PERIOD:
-        return qs.filter(notice__last_day_to_claim__gte=today)
-    return qs.filter(notice__earliest_sale__lte=today)
 
 
 def _report(r, today):
@@ -228,56 +157,51 @@ def _report(r, today):
         r,
         entry=r.impoundment_id,
         register_number=r.impoundment.register_number,
-        police_station={"id": r.police_station_id, "name": r.police_station.label},
+        police_station=dump(NamedOut, r.police_station, name=r.police_station.label),
         officer=r.officer.display_name if r.officer_id else None,
-        state=_report_state(r, today),
+        state=selectors.report_state(r, today),
         notice=notice.pk if notice else None,
-        animals=[animal_out(a) for a in r.animals.all()],
+        animals=animals_out(r.animals.all()),
     )
 
 
 @router.get(
     "/reports/",
-    response={200: ReportPage, 400: Problem, 401: Problem, 404: Problem},
+    response={200: ReportPage, **LIST},
     url_name="reports",
     summary="Reports of cattle unclaimed for seven days (s.14), the latest sent first",
 )
 def reports(
     request,
-    pound: Query[str | None] = None,
-    state: Query[str | None] = None,
-    date_from: Query[str | None] = None,
-    date_to: Query[str | None] = None,
-    after: Query[str | None] = None,
+    pound: Q = None,
+    state: Q = None,
+    date_from: Q = None,
+    date_to: Q = None,
+    after: Q = None,
 ):
-    user = request.auth
-    require(user, *READS_UNCLAIMED)
-    params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
-    data, error = list_filters(user, params, REPORT_STATES)
-    if error:
-        return error
+    require(request.auth, *selectors.READS_UNCLAIMED)  # the screen's rule; a 404 for its 403
     today = timezone.localdate()
-    qs = _reports(Report.objects.for_user(user, Permission.VIEW_RECORDS))
-    if data.get("pound"):
-        qs = qs.filter(pound=data["pound"])
-    if data.get("state"):
-        qs = _by_state(qs, data["state"], today)
-    qs = in_dates(qs, "sent_at", data, moment=True)
-    return keyset_list(
-        request, qs, REPORT_ORDER, MOMENT_CURSOR, after, lambda r: _report(r, today), PAGE_SIZE
+    qs = _reports(Report.objects.for_user(request.auth, Permission.VIEW_RECORDS))
+    return listing(
+        request,
+        qs,
+        ["-sent_at", "-pk"],
+        lambda r: _report(r, today),
+        states=selectors.REPORT_STATES,
+        in_state=lambda qs, state: selectors.in_state(qs, state, today),
     )
 
 
 @router.get(
     "/reports/{int:pk}/",
-    response={200: ReportOut, 401: Problem, 404: Problem},
+    response={200: ReportOut, **ONE},
     url_name="report",
     summary="One report of unclaimed cattle (s.14), with its animals",
 )
 def report(request, pk: int):
-    found = _reports(Report.objects.for_user(request.auth)).filter(pk=pk).first()
-    if found is None or not _may_read(request.auth, found):
-        raise Http404
+    found = get_object_or_404(
+        _reports(selectors.unclaimed_readable(request.auth, Report.objects)), pk=pk
+    )
     return with_etag(request, _report(found, timezone.localdate()))
 
 
@@ -285,18 +209,14 @@ def report(request, pk: int):
 
 
 def _proclamation(p):
-    photo = None
-    if p.photo:
-        photo = reverse("api:proclamation_photo", kwargs={"pk": p.pk})
+    photo = reverse("api:proclamation_photo", kwargs={"pk": p.pk}) if p.photo else None
     return dump(ProclamationOut, p, village=p.village.label if p.village_id else None, photo=photo)
 
 
 def _notices(qs):
+    proclamations = Proclamation.objects.select_related("village").order_by("made_on", "pk")
     return qs.select_related("document").prefetch_related(
-        Prefetch(
-            "proclamations",
-            queryset=Proclamation.objects.select_related("village").order_by("made_on", "pk"),
-        )
+        Prefetch("proclamations", queryset=proclamations)
     )
 
 
@@ -308,46 +228,33 @@ def _notice(n):
 
 @router.get(
     "/notices/",
-    response={200: NoticePage, 400: Problem, 401: Problem, 404: Problem},
+    response={200: NoticePage, **LIST},
     url_name="notices",
     summary="Notices of unclaimed cattle (s.14), the latest posted first",
 )
-def notices(
-    request,
-    pound: Query[str | None] = None,
-    date_from: Query[str | None] = None,
-    date_to: Query[str | None] = None,
-    after: Query[str | None] = None,
-):
-    user = request.auth
-    require(user, *READS_UNCLAIMED)
-    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if error:
-        return error
-    qs = _notices(Notice.objects.for_user(user, Permission.VIEW_RECORDS))
-    if data.get("pound"):
-        qs = qs.filter(pound=data["pound"])
-    qs = in_dates(qs, "posted_on", data, moment=False)
-    return keyset_list(request, qs, NOTICE_ORDER, DAY_CURSOR, after, _notice, PAGE_SIZE)
+def notices(request, pound: Q = None, date_from: Q = None, date_to: Q = None, after: Q = None):
+    require(request.auth, *selectors.READS_UNCLAIMED)
+    qs = _notices(Notice.objects.for_user(request.auth, Permission.VIEW_RECORDS))
+    return listing(request, qs, ["-posted_on", "-pk"], _notice)
 
 
 @router.get(
     "/notices/{int:pk}/",
-    response={200: NoticeOut, 401: Problem, 404: Problem},
+    response={200: NoticeOut, **ONE},
     url_name="notice",
     summary="One notice of unclaimed cattle (s.14), with its proclamations",
 )
 def notice(request, pk: int):
-    found = _notices(Notice.objects.for_user(request.auth)).filter(pk=pk).first()
-    if found is None or not _may_read(request.auth, found):
-        raise Http404
+    found = get_object_or_404(
+        _notices(selectors.unclaimed_readable(request.auth, Notice.objects)), pk=pk
+    )
     return with_etag(request, _notice(found))
 
 
 @router.get(
     "/notices/{int:pk}/pdf/",
-    response={401: Problem, 404: Problem},
-    openapi_extra={"responses": PDF},
+    response=ONE,
+    openapi_extra=PDF,
     url_name="notice_pdf",
     summary="The notice's PDF as issued, once it has been drawn and stored",
 )
@@ -359,56 +266,45 @@ def notice_pdf(request, pk: int):
     return serve_stored(found.document.file, download_name=name, attachment=True)
 
 
-def _proclamations(user, perm=None):
-    return Proclamation.objects.for_user(user, perm).select_related("village", "notice")
-
-
 @router.get(
     "/proclamations/",
-    response={200: ProclamationPage, 400: Problem, 401: Problem, 404: Problem},
+    response={200: ProclamationPage, **LIST},
     url_name="proclamations",
     summary="Proclamations of the notices (s.14), by beat of drum and further channels",
 )
 def proclamations(
-    request,
-    pound: Query[str | None] = None,
-    date_from: Query[str | None] = None,
-    date_to: Query[str | None] = None,
-    after: Query[str | None] = None,
+    request, pound: Q = None, date_from: Q = None, date_to: Q = None, after: Q = None
 ):
-    user = request.auth
-    require(user, *READS_UNCLAIMED)
-    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if error:
-        return error
-    qs = _proclamations(user, Permission.VIEW_RECORDS)
-    if data.get("pound"):
-        qs = qs.filter(notice__pound=data["pound"])
-    qs = in_dates(qs, "made_on", data, moment=False)
-    return keyset_list(request, qs, PROCLAMATION_ORDER, DAY_CURSOR, after, _proclamation, PAGE_SIZE)
+    require(request.auth, *selectors.READS_UNCLAIMED)
+    qs = Proclamation.objects.for_user(request.auth, Permission.VIEW_RECORDS)
+    order = ["-made_on", "-pk"]
+    return listing(
+        request, qs.select_related("village"), order, _proclamation, pound="notice__pound"
+    )
 
 
 @router.get(
     "/proclamations/{int:pk}/",
-    response={200: ProclamationOut, 401: Problem, 404: Problem},
+    response={200: ProclamationOut, **ONE},
     url_name="proclamation",
     summary="One proclamation (s.14)",
 )
 def proclamation(request, pk: int):
-    found = _proclamations(request.auth).filter(pk=pk).first()
-    if found is None or not _may_read(request.auth, found.notice):
-        raise Http404
-    return with_etag(request, _proclamation(found))
+    readable = selectors.unclaimed_readable(request.auth, Proclamation.objects)
+    return with_etag(
+        request, _proclamation(get_object_or_404(readable.select_related("village"), pk=pk))
+    )
 
 
 @router.get(
     "/proclamations/{int:pk}/photo/",
-    response={401: Problem, 404: Problem},
-    openapi_extra={"responses": PHOTO},
+    response=ONE,
+    openapi_extra=stored_file("The photo as stored", "image/jpeg", "image/png"),
     url_name="proclamation_photo",
     summary="The proclamation's photo",
 )
 def proclamation_photo(request, pk: int):
     # As auctions.views.files.proclamation_photo: the records of the notice's pound.
-    found = get_object_or_404(_proclamations(request.auth, Permission.VIEW_RECORDS), pk=pk)
+    scoped = Proclamation.objects.for_user(request.auth, Permission.VIEW_RECORDS)
+    found = get_object_or_404(scoped, pk=pk)
     return serve_stored(found.photo, download_name=f"proclamation-{found.pk}")
