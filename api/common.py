@@ -61,7 +61,8 @@ def day(value):
 def dump(schema, record, **given):
     """The fields `schema` declares, in its order, read from `record`: the values `given` first,
     else the record's own of the same name, a related record as its id (without reading it), a
-    moment or a day in ISO 8601. So a resource declares its fields once, in its schema."""
+    moment or a day in ISO 8601, an amount (a Decimal) as `money`. So a resource declares its
+    fields once, in its schema."""
     return {
         name: given[name] if name in given else _value(record, name) for name in schema.model_fields
     }
@@ -73,7 +74,7 @@ def _value(record, name):
         return iso(value)
     if isinstance(value, date):
         return value.isoformat()
-    return value
+    return money(value) if isinstance(value, Decimal) else value
 
 
 def _attname(record, name):
@@ -164,7 +165,7 @@ class DatedFilters(PoundFilters):
         return data
 
 
-def is_moment(qs, field):
+def _is_moment(qs, field):
     return isinstance(qs.model._meta.get_field(field), DateTimeField)
 
 
@@ -172,7 +173,7 @@ def in_days(qs, field, data):
     """The rows of `qs` whose `field`, a day or a moment, falls on the IST days from
     `data`'s date_from to its date_to (DatedFilters), both included."""
     start, end, last = data.get("date_from"), data.get("date_to"), "lte"
-    if is_moment(qs, field):  # from the first day's start to the start of the day after the last
+    if _is_moment(qs, field):  # from the first day's start to the start of the day after the last
         start = start and day_start(start)
         end, last = end and day_start(end + timedelta(days=1)), "lt"
     if start:
@@ -301,6 +302,11 @@ def keyset_list(request, qs, order, cursor, after, row, size, parse=None):
     rows, next_cursor = keyset_page(qs, order, after=after, size=size)
     body = {"results": [row(r) for r in rows], "next": next_link(request, next_cursor)}
     return with_etag(request, body)
+
+
+def cursor_of(qs, order):
+    """The pattern of `qs`'s cursors in `order` whose first field is a day or a moment."""
+    return MOMENT_CURSOR if _is_moment(qs, order[0].lstrip("-")) else DAY_CURSOR
 
 
 def _cursor_ok(after, pattern, parse):

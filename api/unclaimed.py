@@ -3,6 +3,8 @@ asks the permission and takes the scope of the screen that shows the same record
 (auctions.views.unclaimed, auctions.views.documents, auctions.views.files), so another district's
 record is a 404; a fixed number of queries a page, whatever the number of rows."""
 
+from functools import partial
+
 from django import forms
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
@@ -16,25 +18,29 @@ from auctions import selectors
 from auctions.models import Notice, Proclamation, Report
 from kernel.files import serve_stored
 
-from .common import (
-    DAY_CURSOR,
-    MOMENT_CURSOR,
-    DatedFilters,
-    dump,
-    filters,
-    in_days,
-    is_moment,
-    keyset_list,
-    require,
-    with_etag,
-)
+from .common import DatedFilters, cursor_of, dump, filters, in_days, keyset_list, require, with_etag
 from .schemas import AnimalOut, Problem, page_of, stored_file
 
 router = Router(tags=["unclaimed cattle and sales"])
 PAGE_SIZE = 25
 PDF = stored_file("The file as stored", "application/pdf")
-LIST = {400: Problem, 401: Problem, 404: Problem}
-ONE = {401: Problem, 404: Problem}
+# A list's parameters are declared on its endpoint for the schema, each `Q`, and read by
+# `listing` from the query string (as ninja reads them: the last value of a repeated one).
+Q = Query[str | None]
+
+
+def get(path, out, summary, router=router, **extra):
+    """A GET of `router` named as its view, answering `out` (a record, or a list's page, which
+    may also be a 400), or a file when `out` is None (`extra` describes it); a 404 outside the
+    caller's scope."""
+    errors = {400: Problem} if out and "results" in out.model_fields else {}
+    response = ({200: out} if out else {}) | errors | {401: Problem, 404: Problem}
+
+    def register(view):
+        named = {"url_name": view.__name__, "summary": summary, **extra}
+        return router.get(path, response=response, **named)(view)
+
+    return register
 
 
 # --- Shapes -----------------------------------------------------------------------------------
@@ -96,12 +102,7 @@ class NoticeOut(Schema):
 NoticePage = page_of(NoticeOut)
 
 
-# --- Lists: their parameters, filters and pages -------------------------------------------------
-
-
-# A list's parameters are declared on its endpoint for the schema, each `Q`, and read by
-# `listing` from the query string (as ninja reads them: the last value of a repeated one).
-Q = Query[str | None]
+# --- Lists, records and rows ------------------------------------------------------------------
 
 
 class ListFilters(DatedFilters):
@@ -119,20 +120,29 @@ class ListFilters(DatedFilters):
 def listing(request, qs, order, row, *, pound="pound", states=(), in_state=None):
     """One page of `qs` in `order` from the cursor `after`, each row through `row`, filtered as
     the query string asks: a pound of the caller's (reached through `pound`), a state of
-    `states` (`in_state`), and the IST days of the order's first field, the list's date."""
-    params = request.GET
+    `states` (`in_state`, else the status), and the IST days of the order's first field."""
     pounds = Pound.objects.for_user(request.auth, Permission.VIEW_RECORDS)
-    data, error = filters(ListFilters, params, pounds=pounds, states=states)
+    data, error = filters(ListFilters, request.GET, pounds=pounds, states=states)
     if error:
         return error
     if data.get("pound"):
         qs = qs.filter(**{pound: data["pound"]})
     if data.get("state"):
-        qs = in_state(qs, data["state"])
-    field = order[0].lstrip("-")
-    qs = in_days(qs, field, data)
-    cursor = MOMENT_CURSOR if is_moment(qs, field) else DAY_CURSOR
-    return keyset_list(request, qs, order, cursor, params.get("after"), row, PAGE_SIZE)
+        qs = in_state(qs, data["state"]) if in_state else qs.filter(status=data["state"])
+    qs, after = in_days(qs, order[0].lstrip("-"), data), request.GET.get("after")
+    return keyset_list(request, qs, order, cursor_of(qs, order), after, row, PAGE_SIZE)
+
+
+def s14(request, model):
+    """The s.14 lists' rule (the screen's; a 404 for its 403), then the records of the caller's
+    pounds."""
+    require(request.auth, *selectors.READS_UNCLAIMED)
+    return model.objects.for_user(request.auth, Permission.VIEW_RECORDS)
+
+
+def one(request, qs, pk, row):
+    """The record `pk` of `qs` through `row`, with an ETag; a 404 if `qs` holds no such record."""
+    return with_etag(request, row(get_object_or_404(qs, pk=pk)))
 
 
 def animals_out(animals):
@@ -165,11 +175,10 @@ def _report(r, today):
     )
 
 
-@router.get(
+@get(
     "/reports/",
-    response={200: ReportPage, **LIST},
-    url_name="reports",
-    summary="Reports of cattle unclaimed for seven days (s.14), the latest sent first",
+    ReportPage,
+    "Reports of cattle unclaimed for seven days (s.14), the latest sent first",
 )
 def reports(
     request,
@@ -179,30 +188,16 @@ def reports(
     date_to: Q = None,
     after: Q = None,
 ):
-    require(request.auth, *selectors.READS_UNCLAIMED)  # the screen's rule; a 404 for its 403
-    today = timezone.localdate()
-    qs = _reports(Report.objects.for_user(request.auth, Permission.VIEW_RECORDS))
-    return listing(
-        request,
-        qs,
-        ["-sent_at", "-pk"],
-        lambda r: _report(r, today),
-        states=selectors.REPORT_STATES,
-        in_state=lambda qs, state: selectors.in_state(qs, state, today),
-    )
+    today, qs = timezone.localdate(), _reports(s14(request, Report))
+    row, in_state = partial(_report, today=today), partial(selectors.in_state, today=today)
+    states = selectors.REPORT_STATES
+    return listing(request, qs, ["-sent_at", "-pk"], row, states=states, in_state=in_state)
 
 
-@router.get(
-    "/reports/{int:pk}/",
-    response={200: ReportOut, **ONE},
-    url_name="report",
-    summary="One report of unclaimed cattle (s.14), with its animals",
-)
+@get("/reports/{int:pk}/", ReportOut, "One report of unclaimed cattle (s.14), with its animals")
 def report(request, pk: int):
-    found = get_object_or_404(
-        _reports(selectors.unclaimed_readable(request.auth, Report.objects)), pk=pk
-    )
-    return with_etag(request, _report(found, timezone.localdate()))
+    readable = _reports(selectors.unclaimed_readable(request.auth, Report.objects))
+    return one(request, readable, pk, partial(_report, today=timezone.localdate()))
 
 
 # --- Notices and proclamations (s.14) ---------------------------------------------------------
@@ -226,37 +221,24 @@ def _notice(n):
     return dump(NoticeOut, n, pdf=pdf, proclamations=proclamations)
 
 
-@router.get(
-    "/notices/",
-    response={200: NoticePage, **LIST},
-    url_name="notices",
-    summary="Notices of unclaimed cattle (s.14), the latest posted first",
-)
+@get("/notices/", NoticePage, "Notices of unclaimed cattle (s.14), the latest posted first")
 def notices(request, pound: Q = None, date_from: Q = None, date_to: Q = None, after: Q = None):
-    require(request.auth, *selectors.READS_UNCLAIMED)
-    qs = _notices(Notice.objects.for_user(request.auth, Permission.VIEW_RECORDS))
-    return listing(request, qs, ["-posted_on", "-pk"], _notice)
+    return listing(request, _notices(s14(request, Notice)), ["-posted_on", "-pk"], _notice)
 
 
-@router.get(
-    "/notices/{int:pk}/",
-    response={200: NoticeOut, **ONE},
-    url_name="notice",
-    summary="One notice of unclaimed cattle (s.14), with its proclamations",
+@get(
+    "/notices/{int:pk}/", NoticeOut, "One notice of unclaimed cattle (s.14), with its proclamations"
 )
 def notice(request, pk: int):
-    found = get_object_or_404(
-        _notices(selectors.unclaimed_readable(request.auth, Notice.objects)), pk=pk
-    )
-    return with_etag(request, _notice(found))
+    readable = _notices(selectors.unclaimed_readable(request.auth, Notice.objects))
+    return one(request, readable, pk, _notice)
 
 
-@router.get(
+@get(
     "/notices/{int:pk}/pdf/",
-    response=ONE,
+    None,
+    "The notice's PDF as issued, once it has been drawn and stored",
     openapi_extra=PDF,
-    url_name="notice_pdf",
-    summary="The notice's PDF as issued, once it has been drawn and stored",
 )
 def notice_pdf(request, pk: int):
     # As auctions.views.documents.notice_pdf: the records of the notice's pound.
@@ -266,42 +248,29 @@ def notice_pdf(request, pk: int):
     return serve_stored(found.document.file, download_name=name, attachment=True)
 
 
-@router.get(
+@get(
     "/proclamations/",
-    response={200: ProclamationPage, **LIST},
-    url_name="proclamations",
-    summary="Proclamations of the notices (s.14), by beat of drum and further channels",
+    ProclamationPage,
+    "Proclamations of the notices (s.14), by beat of drum and further channels",
 )
 def proclamations(
     request, pound: Q = None, date_from: Q = None, date_to: Q = None, after: Q = None
 ):
-    require(request.auth, *selectors.READS_UNCLAIMED)
-    qs = Proclamation.objects.for_user(request.auth, Permission.VIEW_RECORDS)
-    order = ["-made_on", "-pk"]
-    return listing(
-        request, qs.select_related("village"), order, _proclamation, pound="notice__pound"
-    )
+    qs, order = s14(request, Proclamation).select_related("village"), ["-made_on", "-pk"]
+    return listing(request, qs, order, _proclamation, pound="notice__pound")
 
 
-@router.get(
-    "/proclamations/{int:pk}/",
-    response={200: ProclamationOut, **ONE},
-    url_name="proclamation",
-    summary="One proclamation (s.14)",
-)
+@get("/proclamations/{int:pk}/", ProclamationOut, "One proclamation (s.14)")
 def proclamation(request, pk: int):
     readable = selectors.unclaimed_readable(request.auth, Proclamation.objects)
-    return with_etag(
-        request, _proclamation(get_object_or_404(readable.select_related("village"), pk=pk))
-    )
+    return one(request, readable.select_related("village"), pk, _proclamation)
 
 
-@router.get(
+@get(
     "/proclamations/{int:pk}/photo/",
-    response=ONE,
+    None,
+    "The proclamation's photo",
     openapi_extra=stored_file("The photo as stored", "image/jpeg", "image/png"),
-    url_name="proclamation_photo",
-    summary="The proclamation's photo",
 )
 def proclamation_photo(request, pk: int):
     # As auctions.views.files.proclamation_photo: the records of the notice's pound.

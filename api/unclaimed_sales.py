@@ -3,6 +3,8 @@ as the auction screens (auctions.views.auction) and the sale certificate's downl
 (auctions.views.documents), money as exact decimal strings, and of a buyer only what the
 auction's page shows beside his lot (his bidder number and name)."""
 
+from functools import partial
+
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from ninja import Router, Schema
@@ -12,11 +14,14 @@ from auctions import selectors
 from auctions.models import Auction, Sale
 from kernel.files import serve_stored
 
-from .common import dump, money, require, with_etag
+from . import unclaimed
+from .common import dump, require
 from .schemas import AnimalOut, page_of
-from .unclaimed import LIST, ONE, PDF, Q, animals_out, listing
+from .unclaimed import PDF, Q, animals_out, listing, one
 
 router = Router(tags=["unclaimed cattle and sales"])
+get = partial(unclaimed.get, router=router)
+SOLD_ANIMALS = selectors.animals_by_number("lot__animals")
 
 
 class BuyerOut(Schema):
@@ -110,12 +115,7 @@ def _auction(a):
         a,
         officer=a.officer.display_name,
         deputy=a.deputy.display_name if a.deputy_id else None,
-        conditions=dump(
-            ConditionsOut, a.conditions, earnest_money=money(a.conditions.earnest_money)
-        ),
-        lots_total=a.n_lots,
-        lots_sold=a.n_sold,
-        lots_open=a.n_open,
+        conditions=dump(ConditionsOut, a.conditions),
     )
 
 
@@ -126,8 +126,6 @@ def _lot_sale(sale, schema=LotSaleOut, **given):
     return dump(
         schema,
         sale,
-        price=money(sale.price),
-        expenses=money(sale.expenses),
         buyer=dump(BuyerOut, sale.buyer),
         certificate=sale.certificate.number,
         certificate_pdf=pdf,
@@ -140,20 +138,14 @@ def _lot(lot):
     return dump(
         LotOut,
         lot,
-        reserve_price=money(lot.reserve_price),
         note="" if sale else lot.note,
         animals=animals_out(lot.animals.all()),
-        bids=[{"amount": money(b.amount), "bidder": b.bidder.number} for b in lot.bids.all()],
+        bids=[dump(BidOut, b, bidder=b.bidder.number) for b in lot.bids.all()],
         sale=_lot_sale(sale) if sale else None,
     )
 
 
-@router.get(
-    "/auctions/",
-    response={200: AuctionPage, **LIST},
-    url_name="auctions",
-    summary="Auctions (ss.14, 16), the latest announced time first",
-)
+@get("/auctions/", AuctionPage, "Auctions (ss.14, 16), the latest announced time first")
 def auctions(
     request,
     pound: Q = None,
@@ -163,24 +155,20 @@ def auctions(
     after: Q = None,
 ):
     qs, order = _auctions(request.auth), ["-scheduled_for", "-pk"]
-    states = Auction.Status.values
-    return listing(request, qs, order, _auction, states=states, in_state=_in_status)
+    return listing(request, qs, order, _auction, states=Auction.Status.values)
 
 
-def _in_status(qs, state):
-    return qs.filter(status=state)
-
-
-@router.get(
+@get(
     "/auctions/{int:pk}/",
-    response={200: AuctionDetailOut, **ONE},
-    url_name="auction",
-    summary="One auction, with its lots in the order of sale, their bids and sales",
+    AuctionDetailOut,
+    "One auction, with its lots in the order of sale, their bids and sales",
 )
 def auction(request, pk: int):
-    found = get_object_or_404(_auctions(request.auth), pk=pk)
-    lots = [_lot(lot) for lot in selectors.auction_lots(found)]
-    return with_etag(request, _auction(found) | {"lots": lots})
+    return one(request, _auctions(request.auth), pk, _auction_with_lots)
+
+
+def _auction_with_lots(auction):
+    return _auction(auction) | {"lots": [_lot(lot) for lot in selectors.auction_lots(auction)]}
 
 
 # --- Sales ------------------------------------------------------------------------------------
@@ -208,34 +196,26 @@ def _sale(sale):
     )
 
 
-@router.get(
-    "/sales/",
-    response={200: SalePage, **LIST},
-    url_name="sales",
-    summary="Sales at the auctions, the latest hammer first",
-)
+@get("/sales/", SalePage, "Sales at the auctions, the latest hammer first")
 def sales(request, pound: Q = None, date_from: Q = None, date_to: Q = None, after: Q = None):
-    qs = _sales(request.auth).prefetch_related(selectors.animals_by_number("lot__animals"))
+    qs = _sales(request.auth).prefetch_related(SOLD_ANIMALS)
     return listing(request, qs, ["-sold_at", "-pk"], _sale, pound="lot__auction__pound")
 
 
-@router.get(
+@get(
     "/sales/{int:pk}/",
-    response={200: SaleOut, **ONE},
-    url_name="sale",
-    summary="One sale: the hammer price, the buyer's bidder number and name, the certificate",
+    SaleOut,
+    "One sale: the hammer price, the buyer's bidder number and name, the certificate",
 )
 def sale(request, pk: int):
-    found = _sales(request.auth).prefetch_related(selectors.animals_by_number("lot__animals"))
-    return with_etag(request, _sale(get_object_or_404(found, pk=pk)))
+    return one(request, _sales(request.auth).prefetch_related(SOLD_ANIMALS), pk, _sale)
 
 
-@router.get(
+@get(
     "/sales/{int:pk}/certificate/",
-    response=ONE,
+    None,
+    "The sale certificate's PDF as issued, once it has been drawn and stored",
     openapi_extra=PDF,
-    url_name="sale_certificate_pdf",
-    summary="The sale certificate's PDF as issued, once it has been drawn and stored",
 )
 def sale_certificate_pdf(request, pk: int):
     found = get_object_or_404(_sales(request.auth), pk=pk)

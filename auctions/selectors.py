@@ -342,9 +342,9 @@ def returned_by(animal):
 def with_lot_counts(auctions):
     """`auctions` each with its lots counted, as the list shows them: all, sold and still open."""
     return auctions.annotate(
-        n_lots=Count("lots", distinct=True),
-        n_sold=Count("lots", filter=Q(lots__status=Lot.Status.SOLD), distinct=True),
-        n_open=Count("lots", filter=Q(lots__status=Lot.Status.OPEN), distinct=True),
+        lots_total=Count("lots", distinct=True),
+        lots_sold=Count("lots", filter=Q(lots__status=Lot.Status.SOLD), distinct=True),
+        lots_open=Count("lots", filter=Q(lots__status=Lot.Status.OPEN), distinct=True),
     )
 
 
