@@ -19,22 +19,25 @@ from auctions.models import Notice, Proclamation, Report
 from kernel.files import serve_stored
 
 from .common import DatedFilters, cursor_of, dump, filters, in_days, keyset_list, require, with_etag
-from .schemas import AnimalOut, Problem, page_of, stored_file
+from .schemas import AnimalOut, Problem, page_of, shape, stored_file
 
 router = Router(tags=["unclaimed cattle and sales"])
 PAGE_SIZE = 25
 PDF = stored_file("The file as stored", "application/pdf")
+PHOTO = stored_file("The photo as stored", "image/jpeg", "image/png")
 # A list's parameters are declared on its endpoint for the schema, each `Q`, and read by
 # `listing` from the query string (as ninja reads them: the last value of a repeated one).
 Q = Query[str | None]
 
 
-def get(path, out, summary, router=router, **extra):
-    """A GET of `router` named as its view, answering `out` (a record, or a list's page, which
-    may also be a 400), or a file when `out` is None (`extra` describes it); a 404 outside the
-    caller's scope."""
-    errors = {400: Problem} if out and "results" in out.model_fields else {}
-    response = ({200: out} if out else {}) | errors | {401: Problem, 404: Problem}
+def get(path, out, summary, router=router):
+    """A GET of `router` named as its view, answering `out`: a record's shape, a list's page
+    (which may also be a 400), or a file (`stored_file`); a 404 outside the caller's scope."""
+    file = isinstance(out, dict)
+    page = not file and "results" in out.model_fields
+    response = ({} if file else {200: out}) | ({400: Problem} if page else {})
+    response |= {401: Problem, 404: Problem}
+    extra = {"openapi_extra": out} if file else {}
 
     def register(view):
         named = {"url_name": view.__name__, "summary": summary, **extra}
@@ -43,12 +46,7 @@ def get(path, out, summary, router=router, **extra):
     return register
 
 
-# --- Shapes -----------------------------------------------------------------------------------
-
-
-class NamedOut(Schema):
-    id: int
-    name: str
+NamedOut = shape("NamedOut", id=int, name=str)
 
 
 class ReportOut(Schema):
@@ -102,9 +100,6 @@ class NoticeOut(Schema):
 NoticePage = page_of(NoticeOut)
 
 
-# --- Lists, records and rows ------------------------------------------------------------------
-
-
 class ListFilters(DatedFilters):
     """The lists' filters, validated as the screens validate theirs; a state for some."""
 
@@ -134,8 +129,7 @@ def listing(request, qs, order, row, *, pound="pound", states=(), in_state=None)
 
 
 def s14(request, model):
-    """The s.14 lists' rule (the screen's; a 404 for its 403), then the records of the caller's
-    pounds."""
+    """The s.14 lists' rule (a 404 for the screen's 403), then the caller's pounds' records."""
     require(request.auth, *selectors.READS_UNCLAIMED)
     return model.objects.for_user(request.auth, Permission.VIEW_RECORDS)
 
@@ -153,21 +147,18 @@ def animals_out(animals):
 
 
 def _reports(qs):
-    return (
-        selectors.with_state(qs)
-        .select_related("impoundment", "police_station", "officer")
-        .prefetch_related(selectors.animals_by_number())
-    )
+    related = qs.select_related("impoundment", "police_station", "officer")
+    return selectors.with_state(related).prefetch_related(selectors.animals_by_number())
 
 
 def _report(r, today):
-    notice = getattr(r, "notice", None)
+    notice, station = getattr(r, "notice", None), r.police_station
     return dump(
         ReportOut,
         r,
         entry=r.impoundment_id,
         register_number=r.impoundment.register_number,
-        police_station=dump(NamedOut, r.police_station, name=r.police_station.label),
+        police_station=dump(NamedOut, station, name=station.label),
         officer=r.officer.display_name if r.officer_id else None,
         state=selectors.report_state(r, today),
         notice=notice.pk if notice else None,
@@ -234,12 +225,7 @@ def notice(request, pk: int):
     return one(request, readable, pk, _notice)
 
 
-@get(
-    "/notices/{int:pk}/pdf/",
-    None,
-    "The notice's PDF as issued, once it has been drawn and stored",
-    openapi_extra=PDF,
-)
+@get("/notices/{int:pk}/pdf/", PDF, "The notice's PDF as issued, once it has been drawn and stored")
 def notice_pdf(request, pk: int):
     # As auctions.views.documents.notice_pdf: the records of the notice's pound.
     scoped = Notice.objects.for_user(request.auth, Permission.VIEW_RECORDS)
@@ -266,12 +252,7 @@ def proclamation(request, pk: int):
     return one(request, readable.select_related("village"), pk, _proclamation)
 
 
-@get(
-    "/proclamations/{int:pk}/photo/",
-    None,
-    "The proclamation's photo",
-    openapi_extra=stored_file("The photo as stored", "image/jpeg", "image/png"),
-)
+@get("/proclamations/{int:pk}/photo/", PHOTO, "The proclamation's photo")
 def proclamation_photo(request, pk: int):
     # As auctions.views.files.proclamation_photo: the records of the notice's pound.
     scoped = Proclamation.objects.for_user(request.auth, Permission.VIEW_RECORDS)

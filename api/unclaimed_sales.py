@@ -16,7 +16,7 @@ from kernel.files import serve_stored
 
 from . import unclaimed
 from .common import dump, require
-from .schemas import AnimalOut, page_of
+from .schemas import AnimalOut, page_of, shape
 from .unclaimed import PDF, Q, animals_out, listing, one
 
 router = Router(tags=["unclaimed cattle and sales"])
@@ -24,9 +24,9 @@ get = partial(unclaimed.get, router=router)
 SOLD_ANIMALS = selectors.animals_by_number("lot__animals")
 
 
-class BuyerOut(Schema):
-    number: int
-    name: str
+BuyerOut = shape("BuyerOut", number=int, name=str)
+BidOut = shape("BidOut", amount=str, bidder=int)
+ConditionsOut = shape("ConditionsOut", order_reference=str, earnest_money=str)
 
 
 class LotSaleOut(Schema):
@@ -51,11 +51,6 @@ class SaleOut(LotSaleOut):
 SalePage = page_of(SaleOut)
 
 
-class BidOut(Schema):
-    amount: str
-    bidder: int
-
-
 class LotOut(Schema):
     id: int
     number: int
@@ -66,11 +61,6 @@ class LotOut(Schema):
     animals: list[AnimalOut]
     bids: list[BidOut]
     sale: LotSaleOut | None
-
-
-class ConditionsOut(Schema):
-    order_reference: str
-    earnest_money: str
 
 
 class AuctionOut(Schema):
@@ -110,39 +100,24 @@ def _auctions(user):
 
 
 def _auction(a):
-    return dump(
-        AuctionOut,
-        a,
-        officer=a.officer.display_name,
-        deputy=a.deputy.display_name if a.deputy_id else None,
-        conditions=dump(ConditionsOut, a.conditions),
-    )
+    deputy = a.deputy.display_name if a.deputy_id else None
+    conditions = dump(ConditionsOut, a.conditions)
+    return dump(AuctionOut, a, officer=a.officer.display_name, deputy=deputy, conditions=conditions)
 
 
 def _lot_sale(sale, schema=LotSaleOut, **given):
-    pdf = None
-    if sale.certificate.file:
-        pdf = reverse("api:sale_certificate_pdf", kwargs={"pk": sale.pk})
-    return dump(
-        schema,
-        sale,
-        buyer=dump(BuyerOut, sale.buyer),
-        certificate=sale.certificate.number,
-        certificate_pdf=pdf,
-        **given,
-    )
+    """A sale as its lot shows it, or as `schema` with the values `given`."""
+    cert = sale.certificate
+    given |= {"buyer": dump(BuyerOut, sale.buyer), "certificate": cert.number}
+    pdf = reverse("api:sale_certificate_pdf", kwargs={"pk": sale.pk}) if cert.file else None
+    return dump(schema, sale, certificate_pdf=pdf, **given)
 
 
 def _lot(lot):
     sale = getattr(lot, "sale", None)
-    return dump(
-        LotOut,
-        lot,
-        note="" if sale else lot.note,
-        animals=animals_out(lot.animals.all()),
-        bids=[dump(BidOut, b, bidder=b.bidder.number) for b in lot.bids.all()],
-        sale=_lot_sale(sale) if sale else None,
-    )
+    bids = [dump(BidOut, b, bidder=b.bidder.number) for b in lot.bids.all()]
+    given = {"note": "" if sale else lot.note, "sale": _lot_sale(sale) if sale else None}
+    return dump(LotOut, lot, animals=animals_out(lot.animals.all()), bids=bids, **given)
 
 
 @get("/auctions/", AuctionPage, "Auctions (ss.14, 16), the latest announced time first")
@@ -190,7 +165,6 @@ def _sale(sale):
         auction=lot.auction_id,
         auction_number=lot.auction.number,
         pound=lot.auction.pound_id,
-        lot=lot.pk,
         lot_number=lot.number,
         animals=animals_out(lot.animals.all()),
     )
@@ -213,9 +187,8 @@ def sale(request, pk: int):
 
 @get(
     "/sales/{int:pk}/certificate/",
-    None,
+    PDF,
     "The sale certificate's PDF as issued, once it has been drawn and stored",
-    openapi_extra=PDF,
 )
 def sale_certificate_pdf(request, pk: int):
     found = get_object_or_404(_sales(request.auth), pk=pk)
