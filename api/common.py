@@ -4,7 +4,8 @@ beside its own fields), the reading of a write's JSON body, the mapping of a ser
 answers with an ETag, and the one keyset list endpoint."""
 
 import json
-from datetime import date, datetime
+import re
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from django import forms
@@ -16,6 +17,7 @@ from django.core.exceptions import (
     RequestDataTooBig,
     ValidationError,
 )
+from django.db.models import DateTimeField
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -25,10 +27,15 @@ from pydantic import ValidationError as SchemaError
 
 from accounts.scoping import has_permission
 from kernel.views import keyset_page
+from office.returns import day_start
 
 CONTENT_TYPE = "application/problem+json"
 CENT = Decimal("0.01")
 MONEY = "An exact amount in rupees, two decimals, as a string: 1234.50."
+# Keyset cursors: the sort key of the page's last row, then its id. A moment is written as
+# keyset_page writes it (str() of the UTC datetime the database gives).
+DAY_CURSOR = re.compile(r"\d{4}-\d{2}-\d{2}\|\d{1,18}")
+MOMENT_CURSOR = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?\+00:00\|\d{1,18}")
 
 
 # --- Values as the answers write them ----------------------------------------------------------
@@ -54,7 +61,8 @@ def day(value):
 def dump(schema, record, **given):
     """The fields `schema` declares, in its order, read from `record`: the values `given` first,
     else the record's own of the same name, a related record as its id (without reading it), a
-    moment or a day in ISO 8601. So a resource declares its fields once, in its schema."""
+    moment or a day in ISO 8601, an amount (a Decimal) as `money`. So a resource declares its
+    fields once, in its schema."""
     return {
         name: given[name] if name in given else _value(record, name) for name in schema.model_fields
     }
@@ -66,7 +74,7 @@ def _value(record, name):
         return iso(value)
     if isinstance(value, date):
         return value.isoformat()
-    return value
+    return money(value) if isinstance(value, Decimal) else value
 
 
 def _attname(record, name):
@@ -141,6 +149,38 @@ def one_of(scoped, raw, field, message):
     if not raw or not raw.isdigit() or len(raw) > 18:
         return None, bad(field, message)
     return get_object_or_404(scoped, pk=int(raw)), None
+
+
+class DatedFilters(PoundFilters):
+    """A pound's list between two IST days, both included (`in_days`)."""
+
+    date_from = forms.DateField(required=False)
+    date_to = forms.DateField(required=False)
+
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and end < start:
+            self.add_error("date_to", _("The end date cannot be before the start date."))
+        return data
+
+
+def _is_moment(qs, field):
+    return isinstance(qs.model._meta.get_field(field), DateTimeField)
+
+
+def in_days(qs, field, data):
+    """The rows of `qs` whose `field`, a day or a moment, falls on the IST days from
+    `data`'s date_from to its date_to (DatedFilters), both included."""
+    start, end, last = data.get("date_from"), data.get("date_to"), "lte"
+    if _is_moment(qs, field):  # from the first day's start to the start of the day after the last
+        start = start and day_start(start)
+        end, last = end and day_start(end + timedelta(days=1)), "lt"
+    if start:
+        qs = qs.filter(**{f"{field}__gte": start})
+    if end:
+        qs = qs.filter(**{f"{field}__{last}": end})
+    return qs
 
 
 def not_found(request=None, exception=None, **kwargs):
@@ -262,6 +302,11 @@ def keyset_list(request, qs, order, cursor, after, row, size, parse=None):
     rows, next_cursor = keyset_page(qs, order, after=after, size=size)
     body = {"results": [row(r) for r in rows], "next": next_link(request, next_cursor)}
     return with_etag(request, body)
+
+
+def cursor_of(qs, order):
+    """The pattern of `qs`'s cursors in `order` whose first field is a day or a moment."""
+    return MOMENT_CURSOR if _is_moment(qs, order[0].lstrip("-")) else DAY_CURSOR
 
 
 def _cursor_ok(after, pattern, parse):

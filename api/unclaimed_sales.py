@@ -3,37 +3,30 @@ as the auction screens (auctions.views.auction) and the sale certificate's downl
 (auctions.views.documents), money as exact decimal strings, and of a buyer only what the
 auction's page shows beside his lot (his bidder number and name)."""
 
-from django.db.models import Count, Prefetch, Q
+from functools import partial
+
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from ninja import Query, Router, Schema
+from ninja import Router, Schema
 
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
-from auctions.models import Auction, Bid, Lot, Sale
+from auctions import selectors
+from auctions.models import Auction, Sale
 from kernel.files import serve_stored
 
 from . import unclaimed
-from .common import dump, keyset_list, money, require, with_etag
-from .schemas import AnimalOut, Problem, page_of
-from .unclaimed import (
-    MOMENT_CURSOR,
-    PDF,
-    animal_out,
-    animals_prefetch,
-    in_dates,
-    list_filters,
-)
+from .common import dump, require
+from .schemas import AnimalOut, page_of, shape
+from .unclaimed import PDF, Q, animals_out, listing, one
 
 router = Router(tags=["unclaimed cattle and sales"])
-AUCTION_ORDER = ["-scheduled_for", "-pk"]
-SALE_ORDER = ["-sold_at", "-pk"]
-AUCTION_STATES = tuple(Auction.Status.values)
+get = partial(unclaimed.get, router=router)
+SOLD_ANIMALS = selectors.animals_by_number("lot__animals")
 
 
-class BuyerOut(Schema):
-    number: int
-    name: str
+BuyerOut = shape("BuyerOut", number=int, name=str)
+BidOut = shape("BidOut", amount=str, bidder=int)
+ConditionsOut = shape("ConditionsOut", order_reference=str, earnest_money=str)
 
 
 class LotSaleOut(Schema):
@@ -58,11 +51,6 @@ class SaleOut(LotSaleOut):
 SalePage = page_of(SaleOut)
 
 
-class BidOut(Schema):
-    amount: str
-    bidder: int
-
-
 class LotOut(Schema):
     id: int
     number: int
@@ -73,11 +61,6 @@ class LotOut(Schema):
     animals: list[AnimalOut]
     bids: list[BidOut]
     sale: LotSaleOut | None
-
-
-class ConditionsOut(Schema):
-    order_reference: str
-    earnest_money: str
 
 
 class AuctionOut(Schema):
@@ -112,109 +95,55 @@ def _auctions(user):
     """As the auctions screen: its permission anywhere, then the auctions of the caller's pounds,
     with the counts of lots its list shows."""
     require(user, Permission.VIEW_RECORDS)
-    return (
-        Auction.objects.for_user(user)
-        .select_related("conditions", "officer", "deputy")
-        .annotate(
-            n_lots=Count("lots", distinct=True),
-            n_sold=Count("lots", filter=Q(lots__status=Lot.Status.SOLD), distinct=True),
-            n_open=Count("lots", filter=Q(lots__status=Lot.Status.OPEN), distinct=True),
-        )
-    )
+    scoped = Auction.objects.for_user(user).select_related("conditions", "officer", "deputy")
+    return selectors.with_lot_counts(scoped)
 
 
 def _auction(a):
-    return dump(
-        AuctionOut,
-        a,
-        officer=a.officer.display_name,
-        deputy=a.deputy.display_name if a.deputy_id else None,
-        conditions=dump(
-            ConditionsOut, a.conditions, earnest_money=money(a.conditions.earnest_money)
-        ),
-        lots_total=a.n_lots,
-        lots_sold=a.n_sold,
-        lots_open=a.n_open,
-    )
+    deputy = a.deputy.display_name if a.deputy_id else None
+    conditions = dump(ConditionsOut, a.conditions)
+    return dump(AuctionOut, a, officer=a.officer.display_name, deputy=deputy, conditions=conditions)
 
 
-def _lot_sale(sale):
-    pdf = None
-    if sale.certificate.file:
-        pdf = reverse("api:sale_certificate_pdf", kwargs={"pk": sale.pk})
-    return dump(
-        LotSaleOut,
-        sale,
-        price=money(sale.price),
-        expenses=money(sale.expenses),
-        buyer=dump(BuyerOut, sale.buyer),
-        certificate=sale.certificate.number,
-        certificate_pdf=pdf,
-    )
+def _lot_sale(sale, schema=LotSaleOut, **given):
+    """A sale as its lot shows it, or as `schema` with the values `given`."""
+    cert = sale.certificate
+    given |= {"buyer": dump(BuyerOut, sale.buyer), "certificate": cert.number}
+    pdf = reverse("api:sale_certificate_pdf", kwargs={"pk": sale.pk}) if cert.file else None
+    return dump(schema, sale, certificate_pdf=pdf, **given)
 
 
 def _lot(lot):
     sale = getattr(lot, "sale", None)
-    return dump(
-        LotOut,
-        lot,
-        reserve_price=money(lot.reserve_price),
-        note="" if sale else lot.note,
-        animals=[animal_out(a) for a in lot.animals.all()],
-        bids=[{"amount": money(b.amount), "bidder": b.bidder.number} for b in lot.bids.all()],
-        sale=_lot_sale(sale) if sale else None,
-    )
+    bids = [dump(BidOut, b, bidder=b.bidder.number) for b in lot.bids.all()]
+    given = {"note": "" if sale else lot.note, "sale": _lot_sale(sale) if sale else None}
+    return dump(LotOut, lot, animals=animals_out(lot.animals.all()), bids=bids, **given)
 
 
-@router.get(
-    "/auctions/",
-    response={200: AuctionPage, 400: Problem, 401: Problem, 404: Problem},
-    url_name="auctions",
-    summary="Auctions (ss.14, 16), the latest announced time first",
-)
+@get("/auctions/", AuctionPage, "Auctions (ss.14, 16), the latest announced time first")
 def auctions(
     request,
-    pound: Query[str | None] = None,
-    state: Query[str | None] = None,
-    date_from: Query[str | None] = None,
-    date_to: Query[str | None] = None,
-    after: Query[str | None] = None,
+    pound: Q = None,
+    state: Q = None,
+    date_from: Q = None,
+    date_to: Q = None,
+    after: Q = None,
 ):
-    user = request.auth
-    qs = _auctions(user)
-    params = {"pound": pound, "state": state, "date_from": date_from, "date_to": date_to}
-    data, error = list_filters(user, params, AUCTION_STATES)
-    if error:
-        return error
-    if data.get("pound"):
-        qs = qs.filter(pound=data["pound"])
-    if data.get("state"):
-        qs = qs.filter(status=data["state"])
-    qs = in_dates(qs, "scheduled_for", data, moment=True)
-    return keyset_list(
-        request, qs, AUCTION_ORDER, MOMENT_CURSOR, after, _auction, unclaimed.PAGE_SIZE
-    )
+    qs, order = _auctions(request.auth), ["-scheduled_for", "-pk"]
+    return listing(request, qs, order, _auction, states=Auction.Status.values)
 
 
-@router.get(
+@get(
     "/auctions/{int:pk}/",
-    response={200: AuctionDetailOut, 401: Problem, 404: Problem},
-    url_name="auction",
-    summary="One auction, with its lots in the order of sale, their bids and sales",
+    AuctionDetailOut,
+    "One auction, with its lots in the order of sale, their bids and sales",
 )
 def auction(request, pk: int):
-    lots = (
-        Lot.objects.select_related("sale__buyer", "sale__certificate")
-        .prefetch_related(
-            animals_prefetch(),
-            Prefetch("bids", queryset=Bid.objects.select_related("bidder").order_by("-amount")),
-        )
-        .order_by("sequence")
-    )
-    found = _auctions(request.auth).prefetch_related(Prefetch("lots", queryset=lots))
-    found = get_object_or_404(found, pk=pk)
-    body = _auction(found) | {"lots": [_lot(lot) for lot in found.lots.all()]}
-    return with_etag(request, body)
+    return one(request, _auctions(request.auth), pk, _auction_with_lots)
+
+
+def _auction_with_lots(auction):
+    return _auction(auction) | {"lots": [_lot(lot) for lot in selectors.auction_lots(auction)]}
 
 
 # --- Sales ------------------------------------------------------------------------------------
@@ -224,65 +153,42 @@ def _sales(user):
     """As the sale certificate's download: the sales of the pounds whose records the caller
     reads (its scope, then the records' permission on the pound, in one filter)."""
     require(user, Permission.VIEW_RECORDS)
-    return Sale.objects.filter(
-        lot__auction__pound_id__in=visible_pound_ids(user, Permission.VIEW_RECORDS)
-    ).select_related("lot__auction", "buyer", "certificate")
+    scoped = Sale.objects.for_user(user, Permission.VIEW_RECORDS)
+    return scoped.select_related("lot__auction", "buyer", "certificate")
 
 
 def _sale(sale):
     lot = sale.lot
-    return _lot_sale(sale) | {
-        "auction": lot.auction_id,
-        "auction_number": lot.auction.number,
-        "pound": lot.auction.pound_id,
-        "lot": lot.pk,
-        "lot_number": lot.number,
-        "animals": [animal_out(a) for a in lot.animals.all()],
-    }
+    return _lot_sale(
+        sale,
+        SaleOut,
+        auction=lot.auction_id,
+        auction_number=lot.auction.number,
+        pound=lot.auction.pound_id,
+        lot_number=lot.number,
+        animals=animals_out(lot.animals.all()),
+    )
 
 
-@router.get(
-    "/sales/",
-    response={200: SalePage, 400: Problem, 401: Problem, 404: Problem},
-    url_name="sales",
-    summary="Sales at the auctions, the latest hammer first",
-)
-def sales(
-    request,
-    pound: Query[str | None] = None,
-    date_from: Query[str | None] = None,
-    date_to: Query[str | None] = None,
-    after: Query[str | None] = None,
-):
-    user = request.auth
-    qs = _sales(user).prefetch_related(animals_prefetch("lot__animals"))
-    data, error = list_filters(user, {"pound": pound, "date_from": date_from, "date_to": date_to})
-    if error:
-        return error
-    if data.get("pound"):
-        qs = qs.filter(lot__auction__pound=data["pound"])
-    qs = in_dates(qs, "sold_at", data, moment=True)
-    return keyset_list(request, qs, SALE_ORDER, MOMENT_CURSOR, after, _sale, unclaimed.PAGE_SIZE)
+@get("/sales/", SalePage, "Sales at the auctions, the latest hammer first")
+def sales(request, pound: Q = None, date_from: Q = None, date_to: Q = None, after: Q = None):
+    qs = _sales(request.auth).prefetch_related(SOLD_ANIMALS)
+    return listing(request, qs, ["-sold_at", "-pk"], _sale, pound="lot__auction__pound")
 
 
-@router.get(
+@get(
     "/sales/{int:pk}/",
-    response={200: SaleOut, 401: Problem, 404: Problem},
-    url_name="sale",
-    summary="One sale: the hammer price, the buyer's bidder number and name, the certificate",
+    SaleOut,
+    "One sale: the hammer price, the buyer's bidder number and name, the certificate",
 )
 def sale(request, pk: int):
-    found = _sales(request.auth).prefetch_related(animals_prefetch("lot__animals"))
-    found = get_object_or_404(found, pk=pk)
-    return with_etag(request, _sale(found))
+    return one(request, _sales(request.auth).prefetch_related(SOLD_ANIMALS), pk, _sale)
 
 
-@router.get(
+@get(
     "/sales/{int:pk}/certificate/",
-    response={401: Problem, 404: Problem},
-    openapi_extra={"responses": PDF},
-    url_name="sale_certificate_pdf",
-    summary="The sale certificate's PDF as issued, once it has been drawn and stored",
+    PDF,
+    "The sale certificate's PDF as issued, once it has been drawn and stored",
 )
 def sale_certificate_pdf(request, pk: int):
     found = get_object_or_404(_sales(request.auth), pk=pk)

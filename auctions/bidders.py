@@ -14,9 +14,12 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from accounts.scoping import PoundScopedQuerySet
 
 
-class BidderQuerySet(models.QuerySet):
+class BidderQuerySet(PoundScopedQuerySet):
+    scope = "auction__pound_id"
+
     def may_buy(self):
         """The bidders `Bidder.check_may_buy` lets buy, as a filter."""
         return self.filter(declaration_signed=True).exclude(blocked=True, override_by__isnull=True)

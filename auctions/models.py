@@ -26,7 +26,7 @@ from accounts.models import (
     User,
     Village,
 )
-from accounts.scoping import PoundScopedQuerySet
+from accounts.scoping import DistrictScopedQuerySet, PoundScopedQuerySet
 from impounding.models import Animal, Impoundment
 from kernel.uploads import UploadName
 from ledger.models import PaymentMode
@@ -153,6 +153,10 @@ class Proclamation(models.Model):
         return self.channel in (self.Channel.DRUM_VILLAGE, self.Channel.DRUM_MARKET)
 
 
+class ConditionsQuerySet(InForceQuerySet, DistrictScopedQuerySet):
+    """The orders in force on a day, and those of the districts a user sees."""
+
+
 class AuctionConditions(models.Model):
     """The District Magistrate's standing order on the place, time and conditions of sale
     (s.14). Versioned: a new order ends the one before it."""
@@ -180,7 +184,7 @@ class AuctionConditions(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
-    objects = InForceQuerySet.as_manager()
+    objects = ConditionsQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("auction conditions (s.14)")

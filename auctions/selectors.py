@@ -1,22 +1,23 @@
-"""Read models for the s.14 screens: the officer's lists of reports and notices, the home-page
-panels, and the public notice board. Every function runs a fixed number of queries, whatever the
+"""Read models for the s.14 screens and the API: who reads the s.14 records, the officer's lists
+of reports and notices and the states of a report, the home-page panels, the public notice board,
+and the auctions with their lots. Every function runs a fixed number of queries, whatever the
 number of rows (the board: a fixed number per pound shown, for the indicative dues)."""
 
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import Count, Exists, OuterRef, Q, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from accounts.roles import Permission
-from accounts.scoping import visible_pound_ids
+from accounts.scoping import has_permission, visible_pound_ids
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState
 from impounding.tariffs import TariffBook, TariffMissing
 
 from .clocks import reports_due
-from .models import Auction, DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case
+from .models import Auction, Bid, DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case
 
 PANEL_SIZE = 5
 LIST_SIZE = 25
@@ -24,6 +25,31 @@ BOARD_SIZE = 20
 
 AWAITING, IN_PERIOD, MAY_BE_SOLD = "awaiting", "in_period", "may_be_sold"
 SECTIONS = (AWAITING, IN_PERIOD, MAY_BE_SOLD)
+CLOSED = "closed"  # none of the report's animals is in the pound any more
+REPORT_STATES = (*SECTIONS, CLOSED)
+SECTION_ORDER = {
+    AWAITING: ["-sent_at", "-pk"],
+    IN_PERIOD: ["notice__last_day_to_claim", "pk"],
+    MAY_BE_SOLD: ["notice__earliest_sale", "pk"],
+}
+# Who reads the s.14 records of a pound: whoever reads its records, or handles its unclaimed cattle.
+READS_UNCLAIMED = (Permission.VIEW_RECORDS, Permission.HANDLE_UNCLAIMED)
+
+
+def may_read_unclaimed(user, record=None):
+    """May `user` read the s.14 records of `record`'s pound (anywhere, without one)?"""
+    return any(has_permission(user, perm, record) for perm in READS_UNCLAIMED)
+
+
+def unclaimed_readable(user, records):
+    """The s.14 records (a scoped queryset) `user` reads by `may_read_unclaimed`'s rule."""
+    return records.for_user(user, READS_UNCLAIMED[0]) | records.for_user(user, READS_UNCLAIMED[1])
+
+
+def _still_in_pound():
+    return Report.animals.through.objects.filter(
+        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
+    )
 
 
 def _open_reports(pound_ids):
@@ -36,11 +62,8 @@ def _open_reports(pound_ids):
     )
     # Filtered first, counted after: the counts are then made for the open reports only, not
     # grouped over every report the pounds ever sent before the filter.
-    in_pound = Report.animals.through.objects.filter(
-        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
-    )
     return (
-        Report.objects.filter(Exists(in_pound), pound_id__in=pound_ids)
+        Report.objects.filter(Exists(_still_in_pound()), pound_id__in=pound_ids)
         .annotate(
             in_pound=Count("animals", filter=Q(animals__state=AnimalState.IMPOUNDED)),
             animal_count=Count("animals"),
@@ -50,15 +73,40 @@ def _open_reports(pound_ids):
     )
 
 
-def _section_queryset(pound_ids, section, today):
-    qs = _open_reports(pound_ids)
+def in_section(reports, section, today):
+    """The reports of one of the officer's lists (SECTIONS) on `today`."""
     if section == AWAITING:
-        return qs.filter(notice__isnull=True).order_by("-sent_at", "-pk")
+        return reports.filter(notice__isnull=True)
     if section == IN_PERIOD:
-        return qs.filter(notice__last_day_to_claim__gte=today).order_by(
-            "notice__last_day_to_claim", "pk"
-        )
-    return qs.filter(notice__earliest_sale__lte=today).order_by("notice__earliest_sale", "pk")
+        return reports.filter(notice__last_day_to_claim__gte=today)
+    return reports.filter(notice__earliest_sale__lte=today)
+
+
+def _section_queryset(pound_ids, section, today):
+    return in_section(_open_reports(pound_ids), section, today).order_by(*SECTION_ORDER[section])
+
+
+def with_state(reports):
+    """`reports` with what their state needs: `in_custody` (an animal still in the pound) and
+    the notice."""
+    return reports.annotate(in_custody=Exists(_still_in_pound())).select_related("notice")
+
+
+def in_state(reports, state, today):
+    """The reports (`with_state`) in `state`, one of REPORT_STATES, on `today`."""
+    if state == CLOSED:
+        return reports.filter(in_custody=False)
+    return in_section(reports.filter(in_custody=True), state, today)
+
+
+def report_state(report, today):
+    """The state (REPORT_STATES) on `today` of a report read `with_state`."""
+    notice = getattr(report, "notice", None)
+    if not report.in_custody:
+        return CLOSED
+    if notice is None:
+        return AWAITING
+    return IN_PERIOD if today <= notice.last_day_to_claim else MAY_BE_SOLD
 
 
 def _cursor(section, report):
@@ -286,3 +334,33 @@ def disposal_order(animal):
 def returned_by(animal):
     """The s.16 case that gave the animal back to its owner, or None."""
     return S16Case.objects.filter(returned_animals=animal).first()
+
+
+# --- Auctions and their lots --------------------------------------------------------------------
+
+
+def with_lot_counts(auctions):
+    """`auctions` each with its lots counted, as the list shows them: all, sold and still open."""
+    return auctions.annotate(
+        lots_total=Count("lots", distinct=True),
+        lots_sold=Count("lots", filter=Q(lots__status=Lot.Status.SOLD), distinct=True),
+        lots_open=Count("lots", filter=Q(lots__status=Lot.Status.OPEN), distinct=True),
+    )
+
+
+def animals_by_number(through="animals"):
+    """The animals of each record prefetched through `through`, by their number in the entry."""
+    return Prefetch(
+        through, queryset=Animal.objects.select_related("impoundment").order_by("number")
+    )
+
+
+def auction_lots(auction):
+    """The lots of an auction in the order of sale, each with its sale and buyer, its animals,
+    and its bids, the highest first. Four queries."""
+    bids = Bid.objects.select_related("bidder").order_by("-amount")
+    return list(
+        auction.lots.select_related("sale__buyer", "sale__certificate")
+        .prefetch_related(animals_by_number(), Prefetch("bids", queryset=bids))
+        .order_by("sequence")
+    )

@@ -1,5 +1,6 @@
-"""Read models that are not a single queryset chain: who was in the pound on which IST day, and
-the days on which animals were in custody but nobody recorded feeding them (s.9, s.27).
+"""Read models that are not a single queryset chain: who was in the pound on which IST day, the
+days on which animals were in custody but nobody recorded feeding them (s.9, s.27), and the
+keeper's today board.
 
 Custody is worked out with the same intervals as the dues (`dues.custody_intervals`): from
 arrival (or birth in the pound) to release or death, paused while the animal was out after an
@@ -11,7 +12,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from accounts.models import Pound
@@ -19,8 +21,17 @@ from accounts.roles import Permission
 from accounts.scoping import lookup, visible_pound_ids
 from kernel.dates import days_between
 
-from .dues import OUT, intervals_between
-from .models import Animal, AnimalState, CustodyEvent, FeedingLog, Impoundment
+from .dues import OUT, dues, intervals_between
+from .models import (
+    OUT_OF_POUND,
+    Animal,
+    AnimalState,
+    Claim,
+    CustodyEvent,
+    FeedingLog,
+    Impoundment,
+)
+from .tariffs import TariffBook, TariffMissing
 
 # The register's list: its order, and the entries on a page (paged by keyset).
 REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
@@ -266,3 +277,93 @@ def filter_register(qs, data):
         )
         qs = qs.filter(arrived_at__lt=end)
     return qs
+
+
+# --- The keeper's today board ------------------------------------------------------------------
+
+# The board lists at most this many animals a pound, longest in the pound first, with the
+# pound's full count beside them: a pound with a backlog stays one screen, not thousands of rows.
+BOARD_ROWS = 50
+
+
+def _custody(pound_ids):
+    return Animal.objects.filter(
+        pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
+    )
+
+
+def _custody_animals(pound_ids, per_pound):
+    """The first `per_pound` animals in custody of each pound, in one query: a window numbers
+    each pound's animals by arrival, and only the first rows are fetched and prefetched."""
+    first = (
+        _custody(pound_ids)
+        .annotate(
+            row=Window(
+                RowNumber(),
+                partition_by=F("pound_id"),
+                order_by=(F("impoundment__arrived_at").asc(), F("number").asc(), F("pk").asc()),
+            )
+        )
+        .filter(row__lte=per_pound)
+    )
+    return (
+        first.select_related("impoundment__pound__district")
+        # `reports`: the s.14 reports (auctions) that already name the animal.
+        .prefetch_related("custody_events", "reports")
+        .order_by("impoundment__pound__name", "impoundment__arrived_at", "number", "pk")
+    )
+
+
+def _custody_counts(pound_ids):
+    rows = _custody(pound_ids).order_by().values("pound_id").annotate(n=Count("pk"))
+    return {r["pound_id"]: r["n"] for r in rows}
+
+
+def _board_row(animal, line, today, held):
+    arrived = timezone.localtime(animal.born_at or animal.impoundment.arrived_at).date()
+    return {
+        "animal": animal,
+        "days": (today - arrived).days + 1,
+        "dues": line,
+        "on_hold": animal.impoundment_id in held,
+        "report_due": (today - arrived).days >= 8
+        and animal.state == "impounded"
+        and not animal.born_at
+        and not animal.reports.all(),
+    }
+
+
+def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
+    """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
+    pound first) with days and dues now, and the days of the last week with no feeding record
+    (s.27). A fixed number of queries per pound, whatever the pound holds."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    by_pound = {p.pk: [] for p in pounds}
+    held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
+    for animal in _custody_animals(list(by_pound), per_pound):
+        by_pound[animal.pound_id].append(animal)
+    counts = _custody_counts(list(by_pound)) if pounds else {}
+    board = []
+    for pound in pounds:
+        animals = by_pound[pound.pk]
+        problem = None
+        try:
+            statement = dues(animals, as_of=now, book=TariffBook(pound)) if animals else None
+        except TariffMissing as exc:
+            statement, problem = None, exc.messages[0]
+        lines = statement.lines if statement else [None] * len(animals)
+        board.append(
+            {
+                "pound": pound,
+                "rows": [
+                    _board_row(a, ln, today, held) for a, ln in zip(animals, lines, strict=True)
+                ],
+                "in_custody": counts.get(pound.pk, 0),
+                "shown_all": counts.get(pound.pk, 0) <= len(animals),
+                "total": statement.total if statement else None,
+                "tariff_problem": problem,
+                "missing_feeding": missing_feeding_days(pound, today - timedelta(days=7), today),
+            }
+        )
+    return board

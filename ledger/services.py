@@ -20,6 +20,7 @@ from .models import (
     TransactionKind,
     month_of,
     months_of_postings,
+    till,
 )
 
 ZERO = Decimal("0.00")
@@ -48,6 +49,11 @@ def account(*, district, kind, pound=None):
     else:
         raise ValueError(f"unknown account kind {kind}")
     return acc
+
+
+def till_account(pound, mode):
+    """The pound's account that money paid in `mode` lands in (`till`), created on first use."""
+    return account(district=pound.district, pound=pound, kind=till(mode))
 
 
 def open_accounts(*, pound):

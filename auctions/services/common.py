@@ -11,7 +11,7 @@ from accounts.models import Counter
 from kernel.events import record_event
 from kernel.messages import Message, bilingual, in_both
 from ledger import services as ledger
-from ledger.models import AccountKind, till
+from ledger.models import AccountKind
 
 from ..actions import Action
 from ..models import Lot, LotAnimal
@@ -44,10 +44,6 @@ def allocate(proceeds, *, fines, feeding, expenses):
         "fines": fines - paid_fines,
     }
     return paid_expenses, paid_feeding, paid_fines, left, short
-
-
-def till_account(pound, mode):
-    return ledger.account(district=pound.district, pound=pound, kind=till(mode))
 
 
 def feeding_account(pound):

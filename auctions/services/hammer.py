@@ -37,7 +37,6 @@ from .common import (
     district_account,
     feeding_account,
     move_lot,
-    till_account,
     withdraw,
 )
 from .s16 import check_s16_covered, s16_gap_message
@@ -246,7 +245,7 @@ def _apportion(sale, *, animals):
 
 
 def _sale_lines(sale, pound):
-    lines = [(till_account(pound, sale.payment_mode), sale.price)]
+    lines = [(ledger.till_account(pound, sale.payment_mode), sale.price)]
     if sale.lot.auction.kind == Auction.Kind.UNCLAIMED:
         return lines + [
             (district_account(pound, AccountKind.SALE_EXPENSES), -sale.expenses),

@@ -28,7 +28,6 @@ from .common import (
     allocate,
     district_account,
     feeding_account,
-    till_account,
     withdraw_lots_of,
 )
 
@@ -310,7 +309,7 @@ def _post_settlement(case, *, split, by, at):
             memo=f"s.16 balance ₹{balance} paid to {case.owner_name}",
             lines=[
                 (district_account(pound, AccountKind.OWNER_BALANCES_DUE), balance),
-                (till_account(pound, case.balance_mode), -balance),
+                (ledger.till_account(pound, case.balance_mode), -balance),
             ],
         )
     if case.shortfall:

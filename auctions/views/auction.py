@@ -7,7 +7,7 @@ keep the rules: the lawful date, the s.19 bar, one sale per lot.
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_district_ids
+from accounts.scoping import has_permission
 from impounding.models import Animal
 from kernel.confirmations import show_panel
 from kernel.formatting import inr
@@ -35,7 +35,8 @@ from ..forms.auction import (
     SaleForm,
     UnsoldForm,
 )
-from ..models import Auction, AuctionConditions, Bid, Lot, LotAnimal, Notice, Report, S16Case
+from ..models import Auction, AuctionConditions, Lot, LotAnimal, Notice, Report, S16Case
+from ..selectors import auction_lots, with_lot_counts
 from ..services.common import before_the_hour
 from .sale_common import (
     auction_officers,
@@ -54,7 +55,7 @@ from .sale_common import (
 def conditions(request):
     today = timezone.localdate()
     orders = list(
-        AuctionConditions.objects.filter(district_id__in=visible_district_ids(request.user))
+        AuctionConditions.objects.for_user(request.user)
         .select_related("district", "created_by")
         .order_by("district__name", "-valid_from", "-pk")
     )
@@ -91,13 +92,8 @@ def conditions_new(request):
 @require_permission(Permission.VIEW_RECORDS)
 def auctions(request):
     rows = list(
-        Auction.objects.for_user(request.user)
+        with_lot_counts(Auction.objects.for_user(request.user))
         .select_related("pound", "officer", "deputy", "s16_case")
-        .annotate(
-            n_lots=Count("lots", distinct=True),
-            n_sold=Count("lots", filter=Q(lots__status=Lot.Status.SOLD), distinct=True),
-            n_open=Count("lots", filter=Q(lots__status=Lot.Status.OPEN), distinct=True),
-        )
         .order_by("scheduled_for", "pk")
     )
     return render(
@@ -272,25 +268,11 @@ def auction_new(request):
     )
 
 
-def _lots(auction):
-    return list(
-        auction.lots.select_related("sale__buyer", "sale__certificate")
-        .prefetch_related(
-            Prefetch(
-                "animals",
-                queryset=Animal.objects.select_related("impoundment").order_by("number"),
-            ),
-            Prefetch("bids", queryset=Bid.objects.select_related("bidder").order_by("-amount")),
-        )
-        .order_by("sequence")
-    )
-
-
 @require_permission(Permission.VIEW_RECORDS)
 def auction(request, pk):
     auction = get_auction(request, pk)
     user, pound = request.user, auction.pound
-    lots = _lots(auction)
+    lots = auction_lots(auction)
     bidders = list(auction.bidders.select_related("override_by").order_by("number"))
     for bidder in bidders:
         bidder.match_list = describe_matches(bidder.matches)
@@ -490,5 +472,5 @@ def auction_close(request, pk):
     return render(
         request,
         "auctions/auction/close.html",
-        {"auction": auction, "lots": _lots(auction), "form": form},
+        {"auction": auction, "lots": auction_lots(auction), "form": form},
     )

@@ -61,8 +61,8 @@ def _disposable(user):
         animals=OuterRef("pk"), status=DisposalOrder.Status.PROPOSED
     )
     return (
-        Animal.objects.in_custody()
-        .filter(pound_id__in=visible_pound_ids(user, Permission.PREPARE_ORDERS))
+        Animal.objects.for_user(user, Permission.PREPARE_ORDERS)
+        .in_custody()
         .exclude(dam__state=AnimalState.IMPOUNDED)
         .annotate(
             reported=Exists(reported),

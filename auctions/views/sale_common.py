@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import StaffAssignment, User
 from accounts.roles import ROLE_PERMISSIONS, Permission
-from accounts.scoping import has_permission, visible_pound_ids
+from accounts.scoping import has_permission
 from impounding.models import AnimalState
 from impounding.tariffs import TariffMissing
 
@@ -35,7 +35,7 @@ def get_auction(request, pk, perm=None):
 
 def get_lot(request, pk, perm=None):
     lot = get_object_or_404(
-        Lot.objects.filter(auction__pound_id__in=visible_pound_ids(request.user)).select_related(
+        Lot.objects.for_user(request.user).select_related(
             "auction__pound__district", "auction__conditions", "auction__s16_case"
         ),
         pk=pk,
@@ -46,7 +46,7 @@ def get_lot(request, pk, perm=None):
 
 def get_bidder(request, pk, perm=None):
     bidder = get_object_or_404(
-        Bidder.objects.filter(auction__pound_id__in=visible_pound_ids(request.user)).select_related(
+        Bidder.objects.for_user(request.user).select_related(
             "auction__pound__district", "override_by"
         ),
         pk=pk,

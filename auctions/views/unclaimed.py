@@ -30,12 +30,6 @@ from ..forms.unclaimed import BoardFilterForm, NoticeForm, ProclamationForm, Rep
 from ..models import Notice, Proclamation, Report
 
 
-def _may_read(user, pound):
-    return has_permission(user, Permission.VIEW_RECORDS, pound) or has_permission(
-        user, Permission.HANDLE_UNCLAIMED, pound
-    )
-
-
 def _get_report(request, pk, perm=None):
     report = get_object_or_404(
         Report.objects.for_user(request.user).select_related(
@@ -46,7 +40,7 @@ def _get_report(request, pk, perm=None):
     allowed = (
         has_permission(request.user, perm, report.pound)
         if perm
-        else _may_read(request.user, report.pound)
+        else selectors.may_read_unclaimed(request.user, report.pound)
     )
     if not allowed:
         raise PermissionDenied
@@ -141,10 +135,7 @@ def _report_to(report):
 
 def reports(request):
     user = request.user
-    if not (
-        has_permission(user, Permission.VIEW_RECORDS)
-        or has_permission(user, Permission.HANDLE_UNCLAIMED)
-    ):
+    if not selectors.may_read_unclaimed(user):
         raise PermissionDenied
     only = request.GET.get("list")
     if only not in selectors.SECTIONS:

@@ -98,6 +98,8 @@ class ReceiptCancellation(MakerChecker):
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.CharField(_("note"), max_length=250, blank=True)
 
+    objects = PoundScopedQuerySet.through("receipt__pound_id").as_manager()
+
     maker_field = "requested_by"
     maker_refusal = _("You asked for this cancellation: another person decides it.")
 

@@ -27,7 +27,6 @@ from ledger.models import Transaction, TransactionKind
 
 from ..actions import Action
 from ..models import Animal, AnimalState, Receipt, ReceiptCancellation, Release, ReleaseLine
-from .releases import _cash_account
 
 
 @transaction.atomic
@@ -123,7 +122,7 @@ def _cancel(receipt, release, cancellation, by):
     )
     if any(a.state != AnimalState.RELEASED_PAID for a in animals):
         raise ValidationError(_("An animal of this receipt is no longer as it was released."))
-    till = _cash_account(receipt.pound, receipt.payment_mode)
+    till = ledger.till_account(receipt.pound, receipt.payment_mode)
     if till.balance() < receipt.amount:
         # The money has left the till (remitted, or paid out): it cannot be handed back from it.
         raise ValidationError(

@@ -25,7 +25,7 @@ from kernel.events import record_event
 from kernel.messages import THE_CLAIMANT, Message, label
 from kernel.refs import ref
 from ledger import services as ledger
-from ledger.models import AccountKind, PaymentMode, TransactionKind, till
+from ledger.models import AccountKind, PaymentMode, TransactionKind
 
 from ..actions import Action
 from ..models import Complaint, Deposit, Release, SeizerLiability
@@ -378,7 +378,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
                 ledger.account(district=district, kind=AccountKind.DEPOSIT_REFUNDS_DUE),
                 deposit.amount,
             ),
-            (ledger.account(district=district, pound=pound, kind=till(mode)), -deposit.amount),
+            (ledger.till_account(pound, mode), -deposit.amount),
         ],
     )
     record_event(
@@ -478,9 +478,7 @@ def book_deposit(release, animals):
         at=release.released_at,
         lines=[
             (
-                ledger.account(
-                    district=pound.district, pound=pound, kind=till(release.payment_mode)
-                ),
+                ledger.till_account(pound, release.payment_mode),
                 release.amount,
             ),
             (

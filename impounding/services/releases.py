@@ -31,7 +31,7 @@ from kernel.formatting import inr
 from kernel.messages import THE_CLAIMANT, Message
 from kernel.uploads import SIGNATURE_MAX_PX, clean_scan, reencode_image
 from ledger import services as ledger
-from ledger.models import AccountKind, PaymentMode, TransactionKind, till
+from ledger.models import AccountKind, PaymentMode, TransactionKind
 
 from ..actions import Action
 from ..dues import Statement, dues
@@ -154,10 +154,6 @@ def _replay(key):
     if release is not None:
         release.replayed = True  # type: ignore[attr-defined]
     return release
-
-
-def _cash_account(pound, mode):
-    return ledger.account(district=pound.district, pound=pound, kind=till(mode))
 
 
 @dataclass(frozen=True)
@@ -311,7 +307,7 @@ def _book_payment(release, animals):
         impoundment_id=entry.pk,
         at=release.released_at,
         lines=[
-            (_cash_account(pound, release.payment_mode), release.amount),
+            (ledger.till_account(pound, release.payment_mode), release.amount),
             (
                 ledger.account(district=pound.district, kind=AccountKind.FINES_DUE_DM),
                 -release.fines,

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from accounts.roles import Permission
-from accounts.scoping import has_permission, visible_pound_ids
+from accounts.scoping import has_permission
 from kernel.views import add_service_errors
 
 from .. import services
@@ -42,9 +42,7 @@ def _entry_url(receipt):
 
 
 def receipt_cancel(request, pk):
-    receipt = get_object_or_404(
-        Receipt.objects.filter(pound_id__in=visible_pound_ids(request.user)), pk=pk
-    )
+    receipt = get_object_or_404(Receipt.objects.for_user(request.user), pk=pk)
     if not has_permission(request.user, Permission.PAY_FROM_TILL, receipt.pound):
         raise PermissionDenied
     form = AskCancellationForm(request.POST or None)
@@ -67,9 +65,9 @@ def receipt_cancel(request, pk):
 
 def receipt_cancellation_decide(request, pk):
     cancellation = get_object_or_404(
-        ReceiptCancellation.objects.filter(
-            receipt__pound_id__in=visible_pound_ids(request.user)
-        ).select_related("receipt__pound", "requested_by"),
+        ReceiptCancellation.objects.for_user(request.user).select_related(
+            "receipt__pound", "requested_by"
+        ),
         pk=pk,
     )
     receipt = cancellation.receipt

@@ -1,11 +1,7 @@
 """The pound-keeper's register: today's animals, the register itself, entries and corrections."""
 
-from datetime import timedelta
-
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, F, Window
-from django.db.models.functions import RowNumber
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -30,114 +26,24 @@ from ..forms.register import (
     RegisterSearchForm,
 )
 from ..models import (
-    OUT_OF_POUND,
-    Animal,
     AnimalState,
-    Claim,
     CustodyEvent,
     Impoundment,
     Receipt,
 )
 from ..selectors import (
+    BOARD_ROWS,
     REGISTER_ORDER,
     REGISTER_PAGE,
     animal_counts,
     filter_register,
-    missing_feeding_days,
+    pound_day_board,
 )
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS, PHOTO_MAX_PX
-from ..tariffs import TariffBook, TariffMissing
+from ..tariffs import TariffMissing
 from ..warnings import describe_warnings
 from .answers import entry_answers
 from .common import get_animal, get_entry
-
-# The board lists at most this many animals a pound, longest in the pound first, with the
-# pound's full count beside them: a pound with a backlog stays one screen, not thousands of rows.
-BOARD_ROWS = 50
-
-
-def _custody(pound_ids):
-    return Animal.objects.filter(
-        pound_id__in=pound_ids, state__in=[AnimalState.IMPOUNDED, *OUT_OF_POUND]
-    )
-
-
-def _custody_animals(pound_ids, per_pound):
-    """The first `per_pound` animals in custody of each pound, in one query: a window numbers
-    each pound's animals by arrival, and only the first rows are fetched and prefetched."""
-    first = (
-        _custody(pound_ids)
-        .annotate(
-            row=Window(
-                RowNumber(),
-                partition_by=F("pound_id"),
-                order_by=(F("impoundment__arrived_at").asc(), F("number").asc(), F("pk").asc()),
-            )
-        )
-        .filter(row__lte=per_pound)
-    )
-    return (
-        first.select_related("impoundment__pound__district")
-        # `reports`: the s.14 reports (auctions) that already name the animal.
-        .prefetch_related("custody_events", "reports")
-        .order_by("impoundment__pound__name", "impoundment__arrived_at", "number", "pk")
-    )
-
-
-def _custody_counts(pound_ids):
-    rows = _custody(pound_ids).order_by().values("pound_id").annotate(n=Count("pk"))
-    return {r["pound_id"]: r["n"] for r in rows}
-
-
-def _board_row(animal, line, today, held):
-    arrived = timezone.localtime(animal.born_at or animal.impoundment.arrived_at).date()
-    return {
-        "animal": animal,
-        "days": (today - arrived).days + 1,
-        "dues": line,
-        "on_hold": animal.impoundment_id in held,
-        "report_due": (today - arrived).days >= 8
-        and animal.state == "impounded"
-        and not animal.born_at
-        and not animal.reports.all(),
-    }
-
-
-def pound_day_board(pounds, now=None, per_pound=None):
-    """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
-    pound first) with days and dues now, and the days of the last week with no feeding record
-    (s.27). A fixed number of queries per pound, whatever the pound holds."""
-    now = now or timezone.now()
-    today = timezone.localdate(now)
-    per_pound = per_pound or BOARD_ROWS
-    by_pound = {p.pk: [] for p in pounds}
-    held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
-    for animal in _custody_animals(list(by_pound), per_pound):
-        by_pound[animal.pound_id].append(animal)
-    counts = _custody_counts(list(by_pound)) if pounds else {}
-    board = []
-    for pound in pounds:
-        animals = by_pound[pound.pk]
-        problem = None
-        try:
-            statement = dues(animals, as_of=now, book=TariffBook(pound)) if animals else None
-        except TariffMissing as exc:
-            statement, problem = None, exc.messages[0]
-        lines = statement.lines if statement else [None] * len(animals)
-        board.append(
-            {
-                "pound": pound,
-                "rows": [
-                    _board_row(a, ln, today, held) for a, ln in zip(animals, lines, strict=True)
-                ],
-                "in_custody": counts.get(pound.pk, 0),
-                "shown_all": counts.get(pound.pk, 0) <= len(animals),
-                "total": statement.total if statement else None,
-                "tariff_problem": problem,
-                "missing_feeding": missing_feeding_days(pound, today - timedelta(days=7), today),
-            }
-        )
-    return board
 
 
 @require_permission(Permission.VIEW_RECORDS)
@@ -147,7 +53,8 @@ def today(request):
         .select_related("district")
         .order_by("name")
     )
-    return render(request, "impounding/today.html", {"board": pound_day_board(pounds)})
+    board = pound_day_board(pounds, per_pound=BOARD_ROWS)
+    return render(request, "impounding/today.html", {"board": board})
 
 
 @require_permission(Permission.VIEW_RECORDS)
