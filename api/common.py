@@ -49,11 +49,6 @@ def money(amount):
     return str(Decimal(amount).quantize(CENT))
 
 
-def monies(record, *names):
-    """The amounts `names` of `record`, each as `money` writes it, for `dump`'s given values."""
-    return {name: money(getattr(record, name)) for name in names}
-
-
 def day(value):
     return value.isoformat() if value else None
 

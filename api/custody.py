@@ -31,7 +31,6 @@ from .common import (
     iso,
     keyset_list,
     money,
-    monies,
     require,
     with_etag,
 )
@@ -205,7 +204,6 @@ def receipt(request, pk: int):
             x,
             animal_number=x.animal.number,
             total=money(x.fine + x.feeding),
-            **monies(x, "fine", "feeding"),
         )
         for x in lines
     ]
@@ -240,7 +238,6 @@ def _deposit(d, today):
         deposited_at=iso(release.released_at),
         awaiting_application=deposit_awaiting_application(d, today),
         refund_mode=d.refund_mode or None,
-        **monies(d, "fines", "feeding", "amount"),
     )
 
 
