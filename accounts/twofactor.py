@@ -200,7 +200,7 @@ def reset_second_factor(*, user, by):
     """Remove `user`'s authenticator and recovery codes (lost with a phone): the next sign-in
     sets a new one up. Recorded as a staff event and in the event log of the user's district
     or pound, and mailed to the user once the change commits."""
-    user = User.objects.select_for_update().get(pk=user.pk)
+    user = User.objects.select_for_update(of=("self",)).get(pk=user.pk)
     _check_may_reset(user=user, by=by)
     removed = TOTPDevice.objects.filter(user=user).delete()[0]
     removed += StaticDevice.objects.filter(user=user).delete()[0]

@@ -34,11 +34,14 @@ from . import media as demo_media
 from . import tariffs as demo_tariffs
 
 DEMO_POUND = "lko-mlg-kh"
-# A one-page PDF, for the demo court order's "scan".
+# A one-page PDF, for the demo court order's "scan": a sound file (its cross-reference table
+# included), since an upload is read before it is kept (kernel/uploads.py).
 DEMO_SCAN = (
-    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]"
-    b"/Count 1>>endobj 3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\n"
-    b"trailer<</Root 1 0 R>>\n%%EOF\n"
+    b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
+    b"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
+    b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\n"
+    b"xref\n0 4\n0000000000 65535 f \n0000000009 00000 n \n0000000052 00000 n \n"
+    b"0000000101 00000 n \ntrailer<</Size 4/Root 1 0 R>>\nstartxref\n164\n%%EOF\n"
 )
 
 COW, BUFFALO, GOAT = Species.CATTLE, Species.BUFFALO, Species.GOAT

@@ -126,14 +126,14 @@ def sweep():
     """Drop the lapsed leases (ending their sessions), then put every abandoned task back on
     the queue, or mark it failed once it has been tried TASK_MAX_ATTEMPTS times. Two workers
     sweeping at once each skip what the other has locked. Returns the ids put back."""
-    for lease in WorkerLease.objects.select_for_update(skip_locked=True).filter(
+    for lease in WorkerLease.objects.select_for_update(skip_locked=True, of=("self",)).filter(
         expires_at__lt=Now()
     ):
         ended = _end_sessions(lease)
         logger.warning("Worker %s lapsed; %d session(s) ended", lease.worker_id, ended)
         lease.delete()
     requeued = []
-    for result in abandoned().select_for_update(skip_locked=True):
+    for result in abandoned().select_for_update(skip_locked=True, of=("self",)):
         if len(result.worker_ids) >= settings.TASK_MAX_ATTEMPTS:
             DBTaskResult.objects.filter(pk=result.pk).update(
                 status=TaskResultStatus.FAILED,
@@ -158,7 +158,7 @@ def finish_if_still_ours(db_task_result, worker_id, finish):
         close_old_connections()  # a sweep may have ended this worker's session
         with transaction.atomic():
             row = (
-                DBTaskResult.objects.select_for_update()
+                DBTaskResult.objects.select_for_update(of=("self",))
                 .filter(pk=db_task_result.pk)
                 .values_list("status", "worker_ids")
                 .first()
