@@ -1,0 +1,258 @@
+"""A form sent twice records once: every POST view that creates or moves something carries a
+single-use key, and the same key sent again makes no second row (ADR 0044; docs/DEVELOPERS.md).
+
+The walk takes the URL map as tests/test_url_auth.py does, finds each view that answers a POST,
+and reads from the view's code which forms it uses: a view whose form has an `idempotency_key`
+field is keyed, and is sent twice below. Every other POST view is named, either in `NO_KEY`
+with the reason it needs none, or in `KNOWN`, the views that still write without a key. `KNOWN`
+only shrinks: a view given its key must leave it, and a new POST view that writes without a key
+and without a reason fails the count.
+"""
+
+import inspect
+import types
+
+import pytest
+from django import forms
+from django.urls import get_resolver, reverse
+
+from impounding.models import Impoundment, Release
+from office.models import PreparedFile, Remittance
+from tests.test_url_auth import _walk
+
+# POST views that need no key, and why.
+NO_KEY = {
+    "login": "signing in makes no record; a second sending signs in again",
+    "logout": "signing out twice leaves one signed out",
+    "set_language": "a preference, set to the same value again",
+    "password_change": "sets the password; the same one sent again changes nothing more",
+    "accounts:second_factor": "the sign-in's second step: a code checked, no record made",
+    "accounts:second_factor_setup": "one authenticator per user: a second one replaces it",
+    "accounts:second_factor_codes": "a page: shows the codes just made, makes no record",
+    "accounts:second_factor_new_codes": "replaces the codes: the last set shown is the set kept",
+    "accounts:second_factor_reset": "a state toggle: a reset authenticator stays reset",
+    "accounts:api_token_revoke": "a state toggle: a revoked token stays revoked",
+    "accounts:service_token_revoke": "a state toggle: a revoked token stays revoked",
+    "webhooks:stop": "a state toggle: a stopped webhook stays stopped",
+    "webhooks:send_again": "a state toggle: only a given-up delivery is queued again",
+    "auctions:auction_close": "a state transition refused from a closed auction",
+    "auctions:lot_sell": "a lot is sold at most once (its unique sale, ADR 0044)",
+    "auctions:lot_unsold": "a state transition refused from an unsold lot",
+    "auctions:report_send": "a state transition: a sent report is not sent again",
+    "auctions:notice_post": "one notice per report: a posted notice is refused",
+    "auctions:disposal_decide": "a decision refused once the order is decided",
+    "auctions:s16_settle": "a state transition refused once settled",
+    "auctions:bidder_override": "a decision recorded on the bidder, refused once recorded",
+    "impounding:entry_amend": "amends the entry; the same amendment again is refused as no change",
+    "impounding:animal_amend": "amends the animal; the same amendment again is refused",
+    "impounding:animal_death": "a state transition refused once the animal has died",
+    "impounding:animal_escape": "a state transition refused once the animal has escaped",
+    "impounding:animal_return": "a state transition refused once the animal is back",
+    "impounding:claims_decide": "a decision refused once the competing claims are decided",
+    "impounding:complaint_decide": "a decision refused once the complaint is decided",
+    "impounding:deposit_apply": "a state transition refused once the deposit is applied",
+    "impounding:deposit_refund": "a state transition refused once the deposit is refunded",
+    "impounding:receipt_cancellation_decide": "a decision refused once decided",
+    "office:claim_decide": "a decision refused once the claim is decided",
+    "office:court_order_review": "a review refused once reviewed",
+    "office:deposit_confirm_application": "a confirmation refused once confirmed",
+    "office:remittance_confirm": "a confirmation refused once confirmed (maker-checker)",
+    "office:shortfall_write_off": "a write-off refused once written off",
+    "office:surplus_receive": "a receipt refused once the surplus is received",
+    "accounts:reissue": "sets the drawn file aside; a second sending finds none and is refused",
+}
+# POST views that create a record without a key today. Only shrinks: give each its key.
+KNOWN = {
+    "auctions:auction_new",
+    "auctions:bidder_new",
+    "auctions:conditions_new",
+    "auctions:disposal_new",
+    "auctions:proclamation_new",
+    "auctions:s16_new",
+    "impounding:animal_birth",
+    "impounding:claim_new",
+    "impounding:complaint_new",
+    "impounding:court_order",
+    "impounding:feeding_log",
+    "impounding:feeding_order_new",
+    "impounding:fine_scale_new",
+    "impounding:receipt_cancel",
+    "office:claim_new",
+}
+# Keyed by hand, not by a form field: the view reads the key from the POST itself.
+KEYED_BY_HAND = {"office:prepare": "key"}
+
+
+def _functions(view):
+    """The view's own function and the module functions it calls (one step down), where its
+    forms and its handling of a POST are written."""
+    view = inspect.unwrap(view)
+    if hasattr(view, "view_class"):
+        return [m for m in vars(view.view_class).values() if isinstance(m, types.FunctionType)]
+    found = [view]
+    for name in view.__code__.co_names:
+        called = view.__globals__.get(name)
+        if isinstance(called, types.FunctionType) and called.__module__ == view.__module__:
+            found.append(called)
+    return found
+
+
+def _answers_post(callback):
+    view_class = getattr(callback, "view_class", None)
+    if view_class is not None:
+        return hasattr(view_class, "post")
+    return any("POST" in inspect.getsource(f) for f in _functions(callback))
+
+
+def _keyed(callback):
+    for f in _functions(callback):
+        for name in f.__code__.co_names:
+            used = f.__globals__.get(name)
+            if isinstance(used, type) and issubclass(used, forms.BaseForm):
+                if "idempotency_key" in used.base_fields:
+                    return True
+    return False
+
+
+def post_views():
+    """{url name: keyed?} of every named view, outside the admin and the API, taking a POST.
+    (The API's writes take the Idempotency-Key header: api/idempotency.py.)"""
+    found = {}
+    for _route, name, pattern in _walk(get_resolver().url_patterns):
+        if not name or name.startswith(("admin:", "api:")):
+            continue
+        if _answers_post(pattern.callback):
+            found[name] = _keyed(pattern.callback) or name in KEYED_BY_HAND
+    return found
+
+
+POST_VIEWS = post_views()
+KEYED = sorted(name for name, keyed in POST_VIEWS.items() if keyed)
+
+
+def test_every_post_view_has_a_key_or_a_reason():
+    unnamed = set(POST_VIEWS) - set(KEYED) - set(NO_KEY) - KNOWN
+    assert unnamed == set(), "give these a key (see impounding's EntryForm) or a reason"
+    assert len(POST_VIEWS) == len(KEYED) + len(NO_KEY) + len(KNOWN)
+
+
+def test_known_offenders_only_shrink():
+    assert KNOWN & set(KEYED) == set(), "these have their key now: take them out of KNOWN"
+    assert (KNOWN | set(NO_KEY)) <= set(POST_VIEWS), "these name no POST view any more"
+    assert not KNOWN & set(NO_KEY)
+
+
+# --- Each keyed view, sent twice with the same key ---------------------------------------------
+
+
+def _release(kind):
+    def recipe(client, get):
+        from tests.impounding.factories import make_entry
+        from tests.impounding.test_views_releases import _check_page, claim_data
+
+        keeper = get("pound_keeper")
+        get("tariffs")
+        entry = make_entry(pound=get("pound"), by=keeper)
+        client.force_login(keeper)
+        url = reverse(f"impounding:{kind}", args=[entry.pk])
+        extra = {"ground": "Seized from my own land"} if kind == "deposit" else {}
+        _, data = _check_page(client, url, claim_data(entry.animals.all(), **extra))
+        return url, data, Release
+
+    return recipe
+
+
+def _entry(client, get):
+    from tests.impounding.test_views_register import entry_post
+
+    client.force_login(get("pound_keeper"))
+    return reverse("impounding:entry_new"), entry_post(get("pound")), Impoundment
+
+
+def _remittance(client, get):
+    from tests.impounding.factories import make_entry, pay
+    from tests.office.test_views_money import remit_data
+
+    keeper = get("pound_keeper")
+    get("tariffs")
+    pay(make_entry(pound=get("pound"), by=keeper), keeper)
+    client.force_login(keeper)
+    return reverse("office:remittance_new"), remit_data(amount="100.00"), Remittance
+
+
+def _webhook(client, get):
+    from accounts.roles import Role
+    from tests.api.test_service_tokens import service_token
+    from tests.webhooks.test_views import _form
+    from webhooks.models import WebhookSubscription
+
+    administrator = get("administrator")
+    token, _headers = service_token(administrator, Role.DM_CLERK, district=get("district"))
+    client.force_login(administrator)
+    return reverse("webhooks:list"), _form(token), WebhookSubscription
+
+
+def _prepare(client, get):
+    client.force_login(get("magistrate"))
+    data = {"what": "ledger", "key": "5b0e9a52-8f0c-4d1e-9c61-2f7d3a8b4c10"}
+    return reverse("office:prepare"), data, PreparedFile
+
+
+def _api_token(client, get):
+    from accounts.apitokens import ApiToken
+
+    client.force_login(get("pound_keeper"))
+    data = {"name": "dashboard", "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1a11"}
+    return reverse("accounts:api_tokens"), data, ApiToken
+
+
+def _service_token(client, get):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from accounts.apitokens import ApiToken
+    from accounts.roles import Role
+
+    client.force_login(get("administrator"))
+    data = {
+        "name": "Treasury e-challan",
+        "role": Role.DM_CLERK,
+        "district": get("district").pk,
+        "expires_on": (timezone.localdate() + timedelta(days=90)).isoformat(),
+        "rate_per_minute": "30",
+        "idempotency_key": "0b8e3a55-3c1a-4f6b-9a55-1d0ad2d1c0a1",
+    }
+    return reverse("accounts:service_tokens"), data, ApiToken
+
+
+SENT_TWICE = {
+    "accounts:api_tokens": _api_token,
+    "accounts:service_tokens": _service_token,
+    "impounding:entry_new": _entry,
+    "impounding:release": _release("release"),
+    "impounding:deposit": _release("deposit"),
+    "office:remittance_new": _remittance,
+    "office:prepare": _prepare,
+    "webhooks:list": _webhook,
+}
+
+
+def test_every_keyed_view_is_sent_twice_below():
+    assert set(KEYED) == set(SENT_TWICE)
+
+
+@pytest.mark.parametrize("name", KEYED)
+def test_the_same_key_sent_twice_makes_one_record(client, request, name):
+    url, data, model = SENT_TWICE[name](client, request.getfixturevalue)
+    before = model.objects.count()
+
+    first = client.post(url, data)
+    made = model.objects.count()
+    second = client.post(url, data)
+
+    assert made == before + 1, f"{name}: the first sending made {made - before} rows"
+    assert model.objects.count() == made, f"{name}: the second sending made another row"
+    assert second.status_code in (200, 302), f"{name}: the replay answered {second.status_code}"
+    if first.status_code == 302:
+        assert second.status_code == 302
