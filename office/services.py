@@ -114,11 +114,24 @@ def receive_surplus(*, deposit, by, received_on):
 
 @transaction.atomic
 def file_surplus_claim(
-    *, deposit, by, claimant_name, claimant_address, capacity, proof, filed_on, proof_scan=None
+    *,
+    deposit,
+    by,
+    claimant_name,
+    claimant_address,
+    capacity,
+    proof,
+    filed_on,
+    proof_scan=None,
+    idempotency_key=None,
 ):
+    """Record an owner's claim to a held surplus (s.17). Once for each `idempotency_key`: the
+    same form sent again returns the claim it recorded, marked `replayed`."""
     deposit = SurplusDeposit.objects.select_for_update(of=("self",)).get(pk=deposit.pk)
     if not has_permission(by, Permission.PREPARE_ORDERS, deposit.district):
         raise PermissionDenied(_("The District Magistrate's office records claims."))
+    if idempotency_key is not None and (done := _claim_of_key(idempotency_key, deposit, by)):
+        return done
     deposit.check_claim(filed_on, today=timezone.localdate())
     claim = SurplusClaim(
         deposit=deposit,
@@ -128,6 +141,7 @@ def file_surplus_claim(
         proof=proof,
         filed_on=filed_on,
         prepared_by=by,
+        idempotency_key=idempotency_key,
     )
     if proof_scan:
         # Checked, and an image written again without its EXIF data (the phone, the place).
@@ -149,6 +163,19 @@ def file_surplus_claim(
         personal={"name": claimant_name, "address": claimant_address},
     )
     return claim
+
+
+def _claim_of_key(key, deposit, by):
+    """The claim an earlier sending of this form recorded, if any. Sent for another surplus,
+    or by another person, the key is refused, not replayed. Read under the deposit's lock, so
+    two sendings at once record one claim."""
+    done = SurplusClaim.objects.filter(idempotency_key=key).first()
+    if done is None:
+        return None
+    if done.deposit_id != deposit.pk or done.prepared_by_id != by.pk:
+        raise ValidationError(_("This form has already been used: open a new one."))
+    done.replayed = True  # type: ignore[attr-defined]
+    return done
 
 
 @transaction.atomic

@@ -17,7 +17,7 @@ from django import forms
 from django.urls import get_resolver, reverse
 
 from impounding.models import Impoundment, Release
-from office.models import PreparedFile, Remittance
+from office.models import PreparedFile, Remittance, SurplusDeposit
 from tests.test_url_auth import _walk
 
 # POST views that need no key, and why.
@@ -77,7 +77,6 @@ KNOWN = {
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
     "impounding:receipt_cancel",
-    "office:claim_new",
 }
 # Keyed by hand, not by a form field: the view reads the key from the POST itself.
 KEYED_BY_HAND = {"office:prepare": "key"}
@@ -226,7 +225,27 @@ def _service_token(client, get):
     return reverse("accounts:service_tokens"), data, ApiToken
 
 
+def _surplus_claim(client, get):
+    from django.utils import timezone
+
+    from office import services as office
+    from office.models import SurplusClaim
+    from tests.auctions.factories import conditions
+    from tests.office.test_views_money import claim_data, sell
+
+    get("tariffs")
+    conditions(get("district"))
+    sell(get("pound"), get("pound_keeper"), get("police_officer"))
+    clerk = get("dm_clerk")
+    held = office.receive_surplus(
+        deposit=SurplusDeposit.objects.get(), by=clerk, received_on=timezone.localdate()
+    )
+    client.force_login(clerk)
+    return reverse("office:claim_new", kwargs={"pk": held.pk}), claim_data(), SurplusClaim
+
+
 SENT_TWICE = {
+    "office:claim_new": _surplus_claim,
     "accounts:api_tokens": _api_token,
     "accounts:service_tokens": _service_token,
     "impounding:entry_new": _entry,
