@@ -76,7 +76,6 @@ KNOWN = {
     "impounding:feeding_log",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
-    "impounding:receipt_cancel",
 }
 # Keyed by hand, not by a form field: the view reads the key from the POST itself.
 KEYED_BY_HAND = {"office:prepare": "key"}
@@ -244,7 +243,23 @@ def _surplus_claim(client, get):
     return reverse("office:claim_new", kwargs={"pk": held.pk}), claim_data(), SurplusClaim
 
 
+def _receipt_cancel(client, get):
+    from impounding.models import ReceiptCancellation
+    from tests.impounding.factories import make_entry, pay
+
+    keeper = get("pound_keeper")
+    get("tariffs")
+    receipt = pay(make_entry(pound=get("pound"), by=keeper), keeper).receipt
+    client.force_login(keeper)
+    data = {
+        "reason": "Wrong owner's name",
+        "idempotency_key": "3c9d6e2a-7b41-4f08-8e5d-1a2b3c4d5e6f",
+    }
+    return reverse("impounding:receipt_cancel", args=[receipt.pk]), data, ReceiptCancellation
+
+
 SENT_TWICE = {
+    "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,
     "accounts:api_tokens": _api_token,
     "accounts:service_tokens": _service_token,

@@ -97,6 +97,8 @@ class ReceiptCancellation(MakerChecker):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.CharField(_("note"), max_length=250, blank=True)
+    # The form's single-use key: the request sent twice is one request (null when asked by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.through("receipt__pound_id").as_manager()
 

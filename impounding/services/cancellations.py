@@ -30,13 +30,17 @@ from ..models import Animal, AnimalState, Receipt, ReceiptCancellation, Release,
 
 
 @transaction.atomic
-def ask_receipt_cancellation(*, receipt, by, reason):
-    """The pound-keeper asks the office to cancel a receipt issued in error."""
+def ask_receipt_cancellation(*, receipt, by, reason, idempotency_key=None):
+    """The pound-keeper asks the office to cancel a receipt issued in error. Once for each
+    `idempotency_key`: the same form sent again returns the request it made, marked
+    `replayed` (read under the receipt's lock, so two sendings at once ask once)."""
     receipt = (
         Receipt.objects.select_for_update(of=("self",)).select_related("pound").get(pk=receipt.pk)
     )
     # Cancelling hands the money back out of the till: the keeper's duty, not the police's.
     authorise(by, Permission.PAY_FROM_TILL, receipt.pound)
+    if idempotency_key is not None and (done := _asked_with_key(idempotency_key, receipt, by)):
+        return done
     if receipt.kind != Receipt.Kind.PAYMENT:
         raise ValidationError(_("Only a receipt for fines and feeding charges is cancelled here."))
     if receipt.cancelled_at is not None:
@@ -46,7 +50,7 @@ def ask_receipt_cancellation(*, receipt, by, reason):
     if not reason.strip():
         raise ValidationError({"reason": _("Say why the receipt was issued in error.")})
     cancellation = ReceiptCancellation.objects.create(
-        receipt=receipt, reason=reason.strip(), requested_by=by
+        receipt=receipt, reason=reason.strip(), requested_by=by, idempotency_key=idempotency_key
     )
     release = Release.objects.get(receipt=receipt)
     record_event(
@@ -62,6 +66,18 @@ def ask_receipt_cancellation(*, receipt, by, reason):
         data={"receipt": receipt.number, "reason": reason.strip()},
     )
     return cancellation
+
+
+def _asked_with_key(key, receipt, by):
+    """The request an earlier sending of this form made, if any. Sent for another receipt, or
+    by another person, the key is refused, not replayed."""
+    done = ReceiptCancellation.objects.filter(idempotency_key=key).first()
+    if done is None:
+        return None
+    if done.receipt_id != receipt.pk or done.requested_by_id != by.pk:
+        raise ValidationError(_("This form has already been used: open a new one."))
+    done.replayed = True  # type: ignore[attr-defined]
+    return done
 
 
 @transaction.atomic
