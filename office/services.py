@@ -21,6 +21,7 @@ from impounding import services as register
 from impounding.models import CourtOrder, Deposit
 from kernel.dates import surplus_expiry
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import THE_CLAIMANT, Message, in_both, label
 from kernel.refs import key, ref
 from kernel.uploads import clean_scan
@@ -130,7 +131,8 @@ def file_surplus_claim(
     deposit = SurplusDeposit.objects.select_for_update(of=("self",)).get(pk=deposit.pk)
     if not has_permission(by, Permission.PREPARE_ORDERS, deposit.district):
         raise PermissionDenied(_("The District Magistrate's office records claims."))
-    if idempotency_key is not None and (done := _claim_of_key(idempotency_key, deposit, by)):
+    done = made_with_key(SurplusClaim, idempotency_key, deposit_id=deposit.pk, prepared_by_id=by.pk)
+    if done is not None:
         return done
     deposit.check_claim(filed_on, today=timezone.localdate())
     claim = SurplusClaim(
@@ -163,19 +165,6 @@ def file_surplus_claim(
         personal={"name": claimant_name, "address": claimant_address},
     )
     return claim
-
-
-def _claim_of_key(key, deposit, by):
-    """The claim an earlier sending of this form recorded, if any. Sent for another surplus,
-    or by another person, the key is refused, not replayed. Read under the deposit's lock, so
-    two sendings at once record one claim."""
-    done = SurplusClaim.objects.filter(idempotency_key=key).first()
-    if done is None:
-        return None
-    if done.deposit_id != deposit.pk or done.prepared_by_id != by.pk:
-        raise ValidationError(_("This form has already been used: open a new one."))
-    done.replayed = True  # type: ignore[attr-defined]
-    return done
 
 
 @transaction.atomic

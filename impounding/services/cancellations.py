@@ -20,6 +20,7 @@ from django.utils.translation import gettext_noop
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message
 from kernel.refs import ref
 from ledger import services as ledger
@@ -39,7 +40,10 @@ def ask_receipt_cancellation(*, receipt, by, reason, idempotency_key=None):
     )
     # Cancelling hands the money back out of the till: the keeper's duty, not the police's.
     authorise(by, Permission.PAY_FROM_TILL, receipt.pound)
-    if idempotency_key is not None and (done := _asked_with_key(idempotency_key, receipt, by)):
+    done = made_with_key(
+        ReceiptCancellation, idempotency_key, receipt_id=receipt.pk, requested_by_id=by.pk
+    )
+    if done is not None:
         return done
     if receipt.kind != Receipt.Kind.PAYMENT:
         raise ValidationError(_("Only a receipt for fines and feeding charges is cancelled here."))
@@ -66,18 +70,6 @@ def ask_receipt_cancellation(*, receipt, by, reason, idempotency_key=None):
         data={"receipt": receipt.number, "reason": reason.strip()},
     )
     return cancellation
-
-
-def _asked_with_key(key, receipt, by):
-    """The request an earlier sending of this form made, if any. Sent for another receipt, or
-    by another person, the key is refused, not replayed."""
-    done = ReceiptCancellation.objects.filter(idempotency_key=key).first()
-    if done is None:
-        return None
-    if done.receipt_id != receipt.pk or done.requested_by_id != by.pk:
-        raise ValidationError(_("This form has already been used: open a new one."))
-    done.replayed = True  # type: ignore[attr-defined]
-    return done
 
 
 @transaction.atomic
