@@ -232,6 +232,8 @@ class S16Case(models.Model):
     proceeds = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     balance = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     shortfall = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    # The refusal form's single-use key: sent twice, it opens one case (null when made by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
     balance_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
     balance_reference = models.CharField(max_length=120, blank=True)
     acknowledgement = models.CharField(max_length=15, blank=True)

@@ -68,7 +68,6 @@ KNOWN = {
     "auctions:conditions_new",
     "auctions:disposal_new",
     "auctions:proclamation_new",
-    "auctions:s16_new",
     "impounding:animal_birth",
     "impounding:claim_new",
     "impounding:complaint_new",
@@ -258,7 +257,22 @@ def _receipt_cancel(client, get):
     return reverse("impounding:receipt_cancel", args=[receipt.pk]), data, ReceiptCancellation
 
 
+def _s16_refusal(client, get):
+    from auctions.models import S16Case
+    from tests.auctions.factories import conditions
+    from tests.auctions.test_views_s16 import refusal_data
+    from tests.impounding.factories import make_entry
+
+    keeper = get("pound_keeper")
+    get("tariffs")
+    conditions(get("district"))
+    entry = make_entry(pound=get("pound"), by=keeper)
+    client.force_login(keeper)
+    return reverse("auctions:s16_new", kwargs={"pk": entry.pk}), refusal_data(entry), S16Case
+
+
 SENT_TWICE = {
+    "auctions:s16_new": _s16_refusal,
     "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,
     "accounts:api_tokens": _api_token,
