@@ -71,7 +71,6 @@ KNOWN = {
     "impounding:animal_birth",
     "impounding:claim_new",
     "impounding:complaint_new",
-    "impounding:court_order",
     "impounding:feeding_log",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
@@ -271,7 +270,29 @@ def _s16_refusal(client, get):
     return reverse("auctions:s16_new", kwargs={"pk": entry.pk}), refusal_data(entry), S16Case
 
 
+def _court_order(client, get):
+    from impounding.models import CourtOrder
+    from tests.impounding.factories import make_entry
+    from tests.impounding.test_views_releases import pdf_scan
+
+    keeper = get("pound_keeper")
+    get("tariffs")
+    entry = make_entry(pound=get("pound"), by=keeper)
+    client.force_login(keeper)
+    data = {
+        "idempotency_key": "6a1f2e3d-4c5b-4a69-8877-665544332211",
+        "animals": [entry.animals.get().pk],
+        "kind": "civil",
+        "court": "Civil Judge, Mohanlalganj",
+        "case_number": "OS 12/2026",
+        "order_date": "2026-11-01",
+        "scan": pdf_scan(),
+    }
+    return reverse("impounding:court_order", args=[entry.pk]), data, CourtOrder
+
+
 SENT_TWICE = {
+    "impounding:court_order": _court_order,
     "auctions:s16_new": _s16_refusal,
     "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,
@@ -297,6 +318,8 @@ def test_the_same_key_sent_twice_makes_one_record(client, request, name):
 
     first = client.post(url, data)
     made = model.objects.count()
+    for upload in (v for v in data.values() if hasattr(v, "seek")):
+        upload.seek(0)  # the same file, sent again
     second = client.post(url, data)
 
     assert made == before + 1, f"{name}: the first sending made {made - before} rows"

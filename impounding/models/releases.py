@@ -388,6 +388,8 @@ class CourtOrder(models.Model):
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_note = models.CharField(max_length=300, blank=True)
+    # The order form's single-use key: sent twice, it records one order (null when made by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
 
