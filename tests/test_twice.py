@@ -70,7 +70,6 @@ KNOWN = {
     "auctions:proclamation_new",
     "impounding:animal_birth",
     "impounding:claim_new",
-    "impounding:complaint_new",
     "impounding:feeding_log",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
@@ -291,7 +290,19 @@ def _court_order(client, get):
     return reverse("impounding:court_order", args=[entry.pk]), data, CourtOrder
 
 
+def _complaint(client, get):
+    from impounding.models import Complaint
+    from tests.impounding.factories import make_entry
+    from tests.impounding.test_views_court import complaint_data
+
+    keeper = get("pound_keeper")
+    entry = make_entry(pound=get("pound"), by=keeper)
+    client.force_login(keeper)
+    return reverse("impounding:complaint_new", args=[entry.pk]), complaint_data(), Complaint
+
+
 SENT_TWICE = {
+    "impounding:complaint_new": _complaint,
     "impounding:court_order": _court_order,
     "auctions:s16_new": _s16_refusal,
     "impounding:receipt_cancel": _receipt_cancel,

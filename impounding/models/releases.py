@@ -330,6 +330,8 @@ class Complaint(models.Model):
     )
     payable_by = models.CharField(_("payable by"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
+    # The complaint form's single-use key: sent twice, one complaint (null when made by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
     objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
