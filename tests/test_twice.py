@@ -69,7 +69,6 @@ KNOWN = {
     "auctions:disposal_new",
     "auctions:proclamation_new",
     "impounding:animal_birth",
-    "impounding:claim_new",
     "impounding:feeding_log",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
@@ -301,7 +300,24 @@ def _complaint(client, get):
     return reverse("impounding:complaint_new", args=[entry.pk]), complaint_data(), Complaint
 
 
+def _rival_claim(client, get):
+    from impounding.models import Claim
+    from tests.impounding.factories import make_entry
+
+    keeper = get("pound_keeper")
+    entry = make_entry(pound=get("pound"), by=keeper)
+    client.force_login(keeper)
+    data = {
+        "idempotency_key": "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0",
+        "claimant_name": "Shyam Lal",
+        "claimant_address": "Samesi",
+        "proof": "Brand on the left flank",
+    }
+    return reverse("impounding:claim_new", args=[entry.pk]), data, Claim
+
+
 SENT_TWICE = {
+    "impounding:claim_new": _rival_claim,
     "impounding:complaint_new": _complaint,
     "impounding:court_order": _court_order,
     "auctions:s16_new": _s16_refusal,
