@@ -64,7 +64,6 @@ NO_KEY = {
 # POST views that create a record without a key today. Only shrinks: give each its key.
 KNOWN = {
     "auctions:auction_new",
-    "auctions:bidder_new",
     "auctions:conditions_new",
     "auctions:disposal_new",
     "auctions:proclamation_new",
@@ -316,7 +315,28 @@ def _rival_claim(client, get):
     return reverse("impounding:claim_new", args=[entry.pk]), data, Claim
 
 
+def _scheduled_auction(get):
+    from tests.auctions.factories import conditions, ready_for_sale, schedule
+
+    keeper, officer, pound = get("pound_keeper"), get("police_officer"), get("pound")
+    get("tariffs")
+    conditions(get("district"))
+    entry, _notice = ready_for_sale(pound=pound, keeper=keeper, officer=officer)
+    return schedule(pound, officer, [[entry.animals.get()]])
+
+
+def _bidder(client, get):
+    from auctions.bidders import Bidder
+    from tests.auctions.test_views_auction import bidder_data
+
+    officer = get("police_officer")
+    auction = _scheduled_auction(get)
+    client.force_login(officer)
+    return reverse("auctions:bidder_new", kwargs={"pk": auction.pk}), bidder_data(), Bidder
+
+
 SENT_TWICE = {
+    "auctions:bidder_new": _bidder,
     "impounding:claim_new": _rival_claim,
     "impounding:complaint_new": _complaint,
     "impounding:court_order": _court_order,

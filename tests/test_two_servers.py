@@ -445,6 +445,7 @@ def auction_and_sale(a, b, officer, keeper, outsider, report, officer_user, days
             "id_number": "UP/55/123",
             "phone": "9812345678",
             "declaration_signed": "on",
+            "idempotency_key": "2d4f6a8c-1e3b-4d5f-9a7c-0b2d4f6a8c1e",
             "csrfmiddlewaretoken": token,
         },
         allow_redirects=False,
