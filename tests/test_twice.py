@@ -67,7 +67,6 @@ KNOWN = {
     "auctions:conditions_new",
     "auctions:disposal_new",
     "auctions:proclamation_new",
-    "impounding:animal_birth",
     "impounding:feeding_log",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
@@ -335,7 +334,30 @@ def _bidder(client, get):
     return reverse("auctions:bidder_new", kwargs={"pk": auction.pk}), bidder_data(), Bidder
 
 
+def _birth(client, get):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from impounding.models import Animal
+    from tests.impounding.factories import cow, make_entry
+
+    keeper = get("pound_keeper")
+    arrived = timezone.now() - timedelta(days=2)
+    entry = make_entry(pound=get("pound"), by=keeper, arrived_at=arrived, animals=[cow()])
+    client.force_login(keeper)
+    born = timezone.localtime(timezone.now() - timedelta(hours=3)).strftime("%Y-%m-%dT%H:%M")
+    data = {
+        "idempotency_key": "7e8f9a0b-1c2d-4e3f-8a5b-6c7d8e9f0a1b",
+        "at": born,
+        "sex": "female",
+        "colour": "Brown",
+    }
+    return reverse("impounding:animal_birth", args=[entry.animals.get().pk]), data, Animal
+
+
 SENT_TWICE = {
+    "impounding:animal_birth": _birth,
     "auctions:bidder_new": _bidder,
     "impounding:claim_new": _rival_claim,
     "impounding:complaint_new": _complaint,

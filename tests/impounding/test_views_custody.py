@@ -1,3 +1,4 @@
+import uuid
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -293,7 +294,13 @@ def test_birth_enters_the_calf_with_its_dam(keeper_client, animal):
     assert "no fine and no feeding charge" in page.content.decode()
     response = keeper_client.post(
         url_of("animal_birth", animal),
-        {"at": "2026-03-15T04:20", "sex": "female", "colour": "Brown", "marks": "White star"},
+        {
+            "at": "2026-03-15T04:20",
+            "sex": "female",
+            "colour": "Brown",
+            "marks": "White star",
+            "idempotency_key": str(uuid.uuid4()),
+        },
     )
     assert response.status_code == 302
     assert response["Location"] == entry_url(animal)
@@ -319,7 +326,13 @@ def test_birth_to_a_male_animal_is_refused(keeper_client, pound, pound_keeper):
     )
     before = snapshot()
     response = keeper_client.post(
-        url_of("animal_birth", animal), {"at": "15-03-2026 04:20", "sex": "male", "colour": "Black"}
+        url_of("animal_birth", animal),
+        {
+            "at": "15-03-2026 04:20",
+            "sex": "male",
+            "colour": "Black",
+            "idempotency_key": uuid.uuid4(),
+        },
     )
     assert response.status_code == 200
     assert "Only a female animal" in " ".join(response.context["form"].non_field_errors())
