@@ -67,7 +67,6 @@ KNOWN = {
     "auctions:conditions_new",
     "auctions:disposal_new",
     "auctions:proclamation_new",
-    "impounding:feeding_log",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
 }
@@ -356,7 +355,27 @@ def _birth(client, get):
     return reverse("impounding:animal_birth", args=[entry.animals.get().pk]), data, Animal
 
 
+def _feeding(client, get):
+    from django.utils import timezone
+
+    from impounding.models import FeedingLog
+    from tests.impounding.factories import make_entry
+
+    keeper, pound = get("pound_keeper"), get("pound")
+    make_entry(pound=pound, by=keeper)
+    client.force_login(keeper)
+    data = {
+        "idempotency_key": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+        "date": timezone.localdate().strftime("%d-%m-%Y"),
+        "animals_fed": "1",
+        "fodder": "Dry straw 10 kg",
+        "watered": "on",
+    }
+    return reverse("impounding:feeding_log", kwargs={"pk": pound.pk}), data, FeedingLog
+
+
 SENT_TWICE = {
+    "impounding:feeding_log": _feeding,
     "impounding:animal_birth": _birth,
     "auctions:bidder_new": _bidder,
     "impounding:claim_new": _rival_claim,

@@ -121,6 +121,8 @@ class BirthForm(CustodyEventForm):
 
 
 class FeedingForm(forms.Form):
+    # Made once with the form: sending it twice records one round (see log_feeding).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     date = forms.DateField(
         label=_("Date"),
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),

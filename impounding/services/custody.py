@@ -227,11 +227,26 @@ def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None):
 
 
 @transaction.atomic
-def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None, remarks=""):
+def log_feeding(
+    *,
+    pound,
+    by,
+    date,
+    animals_fed,
+    fodder,
+    watered=True,
+    cost=None,
+    remarks="",
+    idempotency_key=None,
+):
     """The day's feeding and watering record (s.9). A day may have a second round (and more)
     for animals that came after the first: together the rounds feed no more animals than were
-    in the pound that day."""
+    in the pound that day. Once for each `idempotency_key`: the same form sent again returns
+    the round it recorded, never a second round."""
     authorise(by, Permission.RECORD_CUSTODY, pound)
+    owner = {"pound_id": pound.pk, "recorded_by_id": by.pk}
+    if (done := made_with_key(FeedingLog, idempotency_key, **owner)) is not None:
+        return done
     if date > timezone.localdate():
         raise ValidationError({"date": _("The date cannot be in the future.")})
     earlier = list(FeedingLog.objects.filter(pound=pound, date=date).order_by("round"))
@@ -262,12 +277,16 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
         cost=cost,
         remarks=remarks,
         recorded_by=by,
+        idempotency_key=idempotency_key,
     )
-    log.full_clean(exclude=["pound"])
+    log.full_clean(exclude=["pound", "idempotency_key"])
     try:
         with transaction.atomic():
             log.save()
     except IntegrityError as exc:
+        # The same form, sent at the same time, recorded first: its round is this one.
+        if (done := made_with_key(FeedingLog, idempotency_key, **owner)) is not None:
+            return done
         # Another round of the same day was recorded meanwhile.
         raise ValidationError(
             {"date": _("Another record for this day was made meanwhile: look again.")}
