@@ -415,3 +415,14 @@ def test_the_same_key_sent_twice_makes_one_record(client, request, name):
     assert second.status_code in (200, 302), f"{name}: the replay answered {second.status_code}"
     if first.status_code == 302:
         assert second.status_code == 302
+
+
+# Drawn on the check page after the form (the release), or by the page's script (a prepared file).
+KEY_NOT_ON_THE_FORM = {"impounding:release", "impounding:deposit", "office:prepare"}
+
+
+@pytest.mark.parametrize("name", sorted(set(KEYED) - KEY_NOT_ON_THE_FORM))
+def test_the_form_page_carries_its_key(client, request, name):
+    url, _data, _model = SENT_TWICE[name](client, request.getfixturevalue)
+    body = client.get(url).content.decode()
+    assert 'name="idempotency_key"' in body, f"{name}: the page's form has no key"
