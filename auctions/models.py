@@ -522,6 +522,8 @@ class DisposalOrder(MakerChecker):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.CharField(max_length=300, blank=True)
+    # The order form's single-use key: sent twice, one order (null when prepared by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.as_manager()
     maker_refusal = _("You prepared this order: another person decides it.")

@@ -65,7 +65,6 @@ NO_KEY = {
 KNOWN = {
     "auctions:auction_new",
     "auctions:conditions_new",
-    "auctions:disposal_new",
     "auctions:proclamation_new",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
@@ -374,7 +373,22 @@ def _feeding(client, get):
     return reverse("impounding:feeding_log", kwargs={"pk": pound.pk}), data, FeedingLog
 
 
+def _disposal(client, get):
+    from auctions.models import DisposalOrder
+    from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry
+    from tests.auctions.test_views_disposal import order_data
+
+    keeper, officer, pound = get("pound_keeper"), get("police_officer"), get("pound")
+    get("tariffs")
+    conditions(get("district"))
+    entry = unclaimed_entry(pound=pound, keeper=keeper, days_ago=20)
+    report_and_notice(entry, keeper, officer, sent_days_ago=11, posted_days_ago=9)
+    client.force_login(get("dm_clerk"))
+    return reverse("auctions:disposal_new"), order_data(entry.animals.get()), DisposalOrder
+
+
 SENT_TWICE = {
+    "auctions:disposal_new": _disposal,
     "impounding:feeding_log": _feeding,
     "impounding:animal_birth": _birth,
     "auctions:bidder_new": _bidder,
