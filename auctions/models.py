@@ -137,6 +137,8 @@ class Proclamation(models.Model):
     photo = models.ImageField(_("photo"), upload_to=UploadName("proclamations"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The page form's single-use key: sent twice, one proclamation (null from code or the API).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.through("notice__pound_id").as_manager()
 

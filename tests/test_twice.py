@@ -65,7 +65,6 @@ NO_KEY = {
 KNOWN = {
     "auctions:auction_new",
     "auctions:conditions_new",
-    "auctions:proclamation_new",
     "impounding:feeding_order_new",
     "impounding:fine_scale_new",
 }
@@ -387,7 +386,23 @@ def _disposal(client, get):
     return reverse("auctions:disposal_new"), order_data(entry.animals.get()), DisposalOrder
 
 
+def _proclamation(client, get):
+    from auctions.models import Proclamation
+    from tests.auctions.factories import conditions, report_and_notice, unclaimed_entry
+    from tests.auctions.test_views_unclaimed import procl_data
+
+    keeper, officer, pound = get("pound_keeper"), get("police_officer"), get("pound")
+    get("tariffs")
+    conditions(get("district"))
+    entry = unclaimed_entry(pound=pound, keeper=keeper, days_ago=20)
+    _report, notice = report_and_notice(entry, keeper, officer, sent_days_ago=11, posted_days_ago=9)
+    client.force_login(officer)
+    url = reverse("auctions:proclamation_new", kwargs={"pk": notice.pk})
+    return url, procl_data(), Proclamation
+
+
 SENT_TWICE = {
+    "auctions:proclamation_new": _proclamation,
     "auctions:disposal_new": _disposal,
     "impounding:feeding_log": _feeding,
     "impounding:animal_birth": _birth,

@@ -327,6 +327,7 @@ def proclamation_with_photo(a, b, officer, keeper, outsider, notice):
             "place": "Chaupal",
             "made_by": "Chowkidar Ram",
             "details": "",
+            "idempotency_key": "5f4e3d2c-1b0a-4987-a6b5-c4d3e2f1a0b9",
             "csrfmiddlewaretoken": token,
         },
         files={"photo": ("photo.jpg", jpeg(), "image/jpeg")},
