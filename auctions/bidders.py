@@ -55,6 +55,8 @@ class Bidder(models.Model):
     override_at = models.DateTimeField(null=True, blank=True)
     registered_at = models.DateTimeField(default=timezone.now)
     registered_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The bidder form's single-use key: sent twice, one bidder (null when registered by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = BidderQuerySet.as_manager()
 

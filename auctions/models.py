@@ -137,6 +137,8 @@ class Proclamation(models.Model):
     photo = models.ImageField(_("photo"), upload_to=UploadName("proclamations"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The page form's single-use key: sent twice, one proclamation (null from code or the API).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.through("notice__pound_id").as_manager()
 
@@ -232,6 +234,8 @@ class S16Case(models.Model):
     proceeds = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     balance = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
     shortfall = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal("0.00"))
+    # The refusal form's single-use key: sent twice, it opens one case (null when made by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
     balance_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
     balance_reference = models.CharField(max_length=120, blank=True)
     acknowledgement = models.CharField(max_length=15, blank=True)
@@ -520,6 +524,8 @@ class DisposalOrder(MakerChecker):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.CharField(max_length=300, blank=True)
+    # The order form's single-use key: sent twice, one order (null when prepared by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.as_manager()
     maker_refusal = _("You prepared this order: another person decides it.")

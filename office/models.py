@@ -200,6 +200,8 @@ class SurplusClaim(MakerChecker):
     decision = models.TextField(_("findings on the proof"), blank=True)
     payment_mode = models.CharField(max_length=10, blank=True)
     payment_reference = models.CharField(max_length=120, blank=True)
+    # The form's single-use key: the claim form sent twice records one claim.
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.through("deposit__pound_id").as_manager()
     maker_refusal = _("You prepared this claim: another person decides it.")

@@ -21,6 +21,7 @@ from impounding import services as register
 from impounding.models import CourtOrder, Deposit
 from kernel.dates import surplus_expiry
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import THE_CLAIMANT, Message, in_both, label
 from kernel.refs import key, ref
 from kernel.uploads import clean_scan
@@ -114,11 +115,25 @@ def receive_surplus(*, deposit, by, received_on):
 
 @transaction.atomic
 def file_surplus_claim(
-    *, deposit, by, claimant_name, claimant_address, capacity, proof, filed_on, proof_scan=None
+    *,
+    deposit,
+    by,
+    claimant_name,
+    claimant_address,
+    capacity,
+    proof,
+    filed_on,
+    proof_scan=None,
+    idempotency_key=None,
 ):
+    """Record an owner's claim to a held surplus (s.17). Once for each `idempotency_key`: the
+    same form sent again returns the claim it recorded, marked `replayed`."""
     deposit = SurplusDeposit.objects.select_for_update(of=("self",)).get(pk=deposit.pk)
     if not has_permission(by, Permission.PREPARE_ORDERS, deposit.district):
         raise PermissionDenied(_("The District Magistrate's office records claims."))
+    done = made_with_key(SurplusClaim, idempotency_key, deposit_id=deposit.pk, prepared_by_id=by.pk)
+    if done is not None:
+        return done
     deposit.check_claim(filed_on, today=timezone.localdate())
     claim = SurplusClaim(
         deposit=deposit,
@@ -128,6 +143,7 @@ def file_surplus_claim(
         proof=proof,
         filed_on=filed_on,
         prepared_by=by,
+        idempotency_key=idempotency_key,
     )
     if proof_scan:
         # Checked, and an image written again without its EXIF data (the phone, the place).

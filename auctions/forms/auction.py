@@ -5,6 +5,7 @@ bar, lots of one animal or a dam with her calf, one sale per lot). A form's clea
 method named after the service, gives that service's keyword arguments.
 """
 
+import uuid
 from decimal import Decimal
 
 from django import forms
@@ -230,6 +231,8 @@ LotFormSet = forms.formset_factory(LotRowForm, formset=BaseLotFormSet, extra=0)
 
 
 class BidderForm(forms.Form):
+    # Made once with the form: sending it twice registers one bidder (see register_bidder).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     name = forms.CharField(label=_("Name"), max_length=_max_length(Bidder, "name"))
     address = forms.CharField(label=_("Address"), max_length=_max_length(Bidder, "address"))
     id_kind = forms.ChoiceField(label=_("Identity document"), choices=Bidder.IdKind.choices)

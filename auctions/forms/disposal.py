@@ -1,6 +1,8 @@
 """Forms for the District Magistrate's disposal orders under the proviso to s.14: cattle unlikely
 to fetch a fair price at auction are disposed of as he thinks fit."""
 
+import uuid
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -19,6 +21,8 @@ class DisposalAnimalField(forms.ModelMultipleChoiceField):
 
 
 class DisposalForm(forms.Form):
+    # Made once with the form: sending it twice prepares one order (see propose_disposal).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     animals = DisposalAnimalField(
         label=_("Animals"),
         queryset=None,

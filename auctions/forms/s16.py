@@ -1,6 +1,8 @@
 """Forms for the sale when the owner refuses or omits to pay (s.16): his refusal, and the
 settlement that returns the remaining cattle and the balance with the account of items (a)-(f)."""
 
+import uuid
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +14,8 @@ from ..models import S16Case
 
 
 class RefusalForm(forms.Form):
+    # Made once with the form: sending it twice records one refusal (see open_s16_case).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     animals = AnimalChoiceField(
         queryset=None,
         label=_("The owner's animals"),

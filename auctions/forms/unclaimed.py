@@ -1,6 +1,8 @@
 """Forms for the s.14 screens. Each form's cleaned_data is the keyword arguments of one service
 in `auctions.services`; the services keep the rules (dates, the place of a drum proclamation)."""
 
+import uuid
+
 from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -165,3 +167,11 @@ class BoardFilterForm(forms.Form):
             district__pounds__isnull=False
         ).distinct()
         self.fields["village"].empty_label = _("All villages")
+
+
+class ProclamationPageForm(ProclamationForm):
+    """The proclamation form of the web page: made once with the page, so that sending it twice
+    records one proclamation (see record_proclamation). The API's calls carry their key in the
+    Idempotency-Key header instead."""
+
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)

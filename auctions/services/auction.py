@@ -17,6 +17,7 @@ from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
 from kernel.events import record_event
 from kernel.formatting import inr
+from kernel.idempotency import made_with_key
 from kernel.messages import Message, in_both
 
 from ..actions import Action
@@ -248,10 +249,25 @@ def _create_lots(auction, lots, reserve_prices):
 
 
 @transaction.atomic
-def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, declaration_signed):
-    """Register a bidder. Anyone who may be an officer or pound-keeper is blocked (s.19)."""
+def register_bidder(
+    *,
+    auction,
+    by,
+    name,
+    address,
+    id_kind,
+    id_number,
+    phone,
+    declaration_signed,
+    idempotency_key=None,
+):
+    """Register a bidder. Anyone who may be an officer or pound-keeper is blocked (s.19). Once
+    for each `idempotency_key`: the same form sent again returns the bidder it registered."""
     auction = Auction.objects.select_for_update(of=("self",)).get(pk=auction.pk)
     authorise(by, Permission.RUN_AUCTION, auction.pound)
+    done = made_with_key(Bidder, idempotency_key, auction_id=auction.pk, registered_by_id=by.pk)
+    if done is not None:
+        return done
     if auction.status != Auction.Status.SCHEDULED:
         raise ValidationError(_("This auction is closed."))
     if not declaration_signed:
@@ -278,8 +294,9 @@ def register_bidder(*, auction, by, name, address, id_kind, id_number, phone, de
         matches=matches,
         blocked=bool(matches),
         registered_by=by,
+        idempotency_key=idempotency_key,
     )
-    bidder.full_clean(exclude=["auction"])
+    bidder.full_clean(exclude=["auction", "idempotency_key"])
     bidder.save()
     record_event(
         action=Action.AUCTION_BIDDER_BLOCKED if matches else Action.AUCTION_BIDDER_REGISTERED,

@@ -13,6 +13,7 @@ from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState
 from impounding.services.custody import end_custody
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message, in_both
 
 from ..actions import Action
@@ -21,9 +22,14 @@ from .common import serial, today
 
 
 @transaction.atomic
-def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
-    """The office prepares an order under the proviso to s.14 for the Magistrate."""
+def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient, idempotency_key=None):
+    """The office prepares an order under the proviso to s.14 for the Magistrate. Once for
+    each `idempotency_key`: the same form sent again returns the order it prepared."""
     authorise(by, Permission.PREPARE_ORDERS, pound)
+    type(pound).objects.select_for_update(of=("self",)).get(pk=pound.pk)  # one sending at a time
+    done = made_with_key(DisposalOrder, idempotency_key, pound_id=pound.pk, prepared_by_id=by.pk)
+    if done is not None:
+        return done
     animals = list(Animal.objects.in_custody().filter(pk__in=animal_ids, impoundment__pound=pound))
     if not animals or len(animals) != len(set(animal_ids)):
         raise ValidationError({"animals": _("Choose animals in the pound.")})
@@ -50,6 +56,7 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient):
         mode=mode,
         recipient=recipient,
         prepared_by=by,
+        idempotency_key=idempotency_key,
     )
     order.animals.set(animals)
     record_event(

@@ -15,6 +15,7 @@ from impounding.models import Animal, AnimalState, Impoundment
 from impounding.services.claims import ensure_no_hold
 from impounding.services.custody import end_custody
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message
 from kernel.refs import ref
 from kernel.uploads import SIGNATURE_MAX_PX, reencode_image
@@ -43,10 +44,16 @@ def s16_gap_message(gap):
 
 
 @transaction.atomic
-def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=True):
-    """Record that the owner appeared and refused or omitted to pay (or to deposit)."""
+def open_s16_case(
+    *, entry, animal_ids, by, owner_name, owner_address, refused=True, idempotency_key=None
+):
+    """Record that the owner appeared and refused or omitted to pay (or to deposit). Once for
+    each `idempotency_key`: the same form sent again returns the case it opened."""
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
     entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
+    done = made_with_key(S16Case, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
+    if done is not None:
+        return done
     ensure_no_hold(entry, owner_name)  # competing claims freeze the s.16 path too
     animals = list(
         Animal.objects.select_for_update(of=("self",)).filter(pk__in=animal_ids, impoundment=entry)
@@ -67,6 +74,7 @@ def open_s16_case(*, entry, animal_ids, by, owner_name, owner_address, refused=T
         owner_address=owner_address,
         refused=refused,
         recorded_by=by,
+        idempotency_key=idempotency_key,
     )
     case.animals.set(animals)
     record_event(

@@ -17,6 +17,7 @@ from accounts.scoping import authorise, has_permission
 from impounding.models import Animal
 from impounding.services.intake import resize_photo
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message, bilingual, in_both
 
 from ..actions import Action
@@ -198,11 +199,26 @@ def post_notice(*, report, by, posted_on, posted_at):
 
 @transaction.atomic
 def record_proclamation(
-    *, notice, by, channel, made_on, made_by, place="", village=None, details="", photo=None
+    *,
+    notice,
+    by,
+    channel,
+    made_on,
+    made_by,
+    place="",
+    village=None,
+    details="",
+    photo=None,
+    idempotency_key=None,
 ):
     """Proclamation by beat of drum in the village and at the nearest market-place (s.14), or a
-    further channel, recorded separately: a further channel never replaces the drum."""
+    further channel, recorded separately: a further channel never replaces the drum. Once for
+    each `idempotency_key`: the same form sent again returns the proclamation it recorded."""
     authorise(by, Permission.HANDLE_UNCLAIMED, notice.pound)
+    Notice.objects.select_for_update(of=("self",)).get(pk=notice.pk)  # one sending at a time
+    owner = {"notice_id": notice.pk, "recorded_by_id": by.pk}
+    if (done := made_with_key(Proclamation, idempotency_key, **owner)) is not None:
+        return done
     if made_on < notice.posted_on or made_on > today():
         raise ValidationError(
             {"made_on": _("The date must fall between the posting of the notice and today.")}
@@ -222,6 +238,7 @@ def record_proclamation(
         made_by=made_by,
         details=details,
         recorded_by=by,
+        idempotency_key=idempotency_key,
     )
     # Check the record before the photo is stored, so that a refusal leaves no stray file.
     proclamation.full_clean(exclude=["notice", "photo"])

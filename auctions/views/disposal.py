@@ -12,6 +12,7 @@ from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Animal, AnimalState
+from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
 
 from .. import services
@@ -78,6 +79,10 @@ def _disposable(user):
 
 @require_permission(Permission.PREPARE_ORDERS)
 def disposal_new(request):
+    # The same form sent again: its animals may be offered no more, so show what it prepared.
+    made = replayed_row(request, DisposalOrder, prepared_by=request.user)
+    if made is not None:
+        return _prepared(request, made)
     animals = _disposable(request.user)
     initial = {}
     lot_id = request.GET.get("lot")
@@ -98,13 +103,17 @@ def disposal_new(request):
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(
-                request,
-                _("Disposal order %(number)s prepared for the Magistrate's approval.")
-                % {"number": order.number},
-            )
-            return redirect("auctions:disposals")
+            return _prepared(request, order)
     return render(request, "auctions/disposal/new.html", {"form": form})
+
+
+def _prepared(request, order):
+    messages.success(
+        request,
+        _("Disposal order %(number)s prepared for the Magistrate's approval.")
+        % {"number": order.number},
+    )
+    return redirect("auctions:disposals")
 
 
 @require_permission(Permission.APPROVE)

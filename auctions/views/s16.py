@@ -19,6 +19,7 @@ from accounts.scoping import has_permission
 from impounding.models import AnimalState
 from impounding.selectors import entry_for
 from kernel.confirmations import show_panel
+from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
 
 from .. import services
@@ -30,6 +31,10 @@ from .sale_common import get_case, running_account, s16_account
 @require_permission(Permission.RELEASE_ANIMAL)
 def s16_new(request, pk):
     entry = entry_for(request.user, pk, Permission.RELEASE_ANIMAL)
+    # The same form sent again: its animals are no longer offered, so show what it recorded.
+    made = replayed_row(request, S16Case, impoundment=entry, recorded_by=request.user)
+    if made is not None:
+        return _opened(request, made)
     in_pound = entry.animals.in_custody()
     if not in_pound.exists():
         messages.info(request, _("No animal of this entry is in the pound."))
@@ -55,16 +60,20 @@ def s16_new(request, pk):
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(
-                request,
-                _(
-                    "The refusal of %(owner)s is recorded: the officer sells as many of the "
-                    "animals as are needed to cover the dues (s.16)."
-                )
-                % {"owner": case.owner_name},
-            )
-            return redirect(case)
+            return _opened(request, case)
     return render(request, "auctions/s16/new.html", {"entry": entry, "form": form})
+
+
+def _opened(request, case):
+    messages.success(
+        request,
+        _(
+            "The refusal of %(owner)s is recorded: the officer sells as many of the "
+            "animals as are needed to cover the dues (s.16)."
+        )
+        % {"owner": case.owner_name},
+    )
+    return redirect(case)
 
 
 def _case_auctions(case):

@@ -26,7 +26,7 @@ from kernel.dates import report_due_on
 from kernel.views import add_service_errors
 
 from .. import clocks, selectors, services
-from ..forms.unclaimed import BoardFilterForm, NoticeForm, ProclamationForm, ReportSendForm
+from ..forms.unclaimed import BoardFilterForm, NoticeForm, ProclamationPageForm, ReportSendForm
 from ..models import Notice, Proclamation, Report
 
 
@@ -231,7 +231,7 @@ def proclamation_new(request, pk):
     made = set(notice.proclamations.values_list("channel", flat=True))
     drums = (Proclamation.Channel.DRUM_VILLAGE, Proclamation.Channel.DRUM_MARKET)
     missing = [c for c in drums if c not in made]
-    form = ProclamationForm(
+    form = ProclamationPageForm(
         request.POST or None,
         request.FILES or None,
         notice=notice,

@@ -1,5 +1,6 @@
 """Forms for complaints (ss.20-22) and s.15 deposits. They tidy input; the services decide."""
 
+import uuid
 from decimal import Decimal
 
 from django import forms
@@ -24,6 +25,8 @@ class DepositChoiceField(forms.ModelChoiceField):
 
 
 class ComplaintForm(forms.Form):
+    # Made once with the form: sending it twice records one complaint (see record_complaint).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     complainant_name = forms.CharField(label=_("Complainant"), max_length=150)
     mode = forms.ChoiceField(
         label=_("Complaint made"),

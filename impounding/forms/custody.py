@@ -2,6 +2,8 @@
 keyword arguments of one service in `impounding.services.custody`; the services keep the rules
 (time not in the future, not before arrival, allowed transitions)."""
 
+import uuid
+
 from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -106,6 +108,8 @@ class ReturnForm(CustodyEventForm):
 
 
 class BirthForm(CustodyEventForm):
+    # Made once with the form: sending it twice enters one calf (see record_birth).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     at = IstDateTimeField(label=_("Born at (IST)"))
     sex = forms.ChoiceField(
         label=_("Sex of the calf"),
@@ -117,6 +121,8 @@ class BirthForm(CustodyEventForm):
 
 
 class FeedingForm(forms.Form):
+    # Made once with the form: sending it twice records one round (see log_feeding).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     date = forms.DateField(
         label=_("Date"),
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),

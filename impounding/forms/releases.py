@@ -1,3 +1,5 @@
+import uuid
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -116,6 +118,8 @@ class ConfirmForm(forms.Form):
 
 
 class CourtOrderForm(forms.Form):
+    # Made once with the form: sending it twice records one order (see release_by_order).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     animals = AnimalChoiceField(queryset=None, label=_("Animals the order releases"))
     kind = forms.ChoiceField(
         label=_("Order"), choices=CourtOrder.Kind.choices, widget=forms.RadioSelect

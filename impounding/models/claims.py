@@ -47,6 +47,8 @@ class Claim(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     findings = models.TextField(_("findings on the proof"), blank=True)
+    # The claim form's single-use key: sent twice, one claim (null when recorded by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = ClaimQuerySet.as_manager()
 

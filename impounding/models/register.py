@@ -362,6 +362,8 @@ class CustodyEvent(models.Model):
     notes = models.TextField(_("notes"), blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The form's single-use key (a birth's): sent twice, one calf (null when recorded by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     class Meta:
         verbose_name = _("custody event")
@@ -389,6 +391,8 @@ class FeedingLog(models.Model):
     round = models.PositiveSmallIntegerField(_("round"), default=1)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The feeding form's single-use key: sent twice, one round (null when recorded by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     class Meta:
         verbose_name = _("feeding log")

@@ -97,6 +97,8 @@ class ReceiptCancellation(MakerChecker):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     decision_note = models.CharField(_("note"), max_length=250, blank=True)
+    # The form's single-use key: the request sent twice is one request (null when asked by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.through("receipt__pound_id").as_manager()
 
@@ -328,6 +330,8 @@ class Complaint(models.Model):
     )
     payable_by = models.CharField(_("payable by"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
+    # The complaint form's single-use key: sent twice, one complaint (null when made by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
 
     objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
@@ -386,6 +390,8 @@ class CourtOrder(models.Model):
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_note = models.CharField(max_length=300, blank=True)
+    # The order form's single-use key: sent twice, it records one order (null when made by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
 

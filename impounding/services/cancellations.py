@@ -20,6 +20,7 @@ from django.utils.translation import gettext_noop
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message
 from kernel.refs import ref
 from ledger import services as ledger
@@ -30,13 +31,20 @@ from ..models import Animal, AnimalState, Receipt, ReceiptCancellation, Release,
 
 
 @transaction.atomic
-def ask_receipt_cancellation(*, receipt, by, reason):
-    """The pound-keeper asks the office to cancel a receipt issued in error."""
+def ask_receipt_cancellation(*, receipt, by, reason, idempotency_key=None):
+    """The pound-keeper asks the office to cancel a receipt issued in error. Once for each
+    `idempotency_key`: the same form sent again returns the request it made, marked
+    `replayed` (read under the receipt's lock, so two sendings at once ask once)."""
     receipt = (
         Receipt.objects.select_for_update(of=("self",)).select_related("pound").get(pk=receipt.pk)
     )
     # Cancelling hands the money back out of the till: the keeper's duty, not the police's.
     authorise(by, Permission.PAY_FROM_TILL, receipt.pound)
+    done = made_with_key(
+        ReceiptCancellation, idempotency_key, receipt_id=receipt.pk, requested_by_id=by.pk
+    )
+    if done is not None:
+        return done
     if receipt.kind != Receipt.Kind.PAYMENT:
         raise ValidationError(_("Only a receipt for fines and feeding charges is cancelled here."))
     if receipt.cancelled_at is not None:
@@ -46,7 +54,7 @@ def ask_receipt_cancellation(*, receipt, by, reason):
     if not reason.strip():
         raise ValidationError({"reason": _("Say why the receipt was issued in error.")})
     cancellation = ReceiptCancellation.objects.create(
-        receipt=receipt, reason=reason.strip(), requested_by=by
+        receipt=receipt, reason=reason.strip(), requested_by=by, idempotency_key=idempotency_key
     )
     release = Release.objects.get(receipt=receipt)
     record_event(

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_noop
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import THE_CLAIMANT, Message
 
 from ..actions import Action
@@ -51,12 +52,19 @@ def ensure_no_hold(entry, claimant_name):
 
 
 @transaction.atomic
-def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_phone=""):
-    """The pound-keeper records a person claiming the entry's cattle, with the proof offered."""
+def record_claim(
+    *, entry, by, claimant_name, claimant_address, proof, claimant_phone="", idempotency_key=None
+):
+    """The pound-keeper records a person claiming the entry's cattle, with the proof offered.
+    Once for each `idempotency_key`: the same form sent again returns the claim it recorded,
+    never a second claim by the same person (which would hold the release as a rival's)."""
     entry = (
         Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
     )
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
+    done = made_with_key(Claim, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
+    if done is not None:
+        return done
     if not entry.animals.in_custody().exists():
         raise ValidationError(_("No animal of this entry is in the pound to be claimed."))
     if entry.claims.filter(status=Claim.Status.UPHELD).exists():
@@ -70,8 +78,9 @@ def record_claim(*, entry, by, claimant_name, claimant_address, proof, claimant_
         claimant_phone=claimant_phone,
         proof=proof,
         recorded_by=by,
+        idempotency_key=idempotency_key,
     )
-    claim.full_clean()
+    claim.full_clean(exclude=["idempotency_key"])
     claim.save()
     record_event(
         action=Action.CLAIM_RECORDED,

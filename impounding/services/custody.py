@@ -10,6 +10,7 @@ from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message
 
 from ..actions import Action
@@ -174,8 +175,9 @@ def record_return(*, animal, by, at, notes=""):
 
 
 @transaction.atomic
-def record_birth(*, dam, by, at, sex, colour, marks=""):
-    """A calf born in the pound: a new animal linked to its dam, with no fine (decision 12)."""
+def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None):
+    """A calf born in the pound: a new animal linked to its dam, with no fine (decision 12).
+    Once for each `idempotency_key`: the same form sent again returns the calf it entered."""
     dam = _lock(dam)
     authorise(by, Permission.RECORD_CUSTODY, dam.impoundment.pound)
     if dam.state != AnimalState.IMPOUNDED:
@@ -186,6 +188,9 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
     entry = dam.impoundment
     # Lock the entry so that two births recorded at once get different numbers.
     type(entry).objects.select_for_update(of=("self",)).get(pk=entry.pk)
+    born = made_with_key(CustodyEvent, idempotency_key, animal__dam_id=dam.pk, recorded_by_id=by.pk)
+    if born is not None:
+        return born.animal
     number = (entry.animals.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     calf = Animal(
         impoundment=entry,
@@ -206,6 +211,7 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
         at=at,
         recorded_by=by,
         notes=_("Dam: %(dam)s") % {"dam": dam.reference},
+        idempotency_key=idempotency_key,
     )
     record_event(
         action=Action.CUSTODY_BORN,
@@ -221,11 +227,26 @@ def record_birth(*, dam, by, at, sex, colour, marks=""):
 
 
 @transaction.atomic
-def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None, remarks=""):
+def log_feeding(
+    *,
+    pound,
+    by,
+    date,
+    animals_fed,
+    fodder,
+    watered=True,
+    cost=None,
+    remarks="",
+    idempotency_key=None,
+):
     """The day's feeding and watering record (s.9). A day may have a second round (and more)
     for animals that came after the first: together the rounds feed no more animals than were
-    in the pound that day."""
+    in the pound that day. Once for each `idempotency_key`: the same form sent again returns
+    the round it recorded, never a second round."""
     authorise(by, Permission.RECORD_CUSTODY, pound)
+    owner = {"pound_id": pound.pk, "recorded_by_id": by.pk}
+    if (done := made_with_key(FeedingLog, idempotency_key, **owner)) is not None:
+        return done
     if date > timezone.localdate():
         raise ValidationError({"date": _("The date cannot be in the future.")})
     earlier = list(FeedingLog.objects.filter(pound=pound, date=date).order_by("round"))
@@ -256,12 +277,16 @@ def log_feeding(*, pound, by, date, animals_fed, fodder, watered=True, cost=None
         cost=cost,
         remarks=remarks,
         recorded_by=by,
+        idempotency_key=idempotency_key,
     )
-    log.full_clean(exclude=["pound"])
+    log.full_clean(exclude=["pound", "idempotency_key"])
     try:
         with transaction.atomic():
             log.save()
     except IntegrityError as exc:
+        # The same form, sent at the same time, recorded first: its round is this one.
+        if (done := made_with_key(FeedingLog, idempotency_key, **owner)) is not None:
+            return done
         # Another round of the same day was recorded meanwhile.
         raise ValidationError(
             {"date": _("Another record for this day was made meanwhile: look again.")}

@@ -22,13 +22,14 @@ from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from kernel.dates import complaint_deadline
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import THE_CLAIMANT, Message, label
 from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 
 from ..actions import Action
-from ..models import Complaint, Deposit, Release, SeizerLiability
+from ..models import Complaint, Deposit, Impoundment, Release, SeizerLiability
 from .common import ReleaseRefused
 from .releases import ClaimAnswers, claimant_personal, release_to_claimant
 
@@ -60,10 +61,16 @@ def record_complaint(
     substance="",
     case_number="",
     summons_on=None,
+    idempotency_key=None,
 ):
     """Record a complaint under s.20. A late one is recorded and flagged, never refused: the
-    Magistrate decides whether to entertain it."""
+    Magistrate decides whether to entertain it. Once for each `idempotency_key`: the same form
+    sent again returns the complaint it recorded."""
     _may_record_court_matters(by, entry.pound)
+    entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
+    done = made_with_key(Complaint, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
+    if done is not None:
+        return done
     if filed_on > timezone.localdate():
         raise ValidationError({"filed_on": _("The filing date cannot be in the future.")})
     if filed_on < entry.seizure_date():
@@ -96,6 +103,7 @@ def record_complaint(
         summons_on=summons_on,
         deadline=complaint_deadline(entry.seizure_date(), policy.complaint_days),
         recorded_by=by,
+        idempotency_key=idempotency_key,
     )
     complaint.full_clean(exclude=["impoundment", "deposit"])
     complaint.save()

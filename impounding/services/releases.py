@@ -28,6 +28,7 @@ from accounts.scoping import authorise
 from auctions import services as sales
 from kernel.events import record_event
 from kernel.formatting import inr
+from kernel.idempotency import made_with_key
 from kernel.messages import THE_CLAIMANT, Message
 from kernel.uploads import SIGNATURE_MAX_PX, clean_scan, reencode_image
 from ledger import services as ledger
@@ -516,11 +517,16 @@ def release_by_order(
     conditions="",
     dues_payable_by="",
     complaint=None,
+    idempotency_key=None,
 ):
     """s.19: release without payment only on the recorded order of a Magistrate or Civil Court,
     with a scan of the order. The dues left unpaid are recorded against whoever the order names
-    (under s.22, the seizer)."""
+    (under s.22, the seizer). Once for each `idempotency_key`: sent again, the order recorded."""
     authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
+    entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
+    done = made_with_key(CourtOrder, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
+    if done is not None:
+        return done
     # Checked, and an image written again without its EXIF data (the phone, the place).
     stored_scan = clean_scan(scan)
     if order_date > timezone.localdate():
@@ -544,6 +550,7 @@ def release_by_order(
         unpaid_feeding=statement.feeding,
         dues_payable_by=dues_payable_by,
         recorded_by=by,
+        idempotency_key=idempotency_key,
     )
     order.scan.save(stored_scan.name, stored_scan, save=False)
     order.full_clean(exclude=["scan"])

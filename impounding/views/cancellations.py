@@ -1,5 +1,7 @@
 """Receipt cancellation (docs/domain.md decision 11): the keeper asks, the office decides."""
 
+import uuid
+
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -16,6 +18,8 @@ from ..models import Receipt, ReceiptCancellation, Release
 
 
 class AskCancellationForm(forms.Form):
+    # Made once with the form: sending it twice asks once (see ask_receipt_cancellation).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     reason = forms.CharField(
         label=gettext_lazy("Why was the receipt issued in error?"),
         max_length=250,
@@ -48,9 +52,7 @@ def receipt_cancel(request, pk):
     form = AskCancellationForm(request.POST or None)
     if form.is_valid():
         try:
-            services.ask_receipt_cancellation(
-                receipt=receipt, by=request.user, reason=form.cleaned_data["reason"]
-            )
+            services.ask_receipt_cancellation(receipt=receipt, by=request.user, **form.cleaned_data)
         except ValidationError as error:
             add_service_errors(form, error)
         else:

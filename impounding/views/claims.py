@@ -1,6 +1,8 @@
 """Competing claimants (docs/domain.md decision 14): the keeper records each claimant; a police
 officer or the office decides between them on the proof."""
 
+import uuid
+
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -17,6 +19,8 @@ from .common import get_entry
 
 
 class ClaimForm(forms.Form):
+    # Made once with the form: sending it twice records one claim (see record_claim).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     claimant_name = forms.CharField(label=gettext_lazy("Claimant's name"), max_length=150)
     claimant_address = forms.CharField(label=gettext_lazy("Claimant's address"), max_length=250)
     claimant_phone = forms.CharField(

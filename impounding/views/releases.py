@@ -16,11 +16,12 @@ from django.utils.translation import gettext as _
 from accounts.decorators import require_permission
 from accounts.roles import Permission
 from kernel.confirmations import show_panel
+from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm
-from ..models import Animal, Receipt, Release
+from ..models import Animal, CourtOrder, Receipt, Release
 from .common import get_entry
 
 
@@ -143,22 +144,30 @@ def deposit(request, pk):
 @require_permission(Permission.RELEASE_ANIMAL)
 def court_order(request, pk):
     entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
+    # The same form sent again: its animals are released, so show the order it recorded.
+    made = replayed_row(request, CourtOrder, impoundment=entry, recorded_by=request.user)
+    if made is not None:
+        return _ordered(request, entry, made)
     animals = Animal.objects.claimable_in(entry)
     form = CourtOrderForm(request.POST or None, request.FILES or None, animals=animals)
     if form.is_valid():
         data = dict(form.cleaned_data)
         chosen = data.pop("animals")
         try:
-            services.release_by_order(
+            order = services.release_by_order(
                 entry=entry, by=request.user, animal_ids=[a.pk for a in chosen], **data
             )
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(
-                request,
-                _("Released by order of %(court)s, case %(case)s.")
-                % {"court": data["court"], "case": data["case_number"]},
-            )
-            return redirect(entry)
+            return _ordered(request, entry, order)
     return render(request, "impounding/court_order.html", {"entry": entry, "form": form})
+
+
+def _ordered(request, entry, order):
+    messages.success(
+        request,
+        _("Released by order of %(court)s, case %(case)s.")
+        % {"court": order.court, "case": order.case_number},
+    )
+    return redirect(entry)

@@ -107,6 +107,8 @@ class Capacity:
 
 
 class SurplusClaimForm(forms.Form):
+    # Made once with the form: sending it twice records one claim (see file_surplus_claim).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     claimant_name = forms.CharField(
         label=_("Claimant"), max_length=_max_length(SurplusClaim, "claimant_name")
     )

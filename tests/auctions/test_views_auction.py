@@ -1,6 +1,7 @@
 """The screens of the auction: the District Magistrate's conditions, scheduling, the s.19 check of
 bidders, bids and the hammer, lots not sold, and closing (ss.14, 16, 19)."""
 
+import uuid
 from datetime import timedelta
 from decimal import Decimal
 
@@ -629,6 +630,7 @@ def test_auction_page_links_each_sale_certificate(client, police_officer, auctio
 
 def bidder_data(**kw):
     return {
+        "idempotency_key": str(uuid.uuid4()),
         "name": "Ram Kishore",
         "address": "Village Samesi",
         "id_kind": "voter",

@@ -1,6 +1,7 @@
 """The District Magistrate's disposal orders (s.14 proviso): the office prepares, the Magistrate
 approves or not."""
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -67,6 +68,7 @@ def errors(response, field):
 
 def order_data(*animals, **kw):
     return {
+        "idempotency_key": str(uuid.uuid4()),
         "animals": [a.pk for a in animals],
         "reason": "Blind in one eye; no buyer likely",
         "mode": "gaushala",

@@ -3,6 +3,7 @@ with its running account, and the settlement with the account of items (a)-(f)."
 
 import base64
 import io
+import uuid
 from datetime import timedelta
 from decimal import Decimal
 
@@ -135,6 +136,7 @@ def errors(response, field):
 
 def refusal_data(entry, **kw):
     return {
+        "idempotency_key": str(uuid.uuid4()),
         "animals": [a.pk for a in entry.animals.order_by("number")],
         "owner_name": "Shyam Lal",
         "owner_address": "Samesi",

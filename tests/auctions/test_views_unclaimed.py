@@ -2,6 +2,7 @@
 officer's incoming reports, the notice and the proclamations, and the home-page panels."""
 
 import io
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -584,6 +585,7 @@ def procl_url(notice, query=""):
 
 def procl_data(**kw):
     return {
+        "idempotency_key": str(uuid.uuid4()),
         "channel": "drum_village",
         "made_on": timezone.localdate().isoformat(),
         "village": "",

@@ -2,6 +2,8 @@
 (payment, deposit, the s.16 sale) with a message that names the hold, until a police officer or
 the office decides on the proof; the decision lifts the hold for the winner alone."""
 
+import uuid
+
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
@@ -140,7 +142,13 @@ def test_the_pages_record_and_decide(client, entry, pound_keeper, police_officer
     url = reverse("impounding:claim_new", args=[entry.pk])
     for name in ("Shyam Lal", "Mohan Lal"):
         response = client.post(
-            url, {"claimant_name": name, "claimant_address": "Samesi", "proof": "Brand"}
+            url,
+            {
+                "claimant_name": name,
+                "claimant_address": "Samesi",
+                "proof": "Brand",
+                "idempotency_key": str(uuid.uuid4()),
+            },
         )
         assert response.status_code == 302
     decide = reverse("impounding:claims_decide", args=[entry.pk])

@@ -3,6 +3,7 @@ approves; the receipt keeps its number and shows CANCELLED, the payment is rever
 are back in custody with their dues running on, and the corrected receipt takes the next serial
 and names the one it replaces. The books and the chain agree afterwards."""
 
+import uuid
 from datetime import timedelta
 
 import pytest
@@ -146,7 +147,7 @@ def test_the_keeper_asks_and_the_office_approves_through_the_pages(
     client.force_login(pound_keeper)
     url = reverse("impounding:receipt_cancel", args=[receipt.pk])
     assert client.get(url).status_code == 200
-    response = client.post(url, {"reason": REASON})
+    response = client.post(url, {"reason": REASON, "idempotency_key": str(uuid.uuid4())})
     assert response.status_code == 302
     asked = ReceiptCancellation.objects.get()
 

@@ -1,3 +1,4 @@
+import uuid
 from datetime import timedelta
 from decimal import Decimal
 
@@ -80,6 +81,7 @@ def messages_of(response):
 
 def complaint_data(**over):
     return {
+        "idempotency_key": str(uuid.uuid4()),
         "complainant_name": "Shyam Lal",
         "mode": "written",
         "substance": "",

@@ -1,3 +1,4 @@
+import uuid
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -293,7 +294,13 @@ def test_birth_enters_the_calf_with_its_dam(keeper_client, animal):
     assert "no fine and no feeding charge" in page.content.decode()
     response = keeper_client.post(
         url_of("animal_birth", animal),
-        {"at": "2026-03-15T04:20", "sex": "female", "colour": "Brown", "marks": "White star"},
+        {
+            "at": "2026-03-15T04:20",
+            "sex": "female",
+            "colour": "Brown",
+            "marks": "White star",
+            "idempotency_key": str(uuid.uuid4()),
+        },
     )
     assert response.status_code == 302
     assert response["Location"] == entry_url(animal)
@@ -319,7 +326,13 @@ def test_birth_to_a_male_animal_is_refused(keeper_client, pound, pound_keeper):
     )
     before = snapshot()
     response = keeper_client.post(
-        url_of("animal_birth", animal), {"at": "15-03-2026 04:20", "sex": "male", "colour": "Black"}
+        url_of("animal_birth", animal),
+        {
+            "at": "15-03-2026 04:20",
+            "sex": "male",
+            "colour": "Black",
+            "idempotency_key": uuid.uuid4(),
+        },
     )
     assert response.status_code == 200
     assert "Only a female animal" in " ".join(response.context["form"].non_field_errors())
@@ -348,6 +361,11 @@ FEEDING = {
 }
 
 
+def feeding():
+    """The feeding form as drawn: each drawing has its own key."""
+    return FEEDING | {"idempotency_key": str(uuid.uuid4())}
+
+
 def test_feeding_form_is_prefilled_with_the_animals_in_the_pound(keeper_client, pound, animal):
     response = keeper_client.get(url_of("feeding_log", animal))
     form = response.context["form"]
@@ -356,7 +374,7 @@ def test_feeding_form_is_prefilled_with_the_animals_in_the_pound(keeper_client, 
 
 
 def test_feeding_recorded_for_today(keeper_client, pound, animal, pound_keeper):
-    response = keeper_client.post(url_of("feeding_log", animal), FEEDING)
+    response = keeper_client.post(url_of("feeding_log", animal), feeding())
     assert response.status_code == 302
     # Back on the day recorded, at its heading, not at the top of the page.
     assert response["Location"] == (
@@ -378,8 +396,8 @@ def test_feeding_recorded_for_today(keeper_client, pound, animal, pound_keeper):
 
 
 def test_feeding_for_a_day_already_recorded_is_refused(keeper_client, pound, animal):
-    keeper_client.post(url_of("feeding_log", animal), FEEDING)
-    response = keeper_client.post(url_of("feeding_log", animal), FEEDING | {"fodder": "Again"})
+    keeper_client.post(url_of("feeding_log", animal), feeding())
+    response = keeper_client.post(url_of("feeding_log", animal), feeding() | {"fodder": "Again"})
     assert response.status_code == 200
     assert "already recorded" in " ".join(field_errors(response, "date"))
     assert FeedingLog.objects.get().fodder == "Dry straw 10 kg"
@@ -397,7 +415,7 @@ def test_feeding_for_a_day_already_recorded_is_refused(keeper_client, pound, ani
 )
 def test_feeding_refused_with_bad_input(keeper_client, animal, change, field):
     before = snapshot()
-    data = {k: v for k, v in (FEEDING | change).items() if v != "" or k == "fodder"}
+    data = {k: v for k, v in (feeding() | change).items() if v != "" or k == "fodder"}
     response = keeper_client.post(url_of("feeding_log", animal), data)
     assert response.status_code == 200
     assert field_errors(response, field)
@@ -406,7 +424,7 @@ def test_feeding_refused_with_bad_input(keeper_client, animal, change, field):
 
 
 def test_feeding_not_watered_recorded_with_the_reason(keeper_client, pound, animal):
-    data = FEEDING | {"remarks": "Hand pump broken; water carted at 18:00"}
+    data = feeding() | {"remarks": "Hand pump broken; water carted at 18:00"}
     del data["watered"]
     response = keeper_client.post(url_of("feeding_log", animal), data)
     assert response.status_code == 302
@@ -443,7 +461,7 @@ def test_feeding_log_offers_a_later_round_for_animals_that_came_after(
     assert 'id="later-round"' in body and "2 animals in the pound that day are not" in body
     assert page.context["form"].initial["animals_fed"] == 2
     response = keeper_client.post(
-        url_of("feeding_log", animal), FEEDING | {"animals_fed": "2", "fodder": "Green"}
+        url_of("feeding_log", animal), feeding() | {"animals_fed": "2", "fodder": "Green"}
     )
     assert response.status_code == 302
     assert list(FeedingLog.objects.values_list("round", "animals_fed")) == [(1, 1), (2, 2)]
@@ -455,7 +473,7 @@ def test_feeding_log_for_a_chosen_past_day(keeper_client, pound, animal):
     response = keeper_client.get(url_of("feeding_log", animal), {"date": "2026-03-14"})
     assert response.context["form"].initial == {"date": date(2026, 3, 14), "animals_fed": 1}
     assert "Record for 14-03-2026" in response.content.decode()
-    response = keeper_client.post(url_of("feeding_log", animal), FEEDING | {"date": "14-03-2026"})
+    response = keeper_client.post(url_of("feeding_log", animal), feeding() | {"date": "14-03-2026"})
     assert response.status_code == 302
     assert FeedingLog.objects.get().date == date(2026, 3, 14)
 

@@ -1,5 +1,6 @@
 import base64
 import io
+import uuid
 from datetime import timedelta
 from decimal import Decimal
 
@@ -224,6 +225,7 @@ def test_court_order_release_with_scan(client, pound_keeper, pound, tariffs, set
             "order_date": "2026-11-01",
             "scan": pdf_scan(),
             "dues_payable_by": "The seizer",
+            "idempotency_key": str(uuid.uuid4()),
         },
     )
     assert response.status_code == 302

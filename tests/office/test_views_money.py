@@ -168,6 +168,7 @@ def remit_data(**kw):
 
 def claim_data(**kw):
     return {
+        "idempotency_key": str(uuid.uuid4()),
         "claimant_name": "Shyam Lal",
         "claimant_address": "Samesi, Mohanlalganj",
         "capacity": "owner",
