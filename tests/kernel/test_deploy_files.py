@@ -4,18 +4,24 @@ a 500 while /healthz/ready said 200); `.containerignore` keeps the host's files 
 the image's healthcheck sends a Host the app allows; the web unit never reloads with a HUP,
 which under preload_app re-forks the old code (docs/operations.md, "Upgrading the servers")."""
 
+import base64
 import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 from django.http.request import validate_host
 
-from kernel import healthcheck
+from kernel import anchors, healthcheck
 
 ROOT = Path(settings.BASE_DIR)
 CONTAINERFILE = (ROOT / "Containerfile").read_text()
@@ -105,3 +111,57 @@ def test_the_web_unit_never_reloads_a_preloaded_app_with_a_hup():
     reloads = [line for line in unit.splitlines() if line.startswith("ExecReload=")]
     assert not (preloads and any("HUP" in line for line in reloads)), reloads
     assert "systemctl restart" in (ROOT / "docs" / "operations.md").read_text()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+@pytest.mark.timeout(300)
+def test_the_healthcheck_passes_against_gunicorn_serving_only_the_public_name(tmp_path):
+    """A real gunicorn whose ALLOWED_HOSTS holds only the public name, with the HTTPS redirect
+    on: a request to 127.0.0.1 under its own name is refused, the healthcheck is answered."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    port = _free_port()
+    key = Ed25519PrivateKey.generate().public_key()
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:"
+        f"{db['PORT'] or 5432}/{db['NAME']}",
+        "PGPASSWORD": db["PASSWORD"] or "",
+        "ALLOWED_HOSTS": "pounds.example.gov.in",
+        "SECURE_SSL_REDIRECT": "true",
+        "MEDIA_ROOT": str(tmp_path),
+        "CHECKPOINT_PUBLIC_KEY": base64.b64encode(anchors.raw_public(key)).decode(),
+        "GUNICORN_BIND": f"127.0.0.1:{port}",
+        "GUNICORN_WORKERS": "1",
+        "LOG_LEVEL": "ERROR",
+    }
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "poundadmin.wsgi"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=log,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while healthcheck.main(env) != 0 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert healthcheck.main(env) == 0, (tmp_path / "server.log").read_text()[-3000:]
+        plain = urllib.request.Request(f"http://127.0.0.1:{port}/healthz/ready")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(plain, timeout=10)
+        assert refused.value.code == 400
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def _free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
