@@ -8,8 +8,10 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
 - the append-only tables get SELECT and INSERT alone: the triggers refuse UPDATE and DELETE
   anyway, and without the privilege the refusal does not depend on the triggers;
 - DELETE only on the few tables whose rows the code deletes (sessions on sign-out, django-axes's
-  failed attempts on a good sign-in, the ledger's derived month totals when they are rebuilt,
-  throttle windows and cache keys past their time, the leases of workers that stopped);
+  failed attempts on a good sign-in and its records past retention, the ledger's derived month
+  totals when they are rebuilt, and the months `check_ledger --full` verified afresh, throttle
+  windows and cache keys past their time, the leases of workers that stopped, prepared exports
+  past retention, docs/retention.md);
 - the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
@@ -32,7 +34,10 @@ DELETES = frozenset(
         "axes_accessattempt",
         "axes_accessattemptexpiration",
         "axes_accessfailurelog",
+        "axes_accesslog",  # sign-ins past RETENTION_LOGIN_DAYS (apply_retention)
         "ledger_accountmonth",
+        "ledger_checkedmonth",  # the verified months, replaced by `check_ledger --full`
+        "office_preparedfile",  # exports past RETENTION_PREPARED_DAYS (apply_retention)
         "accounts_ratecount",  # throttle windows, dropped once past
         "poundadmin_cache",  # Django's database cache: expired keys are culled
         "kernel_workerlease",  # a worker's lease, given up when it stops or lapses (ADR 52)

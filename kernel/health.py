@@ -1,11 +1,15 @@
-"""/healthz: is the process up (liveness), can it serve (readiness: the database and the
-storage), and is the worker keeping up (the queue, for monitoring). Public, and they show no
-data: "ok" or "fail" per check, ages in seconds, and the ids of stuck tasks.
+"""/healthz: is the process up (liveness), can it serve (readiness: the database, the storage, the
+static files' manifest and the checkpoint key), and is the worker keeping up (the queue, for
+monitoring). Public, and they show no data: "ok" or "fail" per check, ages in seconds, and the
+ids of stuck tasks.
 
 Readiness is what a load balancer trusts, so it looks at nothing this server does not need to
 answer a request: not the worker, whose absence would otherwise take every server out of
 service (docs/decisions/0052). Each of its checks runs in a thread of its own and is given up
-after HEALTH_PROBE_SECONDS, so the page answers in time whatever hangs behind it.
+after HEALTH_PROBE_SECONDS, so the page answers in time whatever hangs behind it. A server
+started without what it needs to serve (the manifest `collectstatic` writes under the production
+storage, without which every page is a 500; a checkpoint key that is set but cannot be read, or
+none at all in production) is not ready either (docs/operations.md).
 """
 
 import os
@@ -17,7 +21,8 @@ from queue import SimpleQueue
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
-from django.core.files.storage import default_storage
+from django.contrib.staticfiles.storage import ManifestFilesMixin
+from django.core.files.storage import default_storage, storages
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.http import JsonResponse
 from django.utils import timezone
@@ -25,7 +30,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_tasks_db.models import DBTaskResult
 
-from . import worker
+from . import anchors, worker
 
 
 class _Prober:
@@ -84,6 +89,28 @@ def _storage():
     default_storage.exists("healthz-probe")
 
 
+def _static():
+    # The manifest storage raises on every {% static %} without its manifest: every page a 500.
+    static = storages["staticfiles"]
+    if isinstance(static, ManifestFilesMixin) and not static.read_manifest():
+        raise FileNotFoundError(static.manifest_name)
+
+
+def _signing_key():
+    # A key set but unreadable (a wrong path, not Ed25519) raises here. A server with no key
+    # at all must at least verify (CHECKPOINT_PUBLIC_KEY); in development neither is needed.
+    if anchors.signing_key() is None and not settings.DEBUG and not anchors.public_key():
+        raise LookupError("CHECKPOINT_SIGNING_KEY_FILE")
+
+
+READINESS = {
+    "database": _database,
+    "storage": _storage,
+    "static": _static,
+    "signing_key": _signing_key,
+}
+
+
 def _run_checks(checks, budget):
     """{name: "ok" | "fail" | "timeout"}, every check given up once `budget` seconds pass."""
     deadline = time.monotonic() + budget
@@ -114,9 +141,7 @@ def liveness(request):
 @require_GET
 def readiness(request):
     started = time.monotonic()
-    checks = _run_checks(
-        {"database": _database, "storage": _storage}, settings.HEALTH_PROBE_SECONDS
-    )
+    checks = _run_checks(READINESS, settings.HEALTH_PROBE_SECONDS)
     healthy = all(v == "ok" for v in checks.values())
     body = {
         "status": "ok" if healthy else "fail",

@@ -1,7 +1,8 @@
 """README.md's production procedure ("Database roles"), run word for word as subprocesses on a
-fresh database with two roles, and two `migrate` commands at once (docs/operations.md). Both
-once hung or failed: the owner's migrate waited for ever on itself through the runtime role's
-connection, and two migrates at once met on a duplicate key."""
+fresh database with two roles, then every documented job as the runtime role on it, and two
+`migrate` commands at once (docs/operations.md). Each once hung or failed: the owner's migrate
+waited for ever on itself through the runtime role's connection, two migrates at once met on a
+duplicate key, and `check_ledger --full` and `apply_retention` were refused DELETE."""
 
 import os
 import re
@@ -31,6 +32,24 @@ def readme_commands():
     once, deploy = blocks
     assert SUPERUSER_URL in once and OWNER in once and RUNTIME in once
     return once, deploy
+
+
+def documented_jobs():
+    """Every job the deployment runs as the application: the daily unit's commands, the README's
+    crontab lines, and `apply_retention` (README, "In production"), as manage.py's arguments."""
+    unit = (Path(settings.BASE_DIR) / "deploy" / "poundadmin-daily.service").read_text()
+    jobs = [
+        line.split(" manage.py ", 1)[1]
+        for line in unit.splitlines()
+        if line.startswith("ExecStart=")
+    ]
+    for block in re.findall(r"^```crontab\n(.*?)^```$", README.read_text(), re.S | re.M):
+        for line in block.splitlines():
+            jobs += [part.split(" manage.py ", 1)[1] for part in line.split(" && ")[1:]]
+    assert "manage.py apply_retention" in README.read_text()
+    jobs.append("apply_retention")
+    assert {"run_deadlines", "check_ledger --full", "verify_chain --full"} <= set(jobs), jobs
+    return list(dict.fromkeys(jobs))
 
 
 def _url(user, database, password=None):
@@ -111,7 +130,7 @@ def _shell(script, env):
 @pytest.mark.postgres
 @pytest.mark.slow
 @pytest.mark.timeout(900)
-def test_the_readmes_production_commands_finish_with_two_roles(fresh):
+def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
     name, owner, runtime = fresh
     once, deploy = (
         block.replace(SUPERUSER_URL, _url(connection.settings_dict["USER"], name))
@@ -149,6 +168,13 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh):
         assert valid is True
     with psycopg.connect(_url(runtime, name, PASSWORD)) as app:
         assert app.execute("SELECT count(*) FROM impounding_impoundment").fetchone() == (0,)
+
+    # Every documented job, as the runtime role alone (no owner connection configured).
+    runtime_env = _env(DATABASE_URL=_url(runtime, name, PASSWORD), MEDIA_ROOT=str(tmp_path))
+    runtime_env.pop("DATABASE_MIGRATE_URL", None)
+    for job in documented_jobs():
+        code, out, err = _shell(f"manage.py {job}", runtime_env)
+        assert code == 0, f"{job} as the runtime role: {out[-1000:]}{err[-2000:]}"
 
 
 @pytest.mark.postgres

@@ -1,20 +1,32 @@
-"""/healthz answers anyone, with no data: liveness; readiness over the database and the storage
-alone, within its bound whatever hangs (docs/decisions/0052); and the worker's queue, for the
-monitoring, apart from readiness."""
+"""/healthz answers anyone, with no data: liveness; readiness over the database, the storage and
+what the server needs to serve (the static manifest, the checkpoint key), within its bound
+whatever hangs (docs/decisions/0052); and the worker's queue, for the monitoring, apart from
+readiness."""
 
+import base64
 import json
 import uuid
 from datetime import timedelta
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.tasks import task
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from kernel import worker
+from kernel import anchors, worker
 from tests.silent import SilentServer
 
 DB_QUEUE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+READY = {"database": "ok", "storage": "ok", "static": "ok", "signing_key": "ok"}
+
+
+@pytest.fixture(autouse=True)
+def verifying_key(settings):
+    """A server that verifies checkpoints, as production has (the tests' settings have none)."""
+    key = anchors.raw_public(Ed25519PrivateKey.generate().public_key())
+    settings.CHECKPOINT_PUBLIC_KEY = base64.b64encode(key).decode()
 
 
 @task()
@@ -57,7 +69,7 @@ def test_readiness_checks_the_database_and_the_storage(client, settings):
     body = json.loads(client.get("/healthz/ready").content)
 
     assert body["status"] == "ok"
-    assert body["checks"] == {"database": "ok", "storage": "ok"}
+    assert body["checks"] == READY
     # No data: nothing but the checks and the time they took.
     assert set(body) == {"status", "checks", "took_ms"}
 
@@ -73,6 +85,54 @@ def test_readiness_stays_ok_with_the_worker_stopped_and_the_queue_old(client, se
 
     assert response.status_code == 200
     assert not worker.live_leases().exists()
+
+
+def test_readiness_fails_when_the_static_manifest_is_missing(client, settings, tmp_path):
+    """The production storage with no `collectstatic` behind it: every page would be a 500."""
+    settings.STATIC_ROOT = tmp_path
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+
+    response = client.get("/healthz/ready")
+
+    assert response.status_code == 503
+    assert json.loads(response.content)["checks"] == {**READY, "static": "fail"}
+
+
+def test_readiness_fails_without_a_checkpoint_key_in_production(client, settings):
+    settings.CHECKPOINT_PUBLIC_KEY = ""
+    settings.CHECKPOINT_SIGNING_KEY = settings.CHECKPOINT_SIGNING_KEY_FILE = ""
+
+    response = client.get("/healthz/ready")
+
+    assert response.status_code == 503
+    assert json.loads(response.content)["checks"] == {**READY, "signing_key": "fail"}
+
+
+def test_readiness_fails_when_the_signing_key_file_cannot_be_read(client, settings, tmp_path):
+    settings.CHECKPOINT_SIGNING_KEY_FILE = str(tmp_path / "missing.pem")
+
+    response = client.get("/healthz/ready")
+
+    assert response.status_code == 503
+    assert json.loads(response.content)["checks"]["signing_key"] == "fail"
+
+
+def test_readiness_is_ok_with_a_signing_key_file(client, settings, tmp_path):
+    settings.CHECKPOINT_PUBLIC_KEY = ""
+    pem = tmp_path / "checkpoint.pem"
+    pem.write_bytes(
+        Ed25519PrivateKey.generate().private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    settings.CHECKPOINT_SIGNING_KEY_FILE = str(pem)
+
+    assert client.get("/healthz/ready").status_code == 200
 
 
 def test_readiness_fails_when_the_storage_does_not_answer(client, settings):
