@@ -275,6 +275,9 @@ class Installation(models.Model):
     key = models.CharField(max_length=32, unique=True, editable=False)
     made_at = models.DateTimeField(default=timezone.now, editable=False)
 
+    def __str__(self):
+        return self.key
+
     @classmethod
     def current(cls):
         """This database's installation id, made here when the row is missing (a test database
