@@ -164,12 +164,12 @@ def file_name(day, installation=None):
 def checkpoint_names(store=None):
     """The names of this database's checkpoint files in `store` (the checkpoints' storage),
     oldest first."""
-    store = store or storage()
+    store, mine = store or storage(), folder()
     try:
-        _dirs, files = store.listdir(folder())
+        _dirs, files = store.listdir(mine)
     except FileNotFoundError:
         return []
-    return [f"{folder()}/{f}" for f in sorted(files) if f.endswith(".json")]
+    return [f"{mine}/{f}" for f in sorted(files) if f.endswith(".json")]
 
 
 def latest_checkpoint(store=None):
