@@ -6,6 +6,7 @@ nothing ran ANALYZE, and a restored copy or a second database on the bucket was 
 database's checkpoint and named as cut."""
 
 import io
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -21,7 +22,15 @@ from kernel.events import walk_chains
 from kernel.models import Installation
 from tests.impounding.factories import cow, make_entry, pay
 from tests.kernel.test_backups import jpeg
-from tests.kernel.test_deploy_procedure import _env, _finish, _start, _superuser, _url, fresh
+from tests.kernel.test_deploy_procedure import (
+    _env,
+    _finish,
+    _shell,
+    _start,
+    _superuser,
+    _url,
+    fresh,
+)
 from tests.kernel.test_signed_checkpoints import chain, forge_as_the_owner, signing_key
 from tests.kernel.test_stored_files import s3, s3_endpoint
 
@@ -102,6 +111,14 @@ def _backup_on_s3(pound, pound_keeper, target):
     return entry.animals.get().photo.name, signed
 
 
+def documented_restore(source, runtime):
+    """docs/backups.md's restore command, for this backup and this runtime role."""
+    text = (Path(django_settings.BASE_DIR) / "docs" / "backups.md").read_text()
+    (block,) = re.findall(r"^ *```sh\n(.*?)^ *```$", text, re.S | re.M)
+    assert "/srv/backups/poundadmin" in block and "poundadmin_app" in block
+    return block.replace("/srv/backups/poundadmin", str(source)).replace("poundadmin_app", runtime)
+
+
 def _production_env(name, owner, runtime, endpoint, bucket):
     """The two roles' URLs, as /etc/poundadmin/env has them, and an empty bucket."""
     return _env(
@@ -132,7 +149,7 @@ def test_a_backup_restores_into_an_empty_database_and_bucket_with_two_roles(
     client.create_bucket(Bucket=empty)
     env = _production_env(name, owner, runtime, s3_endpoint, empty)
 
-    code, out, err = _manage(["restore", str(tmp_path / "b"), "--runtime", runtime], env)
+    code, out, err = _shell(documented_restore(tmp_path / "b", runtime), env)
 
     assert code == 0, out + err
     assert out.rstrip().endswith("restored and its checks pass.")
