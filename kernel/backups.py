@@ -12,6 +12,7 @@ backup is written over the previous one. The copies run on a pool of BACKUP_THRE
 (docs/backups.md).
 """
 
+import contextlib
 import hashlib
 import json
 import os
@@ -102,10 +103,18 @@ def pooled(work, items, threads=None):
             yield from pool.map(work, batch)
 
 
+def _read(storage, name):
+    """The object's bytes as a stream: on S3 one GET (the storage's own `open` asks first)."""
+    bucket = getattr(storage, "bucket", None)
+    if bucket is not None:
+        return bucket.meta.client.get_object(Bucket=bucket.name, Key=name)["Body"]
+    return storage.open(name, "rb")
+
+
 def _download(storage, name, path):
     path.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    with storage.open(name, "rb") as source, path.open("wb") as out:
+    with contextlib.closing(_read(storage, name)) as source, path.open("wb") as out:
         for chunk in iter(lambda: source.read(1 << 20), b""):
             digest.update(chunk)
             out.write(chunk)
