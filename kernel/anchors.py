@@ -5,7 +5,9 @@ tables can also rehash a chain from the edited link onwards and move its head, o
 links and step the head back, and the chain then holds together again. So once a day the daily
 run signs every chain's head (its link number and hash) with an Ed25519 key read from the
 environment or a file, and stores the signed checkpoint outside the database, in the file
-storage (the object store in production), under `checkpoints/<date>.json`. The daily cash book
+storage (the object store in production), under `checkpoints/<installation>/<date>.json`: the
+installation id is this database's own (`Installation`), so a second database on the same bucket,
+or a restored copy, never reads another's checkpoints. The daily cash book
 and the monthly return print the latest one's digest and signature, so a paper copy anchors it
 too. `verify_chain` holds every chain to the latest signed checkpoint: a chain that no longer
 has the signed link is named as cut, one whose signed link has another hash as rehashed.
@@ -33,7 +35,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import InvalidStorageError, storages
 from django.utils import timezone
 
-from .models import ChainHead, Event
+from .models import ChainHead, Event, Installation
 
 PREFIX = "checkpoints"
 VERSION = 1
@@ -150,23 +152,36 @@ class CheckpointProblem(Exception):
     """A signed checkpoint that cannot be trusted: unreadable, or its signature fails."""
 
 
-def file_name(day):
-    return f"{PREFIX}/{day.isoformat()}.json"
+def folder(installation=None):
+    """Where this database's checkpoints are stored: under its installation id."""
+    return f"{PREFIX}/{installation or Installation.current()}"
 
 
-def latest_checkpoint():
-    """The latest signed checkpoint in the storage, its signature checked; None when there is
-    none. Raises CheckpointProblem when it does not verify (the file was changed), or when
-    there is a checkpoint but no key to verify it with."""
-    store = storage()
+def file_name(day, installation=None):
+    return f"{folder(installation)}/{day.isoformat()}.json"
+
+
+def checkpoint_names(store=None):
+    """The names of this database's checkpoint files in `store` (the checkpoints' storage),
+    oldest first."""
+    store, mine = store or storage(), folder()
     try:
-        _dirs, files = store.listdir(PREFIX)
+        _dirs, files = store.listdir(mine)
     except FileNotFoundError:
-        return None
-    names = sorted(f for f in files if f.endswith(".json"))
+        return []
+    return [f"{mine}/{f}" for f in sorted(files) if f.endswith(".json")]
+
+
+def latest_checkpoint(store=None):
+    """The latest signed checkpoint of this database in `store` (the checkpoints' storage, or a
+    backup's copy of it), its signature checked; None when there is none. Raises
+    CheckpointProblem when it does not verify (the file was changed), or when there is a
+    checkpoint but no key to verify it with."""
+    store = store or storage()
+    names = checkpoint_names(store)
     if not names:
         return None
-    name = f"{PREFIX}/{names[-1]}"
+    name = names[-1]
     with store.open(name, "rb") as handle:
         try:
             checkpoint = SignedCheckpoint.from_file(handle.read().decode())

@@ -77,6 +77,9 @@ def create_roles_sql(*, owner, runtime, database, connection):
         )
     statements += [
         f"ALTER ROLE {q(runtime)} NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS",
+        # The owner makes restore_check's scratch database (kernel/backups.py); the runtime
+        # role never may.
+        f"ALTER ROLE {q(owner)} CREATEDB",
         f"GRANT CONNECT ON DATABASE {q(database)} TO {q(owner)}, {q(runtime)}",
         f"GRANT USAGE, CREATE ON SCHEMA public TO {q(owner)}",
         f"REVOKE CREATE ON SCHEMA public FROM PUBLIC, {q(runtime)}",

@@ -166,7 +166,7 @@ def verify_chain(chain=None, *, incremental=False):
     return walk_chains(chain=chain, incremental=incremental).problems
 
 
-def walk_chains(*, chain=None, incremental=False):
+def walk_chains(*, chain=None, incremental=False, signed_in=None):
     """Walk each chain (or only `chain`) link by link, from its first link, or with
     `incremental` from the link last found sound (its checkpoint), and move the checkpoint of
     each sound chain to its head.
@@ -179,6 +179,7 @@ def walk_chains(*, chain=None, incremental=False):
     Both hold each chain to the latest signed checkpoint (`kernel/anchors.py`), which
     whoever can write the tables cannot move: a chain rehashed from an edited link, or cut back
     with its head, no longer holds the signed link, and is named as rehashed or cut.
+    `signed_in` is a storage holding the checkpoints instead of their own (a backup's copy).
     """
     names = (
         [chain]
@@ -187,7 +188,7 @@ def walk_chains(*, chain=None, incremental=False):
     )
     checkpoints = ChainCheckpoint.objects.in_bulk(names, field_name="chain")
     problems, sound, events, walked = [], [], 0, 0
-    signed = _signed_checkpoint(problems)
+    signed = _signed_checkpoint(problems, signed_in)
     for name in names:
         # The head first: the links up to it were committed with it, so a link appended while
         # this runs is left for the next run instead of looking like a broken head.
@@ -216,9 +217,9 @@ def walk_chains(*, chain=None, incremental=False):
     )
 
 
-def _signed_checkpoint(problems):
+def _signed_checkpoint(problems, store=None):
     try:
-        return latest_checkpoint()
+        return latest_checkpoint(store)
     except CheckpointProblem as problem:
         problems.append(("checkpoints", 0, str(problem)))
         return None

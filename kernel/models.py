@@ -264,3 +264,25 @@ class WorkerLease(models.Model):
 
     def __str__(self):
         return f"worker {self.worker_id} on {self.host}:{self.pid}"
+
+
+class Installation(models.Model):
+    """This database's own name, made once by the migration that adds the table and kept by a
+    restored copy (pg_dump carries the row). Signed checkpoints are stored under it, so two
+    databases on one bucket never read each other's (docs/decisions/0020-signed-checkpoints.md).
+    """
+
+    key = models.CharField(max_length=32, unique=True, editable=False)
+    made_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    def __str__(self):
+        return self.key
+
+    @classmethod
+    def current(cls):
+        """This database's installation id, made here when the row is missing (a test database
+        flushed between tests; the migration makes it everywhere else)."""
+        key = cls.objects.order_by("pk").values_list("key", flat=True).first()
+        if key is None:
+            key = cls.objects.get_or_create(pk=1, defaults={"key": secrets.token_hex(16)})[0].key
+        return key

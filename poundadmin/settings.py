@@ -386,6 +386,11 @@ CHECKPOINT_SIGNING_KEY = env.str("CHECKPOINT_SIGNING_KEY", default="")
 CHECKPOINT_SIGNING_KEY_FILE = env.str("CHECKPOINT_SIGNING_KEY_FILE", default="")
 CHECKPOINT_PUBLIC_KEY = env.str("CHECKPOINT_PUBLIC_KEY", default="")
 
+# Backups (kernel/backups.py, docs/backups.md): the threads that copy the stored files out of
+# the bucket, and back into it on a restore.
+BACKUP_THREADS = env.int("BACKUP_THREADS", default=16)
+# --- end of the backups ---------------------------------------------------------------------
+
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
 

@@ -5,16 +5,21 @@ import io
 import json
 import shutil
 import uuid
+from datetime import timedelta
 from types import SimpleNamespace
 
 import psycopg
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 from PIL import Image
 
-from kernel import backups
+from kernel import anchors, backups
 from tests.impounding.factories import cow, make_entry, pay
+from tests.kernel.test_signed_checkpoints import signing_key
+
+__all__ = ["signing_key"]  # a fixture used here
 
 pytestmark = [
     pytest.mark.postgres,
@@ -81,3 +86,28 @@ def test_restore_check_fails_on_a_dump_that_is_not_one(tmp_path, scratch_name):
         call_command("restore_check", str(bad), stdout=io.StringIO())
 
     assert scratch_name not in scratch_databases()
+
+
+def test_restore_check_holds_the_copy_to_the_backups_own_checkpoints(
+    signing_key, pound, pound_keeper, tariffs, tmp_path, scratch_name, monkeypatch
+):
+    """The live database signs on after the dump; the restored copy, which ends where the dump
+    does, is held to the checkpoints in the backup, not named as cut by the later one."""
+    monkeypatch.setenv("CHECKPOINT_PUBLIC_KEY", signing_key)  # for the checks' processes
+    make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+    assert anchors.write_checkpoint()[1] == []
+    call_command("backup", str(tmp_path / "b"), stdout=io.StringIO())
+    make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+    later, problems = anchors.write_checkpoint(on=timezone.localdate() + timedelta(days=1))
+    assert problems == [] and later is not None
+
+    checked = io.StringIO()
+    call_command("restore_check", str(tmp_path / "b" / "database.dump"), stdout=checked)
+
+    assert checked.getvalue().splitlines()[-1].endswith("restores and its checks pass.")
+    assert f"signed on {timezone.localdate():%Y-%m-%d}" in checked.getvalue()
+
+
+def test_restore_refuses_a_database_that_is_not_empty(tmp_path):
+    with pytest.raises(CommandError, match="is not empty"):
+        call_command("restore", str(tmp_path), stdout=io.StringIO())

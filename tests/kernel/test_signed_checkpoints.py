@@ -260,7 +260,7 @@ def test_the_daily_run_writes_one_checkpoint_a_day(signing_key, chain):
 
     assert "checkpoint signed 1, checkpoint refused 0" in summary(first)
     assert second["checkpoint_signed"] == 1  # the day's one, found again, not a second
-    _dirs, files = anchors.storage().listdir(anchors.PREFIX)
+    _dirs, files = anchors.storage().listdir(anchors.folder())
     assert files == [f"{timezone.localdate().isoformat()}.json"]
 
 

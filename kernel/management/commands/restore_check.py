@@ -7,8 +7,9 @@ from kernel.backups import restore_check
 
 class Command(BaseCommand):
     help = (
-        "Restore DUMP (from manage.py backup) into a scratch database, run check_ledger and "
-        "verify_chain on it, then drop it. Exits 1 if either fails."
+        "Restore DUMP (from manage.py backup) into a scratch database, as the owner role "
+        "(DATABASE_MIGRATE_URL) when set, run check_ledger and verify_chain --full on it "
+        "against the backup's own signed checkpoints, then drop it. Exits 1 if either fails."
     )
 
     def add_arguments(self, parser):

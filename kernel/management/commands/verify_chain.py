@@ -1,5 +1,6 @@
 import sys
 
+from django.core.files.storage import FileSystemStorage
 from django.core.management.base import BaseCommand
 
 from kernel.events import walk_chains
@@ -18,9 +19,15 @@ class Command(BaseCommand):
             action="store_true",
             help="walk every link from the first, not only those since the last sound run",
         )
+        parser.add_argument(
+            "--checkpoints",
+            metavar="DIR",
+            help="hold the chains to the signed checkpoints in DIR (a backup's) instead",
+        )
 
-    def handle(self, *args, chain=None, full=False, **options):
-        walk = walk_chains(chain=chain, incremental=not full)
+    def handle(self, *args, chain=None, full=False, checkpoints=None, **options):
+        store = FileSystemStorage(location=checkpoints) if checkpoints else None
+        walk = walk_chains(chain=chain, incremental=not full, signed_in=store)
         for name, seq, what in walk.problems:
             self.stderr.write(f"BROKEN: chain {name}, link {seq}: {what}")
         if walk.problems:
