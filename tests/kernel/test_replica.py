@@ -16,6 +16,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.models import ToDo
+from office.models import PreparedFile
+from office.tasks import prepare_file
+from tests.impounding.factories import cow, make_entry
 from accounts.roles import Role
 from kernel import replica
 from kernel.replica import (
@@ -168,6 +171,28 @@ def test_a_page_not_marked_never_touches_the_replica(with_replica, client, pound
         response = client.get(reverse("impounding:register"))
     assert response.status_code == 200
     assert not on_replica.captured_queries
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True, databases=BOTH)
+def test_the_export_task_reads_its_rows_on_the_replica(
+    with_replica, client, magistrate, pound, pound_keeper, tariffs
+):
+    make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+    client.force_login(magistrate)
+    client.post(
+        reverse("office:prepare"),
+        {"what": "register", "key": "0b5e5a2c-7d4e-4d8e-9f59-54a1c2f0a054"},
+    )
+    prepared = PreparedFile.objects.get()
+
+    with CaptureQueriesContext(connections["replica"]) as on_replica:
+        prepare_file.call(str(prepared.pk))
+
+    assert PreparedFile.objects.get().status == PreparedFile.Status.READY
+    read_there = " ".join(query["sql"] for query in on_replica.captured_queries)
+    assert "impounding_animal" in read_there
+    assert "office_preparedfile" not in read_there  # the file's own row: the primary
 
 
 def _sticky_value():
