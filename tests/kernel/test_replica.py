@@ -8,17 +8,17 @@ must see the replica chosen are transactional. tests/kernel/test_streaming_repli
 real streaming replica.
 """
 
+from datetime import timedelta
+
 import pytest
 from django.db import connections, transaction
 from django.http import HttpResponse
 from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
-from accounts.models import ToDo
-from office.models import PreparedFile
-from office.tasks import prepare_file
-from tests.impounding.factories import cow, make_entry
+from accounts.models import IssuedDocument, ToDo
 from accounts.roles import Role
 from kernel import replica
 from kernel.replica import (
@@ -29,6 +29,9 @@ from kernel.replica import (
     primary_only,
     reads_from_replica,
 )
+from office.models import PreparedFile
+from office.tasks import prepare_file
+from tests.impounding.factories import cow, make_entry
 
 BOTH = {"default", "replica"}
 
@@ -193,6 +196,28 @@ def test_the_export_task_reads_its_rows_on_the_replica(
     read_there = " ".join(query["sql"] for query in on_replica.captured_queries)
     assert "impounding_animal" in read_there
     assert "office_preparedfile" not in read_there  # the file's own row: the primary
+
+
+@pytest.mark.django_db(transaction=True, databases=BOTH)
+def test_a_return_read_on_the_replica_registers_its_document_on_the_primary(
+    with_replica, client, dm_clerk, pound
+):
+    last_month = timezone.localdate().replace(day=1) - timedelta(days=1)
+    url = reverse(
+        "office:monthly_return", args=[pound.pk, last_month.year, last_month.month, "pdf"]
+    )
+    client.force_login(dm_clerk)
+
+    with CaptureQueriesContext(connections["replica"]) as on_replica:
+        first, second = client.get(url), client.get(url)
+
+    assert first.status_code == second.status_code == 200
+    assert first.content.startswith(b"%PDF")
+    assert IssuedDocument.objects.filter(kind=IssuedDocument.Kind.RETURN).count() == 1
+    read_there = [query["sql"].upper() for query in on_replica.captured_queries]
+    assert read_there, "the return's figures were not read on the replica"
+    assert not [sql for sql in read_there if not sql.lstrip().startswith("SELECT")]
+    assert not [sql for sql in read_there if "FOR UPDATE" in sql or "ISSUEDDOCUMENT" in sql]
 
 
 def _sticky_value():
