@@ -14,6 +14,7 @@ from django.utils import timezone, translation
 
 from accounts.models import District, Pound, ToDo
 from accounts.todos import mail_todo
+from kernel.replica import reads_from_replica
 from kernel.uploads import stored_name
 
 from . import exports, return_documents
@@ -74,7 +75,9 @@ def prepare_file(prepared_id):
         status=PreparedFile.Status.RUNNING, started_at=timezone.now()
     )
     try:
-        with translation.override(prepared.params.get("language", "en")):
+        # The rows are read from the replica, if there is one (ADR 0054); the file's own row
+        # (above and below) stays on the primary.
+        with translation.override(prepared.params.get("language", "en")), reads_from_replica():
             ext, blocks = _content(prepared)
             # Written to a scratch file in blocks, so a million rows never sit in memory at once.
             with tempfile.TemporaryFile() as scratch:

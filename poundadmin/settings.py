@@ -195,6 +195,28 @@ if env.str("DATABASE_MIGRATE_URL", default=""):
 # PostgreSQL interval: "10s", "1min"; "0" waits for ever) instead of queueing the application.
 DATABASE_ROUTERS = ["kernel.migrating.MigrateRouter"]
 MIGRATION_LOCK_TIMEOUT = env.str("MIGRATION_LOCK_TIMEOUT", default="10s")
+# --- The read replica (docs/decisions/0054-read-replica.md) ----------------------------------
+# DATABASE_REPLICA_URL: a streaming replica of the primary, for the read-only pages and exports
+# that ask for it (kernel.replica.reads_from_replica); without it every query goes to `default`.
+# After a successful write a user's reads stay on the primary for REPLICA_STICKY_SECONDS. No
+# write and no migration ever goes to the replica (kernel.replica.ReplicaRouter). In tests the
+# alias is a mirror of `default` unless a test points it at a real replica.
+REPLICA_DATABASE = None
+if env.str("DATABASE_REPLICA_URL", default=""):
+    REPLICA_DATABASE = "replica"
+    DATABASES["replica"] = env.db("DATABASE_REPLICA_URL")
+    DATABASES["replica"]["ATOMIC_REQUESTS"] = False
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+    if DATABASES["replica"]["ENGINE"] == "django.db.backends.postgresql":
+        DATABASES["replica"].setdefault("CONN_MAX_AGE", DATABASES["default"].get("CONN_MAX_AGE", 0))
+        DATABASES["replica"]["CONN_HEALTH_CHECKS"] = True
+REPLICA_STICKY_SECONDS = env.int("REPLICA_STICKY_SECONDS", default=5)
+DATABASE_ROUTERS.append("kernel.replica.ReplicaRouter")
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("kernel.middleware.RequestContextMiddleware") + 1,
+    "kernel.replica.PrimaryAfterWriteMiddleware",
+)
+# --- end of the read replica ----------------------------------------------------------------
 # Several app servers: nothing may live only in one process, so the cache is a table of the
 # database they share (created by the kernel's migration 0003), never a per-process memory.
 # The throttles count in their own table (accounts.throttle), atomically.

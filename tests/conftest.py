@@ -40,6 +40,7 @@ import shutil
 import pytest
 import time_machine
 from django.conf import settings
+from django.db import connections
 from django.test import Client
 from django.utils import timezone
 
@@ -73,6 +74,13 @@ def pytest_configure(config):
     # whitenoise serves from the finders, looking each file up when asked (as in development),
     # so it neither needs nor warns about a missing staticfiles/.
     settings.WHITENOISE_USE_FINDERS = settings.WHITENOISE_AUTOREFRESH = True
+    # The read replica's alias, a mirror of `default` as DATABASE_REPLICA_URL would make it
+    # (ADR 0054). The router leaves it alone unless a test sets REPLICA_DATABASE; a test that
+    # does declares `databases={"default", "replica"}`.
+    if "replica" not in settings.DATABASES:
+        mirror = {**settings.DATABASES["default"], "TEST": {"MIRROR": "default"}}
+        settings.DATABASES["replica"] = mirror
+        vars(connections).pop("settings", None)  # read the aliases again, if read already
     if IN_CI and not ON_POSTGRES:
         raise pytest.UsageError("CI must run the suite on PostgreSQL (DATABASE_URL).")
 

@@ -13,6 +13,7 @@ from accounts.roles import SYSTEM_USERNAME, Permission, Role
 from accounts.scoping import grants_for, visible_pound_ids
 from accounts.selectors import pounds_with_villages
 from auctions import selectors as auction_selectors
+from kernel.replica import reads_from_replica
 
 from .. import statements
 
@@ -89,6 +90,7 @@ def office_tasks(user, roles):
     return [(label, reverse(url), waiting[prefix]) for _role, prefix, label, url in mine]
 
 
+@reads_from_replica
 def home(request):
     """Each role's home page. A user with several roles sees one panel per role."""
     user = request.user

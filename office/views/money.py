@@ -28,6 +28,7 @@ from kernel.dates import add_months, surplus_expiry
 from kernel.documents import pdf_response
 from kernel.files import serve_stored
 from kernel.formatting import inr
+from kernel.replica import reads_from_replica
 from kernel.views import add_service_errors, keyset_page
 from ledger import services as ledger
 
@@ -68,6 +69,7 @@ def _remittances(user, perm=None):
 
 
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def remittances(request):
     user = request.user
     pounds = Pound.objects.for_user(user, Permission.VIEW_LEDGER).order_by("name")
@@ -231,6 +233,7 @@ def _surplus_lists(deposits, params, only):
 
 
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def surplus(request):
     user = request.user
     today = timezone.localdate()
@@ -445,6 +448,7 @@ def transfer_memo_pdf(request, pk):
 
 
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def feeding_statement(request, pk):
     pound = pound_for(request.user, pk, Permission.VIEW_LEDGER)
     form = MonthForm(request.GET if "month" in request.GET else None)
@@ -468,6 +472,7 @@ def feeding_statement(request, pk):
 
 
 @require_permission(Permission.VIEW_RECORDS)
+@reads_from_replica
 def money_trail(request, pk):
     entry = entry_for(request.user, pk, Permission.VIEW_RECORDS)
     followed = trail.money_trail(entry)

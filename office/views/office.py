@@ -26,6 +26,7 @@ from impounding.confirmations import show_deposit_panel
 from impounding.models import CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
 from kernel.formatting import inr
+from kernel.replica import reads_from_replica
 from kernel.views import add_service_errors
 
 from .. import dashboard as selectors
@@ -34,6 +35,7 @@ from ..forms.office import ConfirmForm, ReviewForm, WriteOffForm
 
 
 @require_permission(Permission.VIEW_REPORTS)
+@reads_from_replica
 def dashboard(request):
     districts = list(
         District.objects.for_user(request.user, Permission.VIEW_REPORTS).select_related("state")
@@ -58,6 +60,7 @@ def dashboard(request):
 
 
 @require_permission(Permission.VIEW_REPORTS)
+@reads_from_replica
 def approvals(request):
     user = request.user
     today = timezone.localdate()
@@ -211,6 +214,7 @@ def deposit_confirm_application(request, pk):
     )
 
 
+@reads_from_replica
 def todos(request):
     today = timezone.localdate()
     items = list(

@@ -23,6 +23,7 @@ from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
 from kernel.documents import pdf_response
+from kernel.replica import pinned, reads_from_replica
 
 from .. import exports, return_documents
 from .. import returns as figures
@@ -68,6 +69,7 @@ def _send(content, fmt, stem):
 
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def monthly_return(request, pk, year, month, fmt):
     pound = ledger_pound(request.user, pk)
     year, month = return_month(year, month, fmt)
@@ -81,6 +83,7 @@ def monthly_return(request, pk, year, month, fmt):
 
 @require_GET
 @require_permission(Permission.VIEW_REPORTS)
+@reads_from_replica
 def district_return(request, pk, year, month, fmt):
     district = consolidating_district(request.user, pk)
     year, month = return_month(year, month, fmt)
@@ -94,6 +97,7 @@ def district_return(request, pk, year, month, fmt):
 
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def cash_book(request, pk, day, fmt):
     pound = ledger_pound(request.user, pk)
     day = _day(day)
@@ -121,12 +125,13 @@ def _stream(header, rows, filename):
 
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def export_register(request):
     """Every animal of the register entries that arrived in the period, one row each."""
     pound_ids, _districts, period = export_scope(request.user, request.GET)
     if period is None:
         return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
-    queryset = exports.register_queryset(pound_ids, *period)
+    queryset = pinned(exports.register_queryset(pound_ids, *period))
     return _stream(
         exports.register_header(),
         exports.register_rows(queryset),
@@ -136,12 +141,13 @@ def export_register(request):
 
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def export_ledger(request):
     """Every posting of the period, one row each with its transaction."""
     pound_ids, district_ids, period = export_scope(request.user, request.GET)
     if period is None:
         return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
-    queryset = exports.ledger_queryset(pound_ids, district_ids, *period)
+    queryset = pinned(exports.ledger_queryset(pound_ids, district_ids, *period))
     return _stream(
         exports.ledger_header(), exports.ledger_rows(queryset), f"ledger-{period_stamp(period)}.csv"
     )
@@ -213,6 +219,7 @@ def _district_context(district, first):
 
 @require_GET
 @require_permission(Permission.VIEW_LEDGER)
+@reads_from_replica
 def returns(request):
     """Choose a pound (or the whole district) and a month, or a day for the cash book, and see
     the figures with links to the PDF and CSV of each."""
