@@ -64,7 +64,9 @@ def check_a11y(page, label=""):
     """Run axe-core on the current page and fail on any WCAG 2.2 A/AA violation.
 
     axe is evaluated through the DevTools protocol, so the page's strict CSP needs no exception.
+    A page still arriving from a click is waited for: axe on a document being replaced fails.
     """
+    page.wait_for_load_state()
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.evaluate(AXE)
     result = page.evaluate(

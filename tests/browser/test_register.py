@@ -46,6 +46,7 @@ def _claim(page, base, entry, animals, claimant, *, deposit):
     page.goto(f"{base}{entry.get_absolute_url()}")
     name = "Owner disputes: release on deposit (s.15)" if deposit else "Owner pays: release (s.13)"
     page.get_by_role("link", name=name).click()
+    page.wait_for_url(re.compile(r"/(deposit|release)/$"))
     check_a11y(page, "claim form")
     check_fits_width(page)
     for label in animals:

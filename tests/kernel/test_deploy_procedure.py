@@ -34,21 +34,22 @@ def readme_commands():
     return once, deploy
 
 
-def documented_jobs():
-    """Every job the deployment runs as the application: the daily unit's commands, the README's
-    crontab lines, and `apply_retention` (README, "In production"), as manage.py's arguments."""
-    unit = (Path(settings.BASE_DIR) / "deploy" / "poundadmin-daily.service").read_text()
-    jobs = [
-        line.split(" manage.py ", 1)[1]
-        for line in unit.splitlines()
-        if line.startswith("ExecStart=")
-    ]
-    for block in re.findall(r"^```crontab\n(.*?)^```$", README.read_text(), re.S | re.M):
-        for line in block.splitlines():
-            jobs += [part.split(" manage.py ", 1)[1] for part in line.split(" && ")[1:]]
-    assert "manage.py apply_retention" in README.read_text()
-    jobs.append("apply_retention")
-    assert {"run_deadlines", "check_ledger --full", "verify_chain --full"} <= set(jobs), jobs
+def documented_jobs(backups):
+    """Every job the deployment runs as the application: each timer's unit's commands (README,
+    "In production", the timers' table), as manage.py's arguments; the backup writes into
+    `backups`."""
+    deploy = Path(settings.BASE_DIR) / "deploy"
+    jobs = []
+    for timer in sorted(deploy.glob("poundadmin-*.timer")):
+        unit = timer.with_suffix(".service").read_text()
+        for line in unit.splitlines():
+            if line.startswith("ExecStart="):
+                job = line.split(" manage.py ", 1)[1].rstrip("'")
+                jobs.append(f"backup {backups}" if job.startswith("backup ") else job)
+    readme = README.read_text()
+    assert all(f"`{job.split()[0]}`" in readme for job in jobs), jobs
+    needed = {"run_deadlines", "check_ledger --full", "verify_chain --full", "apply_retention"}
+    assert needed <= set(jobs), jobs
     return list(dict.fromkeys(jobs))
 
 
@@ -170,9 +171,10 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
         assert app.execute("SELECT count(*) FROM impounding_impoundment").fetchone() == (0,)
 
     # Every documented job, as the runtime role alone (no owner connection configured).
-    runtime_env = _env(DATABASE_URL=_url(runtime, name, PASSWORD), MEDIA_ROOT=str(tmp_path))
+    media = str(tmp_path / "media")
+    runtime_env = _env(DATABASE_URL=_url(runtime, name, PASSWORD), MEDIA_ROOT=media)
     runtime_env.pop("DATABASE_MIGRATE_URL", None)
-    for job in documented_jobs():
+    for job in documented_jobs(tmp_path / "backup"):
         code, out, err = _shell(f"manage.py {job}", runtime_env)
         assert code == 0, f"{job} as the runtime role: {out[-1000:]}{err[-2000:]}"
 
