@@ -227,6 +227,28 @@ def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None):
 
 
 @transaction.atomic
+def _check_not_fed_yet(pound, date, earlier, animals_fed):
+    """A later round of `date` feeds only animals that the earlier rounds did not."""
+    if not earlier:
+        return
+    left = animals_in_custody_on(pound, date) - sum(log.animals_fed for log in earlier)
+    if left <= 0:
+        raise ValidationError(
+            {"date": _("Every animal in the pound that day is already recorded as fed.")}
+        )
+    if animals_fed > left:
+        raise ValidationError(
+            {
+                "animals_fed": ngettext(
+                    "Only %(left)s animal in the pound that day is not yet recorded as fed.",
+                    "Only %(left)s animals in the pound that day are not yet recorded as fed.",
+                    left,
+                )
+                % {"left": left}
+            }
+        )
+
+
 def log_feeding(
     *,
     pound,
@@ -250,23 +272,7 @@ def log_feeding(
     if date > timezone.localdate():
         raise ValidationError({"date": _("The date cannot be in the future.")})
     earlier = list(FeedingLog.objects.filter(pound=pound, date=date).order_by("round"))
-    if earlier:
-        left = animals_in_custody_on(pound, date) - sum(log.animals_fed for log in earlier)
-        if left <= 0:
-            raise ValidationError(
-                {"date": _("Every animal in the pound that day is already recorded as fed.")}
-            )
-        if animals_fed > left:
-            raise ValidationError(
-                {
-                    "animals_fed": ngettext(
-                        "Only %(left)s animal in the pound that day is not yet recorded as fed.",
-                        "Only %(left)s animals in the pound that day are not yet recorded as fed.",
-                        left,
-                    )
-                    % {"left": left}
-                }
-            )
+    _check_not_fed_yet(pound, date, earlier, animals_fed)
     log = FeedingLog(
         pound=pound,
         date=date,

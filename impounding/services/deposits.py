@@ -46,6 +46,28 @@ def _may_record_court_matters(by, pound):
 
 
 @transaction.atomic
+def _check_complaint(
+    entry, *, filed_on, through_agent, agent_name, agent_acquaintance, mode, substance, deposit
+):
+    """What a complaint under ss.20-21 must say before it is recorded."""
+    if filed_on > timezone.localdate():
+        raise ValidationError({"filed_on": _("The filing date cannot be in the future.")})
+    if filed_on < entry.seizure_date():
+        raise ValidationError({"filed_on": _("The complaint cannot predate the seizure.")})
+    if through_agent and not (agent_name.strip() and agent_acquaintance.strip()):
+        raise ValidationError(
+            {
+                "agent_acquaintance": _(
+                    "s.21: name the agent and say how he is personally acquainted with the facts."
+                )
+            }
+        )
+    if mode == Complaint.Mode.ORAL and not substance.strip():
+        raise ValidationError({"substance": _("Write down the substance of the oral complaint.")})
+    if deposit is not None and deposit.release.impoundment_id != entry.pk:
+        raise ValidationError(_("That deposit belongs to another register entry."))
+
+
 def record_complaint(
     *,
     entry,
@@ -71,22 +93,16 @@ def record_complaint(
     done = made_with_key(Complaint, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
     if done is not None:
         return done
-    if filed_on > timezone.localdate():
-        raise ValidationError({"filed_on": _("The filing date cannot be in the future.")})
-    if filed_on < entry.seizure_date():
-        raise ValidationError({"filed_on": _("The complaint cannot predate the seizure.")})
-    if through_agent and not (agent_name.strip() and agent_acquaintance.strip()):
-        raise ValidationError(
-            {
-                "agent_acquaintance": _(
-                    "s.21: name the agent and say how he is personally acquainted with the facts."
-                )
-            }
-        )
-    if mode == Complaint.Mode.ORAL and not substance.strip():
-        raise ValidationError({"substance": _("Write down the substance of the oral complaint.")})
-    if deposit is not None and deposit.release.impoundment_id != entry.pk:
-        raise ValidationError(_("That deposit belongs to another register entry."))
+    _check_complaint(
+        entry,
+        filed_on=filed_on,
+        through_agent=through_agent,
+        agent_name=agent_name,
+        agent_acquaintance=agent_acquaintance,
+        mode=mode,
+        substance=substance,
+        deposit=deposit,
+    )
     policy = DistrictPolicy.for_district(entry.pound.district)
     complaint = Complaint(
         impoundment=entry,
@@ -107,6 +123,11 @@ def record_complaint(
     )
     complaint.full_clean(exclude=["impoundment", "deposit"])
     complaint.save()
+    _complaint_event(complaint, entry=entry, by=by)
+    return complaint
+
+
+def _complaint_event(complaint, *, entry, by):
     record_event(
         action=Action.COMPLAINT_RECORDED,
         section="s.20",
@@ -117,22 +138,21 @@ def record_complaint(
                 "Complaint by %(name)s filed %(filed_on)s in %(court)s (after the 10 days of s.20)"
             ),
             name=THE_COMPLAINANT,
-            filed_on=filed_on,
-            court=court,
+            filed_on=complaint.filed_on,
+            court=complaint.court,
         ),
         by=by,
         impoundment=entry,
-        personal={"name": complainant_name},
+        personal={"name": complaint.complainant_name},
         data={
-            "filed_on": filed_on,
+            "filed_on": complaint.filed_on,
             "deadline": complaint.deadline,
             "in_time": complaint.in_time,
-            "court": court,
-            "mode": mode,
-            "deposit": deposit.pk if deposit else None,
+            "court": complaint.court,
+            "mode": complaint.mode,
+            "deposit": complaint.deposit_id,
         },
     )
-    return complaint
 
 
 def _check_decision(complaint, *, outcome, decided_on):
