@@ -23,6 +23,7 @@ from django.db import transaction
 from django.tasks import task
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
@@ -41,6 +42,7 @@ AUTHENTICATOR_NAME = "authenticator"
 RECOVERY_NAME = "recovery codes"
 TOTP_CODE = re.compile(r"\d{6}")
 NO_FACTOR_KEY = "second_factor_none"
+RECOVERY_SALT = "poundadmin.accounts.recovery-code"
 
 
 def must_have_second_factor(user):
@@ -120,11 +122,20 @@ def confirm_authenticator(*, user, code):
     return device, codes
 
 
+def stored_recovery_code(code):
+    """What the database keeps of a recovery code: a keyed hash, never the code, so that a copy
+    of the database does not hand out second factors. It is keyed by SECRET_KEY: a new key
+    voids the codes, and their users print new ones (docs/decisions/0053-second-factor.md)."""
+    return salted_hmac(RECOVERY_SALT, normalise_code(code), algorithm="sha256").hexdigest()[:16]
+
+
 def _replace_recovery_codes(user):
     StaticDevice.objects.filter(user=user).delete()
     device = StaticDevice.objects.create(user=user, name=RECOVERY_NAME, confirmed=True)
     codes = [StaticToken.random_token() for _ in range(RECOVERY_CODES)]
-    StaticToken.objects.bulk_create(StaticToken(device=device, token=c) for c in codes)
+    StaticToken.objects.bulk_create(
+        StaticToken(device=device, token=stored_recovery_code(c)) for c in codes
+    )
     return codes
 
 
@@ -146,11 +157,14 @@ def check_code(*, user, code):
     """The device that accepts `code` (6 digits: the authenticator; otherwise a recovery code,
     used up by this), or None. Each device counts its failures and makes the next try wait."""
     code = normalise_code(code)
-    device_class = TOTPDevice if TOTP_CODE.fullmatch(code) else StaticDevice
+    totp = TOTP_CODE.fullmatch(code)
+    device_class = TOTPDevice if totp else StaticDevice
     device = device_class.objects.filter(user=user, confirmed=True).first()
     if device is None:
         return None
-    return django_otp.verify_token(user, device.persistent_id, code)
+    return django_otp.verify_token(
+        user, device.persistent_id, code if totp else stored_recovery_code(code)
+    )
 
 
 def recovery_codes_left(user):

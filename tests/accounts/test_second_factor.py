@@ -128,10 +128,15 @@ def test_setup_confirmed_by_a_code_gives_ten_recovery_codes_shown_once(client, m
     assert response["Location"] == reverse("accounts:second_factor_codes") + "?next=%2Foffice%2F"
     device.refresh_from_db()
     assert device.confirmed
-    tokens = StaticToken.objects.filter(device__user=magistrate)
-    assert tokens.count() == 10
+    stored = StaticToken.objects.filter(device__user=magistrate)
+    tokens = set(stored.values_list("token", flat=True))
+    assert len(tokens) == 10
+    codes = client.session["second_factor_recovery_codes"]
     shown = client.get(response["Location"])
-    assert all(t.token in shown.text for t in tokens)
+    assert all(code in shown.text for code in codes)
+    # The database keeps keyed hashes of the codes, never the codes.
+    assert {twofactor.stored_recovery_code(code) for code in codes} == tokens
+    assert not tokens & set(codes)
     assert client.get(HOME).status_code == 200  # verified by the setting up
     again = client.get(reverse("accounts:second_factor_codes"))
     assert again["Location"] == reverse("accounts:profile")
@@ -225,7 +230,7 @@ def test_new_recovery_codes_replace_the_old(client, magistrate):
 
     assert response["Location"] == reverse("accounts:second_factor_codes")
     new = set(StaticToken.objects.filter(device__user=magistrate).values_list("token", flat=True))
-    assert len(new) == 10 and not (old & new)
+    assert len(new) == 10 and not ({twofactor.stored_recovery_code(c) for c in old} & new)
 
 
 def test_anyone_may_add_an_authenticator_from_the_account_page(client, pound_keeper):
@@ -330,3 +335,27 @@ def test_staff_page_links_the_admin_only_when_it_is_on(client, administrator, se
 
     assert "/admin/" not in off and "turned off on this server" in off
     assert reverse("admin:accounts_staffassignment_changelist") in on
+
+
+def test_codes_issued_before_they_were_hashed_are_hashed_by_the_migration_and_still_work(
+    magistrate,
+):
+    import importlib
+    from types import SimpleNamespace
+
+    from django.apps import apps
+    from django.db import connection
+
+    migration = importlib.import_module("accounts.migrations.0003_recovery_codes_hashed")
+    confirmed_authenticator(magistrate)
+    device = StaticDevice.objects.create(user=magistrate, name="recovery codes", confirmed=True)
+    code = StaticToken.random_token()
+    device.token_set.create(token=code)  # as the codes were kept before
+
+    migration.hash_codes(apps, SimpleNamespace(connection=connection))
+
+    assert list(device.token_set.values_list("token", flat=True)) == [
+        twofactor.stored_recovery_code(code)
+    ]
+    assert twofactor.check_code(user=magistrate, code=code) is not None
+    assert not device.token_set.exists()

@@ -10,6 +10,8 @@ from django_otp.oath import TOTP, totp
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from accounts.twofactor import stored_recovery_code
+
 AXE = (Path(__file__).parent / "vendor" / "axe.min.js").read_text()
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -186,7 +188,9 @@ def fresh_code(username):
         shown.drift += wanted - now
         return f"{shown.token():06d}"
     recovery, _ = StaticDevice.objects.get_or_create(user=device.user, defaults={"name": "r"})
-    return recovery.token_set.create(token=StaticToken.random_token()).token
+    code = StaticToken.random_token()
+    recovery.token_set.create(token=stored_recovery_code(code))
+    return code
 
 
 def at_both_widths(page, name):
