@@ -11,7 +11,8 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
   failed attempts on a good sign-in and its records past retention, the ledger's derived month
   totals when they are rebuilt, and the months `check_ledger --full` verified afresh, throttle
   windows and cache keys past their time, the leases of workers that stopped, prepared exports
-  past retention, docs/retention.md);
+  and task records past retention, docs/retention.md, and the second factor's used recovery
+  codes and replaced devices);
 - the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
@@ -41,6 +42,13 @@ DELETES = frozenset(
         "accounts_ratecount",  # throttle windows, dropped once past
         "poundadmin_cache",  # Django's database cache: expired keys are culled
         "kernel_workerlease",  # a worker's lease, given up when it stops or lapses (ADR 52)
+        # The second factor (ADR 53): a recovery code is deleted as it is used, the old codes as
+        # new ones are made, and an authenticator when it is replaced or reset.
+        "otp_static_statictoken",
+        "otp_static_staticdevice",
+        "otp_totp_totpdevice",
+        # The background tasks' records past 14 days (docs/retention.md).
+        "django_tasks_database_dbtaskresult",
     }
 )
 # Every extension a migration creates (`impounding` 0003: the register's trigram search).

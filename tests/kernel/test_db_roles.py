@@ -10,9 +10,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
+from accounts import twofactor
 from kernel.dbroles import owned_by, table_privileges
 from kernel.events import verify_chain
 from ledger.checks import run_checks
+from tests.accounts.factories import confirmed_authenticator
 from tests.impounding.factories import cow, make_entry, pay
 
 pytestmark = pytest.mark.postgres
@@ -95,6 +97,18 @@ def test_the_application_works_as_the_runtime_role(roles, pound, pound_keeper, t
         assert run_checks() == []
         cursor.execute("SELECT current_user")
         assert cursor.fetchone()[0] == roles[1]
+
+
+def test_the_second_factor_works_as_the_runtime_role(roles, magistrate, administrator):
+    """A recovery code is deleted as it is used, the old codes as new ones are made, and the
+    devices when an administrator resets a lost factor: the grants allow each."""
+    with acting_as(roles[1]):
+        confirmed_authenticator(magistrate)
+        twofactor.new_recovery_codes(user=magistrate)
+        code = twofactor.new_recovery_codes(user=magistrate)[0]
+        assert twofactor.check_code(user=magistrate, code=code) is not None
+        twofactor.reset_second_factor(user=magistrate, by=administrator)
+        assert not twofactor.has_second_factor(magistrate)
 
 
 def test_truncate_is_refused_to_the_owner_role_too(roles):
