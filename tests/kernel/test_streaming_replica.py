@@ -14,22 +14,34 @@ pg_basebackup are of one major version. PostgreSQL refuses to run as root: as ro
 them as the `postgres` user, and skips, saying why, when there is none.
 """
 
+import contextlib
 import json
 import os
 import pwd
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import psycopg
 import pytest
 from django.conf import settings
 
-pytestmark = [pytest.mark.slow, pytest.mark.postgres, pytest.mark.real_clock]
+# Every step's timeout counts against BUDGET, below the test's own timeout, so that a step that
+# hangs fails the test while the fixture can still stop the servers (pytest-timeout's "thread"
+# method would end the process and leave them running).
+BUDGET = 170
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.postgres,
+    pytest.mark.real_clock,
+    pytest.mark.timeout(BUDGET + 130),  # the first test of a worker also makes its test database
+]
 
 ROOT = Path(settings.BASE_DIR)
 TOOLS = ("initdb", "pg_ctl", "pg_basebackup", "postgres")
@@ -93,19 +105,25 @@ class Clusters:
         self.bin, self.prefix = bin_dir, prefix
         self.root = Path(tempfile.mkdtemp(prefix="pa-replica-"))
         self.primary, self.replica = self.root / "primary", self.root / "replica"
-        self.primary_port, self.replica_port = _free_port(), _free_port()
+        self.primary_port = _free_port()
+        self.replica_port = next(p for p in iter(_free_port, None) if p != self.primary_port)
         self.started = []
+        self.deadline = time.monotonic() + BUDGET
 
-    def run(self, tool, *args, timeout=120):
+    def left(self, most):
+        """Seconds for the next step: at most `most`, and never past the budget."""
+        return max(1.0, min(most, self.deadline - time.monotonic()))
+
+    def run(self, tool, *args, timeout=60):
         command = [*self.prefix, str(self.bin / tool), *map(str, args)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=self.left(timeout))
         if done.returncode:
             raise AssertionError(f"{tool} failed ({done.returncode}):\n{done.stdout}{done.stderr}")
 
     def start(self, data):
         self.started.append(data)
         log = self.root / f"{data.name}.log"
-        self.run("pg_ctl", "-D", data, "-l", log, "-w", "-t", 60, "start")
+        self.run("pg_ctl", "-D", data, "-l", log, "-w", "-t", int(self.left(60)), "start")
 
     def make(self):
         if self.prefix:
@@ -128,9 +146,17 @@ class Clusters:
         )
 
     def remove(self):
+        """Stop both servers, whatever happened, then delete their files. A server that pg_ctl
+        cannot stop is sent SIGQUIT (an immediate shutdown) by the pid it wrote."""
         for data in reversed(self.started):
-            if (data / "postmaster.pid").exists():
-                self.run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop", timeout=60)
+            pid_file = data / "postmaster.pid"
+            if not pid_file.exists():
+                continue
+            command = [*self.prefix, str(self.bin / "pg_ctl"), "-D", str(data), "-m", "immediate"]
+            stopped = subprocess.run([*command, "-w", "-t", "20", "stop"], capture_output=True)
+            if stopped.returncode and pid_file.exists():
+                with contextlib.suppress(OSError, ValueError):
+                    os.kill(int(pid_file.read_text().split()[0]), signal.SIGQUIT)
         shutil.rmtree(self.root, ignore_errors=True)
 
 
@@ -160,9 +186,14 @@ def clusters():
         made.remove()
 
 
-def _run(args, env, what):
+def _run(clusters, args, env, what):
     done = subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
+        [sys.executable, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=clusters.left(120),
     )
     assert done.returncode == 0, f"{what} failed:\n{done.stdout[-4000:]}{done.stderr[-4000:]}"
     return done.stdout
@@ -180,10 +211,9 @@ def test_the_office_reads_a_real_standby_except_after_the_users_own_write(cluste
         "DATABASE_REPLICA_URL": url.format(clusters.replica_port),
         "REPLICA_STICKY_SECONDS": "5",
     }
-    _run(["manage.py", "migrate", "--noinput", "-v0"], env, "migrate on the primary")
-    facts = json.loads(
-        _run(["-m", "tests.kernel.replica_scenario"], env, "the scenario").splitlines()[-1]
-    )
+    _run(clusters, ["manage.py", "migrate", "--noinput", "-v0"], env, "migrate on the primary")
+    out = _run(clusters, ["-m", "tests.kernel.replica_scenario"], env, "the scenario")
+    facts = json.loads(out.splitlines()[-1])
 
     assert facts["replica_alias"] == "replica"
     assert facts["primary"] == [False, clusters.primary_port]
