@@ -70,7 +70,10 @@ def _bin_dir():
     initdb = shutil.which("initdb") or "/usr/local/bin/initdb"
     if os.path.exists(initdb):
         return Path(os.path.realpath(initdb)).parent
-    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"), key=lambda p: p.parts[-3])
+    found = sorted(
+        Path("/usr/lib/postgresql").glob("*/bin/initdb"),
+        key=lambda p: int(p.parts[-3]) if p.parts[-3].isdigit() else 0,
+    )
     return found[-1].parent if found else None
 
 
@@ -103,7 +106,9 @@ class Clusters:
 
     def __init__(self, bin_dir, prefix):
         self.bin, self.prefix = bin_dir, prefix
-        self.root = Path(tempfile.mkdtemp(prefix="pa-replica-"))
+        # Under /tmp when the servers run as `postgres`: a TMPDIR of root's may be closed to it.
+        place = "/tmp" if prefix and os.path.isdir("/tmp") else None
+        self.root = Path(tempfile.mkdtemp(prefix="pa-replica-", dir=place))
         self.primary, self.replica = self.root / "primary", self.root / "replica"
         self.primary_port = _free_port()
         self.replica_port = next(p for p in iter(_free_port, None) if p != self.primary_port)
