@@ -226,7 +226,6 @@ def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None):
     return calf
 
 
-@transaction.atomic
 def _check_not_fed_yet(pound, date, earlier, animals_fed):
     """A later round of `date` feeds only animals that the earlier rounds did not."""
     if not earlier:
@@ -249,6 +248,7 @@ def _check_not_fed_yet(pound, date, earlier, animals_fed):
         )
 
 
+@transaction.atomic
 def log_feeding(
     *,
     pound,

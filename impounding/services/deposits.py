@@ -45,7 +45,6 @@ def _may_record_court_matters(by, pound):
         authorise(by, Permission.PREPARE_ORDERS, pound)
 
 
-@transaction.atomic
 def _check_complaint(
     entry, *, filed_on, through_agent, agent_name, agent_acquaintance, mode, substance, deposit
 ):
@@ -68,6 +67,7 @@ def _check_complaint(
         raise ValidationError(_("That deposit belongs to another register entry."))
 
 
+@transaction.atomic
 def record_complaint(
     *,
     entry,
