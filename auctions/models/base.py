@@ -31,7 +31,7 @@ from impounding.models import Animal, Impoundment
 from kernel.uploads import UploadName
 from ledger.models import PaymentMode
 
-from .bidders import Bidder, BidderQuerySet  # noqa: F401 (kept here)
+from ..bidders import Bidder, BidderQuerySet  # noqa: F401 (kept here)
 
 
 class Report(models.Model):
