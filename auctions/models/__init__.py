@@ -19,6 +19,7 @@ from .base import (
     Sale,
     Shortfall,
 )
+from .disposal import DisposalTerms
 
 __all__ = [
     "Auction",
@@ -28,6 +29,7 @@ __all__ = [
     "BidderQuerySet",
     "ConditionsQuerySet",
     "DisposalOrder",
+    "DisposalTerms",
     "Lot",
     "LotAnimal",
     "LotQuerySet",
