@@ -67,7 +67,7 @@ def check_terms(*, mode, recipient, terms):
     """The terms of an order of this `mode`, checked and cleaned: a dict of DisposalTerms
     fields. Raises ValidationError with every missing term beside its field."""
     terms = dict(terms or {})
-    clean = {f: str(terms.get(f) or "").strip() for f in TEXT_FIELDS}
+    clean: dict[str, object] = {f: str(terms.get(f) or "").strip() for f in TEXT_FIELDS}
     clean["declaration_signed"] = bool(terms.get("declaration_signed"))
     errors = {}
     if not (recipient or "").strip():

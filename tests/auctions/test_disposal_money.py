@@ -301,3 +301,15 @@ def test_form_sent_twice_prepares_one_order(client, entry, dm_clerk):
     assert first.status_code == second.status_code == 302
     assert DisposalOrder.objects.count() == DisposalTerms.objects.count() == 1
     assert DisposalTerms.objects.get().price == Decimal("35000.00")
+
+
+def test_order_pdf_is_served_in_its_district_only(client, entry, pound, dm_clerk, other_district):
+    order = propose(pound, dm_clerk, entry, **BUYER)
+    url = reverse("auctions:disposal_order_pdf", args=[order.pk])
+    client.force_login(dm_clerk)
+
+    response = client.get(url)
+
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    client.force_login(staff(Role.DM_CLERK, "elsewhere", district=other_district))
+    assert client.get(url).status_code == 404
