@@ -313,3 +313,20 @@ def test_order_pdf_is_served_in_its_district_only(client, entry, pound, dm_clerk
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
     client.force_login(staff(Role.DM_CLERK, "elsewhere", district=other_district))
     assert client.get(url).status_code == 404
+
+
+def test_magistrate_writes_off_a_disposals_shortfall(client, entry, pound, dm_clerk, magistrate):
+    order = propose(pound, dm_clerk, entry, mode="gaushala", recipient="Shri Krishna Gaushala")
+    services.decide_disposal(order=order, by=magistrate, approve=True)
+    short = Shortfall.objects.get(disposal=order)
+    client.force_login(magistrate)
+
+    assert order.number in client.get(reverse("office:approvals")).content.decode()
+    page = client.get(reverse("office:shortfall_write_off", args=[short.pk]))
+    assert order.number in page.content.decode()
+    response = client.post(page.request["PATH_INFO"], {"note": "Gaushala took them in"})
+
+    assert response.status_code == 302
+    short.refresh_from_db()
+    assert (short.status, short.decided_by) == (Shortfall.Status.WRITTEN_OFF, magistrate)
+    whole_books()
