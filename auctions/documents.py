@@ -28,7 +28,7 @@ from kernel.dates import days_between, ist_date
 from kernel.documents import Both, both, render_pdf, verification_context
 from kernel.formatting import amount_in_words
 
-from .models import Auction, Lot, LotAnimal, Notice, Report, S16Case, Sale
+from .models import Auction, DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case, Sale
 from .services import allocate
 
 log = logging.getLogger(__name__)
@@ -325,3 +325,41 @@ def s16_account_pdf(case):
         **verification_context(case.account_document),
     }
     return render_pdf("pdf/auctions/s16_account.html", context, language="en")
+
+
+# The proviso to s.14: the District Magistrate's disposal order ------------------------------
+
+
+def disposal_order_pdf(order):
+    """The District Magistrate's order under the proviso to s.14, with its terms: the buyer, the
+    price and its split over the dues (s.17) for a sale by private treaty; the receiving body for
+    a transfer; the veterinary certificate for destruction; and any shortfall left to write off."""
+    order = DisposalOrder.objects.select_related(
+        "pound__district", "prepared_by", "decided_by", "terms"
+    ).get(pk=order.pk)
+    terms = getattr(order, "terms", None)
+    animals = []
+    for animal in order.animals.select_related("impoundment").order_by(
+        "impoundment__register_number", "number"
+    ):
+        row = animal_row(animal)
+        row["reference"] = animal.reference
+        animals.append(row)
+    context = {
+        "order": order,
+        "terms": terms,
+        "mode": both(order.get_mode_display),
+        "status": both(order.get_status_display),
+        "id_kind": both(terms.get_id_kind_display) if terms and terms.id_kind else None,
+        "payment_mode": both(terms.get_payment_mode_display)
+        if terms and terms.payment_mode
+        else None,
+        "words_en": amount_in_words(terms.price, "en") if terms and terms.price else "",
+        "words_hi": amount_in_words(terms.price, "hi") if terms and terms.price else "",
+        "animals": animals,
+        "prepared_by": _person(order.prepared_by),
+        "decided_by": _person(order.decided_by),
+        "printed_at": timezone.now(),
+        **letterhead(pound=order.pound),
+    }
+    return render_pdf("pdf/auctions/disposal_order.html", context, language="en")

@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce, NullIf
 from ledger.checks import till_of
 from ledger.models import AccountKind, PaymentMode
 
-from .models import S16Case, Sale
+from .models import DisposalOrder, DisposalTerms, S16Case, Sale
 
 ZERO = Decimal("0.00")
 
@@ -17,6 +17,7 @@ ZERO = Decimal("0.00")
 def expectations():
     yield from _sales()
     yield from _closed_s16_cases()
+    yield from _disposals()
 
 
 def _sales():
@@ -78,3 +79,25 @@ def _closed_s16_cases():
         yield (district, pound, AccountKind.FEEDING_PK), -row["feeding"]
         yield (district, None, AccountKind.SALE_EXPENSES), -row["expenses"]
         yield (district, pound, row["balance_to"]), -row["balance"]
+
+
+def _disposals():
+    """Sales by private treaty under the proviso to s.14, once the Magistrate approved them: the
+    price in the till, split as a s.14 sale's proceeds are (s.17). An approved order whose money
+    was never posted leaves its till, and the accounts it feeds, short of what it says."""
+    rows = (
+        DisposalTerms.objects.filter(
+            order__status=DisposalOrder.Status.APPROVED, price__isnull=False
+        )
+        .order_by()
+        .values("order__pound__district_id", "order__pound_id", paid_to=till_of("payment_mode"))
+        .annotate(
+            price=Sum("price"), fines=Sum("fines"), feeding=Sum("feeding"), surplus=Sum("surplus")
+        )
+    )
+    for row in rows:
+        district, pound = row["order__pound__district_id"], row["order__pound_id"]
+        yield (district, pound, row["paid_to"]), row["price"]
+        yield (district, None, AccountKind.FINES_DUE_DM), -row["fines"]
+        yield (district, pound, AccountKind.FEEDING_PK), -row["feeding"]
+        yield (district, None, AccountKind.DM_SURPLUS_HELD), -row["surplus"]

@@ -43,4 +43,5 @@ urlpatterns = [
     path("disposals/", disposal.disposals, name="disposals"),
     path("disposals/new/", disposal.disposal_new, name="disposal_new"),
     path("disposals/<int:pk>/decide/", disposal.disposal_decide, name="disposal_decide"),
+    path("disposals/<int:pk>/order.pdf", documents.disposal_order_pdf, name="disposal_order_pdf"),
 ]

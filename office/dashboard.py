@@ -255,7 +255,7 @@ def _queues(pound_ids, district_ids, today):
         "shortfalls": (
             Shortfall.objects.filter(
                 pound_id__in=pound_ids, status=Shortfall.Status.PENDING
-            ).select_related("pound", "sale__lot__auction", "s16_case__impoundment"),
+            ).select_related("pound", "sale__lot__auction", "s16_case__impoundment", "disposal"),
             ("recorded_at", "pk"),
         ),
         "court_orders": (

@@ -7,7 +7,28 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from ..models import DisposalOrder
+from ledger.models import PaymentMode
+
+from ..models import DisposalOrder, DisposalTerms
+
+# The terms each kind of disposal asks for (checked by the service, errors beside the fields).
+TERMS = (
+    "address",
+    "phone",
+    "id_kind",
+    "id_number",
+    "registration",
+    "certificate_number",
+    "details",
+    "price",
+    "payment_mode",
+    "payment_reference",
+    "declaration_signed",
+)
+
+
+def _max(field):
+    return DisposalTerms._meta.get_field(field).max_length
 
 
 class DisposalAnimalField(forms.ModelMultipleChoiceField):
@@ -39,7 +60,62 @@ class DisposalForm(forms.Form):
     recipient = forms.CharField(
         label=_("Recipient"),
         max_length=DisposalOrder._meta.get_field("recipient").max_length,
-        help_text=_("For example: the gaushala's name and address."),
+        help_text=_(
+            "The buyer's name (sale by private treaty), the gaushala's or institution's name, "
+            "or the veterinary officer's name (destruction)."
+        ),
+    )
+    address = forms.CharField(label=_("Address"), max_length=_max("address"), required=False)
+    phone = forms.CharField(
+        label=_("Phone"), max_length=_max("phone"), required=False, help_text=_("The buyer's.")
+    )
+    id_kind = forms.ChoiceField(
+        label=_("Identity document"),
+        choices=[("", "—"), *DisposalTerms._meta.get_field("id_kind").choices],
+        required=False,
+        help_text=_("The buyer's."),
+    )
+    id_number = forms.CharField(
+        label=_("Document number"), max_length=_max("id_number"), required=False
+    )
+    registration = forms.CharField(
+        label=_("Registration number"),
+        max_length=_max("registration"),
+        required=False,
+        help_text=_("The gaushala's or institution's registration, if it is registered."),
+    )
+    certificate_number = forms.CharField(
+        label=_("Veterinary certificate number"),
+        max_length=_max("certificate_number"),
+        required=False,
+        help_text=_("Destruction only: the certificate that the animal cannot be kept alive."),
+    )
+    details = forms.CharField(
+        label=_("Terms of the disposal"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Required for any other mode of disposal."),
+    )
+    price = forms.DecimalField(
+        label=_("Price (₹)"),
+        max_digits=10,
+        decimal_places=2,
+        min_value=0,
+        required=False,
+        help_text=_("Sale by private treaty only."),
+    )
+    payment_mode = forms.ChoiceField(
+        label=_("Paid by"), choices=[("", "—"), *PaymentMode.choices], required=False
+    )
+    payment_reference = forms.CharField(
+        label=_("Payment reference"), max_length=_max("payment_reference"), required=False
+    )
+    declaration_signed = forms.BooleanField(
+        label=_(
+            "The buyer signed the declaration that he is not an officer or pound-keeper, "
+            "and does not buy for one (s.19)"
+        ),
+        required=False,
     )
 
     def __init__(self, *args, animals, **kwargs):
@@ -53,6 +129,10 @@ class DisposalForm(forms.Form):
                 _("An order covers the animals of one pound: choose one pound's.")
             )
         return animals
+
+    def terms(self):
+        """The cleaned terms, for the service (which checks them against the mode)."""
+        return {field: self.cleaned_data.get(field) for field in TERMS}
 
 
 class DecisionForm(forms.Form):

@@ -8,13 +8,15 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.models import Counter
+from impounding.dues import dues
+from impounding.models import Animal
 from kernel.events import record_event
 from kernel.messages import Message, bilingual, in_both
 from ledger import services as ledger
 from ledger.models import AccountKind
 
 from ..actions import Action
-from ..models import Lot, LotAnimal
+from ..models import Lot, LotAnimal, Shortfall
 
 ZERO = Decimal("0.00")
 
@@ -44,6 +46,48 @@ def allocate(proceeds, *, fines, feeding, expenses):
         "fines": fines - paid_fines,
     }
     return paid_expenses, paid_feeding, paid_fines, left, short
+
+
+def split_dues(animals, *, price, expenses, at):
+    """The animals' fines and feeding to `at`, and `price` split over them and `expenses` as a
+    s.14 sale's proceeds are (s.17). Returns (statement, the split of `allocate`)."""
+    statement = dues(
+        Animal.objects.filter(pk__in=[a.pk for a in animals])
+        .select_related("impoundment__pound__district")
+        .prefetch_related("custody_events"),
+        as_of=at,
+    )
+    return statement, allocate(
+        price, fines=statement.fines, feeding=statement.feeding, expenses=expenses
+    )
+
+
+def s17_lines(pound, *, payment_mode, price, expenses, feeding, fines, surplus):
+    """The ledger lines of proceeds received and applied under s.17: the price into the till,
+    the sale expenses, the feeding to the pound-keeper, the fines to the District Magistrate
+    and the surplus held by him."""
+    return [
+        (ledger.till_account(pound, payment_mode), price),
+        (district_account(pound, AccountKind.SALE_EXPENSES), -expenses),
+        (feeding_account(pound), -feeding),
+        (district_account(pound, AccountKind.FINES_DUE_DM), -fines),
+        (district_account(pound, AccountKind.DM_SURPLUS_HELD), -surplus),
+    ]
+
+
+def record_shortfall(pound, short, **source):
+    """Dues left unpaid (`short`, by head, from `allocate`) for the District Magistrate to write
+    off (docs/domain.md decision 7); `source` names the sale, s.16 case or disposal. None when
+    nothing is short."""
+    if not sum(short.values(), ZERO):
+        return None
+    return Shortfall.objects.create(
+        pound=pound,
+        fines=short["fines"],
+        feeding=short["feeding"],
+        expenses=short["expenses"],
+        **source,
+    )
 
 
 def feeding_account(pound):

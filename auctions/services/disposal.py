@@ -17,14 +17,18 @@ from kernel.idempotency import made_with_key
 from kernel.messages import Message, in_both
 
 from ..actions import Action
-from ..models import DisposalOrder, Lot, Report
+from ..models import DisposalOrder, DisposalTerms, Lot, Report
 from .common import serial, today
+from .disposal_terms import check_buyer, check_terms, settle_disposal
 
 
 @transaction.atomic
-def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient, idempotency_key=None):
-    """The office prepares an order under the proviso to s.14 for the Magistrate. Once for
-    each `idempotency_key`: the same form sent again returns the order it prepared."""
+def propose_disposal(
+    *, pound, animal_ids, by, reason, mode, recipient, terms=None, idempotency_key=None
+):
+    """The office prepares an order under the proviso to s.14 for the Magistrate, with the
+    terms of its kind (`disposal_terms.check_terms`). Once for each `idempotency_key`: the same
+    form sent again returns the order it prepared."""
     authorise(by, Permission.PREPARE_ORDERS, pound)
     type(pound).objects.select_for_update(of=("self",)).get(pk=pound.pk)  # one sending at a time
     done = made_with_key(DisposalOrder, idempotency_key, pound_id=pound.pk, prepared_by_id=by.pk)
@@ -38,6 +42,9 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient, idempote
     animals += [c for c in calves if c not in animals]
     if not reason.strip():
         raise ValidationError({"reason": _("Say why a fair price is unlikely at auction.")})
+    terms = check_terms(mode=mode, recipient=recipient, terms=terms)
+    if mode == DisposalOrder.Mode.PRIVATE_SALE:
+        check_buyer(recipient=recipient, terms=terms)  # s.19, as for a bidder
     for animal in animals:
         reported = Report.objects.filter(animals=animal).exists() or (
             animal.dam_id and Report.objects.filter(animals=animal.dam_id).exists()
@@ -59,6 +66,7 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient, idempote
         idempotency_key=idempotency_key,
     )
     order.animals.set(animals)
+    DisposalTerms.objects.create(order=order, **terms)
     record_event(
         action=Action.DISPOSAL_PROPOSED,
         section="s.14",
@@ -70,7 +78,12 @@ def propose_disposal(*, pound, animal_ids, by, reason, mode, recipient, idempote
             count=len(animals),
             recipient=recipient,
         ),
-        data={"order": order.number, "animals": [a.reference for a in animals]},
+        data={
+            "order": order.number,
+            "mode": mode,
+            "animals": [a.reference for a in animals],
+            "price": terms["price"],
+        },
     )
     return order
 
@@ -101,13 +114,34 @@ def decide_disposal(*, order, by, approve, note=""):
                 raise ValidationError(
                     _("Animal %(a)s is no longer in the pound.") % {"a": animal.reference}
                 )
+        # Its money, before the animals leave: the dues run to the moment of the order.
+        terms = settle_disposal(order=order, animals=animals, by=by, at=now)
         end_custody(animals, state=AnimalState.DISPOSED, at=now)
         Lot.objects.open().filter(lotanimal__animal__in=animals).leave_open(
             Lot.Status.WITHDRAWN, note="Disposed of by the DM's order"
         )
     else:
+        terms = None
         order.status = DisposalOrder.Status.REJECTED
         order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
+    _record_decision(order, by=by, note=note, terms=terms)
+    todos.close(f"disposal_decide:{order.pk}")
+    return order
+
+
+def _record_decision(order, *, by, note, terms):
+    money = {}
+    if terms is not None:
+        money = {
+            "mode": order.mode,
+            "price": terms.price,
+            "fines_due": terms.fines_due,
+            "feeding_due": terms.feeding_due,
+            "fines": terms.fines,
+            "feeding": terms.feeding,
+            "surplus": terms.surplus,
+            "shortfall": terms.shortfall,
+        }
     record_event(
         action=Action(f"disposal.{order.status}"),
         section="s.14",
@@ -125,7 +159,6 @@ def decide_disposal(*, order, by, approve, note=""):
             "note": note,
             "prepared_by": order.prepared_by_id,
             "decided_by": by.pk,
+            **money,
         },
     )
-    todos.close(f"disposal_decide:{order.pk}")
-    return order

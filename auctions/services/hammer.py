@@ -16,7 +16,6 @@ from django.utils.translation import gettext_noop
 from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise
-from impounding.dues import dues
 from impounding.models import Animal, AnimalState
 from impounding.services.custody import end_custody
 from kernel.events import record_event
@@ -28,15 +27,16 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind
 from office import services as office
 
 from ..actions import Action
-from ..models import Auction, Bidder, Lot, LotAnimal, Notice, S16Case, Sale, Shortfall
+from ..models import Auction, Bidder, Lot, LotAnimal, Notice, S16Case, Sale
 from .auction import assert_may_buy
 from .common import (
     ZERO,
-    allocate,
     before_the_hour,
     district_account,
-    feeding_account,
     move_lot,
+    record_shortfall,
+    s17_lines,
+    split_dues,
     withdraw,
 )
 from .s16 import check_s16_covered, s16_gap_message
@@ -225,15 +225,10 @@ def _check_sale_time(lot, *, case, animals, at):
 def _apportion(sale, *, animals):
     """Split a s.14 sale's price over the animals' dues (s.17) onto the sale; returns the
     shortfall by head."""
-    statement = dues(
-        Animal.objects.filter(pk__in=[a.pk for a in animals])
-        .select_related("impoundment__pound__district")
-        .prefetch_related("custody_events"),
-        as_of=sale.sold_at,
+    _statement, split = split_dues(
+        animals, price=sale.price, expenses=sale.expenses, at=sale.sold_at
     )
-    paid_exp, paid_feed, paid_fines, surplus, short = allocate(
-        sale.price, fines=statement.fines, feeding=statement.feeding, expenses=sale.expenses
-    )
+    paid_exp, paid_feed, paid_fines, surplus, short = split
     sale.fines, sale.feeding, sale.expenses, sale.surplus = (
         paid_fines,
         paid_feed,
@@ -245,16 +240,21 @@ def _apportion(sale, *, animals):
 
 
 def _sale_lines(sale, pound):
-    lines = [(ledger.till_account(pound, sale.payment_mode), sale.price)]
     if sale.lot.auction.kind == Auction.Kind.UNCLAIMED:
-        return lines + [
-            (district_account(pound, AccountKind.SALE_EXPENSES), -sale.expenses),
-            (feeding_account(pound), -sale.feeding),
-            (district_account(pound, AccountKind.FINES_DUE_DM), -sale.fines),
-            (district_account(pound, AccountKind.DM_SURPLUS_HELD), -sale.surplus),
-        ]
+        return s17_lines(
+            pound,
+            payment_mode=sale.payment_mode,
+            price=sale.price,
+            expenses=sale.expenses,
+            feeding=sale.feeding,
+            fines=sale.fines,
+            surplus=sale.surplus,
+        )
     # s.16: the proceeds wait until the owner's account is settled (settle_s16_case).
-    return lines + [(district_account(pound, AccountKind.SALE_PROCEEDS_HELD), -sale.price)]
+    return [
+        (ledger.till_account(pound, sale.payment_mode), sale.price),
+        (district_account(pound, AccountKind.SALE_PROCEEDS_HELD), -sale.price),
+    ]
 
 
 def _record_sale(sale, *, animals, short):
@@ -264,14 +264,8 @@ def _record_sale(sale, *, animals, short):
     sale.full_clean(exclude=["lot", "buyer", "certificate"])
     sale.save()
     IssuedDocument.objects.link(sale.certificate, sale)
-    if short is not None and sale.shortfall:
-        Shortfall.objects.create(
-            pound=lot.auction.pound,
-            sale=sale,
-            fines=short["fines"],
-            feeding=short["feeding"],
-            expenses=short["expenses"],
-        )
+    if short is not None:
+        record_shortfall(lot.auction.pound, short, sale=sale)
     office.open_surplus_deposit(sale)
     move_lot(lot, Lot.Status.SOLD)
     LotAnimal.objects.filter(lot=lot).update(sold=True)

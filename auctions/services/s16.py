@@ -23,12 +23,13 @@ from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 
 from ..actions import Action
-from ..models import Auction, Lot, LotAnimal, S16Case, Sale, Shortfall
+from ..models import Auction, Lot, LotAnimal, S16Case, Sale
 from .common import (
     ZERO,
     allocate,
     district_account,
     feeding_account,
+    record_shortfall,
     withdraw_lots_of,
 )
 
@@ -321,13 +322,7 @@ def _post_settlement(case, *, split, by, at):
             ],
         )
     if case.shortfall:
-        Shortfall.objects.create(
-            pound=pound,
-            s16_case=case,
-            fines=short["fines"],
-            feeding=short["feeding"],
-            expenses=short["expenses"],
-        )
+        record_shortfall(pound, short, s16_case=case)
 
 
 def _return_animals(case, remaining, *, by, at):

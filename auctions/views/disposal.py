@@ -17,7 +17,7 @@ from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm
-from ..models import DisposalOrder, Lot, LotAnimal, Report
+from ..models import DisposalOrder, DisposalTerms, Lot, LotAnimal, Report
 
 
 def _orders(user):
@@ -90,15 +90,19 @@ def disposal_new(request):
         initial["animals"] = list(animals.filter(lots__pk=lot_id).values_list("pk", flat=True))
     form = DisposalForm(request.POST or None, animals=animals, initial=initial)
     if form.is_valid():
-        data = dict(form.cleaned_data)
-        chosen = list(data.pop("animals"))
+        data = form.cleaned_data
+        chosen = list(data["animals"])
         calves = Animal.objects.calves_of(chosen)
         try:
             order = services.propose_disposal(
                 pound=chosen[0].impoundment.pound,
                 animal_ids=[a.pk for a in chosen] + [c.pk for c in calves],
                 by=request.user,
-                **data,
+                reason=data["reason"],
+                mode=data["mode"],
+                recipient=data["recipient"],
+                terms=form.terms(),
+                idempotency_key=data["idempotency_key"],
             )
         except ValidationError as exc:
             add_service_errors(form, exc)
@@ -139,5 +143,10 @@ def disposal_decide(request, pk):
     return render(
         request,
         "auctions/disposal/decide.html",
-        {"order": order, "animals": animals, "form": form},
+        {
+            "order": order,
+            "terms": DisposalTerms.objects.filter(order=order).first(),
+            "animals": animals,
+            "form": form,
+        },
     )

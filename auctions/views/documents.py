@@ -14,7 +14,7 @@ from accounts.scoping import has_permission
 from kernel.documents import pdf_response
 
 from .. import documents
-from ..models import Notice, Report, S16Case, Sale
+from ..models import DisposalOrder, Notice, Report, S16Case, Sale
 
 
 def _filename(*parts):
@@ -80,3 +80,15 @@ def s16_account_pdf(request, pk):
     except documents.NotSettled as exc:
         raise Http404("The account is made when the case is settled.") from exc
     return pdf_response(pdf, _filename("s16-account", case.account_document.number))
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def disposal_order_pdf(request, pk):
+    """The District Magistrate's disposal order under the proviso to s.14, with its terms."""
+    order = get_object_or_404(
+        DisposalOrder.objects.for_user(request.user).select_related("pound"), pk=pk
+    )
+    _may_view(request, order.pound)
+    return pdf_response(
+        documents.disposal_order_pdf(order), _filename("disposal-order", order.number)
+    )

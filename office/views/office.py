@@ -101,6 +101,7 @@ def shortfall_write_off(request, pk):
             "sale__lot__auction",
             "sale__buyer",
             "s16_case__impoundment",
+            "disposal",
         ),
         pk=pk,
     )
@@ -124,6 +125,8 @@ def shortfall_write_off(request, pk):
     animals = []
     if shortfall.sale_id:
         animals = shortfall.sale.lot.animals.select_related("impoundment").order_by("pk")
+    elif shortfall.disposal_id:
+        animals = shortfall.disposal.animals.select_related("impoundment").order_by("pk")
     return render(
         request,
         "office/office/shortfall_write_off.html",

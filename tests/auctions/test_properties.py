@@ -591,13 +591,30 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate, time_machine):
                 return
             self.tick(minutes=10)
             chosen = pick_some(data, reported)
+            # A transfer (the whole dues short), or a private sale at any price (split, s.17).
+            mode = data.draw(
+                st.sampled_from([DisposalOrder.Mode.GAUSHALA, DisposalOrder.Mode.PRIVATE_SALE])
+            )
+            terms = {}
+            if mode == DisposalOrder.Mode.PRIVATE_SALE:
+                price = data.draw(st.integers(min_value=1, max_value=60000))
+                terms = {
+                    "address": "Samesi",
+                    "phone": "9415000001",
+                    "id_kind": "voter",
+                    "id_number": "UPV1234567",
+                    "price": Decimal(price),
+                    "payment_mode": "cash",
+                    "declaration_signed": True,
+                }
             services.propose_disposal(
                 pound=pound,
                 animal_ids=[a.pk for a in chosen],
                 by=clerk,
                 reason="No fair price likely",
-                mode=DisposalOrder.Mode.GAUSHALA,
-                recipient="Shri Krishna Gaushala",
+                mode=mode,
+                recipient="Shri Krishna Gaushala" if not terms else "Bhagwati Prasad Chaurasia",
+                terms=terms,
             )
 
         @precondition(some("proposed"))

@@ -31,7 +31,7 @@ from impounding.models import Animal, Impoundment
 from kernel.uploads import UploadName
 from ledger.models import PaymentMode
 
-from .bidders import Bidder, BidderQuerySet  # noqa: F401 (kept here)
+from ..bidders import Bidder, BidderQuerySet  # noqa: F401 (kept here)
 
 
 class Report(models.Model):
@@ -465,6 +465,14 @@ class Shortfall(models.Model):
     s16_case = models.OneToOneField(
         S16Case, on_delete=models.PROTECT, null=True, blank=True, related_name="shortfall_record"
     )
+    # A disposal under the proviso to s.14 whose price (if any) did not cover the dues.
+    disposal = models.OneToOneField(
+        "auctions.DisposalOrder",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="shortfall_record",
+    )
     fines = models.DecimalField(max_digits=12, decimal_places=2)
     feeding = models.DecimalField(max_digits=12, decimal_places=2)
     expenses = models.DecimalField(max_digits=12, decimal_places=2)
@@ -482,7 +490,9 @@ class Shortfall(models.Model):
         verbose_name_plural = _("shortfalls")
         constraints = [
             models.CheckConstraint(
-                condition=Q(sale__isnull=False) | Q(s16_case__isnull=False),
+                condition=Q(sale__isnull=False)
+                | Q(s16_case__isnull=False)
+                | Q(disposal__isnull=False),
                 name="shortfall_has_source",
             ),
         ]
@@ -508,6 +518,7 @@ class DisposalOrder(MakerChecker):
         GAUSHALA = "gaushala", _("Transfer to a gaushala")
         INSTITUTION = "institution", _("Transfer to an animal welfare institution")
         PRIVATE_SALE = "private_sale", _("Sale by private treaty")
+        DESTROYED = "destroyed", _("Humane destruction on a veterinary certificate")
         OTHER = "other", _("Other")
 
     pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")

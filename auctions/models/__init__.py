@@ -1,0 +1,42 @@
+"""The auctions app's models: s.14 reports and notices, auctions and s.16 cases (base), and the
+District Magistrate's proviso disposals. Import them from here, never from a submodule."""
+
+from .base import (
+    Auction,
+    AuctionConditions,
+    Bid,
+    Bidder,
+    BidderQuerySet,
+    ConditionsQuerySet,
+    DisposalOrder,
+    Lot,
+    LotAnimal,
+    LotQuerySet,
+    Notice,
+    Proclamation,
+    Report,
+    S16Case,
+    Sale,
+    Shortfall,
+)
+from .disposal import DisposalTerms
+
+__all__ = [
+    "Auction",
+    "AuctionConditions",
+    "Bid",
+    "Bidder",
+    "BidderQuerySet",
+    "ConditionsQuerySet",
+    "DisposalOrder",
+    "DisposalTerms",
+    "Lot",
+    "LotAnimal",
+    "LotQuerySet",
+    "Notice",
+    "Proclamation",
+    "Report",
+    "S16Case",
+    "Sale",
+    "Shortfall",
+]
