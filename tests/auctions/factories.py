@@ -90,11 +90,19 @@ __all__ = ["Impoundment"]
 # --- Helpers for the service tests of the sale workflow ---------------------------------------
 
 
-def ready_for_sale(*, pound, keeper, officer, animals=None, days_ago=20, posted_days_ago=9):
-    """An entry reported and under a notice whose eighth day has come: it may be sold today."""
+def ready_for_sale(
+    *, pound, keeper, officer, animals=None, days_ago=20, posted_days_ago=9, drums=True
+):
+    """An entry reported and under a notice whose eighth day has come, proclaimed by beat of
+    drum (unless not `drums`): it may be sold today."""
     entry = unclaimed_entry(pound=pound, keeper=keeper, days_ago=days_ago, animals=animals)
     report, notice = report_and_notice(
-        entry, keeper, officer, sent_days_ago=days_ago - 9, posted_days_ago=posted_days_ago
+        entry,
+        keeper,
+        officer,
+        sent_days_ago=days_ago - 9,
+        posted_days_ago=posted_days_ago,
+        drums=drums,
     )
     return entry, notice
 
