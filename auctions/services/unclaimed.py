@@ -158,6 +158,24 @@ def _notice_particulars(report, seizure_place):
         )
 
 
+def _check_posting_day(report, posted_on):
+    """The day the notice went up: not before the report was sent, nor after today. Returns
+    the day the report was sent."""
+    sent = timezone.localtime(report.sent_at).date()
+    if posted_on < sent:
+        raise ValidationError(
+            {
+                "posted_on": _("The notice cannot be posted before the report was sent (%(date)s).")
+                % {"date": sent.strftime("%d-%m-%Y")}
+            }
+        )
+    if posted_on > today():
+        raise ValidationError(
+            {"posted_on": _("Record the notice on or after the day it is posted, not before.")}
+        )
+    return sent
+
+
 @transaction.atomic
 def post_notice(*, report, by, posted_on, posted_at, seizure_place=""):
     """The officer records the day he stuck up the notice in his office: the second clock. The
@@ -174,18 +192,7 @@ def post_notice(*, report, by, posted_on, posted_at, seizure_place=""):
         raise ValidationError(_("The notice for this report is already recorded."))
     seizure_place = seizure_place.strip()
     _notice_particulars(report, seizure_place)
-    sent = timezone.localtime(report.sent_at).date()
-    if posted_on < sent:
-        raise ValidationError(
-            {
-                "posted_on": _("The notice cannot be posted before the report was sent (%(date)s).")
-                % {"date": sent.strftime("%d-%m-%Y")}
-            }
-        )
-    if posted_on > today():
-        raise ValidationError(
-            {"posted_on": _("Record the notice on or after the day it is posted, not before.")}
-        )
+    sent = _check_posting_day(report, posted_on)
     last_day, earliest = notice_dates(posted_on)
     number = serial("ntc", pound, posted_on.year)
     document = IssuedDocument.objects.issue(
