@@ -12,6 +12,7 @@ it. Every one was registered as an IssuedDocument by the service that made its r
 """
 
 import base64
+import hashlib
 import io
 import logging
 
@@ -28,8 +29,19 @@ from kernel.dates import days_between, ist_date
 from kernel.documents import Both, both, render_pdf, verification_context
 from kernel.formatting import amount_in_words
 
-from .models import Auction, DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case, Sale
+from .models import (
+    Auction,
+    DisposalOrder,
+    Lot,
+    LotAnimal,
+    Notice,
+    Proclamation,
+    Report,
+    S16Case,
+    Sale,
+)
 from .services import allocate
+from .services.order import DRUMS, notice_of
 
 log = logging.getLogger(__name__)
 
@@ -100,12 +112,48 @@ def _seizure_place(entry):
     return {"place": entry.seizure_place, "village": _named(village) if village else None}
 
 
-def _public_seizure_place(entry):
-    """The place of seizure as a public notice may give it (s.14(b)): the village chosen from
-    the list, and the description the keeper confirmed fit to publish; never the free text of
-    the register, which may name the owner's field (docs/domain.md §3, as the board)."""
+def _public_seizure_place(notice):
+    """The place of seizure as the notice gives it (s.14(b)): the village chosen from the list,
+    and the place the officer stated when posting it or else the description the keeper
+    confirmed fit to publish; never the free text of the register, which may name the owner's
+    field (docs/domain.md §3, as the board)."""
+    entry = notice.report.impoundment
     village = entry.seizure_village
-    return {"place": entry.notice_description, "village": _named(village) if village else None}
+    place = notice.seizure_place or entry.notice_description
+    return {"place": place, "village": _named(village) if village else None}
+
+
+def _drums(notice, *, on=None):
+    """The proclamations of the notice by beat of drum as recorded (s.14): in the village or at
+    the market-place, where, when and by whom; those made by `on`, when given. Nothing is said
+    of a drum no one recorded."""
+    made = notice.proclamations.filter(channel__in=DRUMS).select_related("village")
+    if on is not None:
+        made = made.filter(made_on__lte=on)
+    rows = []
+    for p in made.order_by("made_on", "pk"):
+        village = _named(p.village)
+        rows.append(
+            {
+                "in_village": p.channel == Proclamation.Channel.DRUM_VILLAGE,
+                "where": Both(
+                    ", ".join(x for x in (p.place, village.en if village else "") if x),
+                    ", ".join(x for x in (p.place, village.hi if village else "") if x),
+                ),
+                "on": p.made_on,
+                "by": p.made_by,
+            }
+        )
+    return rows
+
+
+def notice_basis(notice):
+    """What a drawing of the notice depends on besides the notice itself: its drum
+    proclamations. "" before any is recorded, so the notice as posted is the one kept; a
+    download after a proclamation is drawn afresh with it (IssuedDocument.objects.kept_pdf)."""
+    facts = notice.proclamations.filter(channel__in=DRUMS).order_by("pk")
+    facts = list(facts.values_list("pk", "channel", "made_on", "place", "village_id", "made_by"))
+    return hashlib.sha256(repr(facts).encode()).hexdigest() if facts else ""
 
 
 # s.14: the pound-keeper's report to the officer --------------------------------------------
@@ -183,7 +231,8 @@ def notice_pdf(notice):
         "layout": _poster_layout(len(animals)),
         "dense": len(animals) > 6,
         "officer": _addressee(report),
-        "seizure": _public_seizure_place(entry),
+        "seizure": _public_seizure_place(notice),
+        "drums": _drums(notice),
         "pound": notice.pound,
         **letterhead(IssuedDocument.Kind.S14_NOTICE, pound=notice.pound),
         **verification_context(notice.document),
@@ -192,6 +241,18 @@ def notice_pdf(notice):
 
 
 # ss.14, 16 and 19: the certificate of sale to the purchaser --------------------------------
+
+
+def _proclaimed(lot, sale):
+    """The notices the lot's animals were sold under (s.14), each with its posting and its drum
+    proclamations made by the day of sale, as recorded."""
+    day = timezone.localtime(sale.sold_at).date()
+    notices = {}
+    for animal in Animal.objects.filter(lotanimal__lot=lot).order_by("pk"):
+        notice = notice_of(animal)
+        if notice is not None and notice.pk not in notices:
+            notices[notice.pk] = {"notice": notice, "drums": _drums(notice, on=day)}
+    return list(notices.values())
 
 
 def sale_certificate_pdf(sale):
@@ -220,6 +281,7 @@ def sale_certificate_pdf(sale):
         animals.append(row)
     buyer = sale.buyer
     context = {
+        "proclaimed": _proclaimed(lot, sale) if auction.kind == Auction.Kind.UNCLAIMED else [],
         "sale": sale,
         "lot": lot,
         "auction": auction,

@@ -33,5 +33,10 @@ def keep_report_pdf(report_id):
 def keep_notice_pdf(notice_id):
     """Draw and keep the s.14 notice, photos and all; its size in bytes is the task's result."""
     notice = Notice.objects.select_related("pound", "document").get(pk=notice_id)
-    draw = _documents().notice_pdf
-    return len(IssuedDocument.objects.kept_pdf(notice.document, lambda: draw(notice)))
+    documents = _documents()
+    pdf = IssuedDocument.objects.kept_pdf(
+        notice.document,
+        lambda: documents.notice_pdf(notice),
+        basis=documents.notice_basis(notice),
+    )
+    return len(pdf)

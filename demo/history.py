@@ -229,12 +229,27 @@ def _sell_or_dispose(entry, pound, staff, rng, now):
     if sale_at > now - timedelta(hours=1):
         return
     report = sales.send_report(entry=entry, by=staff.keeper, at=report_at)
-    sales.post_notice(
+    notice = sales.post_notice(
         report=report,
         by=staff.officer,
         posted_on=notice_day,
         posted_at=f"Notice board, {pound.nearest_police_station.name} PS",
+        # The register's place is not for publishing: the officer states it on the notice.
+        seizure_place="Fields beside the village road",
     )
+    # Proclaimed by beat of drum in the village and at the market-place (s.14).
+    for channel, place, day in (
+        ("drum_village", "Village chaupal", notice_day),
+        ("drum_market", "Weekly haat, Dewa", notice_day + timedelta(days=1)),
+    ):
+        sales.record_proclamation(
+            notice=notice,
+            by=staff.officer,
+            channel=channel,
+            made_on=day,
+            made_by="Village chowkidar",
+            place=place,
+        )
     animals = [a for a in entry.animals.order_by("pk") if a.state == AnimalState.IMPOUNDED]
     if not animals:
         return

@@ -184,7 +184,9 @@ def _seed_auction_today(cast):
         ],
     )
     notice = _reported(cast, entry, sent_days_ago=12, posted_days_ago=10)
+    # Proclaimed in the village and at the market-place before the auction is scheduled (s.14).
     _drum(cast, notice, "drum_village", notice.posted_on, "Gosainganj chaupal", cast.village)
+    _drum(cast, notice, "drum_market", notice.posted_on, "Nigohan weekly market")
     bullock, goat = entry.animals.order_by("number")
     auction = services.schedule_auction(
         pound=cast.pound,
@@ -204,7 +206,11 @@ def _seed_auction_today(cast):
 def _seed_sold(cast):
     """Sold earlier: a cow sold at auction, surplus held by the District Magistrate (s.17)."""
     entry = _old_entry(cast, 30, [animal(Species.CATTLE, F, ADULT, "White", "Tag 44 torn")])
-    _reported(cast, entry, sent_days_ago=22, posted_days_ago=20)
+    notice = _reported(cast, entry, sent_days_ago=22, posted_days_ago=20)
+    _drum(cast, notice, "drum_village", notice.posted_on, "Gosainganj chaupal", cast.village)
+    _drum(
+        cast, notice, "drum_market", notice.posted_on + timedelta(days=1), "Nigohan weekly market"
+    )
     sold = services.schedule_auction(
         pound=cast.pound,
         kind=Auction.Kind.UNCLAIMED,

@@ -298,6 +298,7 @@ def s14_report_and_notice(a, b, keeper, officer, outsider, entry_pk):
         data={
             "posted_on": timezone.localdate().isoformat(),
             "posted_at": "Notice board, Police Station office",
+            "seizure_place": "Canal road near the bridge",
             "csrfmiddlewaretoken": token,
         },
         allow_redirects=False,

@@ -22,10 +22,11 @@ class ReportSendForm(forms.Form):
 class NoticeForm(forms.ModelForm):
     class Meta:
         model = Notice
-        fields = ["posted_on", "posted_at"]
+        fields = ["posted_on", "posted_at", "seizure_place"]
         labels = {
             "posted_on": _("Date the notice was stuck up"),
             "posted_at": _("Where it was stuck up"),
+            "seizure_place": _("Place where the cattle were seized, as the notice states it"),
         }
         help_texts = {
             "posted_on": _(
@@ -44,6 +45,17 @@ class NoticeForm(forms.ModelForm):
         self.fields["posted_at"].initial = _("Notice board, %(station)s office") % {
             "station": station
         }
+        entry = report.impoundment
+        if entry.notice_description or entry.seizure_village_id:
+            self.fields["seizure_place"].help_text = _(
+                "Optional: the notice gives the place the register confirmed fit to publish. "
+                "State it here only if that is vague, without anyone's name."
+            )
+        else:
+            self.fields["seizure_place"].help_text = _(
+                "The register gives no place fit to publish: state where the cattle were seized "
+                "(s.14(b)), for example the road or landmark, without anyone's name."
+            )
         self.fields["posted_on"].widget.attrs.update(
             {
                 "min": timezone.localtime(report.sent_at).date().isoformat(),

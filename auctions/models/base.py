@@ -87,6 +87,9 @@ class Notice(models.Model):
     posted_at = models.CharField(
         _("posted at"), max_length=200, help_text=_("The office where the notice was stuck up.")
     )
+    # (b) in the officer's words, when the register gave no place the notice may publish: stated
+    # by `recorded_by` when he posted the notice (docs/domain.md §1.1).
+    seizure_place = models.CharField(_("place of seizure"), max_length=200, blank=True)
     last_day_to_claim = models.DateField(_("last day to claim"))
     earliest_sale = models.DateField(_("earliest day of sale"))
     recorded_at = models.DateTimeField(default=timezone.now)

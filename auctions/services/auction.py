@@ -24,6 +24,7 @@ from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
 from ..staffcheck import staff_matches
 from .common import ZERO, before_the_hour, move_lot, serial, withdraw_lots_of
+from .order import check_s14_order
 from .s16 import s16_gap_message
 from .unclaimed import conditions_on
 
@@ -90,7 +91,7 @@ def schedule_auction(
     animals = _lock_offered(pound, lots)
     _lot_groups(animals, lots)
     if kind == Auction.Kind.UNCLAIMED:
-        _check_s14_day(animals, day)
+        _check_s14_day(animals, day, scheduled_on=timezone.localtime(at).date())
     else:
         _check_s16_day(s16_case, animals, conditions, day)
     auction = Auction.objects.create(
@@ -178,48 +179,15 @@ def _lock_offered(pound, lots):
     return animals
 
 
-def _check_s14_day(animals, day):
-    """A s.14 sale: each animal under a notice whose seven days of claim have run out by `day`."""
+def _check_s14_day(animals, day, *, scheduled_on):
+    """A s.14 sale: each animal under a notice proclaimed by beat of drum in the village and at
+    the market-place by the day it is `scheduled_on`, whose seven days of claim have run out by
+    `day` (`order.py`)."""
     # The owner appeared: his animals are sold under s.16, with the balance to him.
     open_cases = S16Case.objects.filter(animals__in=animals)
     if open_cases.exclude(status=S16Case.Status.CLOSED).exists():
         raise ValidationError({"lots": _("A s.16 sale is already open for these animals.")})
-    notices = {a.pk: Notice.objects.filter(report__animals=a).first() for a in animals}
-    for animal in animals:
-        notice = notices[animal.pk]
-        if notice is None and animal.dam_id:
-            # A calf born after the report goes under its dam's notice.
-            notice = (
-                notices.get(animal.dam_id)
-                or Notice.objects.filter(report__animals=animal.dam_id).first()
-            )
-        if notice is None:
-            raise ValidationError(
-                {
-                    "lots": _(
-                        "Animal %(animal)s has no notice under s.14: report it and have "
-                        "the notice "
-                        "posted first."
-                    )
-                    % {"animal": animal.reference}
-                }
-            )
-        if day < notice.earliest_sale:
-            raise ValidationError(
-                {
-                    "scheduled_for": _(
-                        "The earliest lawful date of sale for %(animal)s is %(date)s: "
-                        "the notice was "
-                        "posted on %(posted)s and the owner has seven days after it to claim "
-                        "(s.14)."
-                    )
-                    % {
-                        "animal": animal.reference,
-                        "date": notice.earliest_sale.strftime("%d-%m-%Y"),
-                        "posted": notice.posted_on.strftime("%d-%m-%Y"),
-                    }
-                }
-            )
+    check_s14_order(animals, day, proclaimed_by=scheduled_on)
 
 
 def _check_s16_day(case, animals, conditions, day):

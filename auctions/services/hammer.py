@@ -27,7 +27,7 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind
 from office import services as office
 
 from ..actions import Action
-from ..models import Auction, Bidder, Lot, LotAnimal, Notice, S16Case, Sale
+from ..models import Auction, Bidder, Lot, LotAnimal, S16Case, Sale
 from .auction import assert_may_buy
 from .common import (
     ZERO,
@@ -39,6 +39,7 @@ from .common import (
     split_dues,
     withdraw,
 )
+from .order import check_s14_order
 from .s16 import check_s16_covered, s16_gap_message
 
 
@@ -194,19 +195,11 @@ def _check_sale_time(lot, *, case, animals, at):
     if refusal:
         raise ValidationError(refusal)
     if auction.kind == Auction.Kind.UNCLAIMED:
-        day = timezone.localtime(at).date()
-        for animal in animals:
-            notice = (
-                Notice.objects.filter(report__animals=animal).first()
-                or Notice.objects.filter(report__animals=animal.dam_id).first()
-            )
-            if notice is None or day < notice.earliest_sale:
-                raise ValidationError(
-                    _(
-                        "This lot cannot lawfully be sold before the eighth day "
-                        "after its notice (s.14)."
-                    )
-                )
+        # The whole order of s.14 again, not only the day: the notice, both drums, seven days.
+        try:
+            check_s14_order(animals, timezone.localtime(at).date())
+        except ValidationError as refusal:
+            raise ValidationError(refusal.messages) from None
     if case is not None:
         if case.status != S16Case.Status.OPEN:
             raise ValidationError(_("The dues are already covered: no more lots are sold (s.16)."))

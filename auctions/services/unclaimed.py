@@ -124,16 +124,43 @@ def send_report(*, entry, by, at=None):
 # --- The second clock: notice and proclamation (s.14) ---------------------------------------
 
 
-@transaction.atomic
-def post_notice(*, report, by, posted_on, posted_at):
-    """The officer records the day he stuck up the notice in his office: the second clock."""
-    report = (
-        Report.objects.select_for_update(of=("self",)).select_related("pound").get(pk=report.pk)
-    )
-    pound = report.pound
-    authorise(by, Permission.HANDLE_UNCLAIMED, pound)
-    if hasattr(report, "notice"):
-        raise ValidationError(_("The notice for this report is already recorded."))
+def _notice_particulars(report, seizure_place):
+    """What the notice must state (s.14): (a) the number and description of the cattle, (b) the
+    place where they were seized, (c) the place where they are impounded. (b) is the place the
+    register gave fit to publish (the description confirmed at intake, or the village chosen
+    from the list), or else the one the officer states now; a stated place names no one."""
+    entry = report.impoundment
+    animals = list(report.animals.all())
+    if not animals or any(not (a.species and a.colour.strip()) for a in animals):
+        raise ValidationError(
+            _("The notice needs the number and description of the cattle (a): complete them.")
+        )
+    if not report.pound.name.strip():
+        raise ValidationError(_("The notice needs the place where the cattle are impounded (c)."))
+    if seizure_place:
+        if entry.names_someone(seizure_place):
+            raise ValidationError(
+                {
+                    "seizure_place": _(
+                        "Give the place without the owner's or the seizer's name: the notice "
+                        "is public (s.14)."
+                    )
+                }
+            )
+    elif not (entry.notice_description.strip() or entry.seizure_village_id):
+        raise ValidationError(
+            {
+                "seizure_place": _(
+                    "The register gives no place of seizure fit to publish: state where the cattle "
+                    "were seized (b), without anyone's name."
+                )
+            }
+        )
+
+
+def _check_posting_day(report, posted_on):
+    """The day the notice went up: not before the report was sent, nor after today. Returns
+    the day the report was sent."""
     sent = timezone.localtime(report.sent_at).date()
     if posted_on < sent:
         raise ValidationError(
@@ -146,6 +173,26 @@ def post_notice(*, report, by, posted_on, posted_at):
         raise ValidationError(
             {"posted_on": _("Record the notice on or after the day it is posted, not before.")}
         )
+    return sent
+
+
+@transaction.atomic
+def post_notice(*, report, by, posted_on, posted_at, seizure_place=""):
+    """The officer records the day he stuck up the notice in his office: the second clock. The
+    notice states (a), (b) and (c) of s.14; `seizure_place` is (b) in his words, required when
+    the register gave none fit to publish."""
+    report = (
+        Report.objects.select_for_update(of=("self",))
+        .select_related("pound", "impoundment")
+        .get(pk=report.pk)
+    )
+    pound = report.pound
+    authorise(by, Permission.HANDLE_UNCLAIMED, pound)
+    if hasattr(report, "notice"):
+        raise ValidationError(_("The notice for this report is already recorded."))
+    seizure_place = seizure_place.strip()
+    _notice_particulars(report, seizure_place)
+    sent = _check_posting_day(report, posted_on)
     last_day, earliest = notice_dates(posted_on)
     number = serial("ntc", pound, posted_on.year)
     document = IssuedDocument.objects.issue(
@@ -161,6 +208,7 @@ def post_notice(*, report, by, posted_on, posted_at):
         number=number,
         posted_on=posted_on,
         posted_at=posted_at,
+        seizure_place=seizure_place,
         last_day_to_claim=last_day,
         earliest_sale=earliest,
         recorded_by=by,
@@ -190,6 +238,8 @@ def post_notice(*, report, by, posted_on, posted_at):
             "last_day": last_day,
             "earliest_sale": earliest,
             "days_after_report": late,
+            # (b) as the officer stated it, when the register gave none fit to publish.
+            "seizure_place_stated": seizure_place,
         },
     )
     todos.close(f"notice_due:{report.pk}")

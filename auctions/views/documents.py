@@ -44,7 +44,11 @@ def notice_pdf(request, pk):
         Notice.objects.for_user(request.user).select_related("pound", "document"), pk=pk
     )
     _may_view(request, notice.pound)
-    pdf = IssuedDocument.objects.kept_pdf(notice.document, lambda: documents.notice_pdf(notice))
+    pdf = IssuedDocument.objects.kept_pdf(
+        notice.document,
+        lambda: documents.notice_pdf(notice),
+        basis=documents.notice_basis(notice),
+    )
     return pdf_response(pdf, _filename("notice", notice.number))
 
 

@@ -136,18 +136,25 @@ class Impoundment(models.Model):
         # personal data: refuse it when it names the owner or the seizer (a name of at least
         # four letters, matched as whole words).
         for field in ("seizure_place", "notice_description"):
-            text = " ".join(re.findall(r"\w+", getattr(self, field).casefold()))
-            for name in (self.owner_name, self.seizer_name):
-                words = " ".join(re.findall(r"\w+", name.casefold()))
-                if len(words.replace(" ", "")) >= 4 and f" {words} " in f" {text} ":
-                    raise ValidationError(
-                        {
-                            field: _(
-                                "Give the place without the owner's or the seizer's name: the "
-                                "public notice board shows it (s.14)."
-                            )
-                        }
-                    )
+            if self.names_someone(getattr(self, field)):
+                raise ValidationError(
+                    {
+                        field: _(
+                            "Give the place without the owner's or the seizer's name: the "
+                            "public notice board shows it (s.14)."
+                        )
+                    }
+                )
+
+    def names_someone(self, text):
+        """Whether `text` names the owner or the seizer (a name of at least four letters,
+        matched as whole words): a place for the public notice or board must not."""
+        text = " ".join(re.findall(r"\w+", text.casefold()))
+        for name in (self.owner_name, self.seizer_name):
+            words = " ".join(re.findall(r"\w+", name.casefold()))
+            if len(words.replace(" ", "")) >= 4 and f" {words} " in f" {text} ":
+                return True
+        return False
 
     @property
     def district_id(self):

@@ -80,7 +80,7 @@ def entry(pound, pound_keeper, tariffs):
 @pytest.fixture
 def notice(entry, pound_keeper, police_officer):
     _report, notice = report_and_notice(
-        entry, pound_keeper, police_officer, sent_days_ago=1, posted_days_ago=0
+        entry, pound_keeper, police_officer, sent_days_ago=1, posted_days_ago=0, drums=False
     )
     return notice
 
@@ -285,7 +285,7 @@ def test_same_key_on_another_notice_is_another_operation(
     """The key is for one request: sent to another record's path, it is refused."""
     second_entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=10)
     _r, second = report_and_notice(
-        second_entry, pound_keeper, police_officer, sent_days_ago=1, posted_days_ago=0
+        second_entry, pound_keeper, police_officer, sent_days_ago=1, posted_days_ago=0, drums=False
     )
     headers = bearer(police_officer)
     post(client, proclamations_url(notice), drum(), police_officer, headers=headers)

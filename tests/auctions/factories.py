@@ -39,17 +39,49 @@ def unclaimed_entry(*, pound, keeper, days_ago=20, animals=None):
     return make_entry(pound=pound, by=keeper, animals=animals or [cow()], arrived_at=arrived)
 
 
-def report_and_notice(entry, keeper, officer, *, sent_days_ago, posted_days_ago):
+def report_and_notice(
+    entry, keeper, officer, *, sent_days_ago, posted_days_ago, drums=True, **notice_fields
+):
+    """The report sent and the notice posted; with `drums`, proclaimed by beat of drum in the
+    village and at the market-place on the day it was posted, as s.14 requires before a sale.
+    An entry whose register gives no place fit to publish has it stated on the notice."""
     report = services.send_report(
         entry=entry, by=keeper, at=timezone.now() - timedelta(days=sent_days_ago)
     )
+    entry.refresh_from_db(fields=["notice_description", "seizure_village"])
+    if not (entry.notice_description or entry.seizure_village_id):
+        notice_fields.setdefault("seizure_place", "Canal road near the bridge")
     notice = services.post_notice(
         report=report,
         by=officer,
         posted_on=timezone.localdate() - timedelta(days=posted_days_ago),
         posted_at="Notice board, PS office",
+        **notice_fields,
     )
+    if drums:
+        proclaim(notice, officer)
     return report, notice
+
+
+DRUM_PLACES = {"drum_village": "Chaupal of the village", "drum_market": "Mohanlalganj haat"}
+
+
+def proclaim(
+    notice, by, *, channels=tuple(DRUM_PLACES), made_on=None, made_by="Ramesh, village chowkidar"
+):
+    """The notice proclaimed by beat of drum (s.14): in the village and at the market-place by
+    default, on the day it was posted (or `made_on`)."""
+    return [
+        services.record_proclamation(
+            notice=notice,
+            by=by,
+            channel=channel,
+            made_on=made_on or notice.posted_on,
+            made_by=made_by,
+            place=DRUM_PLACES[channel],
+        )
+        for channel in channels
+    ]
 
 
 __all__ = ["Impoundment"]
@@ -58,11 +90,19 @@ __all__ = ["Impoundment"]
 # --- Helpers for the service tests of the sale workflow ---------------------------------------
 
 
-def ready_for_sale(*, pound, keeper, officer, animals=None, days_ago=20, posted_days_ago=9):
-    """An entry reported and under a notice whose eighth day has come: it may be sold today."""
+def ready_for_sale(
+    *, pound, keeper, officer, animals=None, days_ago=20, posted_days_ago=9, drums=True
+):
+    """An entry reported and under a notice whose eighth day has come, proclaimed by beat of
+    drum (unless not `drums`): it may be sold today."""
     entry = unclaimed_entry(pound=pound, keeper=keeper, days_ago=days_ago, animals=animals)
     report, notice = report_and_notice(
-        entry, keeper, officer, sent_days_ago=days_ago - 9, posted_days_ago=posted_days_ago
+        entry,
+        keeper,
+        officer,
+        sent_days_ago=days_ago - 9,
+        posted_days_ago=posted_days_ago,
+        drums=drums,
     )
     return entry, notice
 

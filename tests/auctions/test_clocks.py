@@ -21,7 +21,7 @@ from kernel.events import verify_chain
 from kernel.models import Event
 from ledger.checks import run_checks
 from tests.accounts.factories import UserFactory, staff
-from tests.auctions.factories import conditions, schedule, unclaimed_entry
+from tests.auctions.factories import conditions, proclaim, schedule, unclaimed_entry
 from tests.impounding.factories import cow, goat, make_entry, pay
 
 IST = ZoneInfo("Asia/Kolkata")
@@ -187,12 +187,14 @@ def test_calf_born_after_its_dam_was_reported_goes_under_her_notice(
     with pytest.raises(ValidationError, match="No animal of this entry is left"):
         services.send_report(entry=entry, by=pound_keeper)
     report = Report.objects.get()
-    services.post_notice(
+    notice = services.post_notice(
         report=report,
         by=police_officer,
         posted_on=timezone.localdate() - timedelta(days=9),
         posted_at="PS office",
+        seizure_place="Canal road",
     )
+    proclaim(notice, police_officer)
     auction = schedule(pound, police_officer, [[dam, calf]])
     assert set(auction.lots.get().animals.all()) == {dam, calf}
 
@@ -237,6 +239,7 @@ def test_notice_posting_before_the_report_refused(pound, pound_keeper, police_of
             by=police_officer,
             posted_on=timezone.localdate() - timedelta(days=3),
             posted_at="PS office",
+            seizure_place="Canal road",
         )
 
     assert fmt(timezone.localtime(sent).date()) in refused.value.message_dict["posted_on"][0]
@@ -254,6 +257,7 @@ def test_notice_dated_in_the_future_refused(pound, pound_keeper, police_officer,
             by=police_officer,
             posted_on=timezone.localdate() + timedelta(days=1),
             posted_at="PS office",
+            seizure_place="Canal road",
         )
 
     assert "posted_on" in refused.value.message_dict
@@ -267,12 +271,30 @@ def test_notice_posted_only_by_the_officer_and_only_once(
     report = services.send_report(entry=entry, by=pound_keeper)
     today = timezone.localdate()
     with pytest.raises(PermissionDenied):
-        services.post_notice(report=report, by=pound_keeper, posted_on=today, posted_at="PS")
-    services.post_notice(report=report, by=police_officer, posted_on=today, posted_at="PS")
+        services.post_notice(
+            report=report,
+            by=pound_keeper,
+            posted_on=today,
+            posted_at="PS",
+            seizure_place="Canal road",
+        )
+    services.post_notice(
+        report=report,
+        by=police_officer,
+        posted_on=today,
+        posted_at="PS",
+        seizure_place="Canal road",
+    )
     before = written()
 
     with pytest.raises(ValidationError, match="already recorded"):
-        services.post_notice(report=report, by=police_officer, posted_on=today, posted_at="PS")
+        services.post_notice(
+            report=report,
+            by=police_officer,
+            posted_on=today,
+            posted_at="PS",
+            seizure_place="Canal road",
+        )
 
     assert written() == before
 
@@ -288,8 +310,13 @@ def test_notice_posted_late_is_lawful_and_the_sale_clock_runs_from_the_posting(
     posted_on = timezone.localdate() - timedelta(days=5)
 
     notice = services.post_notice(
-        report=report, by=police_officer, posted_on=posted_on, posted_at="PS office"
+        report=report,
+        by=police_officer,
+        posted_on=posted_on,
+        posted_at="PS office",
+        seizure_place="Canal road",
     )
+    proclaim(notice, police_officer)
 
     event = Event.objects.get(action="s14.notice_posted")
     assert (event.section, event.impoundment_id) == ("s.14", entry.pk)
@@ -339,8 +366,13 @@ def test_notice_dates_are_n_plus_7_to_claim_and_n_plus_8_to_sell(
     report = services.send_report(entry=entry, by=pound_keeper)
 
     notice = services.post_notice(
-        report=report, by=police_officer, posted_on=posted_on, posted_at="PS office"
+        report=report,
+        by=police_officer,
+        posted_on=posted_on,
+        posted_at="PS office",
+        seizure_place="Canal road",
     )
+    proclaim(notice, police_officer)
 
     assert notice_dates(posted_on) == (last_day, earliest)
     assert (notice.last_day_to_claim, notice.earliest_sale) == (last_day, earliest)

@@ -328,18 +328,25 @@ def test_notice_poster_gives_the_confirmed_description_never_the_free_text(
         assert f"village {entry.seizure_village.name}" in text
 
 
-def test_notice_poster_without_a_confirmed_description_sends_the_reader_to_the_pound(
+def test_notice_poster_without_a_confirmed_description_gives_the_place_the_officer_stated(
     pound, pound_keeper, police_officer, standing_order, tmp_path
 ):
+    """(b) is never left to "ask at the pound": the officer states the place when posting."""
     entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
     Impoundment.objects.filter(pk=entry.pk).update(seizure_village=None)
     _report, notice = report_and_notice(
-        entry, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9
+        entry,
+        pound_keeper,
+        police_officer,
+        sent_days_ago=11,
+        posted_days_ago=9,
+        seizure_place="Grazing ground by the canal bridge",
     )
     text = " ".join(_text(documents.notice_pdf(notice), tmp_path).split())
 
     assert "Field near the canal" not in text
-    assert "Ask at the pound (c)." in text
+    assert "Grazing ground by the canal bridge" in text
+    assert "Ask at the pound" not in text
 
 
 def test_notice_poster_shows_photos_and_skips_a_missing_one(unclaimed, tmp_path):

@@ -57,7 +57,7 @@ from kernel.models import Event
 from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from tests.auctions.factories import conditions
+from tests.auctions.factories import conditions, proclaim
 from tests.impounding.factories import cow, goat, make_entry, pay, set_tariffs
 
 IST = ZoneInfo("Asia/Kolkata")
@@ -239,12 +239,14 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate, time_machine):
                 animals=[cow(), cow(), goat()],
             )
             report = services.send_report(entry=ready, by=keeper, at=now - timedelta(days=16))
-            services.post_notice(
+            notice = services.post_notice(
                 report=report,
                 by=officer,
                 posted_on=self.today() - timedelta(days=15),
                 posted_at="PS office",
+                seizure_place="Canal road",
             )
+            proclaim(notice, officer)
             impounding.record_birth(
                 dam=ready.animals.get(number=1),
                 by=keeper,
@@ -352,7 +354,11 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate, time_machine):
             late = data.draw(st.integers(0, (self.today() - sent).days))
             posted_on = self.today() - timedelta(days=late)
             notice = services.post_notice(
-                report=report, by=officer, posted_on=posted_on, posted_at="PS office"
+                report=report,
+                by=officer,
+                posted_on=posted_on,
+                posted_at="PS office",
+                seizure_place="Canal road",
             )
             assert notice.earliest_sale == posted_on + timedelta(days=8)
 
@@ -376,7 +382,12 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate, time_machine):
         @rule(data=st.data())
         def schedule_s14(self, data):
             today = self.today()
-            notices = Notice.objects.filter(earliest_sale__lte=today)
+            # Lawful only under a notice proclaimed by beat of drum in both places (s.14).
+            notices = (
+                Notice.objects.filter(earliest_sale__lte=today)
+                .filter(proclamations__channel="drum_village")
+                .filter(proclamations__channel="drum_market")
+            )
             candidates = list(
                 animals.filter(state=AnimalState.IMPOUNDED)
                 .filter(Q(reports__notice__in=notices) | Q(dam__reports__notice__in=notices))

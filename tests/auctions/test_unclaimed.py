@@ -179,7 +179,7 @@ def test_claim_of_a_dam_withdraws_her_lot_with_the_calf(
 def notice(pound, pound_keeper, police_officer, tariffs):
     entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=14)
     _report, notice = report_and_notice(
-        entry, pound_keeper, police_officer, sent_days_ago=5, posted_days_ago=4
+        entry, pound_keeper, police_officer, sent_days_ago=5, posted_days_ago=4, drums=False
     )
     return notice
 

@@ -991,11 +991,20 @@ def test_schedule_page_without_lots_has_no_schedule_button(client, police_office
     assert "Schedule the auction</button>" not in page
 
 
-def test_after_both_drums_the_next_step_is_scheduling(client, police_officer, noticed):
-    _entry, report, notice = noticed
+def test_after_both_drums_the_next_step_is_scheduling(
+    client, police_officer, pound, pound_keeper, conds, tariffs
+):
+    entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
+    report, notice = report_and_notice(
+        entry, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9, drums=False
+    )
     client.force_login(police_officer)
     url = reverse("auctions:report", args=[report.pk])
-    assert 'id="drums-done"' not in client.get(url).content.decode()
+    before = client.get(url).content.decode()
+    assert 'id="drums-done"' not in before
+    # No way offered to a scheduling the service would refuse (s.14): the drums come first.
+    assert 'id="drums-first"' in before
+    assert f"?report={report.pk}" not in before
     for channel in ("drum_village", "drum_market"):
         services.record_proclamation(
             notice=notice,

@@ -53,6 +53,7 @@ def notice(report, police_officer):
         by=police_officer,
         posted_on=timezone.localdate(),
         posted_at="Notice board, Police Station office",
+        seizure_place="Canal road",
     )
 
 
@@ -477,6 +478,7 @@ def notice_data(**kw):
     return {
         "posted_on": timezone.localdate().isoformat(),
         "posted_at": "Notice board, Police Station office",
+        "seizure_place": "Canal road near the bridge",
     } | kw
 
 
@@ -552,6 +554,9 @@ def test_notice_post_records_the_notice_and_its_event(client, police_officer, re
         ({"posted_on": "2020-01-01"}, "posted_on", "before the report was sent"),
         ({"posted_on": ""}, "posted_on", "This field is required."),
         ({"posted_at": ""}, "posted_at", "This field is required."),
+        # The register gave no place fit to publish: (b) is stated here, or nothing is posted.
+        ({"seizure_place": ""}, "seizure_place", "state where the cattle were seized (b)"),
+        ({"seizure_place": "Field of Shyam Lal"}, "seizure_place", "without the owner's"),
     ],
 )
 def test_notice_post_refused_shows_the_error_beside_the_field_and_writes_nothing(

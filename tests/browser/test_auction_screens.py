@@ -37,6 +37,10 @@ def test_auction_screens_are_accessible(
     early_report, early_notice = report_and_notice(
         early, pound_keeper, police_officer, sent_days_ago=3, posted_days_ago=3
     )
+    silent = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
+    silent_report, _silent_notice = report_and_notice(
+        silent, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9, drums=False
+    )
     base = live_server.url
 
     # The DM's office records new conditions of sale.
@@ -61,6 +65,17 @@ def test_auction_screens_are_accessible(
     lawful = early_notice.earliest_sale.strftime("%d-%m-%Y")
     assert page.get_by_text(re.compile(f"earliest lawful date .* is {lawful}")).first.is_visible()
     look(page, "schedule-too-early")
+
+    # No drum recorded: refused at the top of the page, in the error summary (s.14).
+    page.goto(base + reverse("auctions:auction_new") + f"?report={silent_report.pk}")
+    page.get_by_label("Date and time of sale (IST)").fill(
+        timezone.localtime(timezone.now() + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M")
+    )
+    page.get_by_role("button", name="Schedule the auction").click()
+    page.wait_for_load_state()
+    summary = page.locator("[data-error-summary]")
+    assert summary.get_by_text(re.compile("not been proclaimed by beat of drum")).is_visible()
+    look(page, "schedule-no-drums")
 
     # The ready one is scheduled; a staff member's namesake registers and is blocked.
     page.goto(base + reverse("auctions:auction_new") + f"?report={report.pk}")

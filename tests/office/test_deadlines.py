@@ -258,7 +258,11 @@ def test_each_to_do_closes_when_its_condition_goes_away(
 
     auctions.send_report(entry=world.unreported, by=pound_keeper)
     auctions.post_notice(
-        report=world.report, by=police_officer, posted_on=today, posted_at="Notice board"
+        report=world.report,
+        by=police_officer,
+        posted_on=today,
+        posted_at="Notice board",
+        seizure_place="Canal road",
     )
     schedule(pound, police_officer, [[world.for_sale.animals.get()]])
     office.confirm_deposit_application(deposit=world.deposit, by=magistrate)

@@ -46,7 +46,7 @@ from ledger.models import Transaction, TransactionKind
 from office import services as office
 from office.deadlines import run
 from office.models import Remittance, SurplusClaim, SurplusDeposit
-from tests.auctions.factories import conditions, register
+from tests.auctions.factories import conditions, proclaim, register
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
 from tests.office.factories import noon
 
@@ -132,12 +132,14 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate):
                     pound=pound, by=keeper, arrived_at=old, seized_at=old - timedelta(hours=3)
                 )
                 report = auctions.send_report(entry=entry, by=keeper, at=START - timedelta(days=11))
-                auctions.post_notice(
+                notice = auctions.post_notice(
                     report=report,
                     by=officer,
                     posted_on=(START - timedelta(days=9)).date(),
                     posted_at="Notice board",
+                    seizure_place="Canal road",
                 )
+                proclaim(notice, officer)
             sale = self.sell(entry.animals.get(), "surplus", mode)
             office.receive_surplus(deposit=sale.surplus_deposit, by=clerk, received_on=self.today())
             at = self.tick(hours)
@@ -290,9 +292,14 @@ def make_machine(*, pound, keeper, officer, clerk, magistrate):
             """Every entry whose claim week has run out is reported, and its notice posted."""
             for row in reports_due([pound.pk], self.today()):
                 report = auctions.send_report(entry=row["entry"], by=keeper)
-                auctions.post_notice(
-                    report=report, by=officer, posted_on=self.today(), posted_at="Notice board"
+                notice = auctions.post_notice(
+                    report=report,
+                    by=officer,
+                    posted_on=self.today(),
+                    posted_at="Notice board",
+                    seizure_place="Canal road",
                 )
+                proclaim(notice, officer)
 
         @precondition(lambda self: self.available()["inside"])
         @rule(
