@@ -72,13 +72,18 @@ def schedule_auction(
     s16_case=None,
     reserve_prices=None,
     at=None,
+    idempotency_key=None,
 ):
     """Schedule a public auction. `lots` is a list of lists of animal ids, in the order of sale.
 
     A s.14 sale is refused, here and not only in the form, before the eighth day after the
     notice was posted: the message names the lawful date. `at` is when the scheduling was done
     (now, or earlier when a paper record is entered late); it may not be in the future.
+    Once for each `idempotency_key`: the same form sent again returns the auction it scheduled.
     """
+    owner = {"pound_id": pound.pk, "created_by_id": by.pk}
+    if (done := made_with_key(Auction, idempotency_key, **owner)) is not None:
+        return done
     at = at or timezone.now()
     if at > timezone.now() + timedelta(minutes=1):
         raise ValidationError(_("The scheduling cannot be dated in the future."))
@@ -87,7 +92,13 @@ def schedule_auction(
     if day < timezone.localtime(at).date():
         raise ValidationError({"scheduled_for": _("An auction cannot be scheduled in the past.")})
     conditions = conditions_on(pound.district, day)
-    animals = _lock_offered(pound, lots)
+    try:
+        animals = _lock_offered(pound, lots)
+    except ValidationError:
+        # The same form, sent at the same time, scheduled first: its animals are in its lots.
+        if (done := made_with_key(Auction, idempotency_key, **owner)) is not None:
+            return done
+        raise
     _lot_groups(animals, lots)
     if kind == Auction.Kind.UNCLAIMED:
         _check_s14_day(animals, day)
@@ -106,6 +117,7 @@ def schedule_auction(
         s16_case=s16_case,
         created_by=by,
         created_at=at,
+        idempotency_key=idempotency_key,
     )
     _create_lots(auction, lots, reserve_prices or {})
     section = "s.14" if kind == Auction.Kind.UNCLAIMED else "s.16"
