@@ -81,8 +81,7 @@ def schedule_auction(
     (now, or earlier when a paper record is entered late); it may not be in the future.
     Once for each `idempotency_key`: the same form sent again returns the auction it scheduled.
     """
-    owner = {"pound_id": pound.pk, "created_by_id": by.pk}
-    if (done := made_with_key(Auction, idempotency_key, **owner)) is not None:
+    if done := _scheduled_with(idempotency_key, pound, by):
         return done
     at = at or timezone.now()
     if at > timezone.now() + timedelta(minutes=1):
@@ -92,13 +91,7 @@ def schedule_auction(
     if day < timezone.localtime(at).date():
         raise ValidationError({"scheduled_for": _("An auction cannot be scheduled in the past.")})
     conditions = conditions_on(pound.district, day)
-    try:
-        animals = _lock_offered(pound, lots)
-    except ValidationError:
-        # The same form, sent at the same time, scheduled first: its animals are in its lots.
-        if (done := made_with_key(Auction, idempotency_key, **owner)) is not None:
-            return done
-        raise
+    animals = _lock_offered(pound, lots)
     _lot_groups(animals, lots)
     if kind == Auction.Kind.UNCLAIMED:
         _check_s14_day(animals, day)
@@ -156,6 +149,12 @@ def _check_officers(*, pound, by, officer, deputy):
         raise ValidationError(
             {"deputy": _("The deputed officer must be of the officer's establishment.")}
         )
+
+
+def _scheduled_with(key, pound, by):
+    """The auction an earlier sending of the scheduling form made, or None. (Two sendings at the
+    same time: the second finds the animals in the first's lots, and is refused.)"""
+    return made_with_key(Auction, key, pound_id=pound.pk, created_by_id=by.pk)
 
 
 def _lock_offered(pound, lots):
