@@ -18,6 +18,7 @@ from accounts.models import District
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message
 
 from .actions import Action
@@ -160,13 +161,18 @@ def create_fine_scale(
     pounds=(),
     title="",
     valid_to=None,
+    idempotency_key=None,
 ):
     """Record a s.12 notification: its categories (code, label, label_hi, amount) and the rules
-    mapping species (with optional sex and age) to a category code."""
+    mapping species (with optional sex and age) to a category code. Once for each
+    `idempotency_key`: the same form sent again returns the scale it recorded."""
     _authorise(by, district)
     District.objects.select_for_update(of=("self",)).get(
         pk=district.pk
     )  # one tariff change at a time
+    owner = {"district_id": district.pk, "created_by_id": by.pk}
+    if (done := made_with_key(FineScale, idempotency_key, **owner)) is not None:
+        return done
     pounds = _pounds_covered(district, district_wide=district_wide, pounds=pounds)
     _check_categories(categories, rules)
     superseded = _check_overlap(
@@ -186,8 +192,9 @@ def create_fine_scale(
         notification_date=notification_date,
         title=title,
         created_by=by,
+        idempotency_key=idempotency_key,
     )
-    scale.full_clean()
+    scale.full_clean(exclude=["idempotency_key"])
     scale.save()
     scale.pounds.set(pounds)
     by_code = _add_categories(scale, categories, rules)
@@ -222,10 +229,15 @@ def create_feeding_order(
     district_wide=True,
     pounds=(),
     valid_to=None,
+    idempotency_key=None,
 ):
-    """Record the District Magistrate's order under s.5: per-day rates by kind of animal."""
+    """Record the District Magistrate's order under s.5: per-day rates by kind of animal. Once
+    for each `idempotency_key`: the same form sent again returns the order it recorded."""
     _authorise(by, district)
     District.objects.select_for_update(of=("self",)).get(pk=district.pk)
+    owner = {"district_id": district.pk, "created_by_id": by.pk}
+    if (done := made_with_key(FeedingRateOrder, idempotency_key, **owner)) is not None:
+        return done
     pounds = _pounds_covered(district, district_wide=district_wide, pounds=pounds)
     _check_rows_cover_every_species(rates, _("feeding rate"))
     superseded = _check_overlap(
@@ -244,8 +256,9 @@ def create_feeding_order(
         order_reference=order_reference,
         order_date=order_date,
         created_by=by,
+        idempotency_key=idempotency_key,
     )
-    order.full_clean()
+    order.full_clean(exclude=["idempotency_key"])
     order.save()
     order.pounds.set(pounds)
     new_rates = []

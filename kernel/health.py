@@ -1,7 +1,7 @@
 """/healthz: is the process up (liveness), can it serve (readiness: the database, the storage, the
-static files' manifest and the checkpoint key), and is the worker keeping up (the queue, for
-monitoring). Public, and they show no data: "ok" or "fail" per check, ages in seconds, and the
-ids of stuck tasks.
+static files' manifest, the checkpoint key and the webhooks' key), and is the worker keeping up
+(the queue, for monitoring). Public, and they show no data: "ok" or "fail" per check, ages in
+seconds, and the ids of stuck tasks.
 
 Readiness is what a load balancer trusts, so it looks at nothing this server does not need to
 answer a request: not the worker, whose absence would otherwise take every server out of
@@ -103,11 +103,32 @@ def _signing_key():
         raise LookupError("CHECKPOINT_SIGNING_KEY_FILE")
 
 
+# webhooks.models.WebhookSubscription's table (its Meta.db_table), read by name: the kernel
+# imports no app above it.
+WEBHOOK_TABLE = "api_webhooksubscription"
+
+
+def _webhook_key():
+    # A live webhook's secret is sealed with WEBHOOK_SECRET_KEYS (ADR 0060): without the key no
+    # delivery can be signed. Asked of the database only when no key is set.
+    if settings.WEBHOOK_SECRET_KEYS or settings.DEBUG:
+        return
+    probe = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        with probe.cursor() as cursor:
+            cursor.execute(f"SELECT 1 FROM {WEBHOOK_TABLE} WHERE stopped_at IS NULL LIMIT 1")
+            if cursor.fetchone() is not None:
+                raise LookupError("WEBHOOK_SECRET_KEYS")
+    finally:
+        probe.close()
+
+
 READINESS = {
     "database": _database,
     "storage": _storage,
     "static": _static,
     "signing_key": _signing_key,
+    "webhook_key": _webhook_key,
 }
 
 

@@ -15,6 +15,8 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production-012
 os.environ.setdefault("ALLOWED_HOSTS", "testserver,localhost,127.0.0.1")
 os.environ.setdefault("POUNDADMIN_READ_DOT_ENV", "false")
 os.environ.setdefault("PUBLIC_BASE_URL", "http://127.0.0.1:8000")
+# The key that seals the webhooks' secrets (ADR 0060): a fixed test key.
+os.environ.setdefault("WEBHOOK_SECRET_KEYS", "dGVzdC1vbmx5LXdlYmhvb2sta2V5LTAxMjM0NTY3ODk=")
 # The demo app installed (ADR 0049): the suite also tests seed_demo, seed_scale and their guard.
 os.environ.setdefault("DEMO", "true")
 # The admin on, for its own tests; its default, off, is tested in a fresh process

@@ -62,12 +62,7 @@ NO_KEY = {
     "accounts:reissue": "sets the drawn file aside; a second sending finds none and is refused",
 }
 # POST views that create a record without a key today. Only shrinks: give each its key.
-KNOWN = {
-    "auctions:auction_new",
-    "auctions:conditions_new",
-    "impounding:feeding_order_new",
-    "impounding:fine_scale_new",
-}
+KNOWN: set[str] = set()
 # Keyed by hand, not by a form field: the view reads the key from the POST itself.
 KEYED_BY_HAND = {"office:prepare": "key"}
 
@@ -93,13 +88,19 @@ def _answers_post(callback):
     return any("POST" in inspect.getsource(f) for f in _functions(callback))
 
 
+def _form_class(used):
+    """The form class a name stands for: a form, or a bundle of forms (the tariffs' entries)
+    whose main form is its `form_class`."""
+    used = getattr(used, "form_class", used)
+    return used if isinstance(used, type) and issubclass(used, forms.BaseForm) else None
+
+
 def _keyed(callback):
     for f in _functions(callback):
         for name in f.__code__.co_names:
-            used = f.__globals__.get(name)
-            if isinstance(used, type) and issubclass(used, forms.BaseForm):
-                if "idempotency_key" in used.base_fields:
-                    return True
+            used = _form_class(f.__globals__.get(name))
+            if used is not None and "idempotency_key" in used.base_fields:
+                return True
     return False
 
 
@@ -401,7 +402,52 @@ def _proclamation(client, get):
     return url, procl_data(), Proclamation
 
 
+def _conditions(client, get):
+    from auctions.models import AuctionConditions
+    from tests.auctions.test_views_auction import conditions_data
+
+    client.force_login(get("dm_clerk"))
+    data = conditions_data(get("district"))
+    return reverse("auctions:conditions_new"), data, AuctionConditions
+
+
+def _auction(client, get):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from auctions.models import Auction
+    from tests.auctions.factories import conditions, ready_for_sale
+    from tests.auctions.test_views_auction import local, schedule_data
+
+    keeper, officer, pound = get("pound_keeper"), get("police_officer"), get("pound")
+    get("tariffs")
+    conditions(get("district"))
+    entry, _notice = ready_for_sale(pound=pound, keeper=keeper, officer=officer)
+    client.force_login(officer)
+    when = local(timezone.now() + timedelta(hours=1))
+    data = schedule_data([entry.animals.get().pk], when=when, officer=officer)
+    return reverse("auctions:auction_new") + f"?pound={pound.pk}", data, Auction
+
+
+def _tariff(kind):
+    def recipe(client, get):
+        from impounding.models import FeedingRateOrder, FineScale
+        from tests.impounding.test_views_tariffs import feeding_data, fine_scale_data
+
+        client.force_login(get("dm_clerk"))
+        if kind == "fine_scale_new":
+            return reverse(f"impounding:{kind}"), fine_scale_data(get("district")), FineScale
+        return reverse(f"impounding:{kind}"), feeding_data(get("district")), FeedingRateOrder
+
+    return recipe
+
+
 SENT_TWICE = {
+    "auctions:conditions_new": _conditions,
+    "auctions:auction_new": _auction,
+    "impounding:fine_scale_new": _tariff("fine_scale_new"),
+    "impounding:feeding_order_new": _tariff("feeding_order_new"),
     "auctions:proclamation_new": _proclamation,
     "auctions:disposal_new": _disposal,
     "impounding:feeding_log": _feeding,

@@ -26,7 +26,7 @@ import uuid
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, models, transaction
 from django.tasks import task
@@ -44,6 +44,7 @@ from office.actions import Action as OfficeAction
 
 from . import client
 from .models import WebhookAttempt, WebhookDelivery, WebhookSubscription
+from .secrets import InvalidToken, seal
 
 Status = WebhookDelivery.Status
 logger = logging.getLogger(__name__)
@@ -221,10 +222,20 @@ def deliver(delivery_id):
     if stopped:
         answer = client.Answer(None, "The webhook is stopped, or its token has ended.", "", 0)
     else:
-        body = delivery.body.encode()
-        answer = client.post(subscription.url, body, _headers(delivery, subscription.secret, body))
+        answer = _send(delivery, subscription)
     _record(delivery, answer, give_up=stopped)
     return delivery
+
+
+def _send(delivery, subscription):
+    try:
+        secret = subscription.signing_secret()
+    except (InvalidToken, ImproperlyConfigured):
+        # Never sent unsigned: tried again, as a failure is, once WEBHOOK_SECRET_KEYS holds the
+        # key that opens the secret (ADR 0060).
+        return client.Answer(None, "The secret cannot be opened: see WEBHOOK_SECRET_KEYS.", "", 0)
+    body = delivery.body.encode()
+    return client.post(subscription.url, body, _headers(delivery, secret, body))
 
 
 def _record(delivery, answer, *, give_up):
@@ -334,7 +345,7 @@ def create_subscription(*, by, token, url, topics, idempotency_key=None):
                 token=token,
                 url=url,
                 topics=sorted(topics),
-                secret=secret,
+                secret=seal(secret),
                 created_by=by,
                 idempotency_key=idempotency_key,
             )

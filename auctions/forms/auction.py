@@ -32,6 +32,7 @@ class ConditionsForm(forms.Form):
     """A new standing order of the District Magistrate on the place, time and conditions of sale
     (s.14). It ends the open-ended order before it."""
 
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     district = forms.ModelChoiceField(
         label=_("District"), queryset=District.objects.none(), empty_label=_("Choose the district")
     )
@@ -126,6 +127,7 @@ class OfficerChoiceField(forms.ModelChoiceField):
 class AuctionForm(forms.Form):
     """When and where, and who conducts the sale. The lots come in a formset beside it."""
 
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     scheduled_for = forms.DateTimeField(
         label=_("Date and time of sale (IST)"), widget=DateTimeLocalInput()
     )

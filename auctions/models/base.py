@@ -188,6 +188,8 @@ class AuctionConditions(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The order form's single-use key: sent twice, one order (null when recorded by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = ConditionsQuerySet.as_manager()
 
@@ -315,6 +317,8 @@ class Auction(models.Model):
     officer_declaration_at = models.DateTimeField(
         _("conducting officer's declaration (s.19) signed at"), null=True, blank=True
     )
+    # The scheduling form's single-use key: sent twice, one auction (null when made by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = PoundScopedQuerySet.as_manager()
 

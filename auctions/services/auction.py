@@ -73,13 +73,17 @@ def schedule_auction(
     s16_case=None,
     reserve_prices=None,
     at=None,
+    idempotency_key=None,
 ):
     """Schedule a public auction. `lots` is a list of lists of animal ids, in the order of sale.
 
     A s.14 sale is refused, here and not only in the form, before the eighth day after the
     notice was posted: the message names the lawful date. `at` is when the scheduling was done
     (now, or earlier when a paper record is entered late); it may not be in the future.
+    Once for each `idempotency_key`: the same form sent again returns the auction it scheduled.
     """
+    if done := _scheduled_with(idempotency_key, pound, by):
+        return done
     at = at or timezone.now()
     if at > timezone.now() + timedelta(minutes=1):
         raise ValidationError(_("The scheduling cannot be dated in the future."))
@@ -107,6 +111,7 @@ def schedule_auction(
         s16_case=s16_case,
         created_by=by,
         created_at=at,
+        idempotency_key=idempotency_key,
     )
     _create_lots(auction, lots, reserve_prices or {})
     section = "s.14" if kind == Auction.Kind.UNCLAIMED else "s.16"
@@ -145,6 +150,12 @@ def _check_officers(*, pound, by, officer, deputy):
         raise ValidationError(
             {"deputy": _("The deputed officer must be of the officer's establishment.")}
         )
+
+
+def _scheduled_with(key, pound, by):
+    """The auction an earlier sending of the scheduling form made, or None. (Two sendings at the
+    same time: the second finds the animals in the first's lots, and is refused.)"""
+    return made_with_key(Auction, key, pound_id=pound.pk, created_by_id=by.pk)
 
 
 def _lock_offered(pound, lots):

@@ -339,11 +339,16 @@ def set_auction_conditions(
     max_expenses_per_lot=ZERO,
     s16_min_gap_days=1,
     valid_to=None,
+    idempotency_key=None,
 ):
-    """A new standing order; it ends the open-ended order before it (versioned, no overlap)."""
+    """A new standing order; it ends the open-ended order before it (versioned, no overlap).
+    Once for each `idempotency_key`: the same form sent again returns the order it recorded."""
     if not has_permission(by, Permission.PREPARE_ORDERS, district):
         raise PermissionDenied(_("Only the District Magistrate's office sets the conditions."))
     District.objects.select_for_update(of=("self",)).get(pk=district.pk)
+    owner = {"district_id": district.pk, "created_by_id": by.pk}
+    if (done := made_with_key(AuctionConditions, idempotency_key, **owner)) is not None:
+        return done
     same = AuctionConditions.objects.filter(district=district)
     superseded = list(same.filter(valid_to__isnull=True, valid_from__lt=valid_from))
     clash = same.overlapping(valid_from, valid_to).exclude(pk__in=[o.pk for o in superseded])
@@ -367,8 +372,9 @@ def set_auction_conditions(
         max_expenses_per_lot=Decimal(max_expenses_per_lot),
         s16_min_gap_days=s16_min_gap_days,
         created_by=by,
+        idempotency_key=idempotency_key,
     )
-    conditions.full_clean()
+    conditions.full_clean(exclude=["idempotency_key"])
     conditions.save()
     record_event(
         action=Action.S14_CONDITIONS_SET,

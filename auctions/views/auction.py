@@ -21,6 +21,7 @@ from accounts.scoping import has_permission
 from impounding.models import Animal
 from kernel.confirmations import show_panel
 from kernel.formatting import inr
+from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
 
 from .. import services
@@ -196,6 +197,9 @@ def _split_lot_errors(exc):
 
 @require_permission(Permission.RUN_AUCTION)
 def auction_new(request):
+    # The same form sent again: its animals are in its lots now, so show the auction it made.
+    if (made := replayed_row(request, Auction, created_by=request.user)) is not None:
+        return redirect(made)
     pound, case, report = _source(request)
     if pound is None:
         pounds = Pound.objects.for_user(request.user, Permission.RUN_AUCTION).order_by("name")

@@ -9,6 +9,8 @@ for one district and it has one; otherwise from empty rows. Never from the demo'
 district's fines are its Gazette's, not an example's (ADR 0049).
 """
 
+import uuid
+
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
@@ -27,8 +29,10 @@ class PoundChoiceField(forms.ModelMultipleChoiceField):
 
 
 class TariffOrderForm(forms.Form):
-    """The fields every order shares: which district, which area of it, and when."""
+    """The fields every order shares: which district, which area of it, and when; and the
+    form's single-use key."""
 
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     district = forms.ModelChoiceField(
         label=_("District"),
         queryset=District.objects.none(),

@@ -37,6 +37,8 @@ class TariffOrder(models.Model):
     valid_to = models.DateField(_("in force until"), null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The order form's single-use key: sent twice, one order (null when recorded by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     objects = TariffQuerySet.as_manager()
 

@@ -235,6 +235,7 @@ def conditions_data(district, **kw):
         "chargeable_expenses": "Drum and announcement",
         "max_expenses_per_lot": "250",
         "s16_min_gap_days": "2",
+        "idempotency_key": str(uuid.uuid4()),
     } | kw
 
 
@@ -393,6 +394,7 @@ def schedule_data(heads, *, when, officer, include=None, **kw):
         "deputation_order": "",
         "lots-TOTAL_FORMS": len(heads),
         "lots-INITIAL_FORMS": len(heads),
+        "idempotency_key": str(uuid.uuid4()),
     }
     for i, head in enumerate(heads):
         data[f"lots-{i}-head"] = head

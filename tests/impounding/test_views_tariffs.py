@@ -1,3 +1,4 @@
+import uuid
 from datetime import date
 from decimal import Decimal
 
@@ -41,6 +42,7 @@ def fine_scale_data(district, **over):
         "district_wide": "1",
         "valid_from": "2026-02-01",
         "valid_to": "",
+        "idempotency_key": str(uuid.uuid4()),
     }
     data |= rows("cat", demo_tariffs.FINE_CATEGORIES, CATEGORY_FIELDS, extra=2)
     data |= rows("rule", demo_tariffs.FINE_RULES, RULE_FIELDS, extra=3)
@@ -55,6 +57,7 @@ def feeding_data(district, **over):
         "district_wide": "1",
         "valid_from": "2026-02-01",
         "valid_to": "",
+        "idempotency_key": str(uuid.uuid4()),
     }
     data |= rows("rate", demo_tariffs.feeding_rates("600.00", "350.00"), RATE_FIELDS, extra=3)
     return data | over

@@ -19,7 +19,13 @@ from kernel import anchors, worker
 from tests.silent import SilentServer
 
 DB_QUEUE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-READY = {"database": "ok", "storage": "ok", "static": "ok", "signing_key": "ok"}
+READY = {
+    "database": "ok",
+    "storage": "ok",
+    "static": "ok",
+    "signing_key": "ok",
+    "webhook_key": "ok",
+}
 
 
 @pytest.fixture(autouse=True)
