@@ -22,7 +22,8 @@ from kernel.messages import Message, in_both
 
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
-from ..staffcheck import staff_matches
+from ..staffcheck import match_key, staff_matches
+from .bidders import refuse_second_registration
 from .common import ZERO, before_the_hour, move_lot, serial, withdraw_lots_of
 from .s16 import s16_gap_message
 from .unclaimed import conditions_on
@@ -280,7 +281,8 @@ def register_bidder(
                 )
             }
         )
-    matches = staff_matches(name=name, phone=phone, id_number=id_number)
+    refuse_second_registration(auction, phone=phone, id_kind=id_kind, id_number=id_number)
+    matches = staff_matches(name=name, phone=phone, id_number=id_number, address=address)
     number = (auction.bidders.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     bidder = Bidder(
         auction=auction,
@@ -359,8 +361,10 @@ def override_block(*, bidder, by, reason):
 def assert_may_buy(bidder):
     bidder.check_may_buy()
     # Checked again at the hammer: staff records may have changed since registration.
-    fresh = staff_matches(name=bidder.name, phone=bidder.phone, id_number=bidder.id_number)
-    new = {m["user"] for m in fresh} - {m["user"] for m in bidder.matches}
+    fresh = staff_matches(
+        name=bidder.name, phone=bidder.phone, id_number=bidder.id_number, address=bidder.address
+    )
+    new = {match_key(m) for m in fresh} - {match_key(m) for m in bidder.matches}
     if new:
         raise ValidationError(
             _("This bidder now matches a member of staff (s.19): register him again for the check.")
