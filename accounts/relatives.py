@@ -16,17 +16,22 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from .roles import Permission
-from .scoping import visible_district_ids
+from .roles import Permission, Scope
+from .scoping import grants_for, visible_district_ids
 
 
 def staff_in_reach(user, perm=Permission.MANAGE_STAFF):
     """The users whose declarations `user` may keep: her own, and, holding `perm`, those of
-    anyone who holds or held an appointment in a district where she holds it. A filter for
-    the User queryset; one lookup, whatever the number of staff."""
+    anyone who holds or held an appointment in a district where she holds it, or in a State
+    she holds it for (everyone, for a system-wide grant). A filter for the User queryset."""
+    grants = [g for g in grants_for(user) if g.allows(perm)]
+    if any(g.scope == Scope.NONE for g in grants):
+        return Q()
     districts = visible_district_ids(user, perm)
+    states = [g.scope_id for g in grants if g.scope == Scope.STATE]
     return (
         Q(pk=user.pk)
+        | Q(assignments__state_id__in=states)
         | Q(assignments__district_id__in=districts)
         | Q(assignments__pound__district_id__in=districts)
         | Q(assignments__police_station__district_id__in=districts)

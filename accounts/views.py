@@ -172,7 +172,9 @@ def staff(request):
             to_attr="current_assignments",
         )
     )
-    context = {"users": users, "admin_enabled": settings.ADMIN_ENABLED}
+    # Whose declared relatives (s.19) this administrator keeps: the others' are a 404 to him.
+    in_reach = set(User.objects.filter(staff_in_reach(request.user)).values_list("pk", flat=True))
+    context = {"users": users, "admin_enabled": settings.ADMIN_ENABLED, "in_reach": in_reach}
     return render(request, "accounts/staff.html", context)
 
 

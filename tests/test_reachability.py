@@ -86,6 +86,8 @@ UNDECORATED = {
     "password_change": None,
     "accounts:profile": None,
     "accounts:api_tokens": None,
+    "accounts:relatives": None,  # each member of staff's own declaration (s.19), from her account
+    "accounts:relative_edit": None,  # her own, or one she keeps as administrator (for_user)
     "accounts:second_factor_setup": None,  # anyone may add one, from the account page
     "api:openapi-view": None,  # public, linked from the tokens page
     "accounts:appointment_card": P.DOWNLOAD_OWN_CARD,
@@ -129,6 +131,7 @@ NEEDS_A_STATE = {
     "webhooks:stop": "a webhook made by the administrator",
     "webhooks:send_again": "a webhook delivery that was given up",
     "accounts:second_factor_reset": "a user whose authenticator is set up",
+    "accounts:relative_edit": "a relative declared by a member of staff (s.19)",
 }
 
 

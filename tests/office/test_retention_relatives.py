@@ -8,6 +8,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from accounts import services
 from accounts.models import DeclaredRelative, StaffEvent
@@ -32,7 +33,7 @@ def period(settings):
 
 
 def test_a_departed_staff_members_declaration_is_erased_after_the_period(pound, period):
-    today = date.today()
+    today = timezone.localdate()
     long_gone = staff(Role.POUND_KEEPER, "long-gone", pound=pound)
     recently_gone = staff(Role.POUND_KEEPER, "recently-gone", pound=pound)
     serving = staff(Role.POUND_KEEPER, "serving", pound=pound)
@@ -69,7 +70,7 @@ def test_one_appointment_still_in_force_keeps_the_declaration(pound, district, p
 def test_the_period_is_the_states_setting(pound, settings):
     user = staff(Role.POUND_KEEPER, "gone", pound=pound)
     declare(user, "Brother of gone")
-    left_on(user, date.today() - timedelta(days=365 * 5))
+    left_on(user, timezone.localdate() - timedelta(days=365 * 5))
 
     settings.RETENTION_RELATIVES_YEARS = 6
     assert apply_retention(by=system_actor())["declared_relatives"] == 0
