@@ -67,6 +67,8 @@ OUTSIDE = {
     # A POST button beside each token on the tokens page (tests/api/test_api.py).
     "accounts:api_token_revoke",
     "accounts:service_token_revoke",  # the same, on the service tokens page
+    # A POST button beside each bidder on the auction's page (tests/auctions/test_s19_relatives.py).
+    "auctions:bidder_recheck",
     # The second factor after the password (the sign-in's second step), the recovery codes shown
     # once after setting up, and the account page's POST button for new ones
     # (tests/accounts/test_second_factor.py, tests/browser/test_second_factor.py).

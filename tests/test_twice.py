@@ -43,6 +43,7 @@ NO_KEY = {
     "auctions:disposal_decide": "a decision refused once the order is decided",
     "auctions:s16_settle": "a state transition refused once settled",
     "auctions:bidder_override": "a decision recorded on the bidder, refused once recorded",
+    "auctions:bidder_recheck": "the s.19 check again: a second sending finds nothing new",
     "impounding:entry_amend": "amends the entry; the same amendment again is refused as no change",
     "impounding:animal_amend": "amends the animal; the same amendment again is refused",
     "impounding:animal_death": "a state transition refused once the animal has died",

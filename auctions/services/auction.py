@@ -358,17 +358,61 @@ def override_block(*, bidder, by, reason):
     return bidder
 
 
-def assert_may_buy(bidder):
-    bidder.check_may_buy()
-    # Checked again at the hammer: staff records may have changed since registration.
+def _fresh_matches(bidder):
+    """The bidder's matches against the staff records of today, and whether any is new."""
     fresh = staff_matches(
         name=bidder.name, phone=bidder.phone, id_number=bidder.id_number, address=bidder.address
     )
     new = {match_key(m) for m in fresh} - {match_key(m) for m in bidder.matches}
-    if new:
+    return fresh, bool(new)
+
+
+def assert_may_buy(bidder):
+    bidder.check_may_buy()
+    # Checked again at the hammer: staff records may have changed since registration.
+    if _fresh_matches(bidder)[1]:
         raise ValidationError(
-            _("This bidder now matches a member of staff (s.19): register him again for the check.")
+            _(
+                "This bidder now matches a member of staff, a declared relative or a pound "
+                "(s.19): check him again from the auction's page."
+            )
         )
+
+
+@transaction.atomic
+def recheck_bidder(*, bidder, by):
+    """Run the s.19 check again on a registered bidder (one registration per person: he is not
+    registered twice). A new match blocks him, and voids a clearance given for the old ones,
+    until the Magistrate clears him again. Logged as a block; nothing new, nothing done."""
+    bidder = (
+        Bidder.objects.select_for_update(of=("self",))
+        .select_related("auction__pound")
+        .get(pk=bidder.pk)
+    )
+    authorise(by, Permission.RUN_AUCTION, bidder.auction.pound)
+    fresh, new = _fresh_matches(bidder)
+    if not new:
+        return bidder
+    bidder.matches, bidder.blocked = fresh, True
+    bidder.override_by, bidder.override_reason, bidder.override_at = None, "", None
+    bidder.save(
+        update_fields=["matches", "blocked", "override_by", "override_reason", "override_at"]
+    )
+    auction = bidder.auction
+    record_event(
+        action=Action.AUCTION_BIDDER_BLOCKED,
+        section="s.19",
+        by=by,
+        pound=auction.pound,
+        summary=Message(
+            gettext_noop("%(auction)s: bidder %(number)s blocked: may be staff (%(staff)s)"),
+            auction=auction.number,
+            number=bidder.number,
+            staff=", ".join(m["staff"] for m in fresh),
+        ),
+        data={"auction": auction.number, "bidder": bidder.number, "matches": fresh},
+    )
+    return bidder
 
 
 @transaction.atomic

@@ -294,3 +294,52 @@ def test_the_database_holds_one_registration_per_phone_and_document(auction, pol
     # A registration made before the rule, marked by the migration, stays.
     _raw(auction, police_officer, 3, same_as=1, **same)
     assert Bidder.objects.count() == 2
+
+
+# --- Checked again ------------------------------------------------------------------------------
+
+
+def test_a_bidder_who_now_matches_is_blocked_by_a_second_check(
+    client, auction, police_officer, pound_keeper, magistrate
+):
+    bidder = register(auction, police_officer, name="Ramesh Verma")
+    declare(pound_keeper)
+    client.force_login(police_officer)
+    url = reverse("auctions:bidder_recheck", args=[bidder.pk])
+
+    assert client.post(url).status_code == 302
+
+    bidder.refresh_from_db()
+    assert bidder.blocked and not bidder.may_buy
+    assert [m["relative"] for m in bidder.matches] == [pound_keeper.relatives.get().pk]
+    events = Event.objects.filter(action="auction.bidder_blocked")
+    assert [(e.section, e.data["bidder"]) for e in events] == [("s.19", bidder.number)]
+    client.post(url)  # again: nothing new, nothing logged
+    assert Event.objects.filter(action="auction.bidder_blocked").count() == 1
+
+    services.override_block(bidder=bidder, by=magistrate, reason="Another Ramesh Verma")
+    lot = auction.lots.get()
+    services.record_bid(lot=lot, bidder=bidder, amount=Decimal("1000"), by=police_officer)
+
+
+def test_a_new_match_voids_an_earlier_clearance(auction, police_officer, magistrate, pound):
+    bidder = register(auction, police_officer, name="Ramesh Verma", phone="9811100011")
+    assert not bidder.blocked
+    keeper = staff(Role.POUND_KEEPER, "new-keeper", pound=pound)
+    declare(keeper, phone="")
+    services.recheck_bidder(bidder=bidder, by=police_officer)
+    services.override_block(bidder=bidder, by=magistrate, reason="Another Ramesh Verma")
+    declare(staff(Role.POUND_KEEPER, "second-keeper", pound=pound), name="Gopal", id_number="")
+
+    bidder = services.recheck_bidder(bidder=bidder, by=police_officer)
+
+    assert bidder.blocked and bidder.override_by is None and not bidder.may_buy
+
+
+def test_only_the_officer_at_the_auction_checks_again(auction, police_officer, outsider, client):
+    bidder = register(auction, police_officer)
+    client.force_login(outsider)
+    assert client.post(reverse("auctions:bidder_recheck", args=[bidder.pk])).status_code in (
+        403,
+        404,
+    )
