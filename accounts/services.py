@@ -470,7 +470,9 @@ def _check_keeper(by, user):
 def declare_relative(*, user, by, idempotency_key=None, **fields):
     """Add one relative to `user`'s declaration. Once for each `idempotency_key`."""
     _check_keeper(by, user)
-    User.objects.select_for_update().get(pk=user.pk)  # one declaration written at a time
+    User.objects.select_for_update(of=("self",)).get(
+        pk=user.pk
+    )  # one declaration written at a time
     done = made_with_key(DeclaredRelative, idempotency_key, user_id=user.pk, declared_by_id=by.pk)
     if done is not None:
         return done
@@ -491,7 +493,7 @@ def declare_relative(*, user, by, idempotency_key=None, **fields):
 @transaction.atomic
 def amend_relative(*, relative, by, **fields):
     """Correct a declared relative's particulars; the staff event says who and when."""
-    relative = DeclaredRelative.objects.select_for_update().get(pk=relative.pk)
+    relative = DeclaredRelative.objects.select_for_update(of=("self",)).get(pk=relative.pk)
     _check_keeper(by, relative.user)
     changed = [f for f in RELATIVE_FIELDS if f in fields and fields[f] != getattr(relative, f)]
     if not changed:
@@ -512,7 +514,9 @@ def amend_relative(*, relative, by, **fields):
 @transaction.atomic
 def remove_relative(*, relative, by):
     """Withdraw one relative from the declaration: bidders are no longer checked against him."""
-    relative = DeclaredRelative.objects.select_for_update().filter(pk=relative.pk).first()
+    relative = (
+        DeclaredRelative.objects.select_for_update(of=("self",)).filter(pk=relative.pk).first()
+    )
     if relative is None:
         return None  # withdrawn already: sent twice
     _check_keeper(by, relative.user)
