@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from kernel.forms import DateInput
 
+from .relatives import DeclaredRelative
 from .roles import Role
 from .services import default_token_expiry
 
@@ -156,3 +157,20 @@ class AuthenticatorSetupForm(forms.Form):
                 _("Enter the 6 digits the app shows, for example 123456."), code="format"
             )
         return code
+
+
+class RelativeEditForm(forms.ModelForm):
+    """One declared relative's particulars (s.19): what a bidder who is he would give."""
+
+    class Meta:
+        model = DeclaredRelative
+        fields = ["name", "name_hi", "relation", "phone", "id_number"]
+        widgets = {
+            "phone": forms.TextInput(attrs={"inputmode": "tel", "autocomplete": "off"}),
+            "id_number": forms.TextInput(attrs={"autocomplete": "off"}),
+        }
+
+
+class RelativeForm(RelativeEditForm):
+    # One relative however often the form is sent (services.declare_relative).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)

@@ -12,6 +12,7 @@ from kernel.messages import shown
 
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
+from .relatives import DeclaredRelative  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import DistrictScopedQuerySet, PoundScopedQuerySet
 
@@ -440,6 +441,10 @@ class StaffEvent(models.Model):
         FACTOR_SET_UP = "factor_set_up", _("Second factor set up")
         RECOVERY_CODES = "recovery_codes", _("New recovery codes made")
         FACTOR_RESET = "factor_reset", _("Second factor reset")
+        RELATIVE_DECLARED = "relative_declared", _("Relative declared (s.19)")
+        RELATIVE_AMENDED = "relative_amended", _("Relative's declaration corrected (s.19)")
+        RELATIVE_REMOVED = "relative_removed", _("Relative's declaration withdrawn (s.19)")
+        RELATIVES_ERASED = "relatives_erased", _("Declared relatives erased (retention)")
 
     user = models.ForeignKey(User, on_delete=models.PROTECT, related_name="staff_events")
     assignment = models.ForeignKey(

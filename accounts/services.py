@@ -1,5 +1,6 @@
 """Account workflows: appointing staff to roles, ending appointments, issuing appointment cards,
-reissuing a kept document, and API tokens (personal ones and the State systems' service tokens).
+reissuing a kept document, API tokens (personal ones and the State systems' service tokens), and
+the relatives a member of staff declares for the s.19 check.
 
 Each staff workflow is atomic and writes a StaffEvent in the same transaction; a reissue writes
 an event on the document's pound's chain (or its district's).
@@ -15,11 +16,21 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, override
 
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message, label
 
 from .actions import Action
 from .apitokens import ApiToken, digest_of, new_secret
-from .models import Counter, EarlierFile, IssuedDocument, StaffAssignment, StaffEvent, User
+from .models import (
+    Counter,
+    DeclaredRelative,
+    EarlierFile,
+    IssuedDocument,
+    StaffAssignment,
+    StaffEvent,
+    User,
+)
+from .relatives import staff_in_reach
 from .roles import Permission, Role
 from .scoping import authorise, forget_grants, has_permission
 
@@ -442,3 +453,78 @@ def revoke_service_token(*, token, by):
     User.objects.filter(pk=account.pk).update(is_active=False)
     token.refresh_from_db()
     return token
+
+
+# --- Declared relatives (s.19) -------------------------------------------------------------------
+
+RELATIVE_FIELDS = ("name", "name_hi", "relation", "phone", "id_number")
+
+
+def _check_keeper(by, user):
+    """A declaration is kept by its staff member, or by an administrator of her district."""
+    if not User.objects.filter(staff_in_reach(by)).filter(pk=user.pk).exists():
+        raise PermissionDenied(_("You may not keep this person's declaration."))
+
+
+@transaction.atomic
+def declare_relative(*, user, by, idempotency_key=None, **fields):
+    """Add one relative to `user`'s declaration. Once for each `idempotency_key`."""
+    _check_keeper(by, user)
+    User.objects.select_for_update(of=("self",)).get(
+        pk=user.pk
+    )  # one declaration written at a time
+    done = made_with_key(DeclaredRelative, idempotency_key, user_id=user.pk, declared_by_id=by.pk)
+    if done is not None:
+        return done
+    relative = DeclaredRelative(
+        user=user, declared_by=by, idempotency_key=idempotency_key, **fields
+    )
+    relative.full_clean(exclude=["idempotency_key"])
+    relative.save()
+    StaffEvent.objects.create(
+        user=user,
+        action=StaffEvent.Action.RELATIVE_DECLARED,
+        by=by,
+        note=relative.get_relation_display(),
+    )
+    return relative
+
+
+@transaction.atomic
+def amend_relative(*, relative, by, **fields):
+    """Correct a declared relative's particulars; the staff event says who and when."""
+    relative = DeclaredRelative.objects.select_for_update(of=("self",)).get(pk=relative.pk)
+    _check_keeper(by, relative.user)
+    changed = [f for f in RELATIVE_FIELDS if f in fields and fields[f] != getattr(relative, f)]
+    if not changed:
+        return relative
+    for field in changed:
+        setattr(relative, field, fields[field])
+    relative.full_clean(exclude=["idempotency_key"])
+    relative.save(update_fields=changed)
+    StaffEvent.objects.create(
+        user=relative.user,
+        action=StaffEvent.Action.RELATIVE_AMENDED,
+        by=by,
+        note=", ".join(changed),
+    )
+    return relative
+
+
+@transaction.atomic
+def remove_relative(*, relative, by):
+    """Withdraw one relative from the declaration: bidders are no longer checked against him."""
+    relative = (
+        DeclaredRelative.objects.select_for_update(of=("self",)).filter(pk=relative.pk).first()
+    )
+    if relative is None:
+        return None  # withdrawn already: sent twice
+    _check_keeper(by, relative.user)
+    relative.delete()
+    StaffEvent.objects.create(
+        user=relative.user,
+        action=StaffEvent.Action.RELATIVE_REMOVED,
+        by=by,
+        note=relative.get_relation_display(),
+    )
+    return relative

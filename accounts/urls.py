@@ -6,6 +6,9 @@ app_name = "accounts"
 
 urlpatterns = [
     path("me/", views.profile, name="profile"),
+    path("me/relatives/", views.relatives, name="relatives"),
+    path("relatives/<int:pk>/", views.relative_edit, name="relative_edit"),
+    path("staff/<int:pk>/relatives/", views.staff_relatives, name="staff_relatives"),
     path("tokens/", views.api_tokens, name="api_tokens"),
     path("tokens/<int:pk>/revoke/", views.api_token_revoke, name="api_token_revoke"),
     path("service-tokens/", service_tokens.service_tokens, name="service_tokens"),

@@ -21,8 +21,16 @@ from kernel.views import add_service_errors
 
 from . import services
 from .decorators import require_permission
-from .forms import ApiTokenForm, LoginForm, ReissueForm
-from .models import ApiToken, IssuedDocument, PoundVillage, StaffAssignment, User
+from .forms import ApiTokenForm, LoginForm, ReissueForm, RelativeEditForm, RelativeForm
+from .models import (
+    ApiToken,
+    DeclaredRelative,
+    IssuedDocument,
+    PoundVillage,
+    StaffAssignment,
+    User,
+)
+from .relatives import staff_in_reach
 from .roles import Permission
 from .scoping import has_permission
 from .selectors import pounds_with_villages
@@ -164,7 +172,9 @@ def staff(request):
             to_attr="current_assignments",
         )
     )
-    context = {"users": users, "admin_enabled": settings.ADMIN_ENABLED}
+    # Whose declared relatives (s.19) this administrator keeps: the others' are a 404 to him.
+    in_reach = set(User.objects.filter(staff_in_reach(request.user)).values_list("pk", flat=True))
+    context = {"users": users, "admin_enabled": settings.ADMIN_ENABLED, "in_reach": in_reach}
     return render(request, "accounts/staff.html", context)
 
 
@@ -268,3 +278,68 @@ def api_token_revoke(request, pk):
     services.revoke_api_token(token=token, by=request.user)
     messages.success(request, _("Token “%(name)s” revoked.") % {"name": token.name})
     return redirect("accounts:api_tokens")
+
+
+# --- Declared relatives (s.19) -------------------------------------------------------------------
+
+
+def relatives(request):
+    """The user's own declaration of her household members and close relatives (s.19)."""
+    return _declaration_page(request, request.user)
+
+
+@require_permission(Permission.MANAGE_STAFF)
+def staff_relatives(request, pk):
+    """A member of staff's declaration, kept by an administrator of her district."""
+    person = get_object_or_404(User.objects.filter(staff_in_reach(request.user)).distinct(), pk=pk)
+    return _declaration_page(request, person)
+
+
+def _declaration_page(request, person):
+    form = RelativeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            relative = services.declare_relative(user=person, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request, _("%(name)s added to the declaration.") % {"name": relative.name}
+            )
+            return redirect(request.path)
+    context = {
+        "person": person,
+        "own": person.pk == request.user.pk,
+        "relatives": DeclaredRelative.objects.filter(user=person),
+        "form": form,
+    }
+    return render(request, "accounts/relatives.html", context)
+
+
+def relative_edit(request, pk):
+    """Correct one declared relative, or withdraw him from the declaration."""
+    relative = get_object_or_404(
+        DeclaredRelative.objects.for_user(request.user).select_related("user"), pk=pk
+    )
+    back = (
+        reverse("accounts:relatives")
+        if relative.user_id == request.user.pk
+        else reverse("accounts:staff_relatives", args=[relative.user_id])
+    )
+    form = RelativeEditForm(request.POST or None, instance=DeclaredRelative.objects.get(pk=pk))
+    if request.method == "POST" and "remove" in request.POST:
+        services.remove_relative(relative=relative, by=request.user)
+        messages.success(
+            request, _("%(name)s withdrawn from the declaration.") % {"name": relative.name}
+        )
+        return redirect(back)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.amend_relative(relative=relative, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, _("The declaration is corrected."))
+            return redirect(back)
+    context = {"relative": relative, "form": form, "back": back}
+    return render(request, "accounts/relative_edit.html", context)

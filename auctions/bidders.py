@@ -55,6 +55,9 @@ class Bidder(models.Model):
     override_at = models.DateTimeField(null=True, blank=True)
     registered_at = models.DateTimeField(default=timezone.now)
     registered_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # A registration made before one person could register only once (0057): the number he
+    # was first registered under at this auction. Never set since; the constraints skip these.
+    same_as = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
     # The bidder form's single-use key: sent twice, one bidder (null when registered by code).
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
@@ -69,6 +72,18 @@ class Bidder(models.Model):
             models.CheckConstraint(
                 condition=Q(override_by__isnull=True) | ~Q(override_reason=""),
                 name="bidder_override_has_reason",
+            ),
+            # One person, one registration at an auction (s.19, ADR 0057): the service compares
+            # the numbers as written less punctuation; these hold the same number as typed.
+            models.UniqueConstraint(
+                fields=["auction", "phone"],
+                condition=~Q(phone="") & Q(same_as__isnull=True),
+                name="bidder_once_per_phone",
+            ),
+            models.UniqueConstraint(
+                fields=["auction", "id_number"],
+                condition=~Q(id_number="") & ~Q(id_kind="aadhaar") & Q(same_as__isnull=True),
+                name="bidder_once_per_id_number",
             ),
         ]
 

@@ -27,6 +27,7 @@ urlpatterns = [
     path("<int:pk>/bidders/new/", auction.bidder_new, name="bidder_new"),
     path("<int:pk>/close/", auction.auction_close, name="auction_close"),
     path("bidders/<int:pk>/override/", auction.bidder_override, name="bidder_override"),
+    path("bidders/<int:pk>/recheck/", auction.bidder_recheck, name="bidder_recheck"),
     path("lots/<int:pk>/sell/", auction.lot_sell, name="lot_sell"),
     path("lots/<int:pk>/unsold/", auction.lot_unsold, name="lot_unsold"),
     path(

@@ -11,8 +11,9 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
   failed attempts on a good sign-in and its records past retention, the ledger's derived month
   totals when they are rebuilt, and the months `check_ledger --full` verified afresh, throttle
   windows and cache keys past their time, the leases of workers that stopped, prepared exports
-  and task records past retention, docs/retention.md, and the second factor's used recovery
-  codes and replaced devices);
+  and task records past retention, relatives withdrawn from a staff declaration or past
+  retention, docs/retention.md, and the second factor's used recovery codes and replaced
+  devices);
 - the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
@@ -39,6 +40,8 @@ DELETES = frozenset(
         "ledger_accountmonth",
         "ledger_checkedmonth",  # the verified months, replaced by `check_ledger --full`
         "office_preparedfile",  # exports past RETENTION_PREPARED_DAYS (apply_retention)
+        # a relative withdrawn from a declaration, or past RETENTION_RELATIVES_YEARS (s.19)
+        "accounts_declaredrelative",
         "accounts_ratecount",  # throttle windows, dropped once past
         "poundadmin_cache",  # Django's database cache: expired keys are culled
         "kernel_workerlease",  # a worker's lease, given up when it stops or lapses (ADR 52)

@@ -1,6 +1,7 @@
 """The retention rule (docs/retention.md, docs/decisions/0010-retention-and-erasure.md): personal
 data of owners, claimants, seizers and bidders is erased once the case it served is long over,
-and login records once they are older than the security logs must be kept.
+and login records once they are older than the security logs must be kept; the relatives a
+member of staff declared for the s.19 check, once she has left the service long enough.
 
 A case is over when every animal of its register entry has left the pound; the clock runs from
 the last one's leaving. Erasure blanks the personal fields in place and deletes the signatures
@@ -14,10 +15,11 @@ from datetime import timedelta
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Exists, Max, OuterRef
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
+from accounts.models import DeclaredRelative, StaffAssignment, StaffEvent
 from auctions.models import Bidder, S16Case
 from impounding.models import Amendment, Animal, Complaint, Impoundment, Receipt, Release
 from impounding.services.intake import PERSONAL_ENTRY_FIELDS
@@ -95,6 +97,36 @@ def erase_entry(entry, *, by):
         )
 
 
+def departed_with_relatives(now=None):
+    """Ids of the staff who left the service more than `RETENTION_RELATIVES_YEARS` ago (every
+    appointment ended before then) and whose declared relatives are still kept."""
+    now = now or timezone.now()
+    cutoff = timezone.localdate(now) - timedelta(days=365 * settings.RETENTION_RELATIVES_YEARS)
+    serving = StaffAssignment.objects.filter(user=OuterRef("user_id")).filter(
+        Q(valid_to__isnull=True) | Q(valid_to__gte=cutoff)
+    )
+    held = StaffAssignment.objects.filter(user=OuterRef("user_id"))
+    departed = DeclaredRelative.objects.filter(Exists(held), ~Exists(serving))
+    return sorted(set(departed.values_list("user_id", flat=True)))
+
+
+def erase_departed_relatives(*, by, now=None):
+    """Delete the declarations of the staff who left long enough ago; one staff event each.
+    Returns how many relatives were erased."""
+    erased = 0
+    for user_id in departed_with_relatives(now):
+        with transaction.atomic():
+            count, _ = DeclaredRelative.objects.filter(user_id=user_id).delete()
+            StaffEvent.objects.create(
+                user_id=user_id,
+                action=StaffEvent.Action.RELATIVES_ERASED,
+                by=by,
+                note=f"{count} ({SECTION})",
+            )
+        erased += count
+    return erased
+
+
 def apply_retention(*, by, now=None):
     """Apply the rule once; returns the counts of what it erased. Idempotent."""
     now = now or timezone.now()
@@ -132,6 +164,7 @@ def apply_retention(*, by, now=None):
         "entries": entries,
         "bidders": bidder_count,
         "claims": claim_count,
+        "declared_relatives": erase_departed_relatives(by=by, now=now),
         "prepared_files": prepared_count,
         "login_records": logins,
     }

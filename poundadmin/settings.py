@@ -460,6 +460,10 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz"]
 RETENTION_PERSONAL_YEARS = env.int("RETENTION_PERSONAL_YEARS", default=8)
 RETENTION_LOGIN_DAYS = env.int("RETENTION_LOGIN_DAYS", default=180)
 RETENTION_PREPARED_DAYS = env.int("RETENTION_PREPARED_DAYS", default=30)
+# Years the relatives a member of staff declared (s.19) are kept after she left the service. No
+# rule publishes this period: the State fills it from its record retention schedule. Until it
+# does, they are kept as long as the bidders they were checked against (docs/retention.md).
+RETENTION_RELATIVES_YEARS = env.int("RETENTION_RELATIVES_YEARS", default=RETENTION_PERSONAL_YEARS)
 # /healthz/queue fails when the oldest task has waited longer than this: the worker is down or
 # behind (docs/decisions/0052). Readiness does not look at the queue.
 HEALTH_QUEUE_MAX_AGE = env.int("HEALTH_QUEUE_MAX_AGE", default=600)

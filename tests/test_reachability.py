@@ -67,6 +67,8 @@ OUTSIDE = {
     # A POST button beside each token on the tokens page (tests/api/test_api.py).
     "accounts:api_token_revoke",
     "accounts:service_token_revoke",  # the same, on the service tokens page
+    # A POST button beside each bidder on the auction's page (tests/auctions/test_s19_relatives.py).
+    "auctions:bidder_recheck",
     # The second factor after the password (the sign-in's second step), the recovery codes shown
     # once after setting up, and the account page's POST button for new ones
     # (tests/accounts/test_second_factor.py, tests/browser/test_second_factor.py).
@@ -86,6 +88,8 @@ UNDECORATED = {
     "password_change": None,
     "accounts:profile": None,
     "accounts:api_tokens": None,
+    "accounts:relatives": None,  # each member of staff's own declaration (s.19), from her account
+    "accounts:relative_edit": None,  # her own, or one she keeps as administrator (for_user)
     "accounts:second_factor_setup": None,  # anyone may add one, from the account page
     "api:openapi-view": None,  # public, linked from the tokens page
     "accounts:appointment_card": P.DOWNLOAD_OWN_CARD,
@@ -129,6 +133,7 @@ NEEDS_A_STATE = {
     "webhooks:stop": "a webhook made by the administrator",
     "webhooks:send_again": "a webhook delivery that was given up",
     "accounts:second_factor_reset": "a user whose authenticator is set up",
+    "accounts:relative_edit": "a relative declared by a member of staff (s.19)",
 }
 
 

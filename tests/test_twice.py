@@ -43,6 +43,7 @@ NO_KEY = {
     "auctions:disposal_decide": "a decision refused once the order is decided",
     "auctions:s16_settle": "a state transition refused once settled",
     "auctions:bidder_override": "a decision recorded on the bidder, refused once recorded",
+    "auctions:bidder_recheck": "the s.19 check again: a second sending finds nothing new",
     "impounding:entry_amend": "amends the entry; the same amendment again is refused as no change",
     "impounding:animal_amend": "amends the animal; the same amendment again is refused",
     "impounding:animal_death": "a state transition refused once the animal has died",
@@ -60,6 +61,8 @@ NO_KEY = {
     "office:shortfall_write_off": "a write-off refused once written off",
     "office:surplus_receive": "a receipt refused once the surplus is received",
     "accounts:reissue": "sets the drawn file aside; a second sending finds none and is refused",
+    "accounts:relative_edit": "corrects or withdraws a declared relative: the same again changes "
+    "nothing, a withdrawn relative is gone",
 }
 # POST views that create a record without a key today. Only shrinks: give each its key.
 KNOWN: set[str] = set()
@@ -332,6 +335,28 @@ def _bidder(client, get):
     return reverse("auctions:bidder_new", kwargs={"pk": auction.pk}), bidder_data(), Bidder
 
 
+def _relatives(own):
+    def recipe(client, get):
+        from accounts.models import DeclaredRelative
+
+        keeper = get("pound_keeper")
+        data = {
+            "idempotency_key": "2d4e6f80-1a3b-4c5d-8e7f-9a0b1c2d3e4f",
+            "name": "Ramesh Kumar Verma",
+            "relation": "sibling",
+            "phone": "9811100011",
+            "id_number": "UPV7778881",
+        }
+        if own:
+            client.force_login(keeper)
+            return reverse("accounts:relatives"), data, DeclaredRelative
+        client.force_login(get("administrator"))
+        url = reverse("accounts:staff_relatives", args=[keeper.pk])
+        return url, data, DeclaredRelative
+
+    return recipe
+
+
 def _birth(client, get):
     from datetime import timedelta
 
@@ -460,6 +485,8 @@ SENT_TWICE = {
     "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,
     "accounts:api_tokens": _api_token,
+    "accounts:relatives": _relatives(own=True),
+    "accounts:staff_relatives": _relatives(own=False),
     "accounts:service_tokens": _service_token,
     "impounding:entry_new": _entry,
     "impounding:release": _release("release"),

@@ -22,7 +22,8 @@ from kernel.messages import Message, in_both
 
 from ..actions import Action
 from ..models import Auction, Bid, Bidder, Lot, LotAnimal, Notice, S16Case
-from ..staffcheck import staff_matches
+from ..staffcheck import match_key, staff_matches
+from .bidders import refuse_second_registration
 from .common import ZERO, before_the_hour, move_lot, serial, withdraw_lots_of
 from .order import check_s14_order
 from .s16 import s16_gap_message
@@ -259,7 +260,8 @@ def register_bidder(
                 )
             }
         )
-    matches = staff_matches(name=name, phone=phone, id_number=id_number)
+    refuse_second_registration(auction, phone=phone, id_kind=id_kind, id_number=id_number)
+    matches = staff_matches(name=name, phone=phone, id_number=id_number, address=address)
     number = (auction.bidders.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     bidder = Bidder(
         auction=auction,
@@ -335,15 +337,61 @@ def override_block(*, bidder, by, reason):
     return bidder
 
 
+def _fresh_matches(bidder):
+    """The bidder's matches against the staff records of today, and whether any is new."""
+    fresh = staff_matches(
+        name=bidder.name, phone=bidder.phone, id_number=bidder.id_number, address=bidder.address
+    )
+    new = {match_key(m) for m in fresh} - {match_key(m) for m in bidder.matches}
+    return fresh, bool(new)
+
+
 def assert_may_buy(bidder):
     bidder.check_may_buy()
     # Checked again at the hammer: staff records may have changed since registration.
-    fresh = staff_matches(name=bidder.name, phone=bidder.phone, id_number=bidder.id_number)
-    new = {m["user"] for m in fresh} - {m["user"] for m in bidder.matches}
-    if new:
+    if _fresh_matches(bidder)[1]:
         raise ValidationError(
-            _("This bidder now matches a member of staff (s.19): register him again for the check.")
+            _(
+                "This bidder now matches a member of staff, a declared relative or a pound "
+                "(s.19): check him again from the auction's page."
+            )
         )
+
+
+@transaction.atomic
+def recheck_bidder(*, bidder, by):
+    """Run the s.19 check again on a registered bidder (one registration per person: he is not
+    registered twice). A new match blocks him, and voids a clearance given for the old ones,
+    until the Magistrate clears him again. Logged as a block; nothing new, nothing done."""
+    bidder = (
+        Bidder.objects.select_for_update(of=("self",))
+        .select_related("auction__pound")
+        .get(pk=bidder.pk)
+    )
+    authorise(by, Permission.RUN_AUCTION, bidder.auction.pound)
+    fresh, new = _fresh_matches(bidder)
+    if not new:
+        return bidder
+    bidder.matches, bidder.blocked = fresh, True
+    bidder.override_by, bidder.override_reason, bidder.override_at = None, "", None
+    bidder.save(
+        update_fields=["matches", "blocked", "override_by", "override_reason", "override_at"]
+    )
+    auction = bidder.auction
+    record_event(
+        action=Action.AUCTION_BIDDER_BLOCKED,
+        section="s.19",
+        by=by,
+        pound=auction.pound,
+        summary=Message(
+            gettext_noop("%(auction)s: bidder %(number)s blocked: may be staff (%(staff)s)"),
+            auction=auction.number,
+            number=bidder.number,
+            staff=", ".join(m["staff"] for m in fresh),
+        ),
+        data={"auction": auction.number, "bidder": bidder.number, "matches": fresh},
+    )
+    return bidder
 
 
 @transaction.atomic

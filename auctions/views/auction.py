@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
 from accounts.decorators import require_permission
 from accounts.models import Pound
@@ -354,6 +355,24 @@ def bidder_override(request, pk):
         "auctions/auction/bidder_override.html",
         {"bidder": bidder, "matches": describe_matches(bidder.matches), "form": form},
     )
+
+
+@require_POST
+@require_permission(Permission.RUN_AUCTION)
+def bidder_recheck(request, pk):
+    """Run the s.19 check on a bidder again, against the staff records of today."""
+    bidder = get_bidder(request, pk, Permission.RUN_AUCTION)
+    before = bidder.matches
+    bidder = services.recheck_bidder(bidder=bidder, by=request.user)
+    if bidder.matches != before:
+        messages.warning(
+            request,
+            _("Bidder %(number)s, %(name)s, now matches the staff records and is blocked (s.19).")
+            % {"number": bidder.number, "name": bidder.name},
+        )
+    else:
+        messages.success(request, _("Checked again: nothing new."))
+    return redirect(f"{bidder.auction.get_absolute_url()}#bidder-{bidder.pk}")
 
 
 def _sell_context(lot):

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import StaffAssignment, User
+from accounts.models import DeclaredRelative, StaffAssignment, User
 from accounts.roles import ROLE_PERMISSIONS, Permission
 from accounts.scoping import has_permission
 from impounding.models import AnimalState
@@ -85,14 +85,29 @@ WHY = {
     "phone": _("same phone"),
     "id": _("same identity number"),
     "name": _("similar name"),
+    "address": _("the pound's address"),
 }
 
 
+def _who(match):
+    """Whom a match is on: a member of staff, a relative she declared, or a pound."""
+    if match.get("pound"):
+        return _("the pound %(pound)s") % {"pound": match["staff"]}
+    if match.get("relative"):
+        relation = match.get("relation", "")
+        labels = dict(DeclaredRelative.Relation.choices)
+        return _("a relative of %(staff)s (%(relation)s)") % {
+            "staff": match["staff"],
+            "relation": labels.get(relation, relation),
+        }
+    return match["staff"]
+
+
 def describe_matches(matches):
-    """The s.19 matches of a bidder, in words: [{"staff": name, "why": "same phone, ..."}]."""
+    """The s.19 matches of a bidder, in words: [{"staff": who, "why": "same phone, ..."}]."""
     return [
         {
-            "staff": m["staff"],
+            "staff": _who(m),
             "why": ", ".join(str(WHY.get(w, w)) for w in m["why"]),
             "score": m["score"],
         }

@@ -75,7 +75,13 @@ def bidder(auction, police_officer):
 
 @pytest.fixture
 def blocked(auction, police_officer, pound_keeper):
-    return register(auction, police_officer, name=pound_keeper.get_full_name(), phone="9000000001")
+    return register(
+        auction,
+        police_officer,
+        name=pound_keeper.get_full_name(),
+        phone="9000000001",
+        id_number="UP/12/345/679",
+    )
 
 
 @pytest.fixture
