@@ -372,7 +372,7 @@ def make_machine(*, pound, keeper, clerk, magistrate):
             if not groups:
                 return
             animals = pick_some(data, pick(data, groups))
-            order = services.release_by_order(
+            order = services.record_court_order(
                 entry=animals[0].impoundment,
                 animal_ids=[a.pk for a in animals],
                 by=keeper,
@@ -381,6 +381,11 @@ def make_machine(*, pound, keeper, clerk, magistrate):
                 case_number="OS 1/2026",
                 order_date=timezone.localtime(self.clock).date(),
                 scan=SimpleUploadedFile("order.pdf", PDF),
+            )
+            # Nothing leaves until the office has checked the order (s.19).
+            assert all(a.state == AnimalState.IMPOUNDED for a in animals)
+            order = services.check_court_order(
+                order=order, by=clerk, outcome="confirmed", how="court_website", reference="CNR 1"
             )
             assert order.unpaid_fines > 0
 

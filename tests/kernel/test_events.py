@@ -98,7 +98,7 @@ def test_every_service_writes_an_event_with_who_when_and_section(
         complaint=complaint, by=magistrate, outcome="dismissed", decided_on=date(2026, 11, 20)
     )
     services.apply_deposit(deposit=held, by=magistrate)
-    services.release_by_order(
+    order = services.record_court_order(
         entry=entry,
         animal_ids=[a4.pk],
         by=pound_keeper,
@@ -107,6 +107,9 @@ def test_every_service_writes_an_event_with_who_when_and_section(
         case_number="OS 7/2026",
         order_date=date(2026, 11, 24),
         scan=SimpleUploadedFile("o.pdf", SCAN_PDF),
+    )
+    services.check_court_order(
+        order=order, by=dm_clerk, outcome="confirmed", how="court_website", reference="CNR 7"
     )
     assert a5.state == "impounded"
 
@@ -133,7 +136,8 @@ def test_every_service_writes_an_event_with_who_when_and_section(
         ("complaint.recorded", "s.20", "dm_clerk"),
         ("complaint.dismissed", "s.22", "magistrate"),
         ("deposit.applied", "s.15", "magistrate"),
-        ("release.court_order", "s.19", "pound_keeper"),
+        ("release.court_order_recorded", "s.19", "pound_keeper"),
+        ("release.court_order", "s.19", "dm_clerk"),
     ]
     for event in Event.objects.all():
         assert event.at == NOW
