@@ -28,7 +28,7 @@ from ..actions import Action
 from ..dues import dues
 from ..models import AnimalState, CourtOrder, CourtOrderCheck, Impoundment
 from .custody import end_custody
-from .releases import _lock_animals
+from .releases import lock_animals
 
 # The to-dos an order opens: the office's check, and the keeper's wait (then his rejection).
 TO_CHECK = "court_order_review:"
@@ -118,7 +118,7 @@ def record_court_order(
         raise ValidationError(_("That complaint belongs to another register entry."))
     if kind == CourtOrder.Kind.S22 and complaint is None:
         complaint = entry.complaints.filter(outcome="upheld").order_by("-decided_on").first()
-    animals = _lock_animals(entry, animal_ids)
+    animals = lock_animals(entry, animal_ids)
     _ensure_not_awaiting_another(animals)
     statement = dues(animals, as_of=timezone.now())
     order = CourtOrder(
@@ -170,7 +170,7 @@ def record_court_order(
 def _release(order, by, now):
     """Confirmed: the named animals leave the pound, the dues left unpaid counted to now."""
     named = list(order.animals_named.values_list("pk", flat=True))
-    animals = _lock_animals(order.impoundment, named)
+    animals = lock_animals(order.impoundment, named)
     statement = dues(animals, as_of=now)
     order.unpaid_fines, order.unpaid_feeding = statement.fines, statement.feeding
     order.status = CourtOrder.Status.RELEASED

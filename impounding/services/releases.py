@@ -93,7 +93,7 @@ def _ensure_may_leave(animals, ids):
             )
 
 
-def _lock_animals(entry, animal_ids):
+def lock_animals(entry, animal_ids):
     """Lock the chosen animals (and the calves that go with a chosen dam), in a fixed order so
     that two people releasing overlapping animals cannot deadlock."""
     ids = _with_calves(animal_ids)
@@ -395,7 +395,7 @@ def release_to_claimant(
     )
     ensure_no_hold(entry, claim.claimant_name)
     try:
-        animals = _lock_animals(entry, animal_ids)
+        animals = lock_animals(entry, animal_ids)
     except ValidationError:
         # The same form confirmed a moment earlier released these animals while we waited for
         # their locks: that is this release, not a refusal.
