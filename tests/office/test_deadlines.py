@@ -9,7 +9,6 @@ import pytest
 from django.conf import settings
 from django.core import mail
 from django.core.exceptions import ValidationError
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
@@ -21,7 +20,7 @@ from accounts.roles import Role
 from auctions import services as auctions
 from auctions.models import DisposalOrder, Lot, Shortfall
 from impounding import services as impounding
-from impounding.models import CourtOrder, Deposit
+from impounding.models import Deposit
 from kernel.events import verify_chain
 from kernel.formatting import lakh
 from kernel.models import Event
@@ -40,7 +39,7 @@ from tests.auctions.factories import (
     schedule,
     unclaimed_entry,
 )
-from tests.impounding.factories import deposit, make_entry
+from tests.impounding.factories import court_order, deposit, make_entry
 from tests.office.factories import (
     claim,
     fines_collected,
@@ -113,21 +112,11 @@ class World:
         self.remittance = remit(pound, keeper, "20000.00")
         # A court's order recorded, not yet checked by the office: the animal stays.
         entry = make_entry(pound=pound, by=keeper)
-        self.court_order = impounding.record_court_order(
-            entry=entry,
-            animal_ids=[entry.animals.get().pk],
-            by=keeper,
-            kind=CourtOrder.Kind.CIVIL_COURT,
-            court="Civil Judge (Junior Division)",
-            case_number="OS 12/2026",
-            order_date=today,
-            scan=SimpleUploadedFile("order.pdf", PDF),
-        )
+        self.court_order = court_order(entry, keeper, order_date=today)
         self.pound = pound
         self.feeding_days = [today - timedelta(days=n) for n in range(1, 8)]
 
-    def run_keys(self):
-        """The keys the run opens: the court order's two were opened when it was recorded."""
+    def run_keys(self):  # the court order's two to-dos were opened as it was recorded
         return self.keys() - {
             f"court_order_review:{self.court_order.pk}",
             f"court_order_waiting:{self.court_order.pk}",
@@ -283,11 +272,7 @@ def test_each_to_do_closes_when_its_condition_goes_away(
     auctions.decide_disposal(order=world.disposal, by=magistrate, approve=True)
     office.write_off_shortfall(shortfall=world.shortfall, by=magistrate)
     impounding.check_court_order(
-        order=world.court_order,
-        by=dm_clerk,
-        outcome="confirmed",
-        how="court_website",
-        reference="CNR UPLK020012342026",
+        order=world.court_order, by=dm_clerk, outcome="confirmed", how="own_order", reference="1"
     )
     for day in world.feeding_days:
         impounding.log_feeding(
