@@ -279,28 +279,32 @@ def _record_check(order, check, animals, already_released):
         "how": check.how,
         "reference": check.reference,
     }
+    common = {"section": _section(order), "by": check.checked_by, "impoundment": order.impoundment}
     if check.outcome == CourtOrderCheck.Outcome.REJECTED:
-        action, summary = (
-            Action.COURT_ORDER_REJECTED,
-            Message(
+        record_event(
+            action=Action.COURT_ORDER_REJECTED,
+            summary=Message(
                 gettext_noop("Court order %(case)s rejected on the check: %(reason)s"),
                 case=order.case_number,
                 reason=check.reason,
             ),
+            data=data | {"reason": check.reason},
+            **common,
         )
-        data["reason"] = check.reason
     elif already_released:
-        action, summary = (
-            Action.COURT_ORDER_CHECKED,
-            Message(
+        record_event(
+            action=Action.COURT_ORDER_CHECKED,
+            summary=Message(
                 gettext_noop("Court order %(case)s checked against the court's record"),
                 case=order.case_number,
             ),
+            data=data,
+            **common,
         )
     else:
-        action, summary = (
-            Action.RELEASE_COURT_ORDER,
-            Message(
+        record_event(
+            action=Action.RELEASE_COURT_ORDER,
+            summary=Message(
                 gettext_noop(
                     "%(count)s animal(s) released by order of %(court)s, case %(case)s, "
                     "checked against the court's record"
@@ -309,18 +313,12 @@ def _record_check(order, check, animals, already_released):
                 court=order.court,
                 case=order.case_number,
             ),
+            data=data
+            | {
+                "animals": [a.reference for a in animals],
+                "unpaid_fines": order.unpaid_fines,
+                "unpaid_feeding": order.unpaid_feeding,
+                "payable_by": order.dues_payable_by,
+            },
+            **common,
         )
-        data.update(
-            animals=[a.reference for a in animals],
-            unpaid_fines=order.unpaid_fines,
-            unpaid_feeding=order.unpaid_feeding,
-            payable_by=order.dues_payable_by,
-        )
-    record_event(
-        action=action,
-        section=_section(order),
-        summary=summary,
-        by=check.checked_by,
-        impoundment=order.impoundment,
-        data=data,
-    )

@@ -321,3 +321,18 @@ def test_only_this_pounds_keeper_records_an_order(request, entry, who):
         order(entry, request.getfixturevalue(who), list(entry.animals.all()))
 
     assert not CourtOrder.objects.exists()
+
+
+def test_an_order_released_before_the_rule_is_checked_but_not_undone(entry, pound_keeper, dm_clerk):
+    legacy = order(entry, pound_keeper, [entry.animals.get(number=1)])
+    CourtOrder.objects.filter(pk=legacy.pk).update(status=CourtOrder.Status.RELEASED)
+
+    with pytest.raises(ValidationError) as exc:
+        check(legacy, dm_clerk, "rejected", reason="Not on the file")
+    assert "outcome" in exc.value.message_dict
+
+    checked = check(legacy, dm_clerk)
+
+    assert (checked.status, checked.reviewed_by) == (CourtOrder.Status.RELEASED, dm_clerk)
+    assert Event.objects.get(action="release.court_order_checked").by == dm_clerk
+    assert not Event.objects.filter(action="release.court_order").exists()
