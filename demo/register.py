@@ -370,7 +370,7 @@ def _released_by_order(pound, keeper, now):
         owner_name="Harish Chandra",
         owner_residence="Samesi",
     )
-    services.release_by_order(
+    order = services.record_court_order(
         entry=e8,
         by=keeper,
         animal_ids=[e8.animals.get(number=1).pk],
@@ -379,8 +379,21 @@ def _released_by_order(pound, keeper, now):
         case_number="O.S. 112/2026",
         order_date=timezone.localdate() - timedelta(days=4),
         scan=ContentFile(DEMO_SCAN, name="order.pdf"),
+        order_text="The white cow of Harish Chandra be released to him pending the suit.",
         dues_payable_by="As the suit decides",
     )
+    # Released once the District Magistrate's office has checked the order (s.19).
+    clerk = User.objects.filter(
+        assignments__role=Role.DM_CLERK, assignments__district=pound.district
+    ).first()
+    if clerk is not None:
+        services.check_court_order(
+            order=order,
+            by=clerk,
+            outcome="confirmed",
+            how="court_website",
+            reference="CNR UPLK020011122026",
+        )
     services.record_escape(
         animal=e8.animals.get(number=2),
         by=keeper,

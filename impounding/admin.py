@@ -29,6 +29,7 @@ for model in (
     models.Deposit,
     models.Complaint,
     models.CourtOrder,
+    models.CourtOrderCheck,
     models.SeizerLiability,
     models.Amendment,
     models.CustodyEvent,

@@ -27,6 +27,7 @@ from .models import (
     Animal,
     AnimalState,
     Claim,
+    CourtOrder,
     CustodyEvent,
     FeedingLog,
     Impoundment,
@@ -367,3 +368,24 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
             }
         )
     return board
+
+
+# The rejected orders the keeper's home shows, for this many days after the check.
+REJECTED_SHOWN_DAYS = 14
+
+
+def court_orders_for_keeper(user, size=10):
+    """The court orders at the user's pounds awaiting their check, and those rejected in the
+    last REJECTED_SHOWN_DAYS days (the animals stayed), for the keeper's home. One query."""
+    since = timezone.now() - timedelta(days=REJECTED_SHOWN_DAYS)
+    return list(
+        CourtOrder.objects.filter(
+            impoundment__pound_id__in=visible_pound_ids(user, Permission.RELEASE_ANIMAL)
+        )
+        .filter(
+            Q(status=CourtOrder.Status.AWAITING)
+            | Q(status=CourtOrder.Status.REJECTED, reviewed_at__gte=since)
+        )
+        .select_related("impoundment__pound", "verification")
+        .order_by("-recorded_at", "-pk")[:size]
+    )

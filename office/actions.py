@@ -15,6 +15,8 @@ class Action(EventAction):
     SURPLUS_CLAIM_REJECTED = "ledger.surplus_claim_rejected", _("Claim to the surplus rejected")
     SURPLUS_TRANSFERRED = "ledger.surplus_transferred", _("Surplus credited to revenue")
     SHORTFALL_WRITTEN_OFF = "ledger.shortfall_written_off", _("Shortfall written off")
+    # Recorded before ADR 0056 moved the check ahead of the release (impounding's actions now):
+    # kept so that the events already in the log keep their label.
     COURT_ORDER_REVIEWED = "ledger.court_order_reviewed", _("Court order checked by the office")
     PERSONAL_DATA_ERASED = "retention.personal_data_erased", _("Personal data erased (retention)")
     DEPOSIT_APPLICATION_CONFIRMED = (

@@ -259,9 +259,9 @@ def _queues(pound_ids, district_ids, today):
             ("recorded_at", "pk"),
         ),
         "court_orders": (
-            CourtOrder.objects.filter(
-                impoundment__pound_id__in=pound_ids, reviewed_at__isnull=True
-            ).select_related("impoundment__pound", "recorded_by"),
+            CourtOrder.objects.to_check()
+            .filter(impoundment__pound_id__in=pound_ids)
+            .select_related("impoundment__pound", "recorded_by"),
             ("recorded_at", "pk"),
         ),
         "claims": (
@@ -313,7 +313,8 @@ def approvals(
     for row in result.disposals + result.shortfalls:
         row.may_act = row.pound_id in approve_in
     for order in result.court_orders:
-        order.may_act = order.impoundment.pound_id in prepare_in
+        # Whoever recorded the order may not check it (docs/decisions/0056).
+        order.may_act = order.impoundment.pound_id in prepare_in and order.recorded_by_id != user.pk
     for claim in result.claims:
         claim.may_act = claim.deposit.district_id in approve_districts
     return result

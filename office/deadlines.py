@@ -39,7 +39,7 @@ from impounding.models import (
     Impoundment,
     ReceiptCancellation,
 )
-from impounding.selectors import missing_feeding_by_pound
+from impounding.selectors import REJECTED_SHOWN_DAYS, missing_feeding_by_pound
 from impounding.services import apply_deposit, deposit_awaiting_application
 from kernel import held_uploads
 from kernel.anchors import write_checkpoint
@@ -407,7 +407,22 @@ def shortfalls_to_write_off(day):
 
 
 def court_orders_to_check(day):
-    for order in CourtOrder.objects.filter(reviewed_at__isnull=True).select_related(
+    for order in CourtOrder.objects.to_check().select_related("impoundment__pound__district"):
+        pound = order.impoundment.pound
+        yield Due(
+            order.pk,
+            pound.district,
+            pound,
+            _("Check the court order %(case)s recorded at %(pound)s (s.19)")
+            % {"case": order.case_number, "pound": bilingual(pound.name, pound.name_hi)},
+            url("office:court_order_review", order.pk),
+            "s.19",
+        )
+
+
+def court_orders_waiting(day):
+    """The keeper's: an order he recorded waits for its check, the animals still in the pound."""
+    for order in CourtOrder.objects.filter(status=CourtOrder.Status.AWAITING).select_related(
         "impoundment__pound__district"
     ):
         pound = order.impoundment.pound
@@ -415,9 +430,27 @@ def court_orders_to_check(day):
             order.pk,
             pound.district,
             pound,
-            _("Check the court order %(case)s recorded at %(pound)s against its scan (s.19)")
-            % {"case": order.case_number, "pound": bilingual(pound.name, pound.name_hi)},
-            reverse("office:approvals"),
+            _("Court order %(case)s awaits the office's check: the animals stay")
+            % {"case": order.case_number},
+            url("impounding:entry", order.impoundment_id),
+            "s.19",
+        )
+
+
+def court_orders_rejected(day):
+    """The keeper's: an order rejected on its check, shown for REJECTED_SHOWN_DAYS days."""
+    since = timezone.now() - timedelta(days=REJECTED_SHOWN_DAYS)
+    for order in CourtOrder.objects.filter(
+        status=CourtOrder.Status.REJECTED, reviewed_at__gte=since
+    ).select_related("impoundment__pound__district"):
+        pound = order.impoundment.pound
+        yield Due(
+            order.pk,
+            pound.district,
+            pound,
+            _("Court order %(case)s rejected on the check: %(reason)s")
+            % {"case": order.case_number, "reason": order.review_note[:150]},
+            url("impounding:entry", order.impoundment_id),
             "s.19",
         )
 
@@ -437,6 +470,8 @@ RULES = (
     Rule("claims_hold:", Role.POLICE_OFFICER, claims_on_hold),
     Rule("receipt_cancel:", Role.DM_CLERK, receipt_cancellations_to_decide),
     Rule("court_order_review:", Role.DM_CLERK, court_orders_to_check),
+    Rule("court_order_waiting:", Role.POUND_KEEPER, court_orders_waiting),
+    Rule("court_order_rejected:", Role.POUND_KEEPER, court_orders_rejected),
 )
 # The kinds of to-do the run owns, and so closes when their condition has gone.
 PREFIXES = tuple(rule.prefix for rule in RULES)

@@ -18,7 +18,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission, system_actor
 from auctions.models import Auction, Shortfall
 from impounding import services as register
-from impounding.models import CourtOrder, Deposit
+from impounding.models import Deposit
 from kernel.dates import surplus_expiry
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
@@ -361,40 +361,6 @@ def write_off_shortfall(*, shortfall, by, note=""):
     )
     todos.close(f"shortfall_writeoff:{shortfall.pk}")
     return shortfall
-
-
-@transaction.atomic
-def review_court_order(*, order, by, note=""):
-    """The office checks a court-ordered release recorded at a pound against its scan (s.19)."""
-    order = (
-        CourtOrder.objects.select_for_update(of=("self",))
-        .select_related("impoundment__pound__district")
-        .get(pk=order.pk)
-    )
-    if not has_permission(by, Permission.PREPARE_ORDERS, order.impoundment.pound):
-        raise PermissionDenied(_("The District Magistrate's office checks court orders."))
-    if order.reviewed_at is not None:
-        raise ValidationError(_("This order has already been checked."))
-    order.reviewed_by, order.reviewed_at, order.review_note = by, timezone.now(), note
-    order.save(update_fields=["reviewed_by", "reviewed_at", "review_note"])
-    record_event(
-        action=Action.COURT_ORDER_REVIEWED,
-        section="s.19",
-        by=by,
-        impoundment=order.impoundment,
-        summary=Message(
-            gettext_noop("Court order %(case)s checked against its scan: %(note)s"),
-            case=order.case_number,
-            note=note,
-        )
-        if note
-        else Message(
-            gettext_noop("Court order %(case)s checked against its scan"), case=order.case_number
-        ),
-        data={"order": order.pk, "note": note},
-    )
-    todos.close(f"court_order_review:{order.pk}")
-    return order
 
 
 @transaction.atomic

@@ -81,6 +81,7 @@ SCOPED = [
     ("impounding.ReceiptCancellation", "receipt__pound_id"),
     ("impounding.Deposit", "release__impoundment__pound_id"),
     ("impounding.CourtOrder", "impoundment__pound_id"),
+    ("impounding.CourtOrderCheck", "order__impoundment__pound_id"),
     ("impounding.Complaint", "impoundment__pound_id"),
     ("impounding.FineScale", "district_id"),
     ("auctions.Report", "pound_id"),

@@ -55,7 +55,6 @@ NO_KEY = {
     "impounding:deposit_refund": "a state transition refused once the deposit is refunded",
     "impounding:receipt_cancellation_decide": "a decision refused once decided",
     "office:claim_decide": "a decision refused once the claim is decided",
-    "office:court_order_review": "a review refused once reviewed",
     "office:deposit_confirm_application": "a confirmation refused once confirmed",
     "office:remittance_confirm": "a confirmation refused once confirmed (maker-checker)",
     "office:shortfall_write_off": "a write-off refused once written off",
@@ -284,8 +283,25 @@ def _court_order(client, get):
         "case_number": "OS 12/2026",
         "order_date": "2026-11-01",
         "scan": pdf_scan(),
+        "order_text": "The cow be released to its owner.",
     }
     return reverse("impounding:court_order", args=[entry.pk]), data, CourtOrder
+
+
+def _court_order_check(client, get):
+    from impounding.models import CourtOrderCheck
+    from tests.office.test_views_office import court_release
+
+    get("tariffs")
+    order = court_release(get("pound"), get("pound_keeper"))
+    client.force_login(get("dm_clerk"))
+    data = {
+        "idempotency_key": "7b2e3f4a-5d6c-4b7a-9988-776655443322",
+        "outcome": "confirmed",
+        "how": "certified_copy",
+        "reference": "CC 41/2026",
+    }
+    return reverse("office:court_order_review", args=[order.pk]), data, CourtOrderCheck
 
 
 def _complaint(client, get):
@@ -481,6 +497,7 @@ SENT_TWICE = {
     "impounding:claim_new": _rival_claim,
     "impounding:complaint_new": _complaint,
     "impounding:court_order": _court_order,
+    "office:court_order_review": _court_order_check,
     "auctions:s16_new": _s16_refusal,
     "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,

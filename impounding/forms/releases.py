@@ -118,7 +118,7 @@ class ConfirmForm(forms.Form):
 
 
 class CourtOrderForm(forms.Form):
-    # Made once with the form: sending it twice records one order (see release_by_order).
+    # Made once with the form: sending it twice records one order (see record_court_order).
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     animals = AnimalChoiceField(queryset=None, label=_("Animals the order releases"))
     kind = forms.ChoiceField(
@@ -131,6 +131,12 @@ class CourtOrderForm(forms.Form):
         label=_("Scan of the order"),
         help_text=_("PDF, JPEG or PNG, at most 5 MB."),
         widget=forms.ClearableFileInput(attrs={"accept": ".pdf,image/jpeg,image/png"}),
+    )
+    order_text = forms.CharField(
+        label=_("What the order says"),
+        help_text=_("Copy its operative words: whom and which animals it orders released."),
+        max_length=4000,
+        widget=forms.Textarea(attrs={"rows": 3}),
     )
     conditions = forms.CharField(
         label=_("Conditions in the order"), required=False, widget=forms.Textarea(attrs={"rows": 2})

@@ -18,6 +18,7 @@ from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
     Complaint,
     CourtOrder,
+    CourtOrderCheck,
     Deposit,
     Receipt,
     ReceiptCancellation,
@@ -46,6 +47,7 @@ __all__ = [
     "ClaimantRole",
     "Complaint",
     "CourtOrder",
+    "CourtOrderCheck",
     "CustodyEvent",
     "Deposit",
     "FeedingLog",

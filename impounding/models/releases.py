@@ -358,13 +358,32 @@ class Complaint(models.Model):
         return self.filed_on <= self.deadline
 
 
-class CourtOrder(models.Model):
-    """An order of a Magistrate or Civil Court releasing cattle (s.19; s.22)."""
+class CourtOrderQuerySet(PoundScopedQuerySet):
+    def to_check(self):
+        """The orders the office has still to check against the court's record: those awaiting
+        their check before the release, and any released before the check was required."""
+        return self.filter(reviewed_at__isnull=True).exclude(status=CourtOrder.Status.REJECTED)
+
+
+class CourtOrder(MakerChecker):
+    """An order of a Magistrate or Civil Court releasing cattle (s.19; s.22).
+
+    The pound-keeper records it with its scan; the animals stay in the pound until someone else
+    (the District Magistrate's office) has checked it against the court's record and confirmed
+    it (docs/decisions/0056)."""
 
     class Kind(models.TextChoices):
         S22 = "s22", _("Magistrate's order on a complaint (s.22)")
         MAGISTRATE = "magistrate", _("Other order of a Magistrate (s.19)")
         CIVIL_COURT = "civil", _("Order of a Civil Court (s.19)")
+
+    class Status(models.TextChoices):
+        AWAITING = "awaiting", _("Court-order release awaiting its check")
+        RELEASED = "released", _("Checked: the animals released")
+        REJECTED = "rejected", _("Rejected on the check: the animals stay")
+
+    maker_field = "recorded_by"
+    maker_refusal = _("Whoever recorded a court order may not check it.")
 
     impoundment = models.ForeignKey(
         Impoundment, on_delete=models.PROTECT, related_name="court_orders"
@@ -373,18 +392,26 @@ class CourtOrder(models.Model):
         Complaint, on_delete=models.PROTECT, null=True, blank=True, related_name="court_orders"
     )
     kind = models.CharField(_("order"), max_length=12, choices=Kind.choices)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.AWAITING
+    )
     court = models.CharField(_("court"), max_length=200)
     case_number = models.CharField(_("case number"), max_length=80)
     order_date = models.DateField(_("date of the order"))
     scan = models.FileField(_("scan of the order"), upload_to=media_upload("orders"))
+    order_text = models.TextField(_("what the order says"), blank=True)
     conditions = models.TextField(_("conditions in the order"), blank=True)
+    # The animals the order names: they stay in the pound until the order is confirmed.
+    animals_named = models.ManyToManyField(
+        "impounding.Animal", related_name="court_orders_named", blank=True
+    )
     # Dues left unpaid by the release, and who the order makes liable for them.
     unpaid_fines = models.DecimalField(max_digits=12, decimal_places=2)
     unpaid_feeding = models.DecimalField(max_digits=12, decimal_places=2)
     dues_payable_by = models.CharField(_("dues payable by"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
-    # The District Magistrate's office checks the recorded order against the scan.
+    # Who checked the order against the court's record, and when (its `verification` says how).
     reviewed_by = models.ForeignKey(
         User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -393,12 +420,22 @@ class CourtOrder(models.Model):
     # The order form's single-use key: sent twice, it records one order (null when made by code).
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
-    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
+    objects = CourtOrderQuerySet.through("impoundment__pound_id").as_manager()
 
     class Meta:
         verbose_name = _("court order")
         verbose_name_plural = _("court orders")
         ordering = ["order_date"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(reviewed_by__isnull=True) | ~Q(reviewed_by=models.F("recorded_by")),
+                name="court_order_checked_by_another",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="rejected") | Q(reviewed_at__isnull=False),
+                name="court_order_rejected_when_checked",
+            ),
+        ]
 
     def __str__(self):
         return f"{self.court} {self.case_number}"
@@ -406,6 +443,46 @@ class CourtOrder(models.Model):
     @property
     def unpaid_total(self):
         return self.unpaid_fines + self.unpaid_feeding
+
+
+class CourtOrderCheck(models.Model):
+    """The check of a recorded court order against the court's own record, by someone other
+    than whoever recorded it: confirmed (the animals released) or rejected (they stay)."""
+
+    class Outcome(models.TextChoices):
+        CONFIRMED = "confirmed", _("Confirmed: release the animals")
+        REJECTED = "rejected", _("Rejected: the animals stay in the pound")
+
+    class How(models.TextChoices):
+        CERTIFIED_COPY = "certified_copy", _("A certified copy received from the court")
+        COURT_WEBSITE = "court_website", _("The order on the court's website (eCourts)")
+        COURT_OFFICE = "court_office", _("Confirmed with the court's office (reader or clerk)")
+        OWN_ORDER = "own_order", _("The Magistrate's own order, in the office's file")
+
+    order = models.OneToOneField(CourtOrder, on_delete=models.PROTECT, related_name="verification")
+    outcome = models.CharField(_("outcome"), max_length=10, choices=Outcome.choices)
+    how = models.CharField(_("how it was checked"), max_length=20, choices=How.choices)
+    reference = models.CharField(_("reference of the check"), max_length=120)
+    reason = models.TextField(_("reason"), blank=True)
+    checked_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    checked_at = models.DateTimeField(default=timezone.now)
+    # The check form's single-use key: sent twice, one check.
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    objects = PoundScopedQuerySet.through("order__impoundment__pound_id").as_manager()
+
+    class Meta:
+        verbose_name = _("check of a court order")
+        verbose_name_plural = _("checks of court orders")
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(outcome="confirmed") | ~Q(reason=""),
+                name="court_order_check_rejection_has_reason",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.order}: {self.get_outcome_display()}"
 
 
 class SeizerLiability(models.Model):

@@ -8,6 +8,7 @@ from ledger.services import may_pay_from_till
 from .cancellations import ask_receipt_cancellation, decide_receipt_cancellation
 from .claims import decide_claims, ensure_no_hold, may_decide_claims, record_claim
 from .common import ReleaseRefused, TransitionNotAllowed, ensure_transition
+from .court_orders import check_court_order, record_court_order
 from .custody import (
     end_custody,
     log_feeding,
@@ -28,7 +29,6 @@ from .intake import amend_entry, create_entry, intake_warnings
 from .releases import (
     ReleaseStatement,
     claimable_animals,
-    release_by_order,
     release_on_payment,
     release_statement,
 )
@@ -39,6 +39,7 @@ __all__ = [
     "TransitionNotAllowed",
     "amend_entry",
     "ask_receipt_cancellation",
+    "check_court_order",
     "claimable_animals",
     "apply_deposit",
     "create_entry",
@@ -56,11 +57,11 @@ __all__ = [
     "pay_deposit_refund",
     "record_birth",
     "record_claim",
+    "record_court_order",
     "record_complaint",
     "record_death",
     "record_escape",
     "record_return",
-    "release_by_order",
     "release_on_deposit",
     "release_on_payment",
     "release_statement",

@@ -1,4 +1,5 @@
-"""Releases: on payment (s.13), on deposit (s.15), and by order of a court (s.19, s.22).
+"""Releases: on payment (s.13) and on deposit (s.15); by order of a court (s.19, s.22) once the
+order is checked, in `court_orders.py`.
 
 A release on deposit shares every step but the booking with one on payment
 (`release_to_claimant`); its booking and entry point live with the deposit's other steps, in
@@ -28,9 +29,8 @@ from accounts.scoping import authorise
 from auctions import services as sales
 from kernel.events import record_event
 from kernel.formatting import inr
-from kernel.idempotency import made_with_key
 from kernel.messages import THE_CLAIMANT, Message
-from kernel.uploads import SIGNATURE_MAX_PX, clean_scan, reencode_image
+from kernel.uploads import SIGNATURE_MAX_PX, reencode_image
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
 
@@ -40,7 +40,6 @@ from ..models import (
     Animal,
     AnimalState,
     ClaimantRole,
-    CourtOrder,
     Impoundment,
     Receipt,
     Release,
@@ -94,7 +93,7 @@ def _ensure_may_leave(animals, ids):
             )
 
 
-def _lock_animals(entry, animal_ids):
+def lock_animals(entry, animal_ids):
     """Lock the chosen animals (and the calves that go with a chosen dam), in a fixed order so
     that two people releasing overlapping animals cannot deadlock."""
     ids = _with_calves(animal_ids)
@@ -396,7 +395,7 @@ def release_to_claimant(
     )
     ensure_no_hold(entry, claim.claimant_name)
     try:
-        animals = _lock_animals(entry, animal_ids)
+        animals = lock_animals(entry, animal_ids)
     except ValidationError:
         # The same form confirmed a moment earlier released these animals while we waited for
         # their locks: that is this release, not a refusal.
@@ -501,82 +500,3 @@ def release_on_payment(
         at=at,
         replaces=replaces,
     )
-
-
-@transaction.atomic
-def release_by_order(
-    *,
-    entry,
-    animal_ids,
-    by,
-    kind,
-    court,
-    case_number,
-    order_date,
-    scan,
-    conditions="",
-    dues_payable_by="",
-    complaint=None,
-    idempotency_key=None,
-):
-    """s.19: release without payment only on the recorded order of a Magistrate or Civil Court,
-    with a scan of the order. The dues left unpaid are recorded against whoever the order names
-    (under s.22, the seizer). Once for each `idempotency_key`: sent again, the order recorded."""
-    authorise(by, Permission.RELEASE_ANIMAL, entry.pound)
-    entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
-    done = made_with_key(CourtOrder, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
-    if done is not None:
-        return done
-    # Checked, and an image written again without its EXIF data (the phone, the place).
-    stored_scan = clean_scan(scan)
-    if order_date > timezone.localdate():
-        raise ValidationError({"order_date": _("The order cannot be dated in the future.")})
-    if complaint is not None and complaint.impoundment_id != entry.pk:
-        raise ValidationError(_("That complaint belongs to another register entry."))
-    if kind == CourtOrder.Kind.S22 and complaint is None:
-        complaint = entry.complaints.filter(outcome="upheld").order_by("-decided_on").first()
-    animals = _lock_animals(entry, animal_ids)
-    now = timezone.now()
-    statement = dues(animals, as_of=now)
-    order = CourtOrder(
-        impoundment=entry,
-        complaint=complaint,
-        kind=kind,
-        court=court,
-        case_number=case_number,
-        order_date=order_date,
-        conditions=conditions,
-        unpaid_fines=statement.fines,
-        unpaid_feeding=statement.feeding,
-        dues_payable_by=dues_payable_by,
-        recorded_by=by,
-        idempotency_key=idempotency_key,
-    )
-    order.scan.save(stored_scan.name, stored_scan, save=False)
-    order.full_clean(exclude=["scan"])
-    order.save()
-    end_custody(animals, state=AnimalState.RELEASED_BY_ORDER, at=now, court_order=order)
-    # A lot still open for one of these animals is withdrawn: claimed before the hammer.
-    sales.withdraw_claimed_lots(animals, by=by)
-    record_event(
-        action=Action.RELEASE_COURT_ORDER,
-        section="s.22" if kind == CourtOrder.Kind.S22 else "s.19",
-        summary=Message(
-            gettext_noop("%(count)s animal(s) released by order of %(court)s, case %(case)s"),
-            count=len(animals),
-            court=court,
-            case=case_number,
-        ),
-        by=by,
-        impoundment=entry,
-        data={
-            "animals": [a.reference for a in animals],
-            "court": court,
-            "case": case_number,
-            "order_date": order_date,
-            "unpaid_fines": statement.fines,
-            "unpaid_feeding": statement.feeding,
-            "payable_by": dues_payable_by,
-        },
-    )
-    return order

@@ -27,6 +27,7 @@ from ..forms.register import (
 )
 from ..models import (
     AnimalState,
+    CourtOrder,
     CustodyEvent,
     Impoundment,
     Receipt,
@@ -201,6 +202,19 @@ def entry_new(request):
     return render(request, "impounding/entry_new.html", page)
 
 
+def _flag_awaiting_orders(animals, court_orders):
+    """Each animal in the pound named in a court order awaiting its check carries that order
+    (`awaiting_order`): the release waits for the check (docs/decisions/0056)."""
+    awaiting = {
+        a.pk: order
+        for order in court_orders
+        if order.status == CourtOrder.Status.AWAITING
+        for a in order.animals_named.all()
+    }
+    for animal in animals:
+        animal.awaiting_order = awaiting.get(animal.pk)
+
+
 @require_permission(Permission.VIEW_RECORDS)
 def entry(request, pk):
     entry = get_entry(request, pk)
@@ -239,6 +253,10 @@ def entry(request, pk):
             deposit.awaiting = services.deposit_awaiting_application(deposit)
     user = request.user
     claims = list(entry.claims.exclude(status="rejected"))
+    court_orders = list(
+        entry.court_orders.select_related("verification").prefetch_related("animals_named")
+    )
+    _flag_awaiting_orders(animals, court_orders)
     return render(
         request,
         "impounding/entry.html",
@@ -251,7 +269,7 @@ def entry(request, pk):
             "warnings": describe_warnings(entry.warnings),
             "releases": releases,
             "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),
-            "court_orders": entry.court_orders.order_by("order_date"),
+            "court_orders": court_orders,
             "amendments": entry.amendments.select_related("by", "animal").order_by("at"),
             "events": Event.objects.filter(impoundment=entry)
             .select_related("personal_fields")

@@ -1,4 +1,4 @@
-"""Claims and releases: on payment (s.13), on deposit (s.15), by court order (s.19).
+"""Claims and releases: on payment (s.13), on deposit (s.15), by court order (s.19, once checked).
 
 A release is two steps. Step 1 takes the answers; step 2 shows them with the dues computed now
 ("check your answers") and a single-use key. Only step 2's confirmation moves money, and
@@ -144,7 +144,7 @@ def deposit(request, pk):
 @require_permission(Permission.RELEASE_ANIMAL)
 def court_order(request, pk):
     entry = get_entry(request, pk, Permission.RELEASE_ANIMAL)
-    # The same form sent again: its animals are released, so show the order it recorded.
+    # The same form sent again: its animals are named in it, so show the order it recorded.
     made = replayed_row(request, CourtOrder, impoundment=entry, recorded_by=request.user)
     if made is not None:
         return _ordered(request, entry, made)
@@ -154,7 +154,7 @@ def court_order(request, pk):
         data = dict(form.cleaned_data)
         chosen = data.pop("animals")
         try:
-            order = services.release_by_order(
+            order = services.record_court_order(
                 entry=entry, by=request.user, animal_ids=[a.pk for a in chosen], **data
             )
         except ValidationError as exc:
@@ -167,7 +167,10 @@ def court_order(request, pk):
 def _ordered(request, entry, order):
     messages.success(
         request,
-        _("Released by order of %(court)s, case %(case)s.")
+        _(
+            "Order of %(court)s, case %(case)s, recorded. The animals stay in the pound until "
+            "the District Magistrate's office has checked it."
+        )
         % {"court": order.court, "case": order.case_number},
     )
     return redirect(entry)

@@ -13,6 +13,7 @@ from accounts.roles import SYSTEM_USERNAME, Permission, Role
 from accounts.scoping import grants_for, visible_pound_ids
 from accounts.selectors import pounds_with_villages
 from auctions import selectors as auction_selectors
+from impounding import selectors as impounding_selectors
 from kernel.replica import reads_from_replica
 
 from .. import statements
@@ -49,7 +50,7 @@ TASKS = [
     (
         Role.DM_CLERK,
         "court_order_review:",
-        _("Check court orders against their scans (s.19)"),
+        _("Check court orders before their release (s.19)"),
         "office:approvals",
     ),
     (
@@ -101,6 +102,7 @@ def home(request):
     if Role.POUND_KEEPER in roles:
         context["keeper_panel"] = auction_selectors.keeper_dashboard(user)
         context["fines_due"] = fines_to_remit(user)
+        context["court_orders"] = impounding_selectors.court_orders_for_keeper(user)
     if Role.POLICE_OFFICER in roles:
         context["officer_panel"] = auction_selectors.officer_dashboard(user)
     context["office_tasks"] = office_tasks(user, roles)

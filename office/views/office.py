@@ -22,6 +22,7 @@ from accounts.models import District, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_district_ids, visible_pound_ids
 from auctions.models import Shortfall
+from impounding import services as impounding_services
 from impounding.confirmations import show_deposit_panel
 from impounding.models import CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
@@ -31,7 +32,7 @@ from kernel.views import add_service_errors
 
 from .. import dashboard as selectors
 from .. import services as office
-from ..forms.office import ConfirmForm, ReviewForm, WriteOffForm
+from ..forms.office import ConfirmForm, CourtOrderCheckForm, WriteOffForm
 
 
 @require_permission(Permission.VIEW_REPORTS)
@@ -136,26 +137,29 @@ def shortfall_write_off(request, pk):
 
 @require_permission(Permission.PREPARE_ORDERS)
 def court_order_review(request, pk):
+    """Check a court order a pound recorded against the court's record: confirmed, its animals
+    are released; rejected, they stay and the keeper is told (s.19, docs/decisions/0056)."""
     order = get_object_or_404(
-        CourtOrder.objects.for_user(request.user).select_related(
-            "impoundment__pound__district", "complaint", "recorded_by", "reviewed_by"
+        CourtOrder.objects.for_user(request.user, Permission.PREPARE_ORDERS).select_related(
+            "impoundment__pound__district",
+            "complaint",
+            "recorded_by",
+            "reviewed_by",
+            "verification",
         ),
         pk=pk,
     )
-    if not has_permission(request.user, Permission.PREPARE_ORDERS, order.impoundment.pound):
-        raise PermissionDenied
-    form = ReviewForm(request.POST if request.method == "POST" else None)
+    form = CourtOrderCheckForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
+        data = dict(form.cleaned_data)
         try:
-            office.review_court_order(order=order, by=request.user, note=form.cleaned_data["note"])
-        except ValidationError as error:
+            order = impounding_services.check_court_order(order=order, by=request.user, **data)
+        except (ValidationError, PermissionDenied) as error:
+            if isinstance(error, PermissionDenied):
+                error = ValidationError(str(error))
             add_service_errors(form, error)
         else:
-            todo_list.close(f"court_order_review:{order.pk}")
-            messages.success(
-                request,
-                _("Court order %(case)s checked against its scan.") % {"case": order.case_number},
-            )
+            messages.success(request, _checked_message(order))
             return redirect("office:approvals")
     return render(
         request,
@@ -163,10 +167,18 @@ def court_order_review(request, pk):
         {
             "order": order,
             "entry": order.impoundment,
-            "animals": order.animals.order_by("number"),
+            "animals": order.animals_named.order_by("number"),
             "form": form,
+            "may_check": order.may_be_decided_by(request.user),
         },
     )
+
+
+def _checked_message(order):
+    words = {"case": order.case_number}
+    if order.status == CourtOrder.Status.REJECTED:
+        return _("Court order %(case)s rejected: the animals stay in the pound.") % words
+    return _("Court order %(case)s confirmed: the animals are released.") % words
 
 
 @require_permission(Permission.APPROVE)

@@ -133,13 +133,13 @@ def test_claim_before_the_hammer_withdraws_the_open_lot(
 
 
 def test_release_by_court_order_before_the_hammer_withdraws_the_lot(
-    pound, district, pound_keeper, police_officer, tariffs
+    pound, district, pound_keeper, police_officer, dm_clerk, tariffs
 ):
     conditions(district)
     entry, _ = ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
     auction = schedule(pound, police_officer, [entry.animals.all()])
 
-    impounding.release_by_order(
+    order = impounding.record_court_order(
         entry=entry,
         animal_ids=[entry.animals.get().pk],
         by=pound_keeper,
@@ -148,6 +148,10 @@ def test_release_by_court_order_before_the_hammer_withdraws_the_lot(
         case_number="OS 12/2026",
         order_date=timezone.localdate(),
         scan=SimpleUploadedFile("order.pdf", PDF),
+    )
+    assert auction.lots.get().status != Lot.Status.WITHDRAWN  # not until the order is checked
+    impounding.check_court_order(
+        order=order, by=dm_clerk, outcome="confirmed", how="court_website", reference="CNR 1"
     )
 
     assert auction.lots.get().status == Lot.Status.WITHDRAWN

@@ -70,7 +70,7 @@ def district_at_work(district, pound, pound_keeper, police_officer, dm_clerk):
         by=police_officer,
     )
     ordered = make_entry(pound=pound, by=pound_keeper)
-    order = impounding_services.release_by_order(
+    order = impounding_services.record_court_order(
         entry=ordered,
         by=pound_keeper,
         animal_ids=[a.pk for a in ordered.animals.all()],

@@ -2,14 +2,16 @@ import uuid
 from datetime import date, timedelta
 from decimal import Decimal
 
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
 from accounts.roles import Role
 from demo import tariffs as demo_tariffs
 from impounding import services, tariffs
 from impounding.dues import dues
-from impounding.models import AgeClass, SeizerCapacity, SeizureBasis, Sex, Species
+from impounding.models import AgeClass, CourtOrder, SeizerCapacity, SeizureBasis, Sex, Species
 from tests.accounts.factories import staff
+from tests.pdfs import SCAN_PDF
 
 
 def tariff_officer(district):
@@ -146,3 +148,29 @@ def deposit(entry, by, animals=None, *, at=None, key=None, **kw):
 
 
 ZERO = Decimal("0.00")
+
+
+def court_order(entry, by, animals=None, *, checker=None, **kw):
+    """A court's order releasing `animals` (all the entry's by default), recorded by `by`; with
+    a `checker` (the office), confirmed against the court's record too, so released (s.19)."""
+    animals = list(entry.animals.all()) if animals is None else animals
+    fields = {
+        "kind": CourtOrder.Kind.MAGISTRATE,
+        "court": "Court of the Sub-Divisional Magistrate, Mohanlalganj",
+        "case_number": "Misc. 12/2026",
+        "order_date": timezone.localdate() - timedelta(days=1),
+        "scan": SimpleUploadedFile("order.pdf", SCAN_PDF),
+        "order_text": "The cattle named be released to their owner.",
+    } | kw
+    order = services.record_court_order(
+        entry=entry, by=by, animal_ids=[a.pk for a in animals], **fields
+    )
+    if checker is not None:
+        order = services.check_court_order(
+            order=order,
+            by=checker,
+            outcome="confirmed",
+            how="court_website",
+            reference="CNR UPLK020012342026",
+        )
+    return order

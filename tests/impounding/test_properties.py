@@ -13,7 +13,6 @@ from datetime import timedelta
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
@@ -49,7 +48,15 @@ from kernel.models import Event
 from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import Transaction
-from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
+from tests.impounding.factories import (
+    court_order,
+    cow,
+    deposit,
+    goat,
+    make_entry,
+    pay,
+    set_tariffs,
+)
 from tests.pdfs import SCAN_PDF
 
 HOURS = st.integers(min_value=1, max_value=30)
@@ -372,15 +379,15 @@ def make_machine(*, pound, keeper, clerk, magistrate):
             if not groups:
                 return
             animals = pick_some(data, pick(data, groups))
-            order = services.release_by_order(
-                entry=animals[0].impoundment,
-                animal_ids=[a.pk for a in animals],
-                by=keeper,
+            order = court_order(
+                animals[0].impoundment,
+                keeper,
+                animals,
+                checker=clerk,
                 kind=kind,
                 court="Civil Judge (Junior Division)",
                 case_number="OS 1/2026",
                 order_date=timezone.localtime(self.clock).date(),
-                scan=SimpleUploadedFile("order.pdf", PDF),
             )
             assert order.unpaid_fines > 0
 

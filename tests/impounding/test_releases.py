@@ -1,4 +1,4 @@
-"""Releases: on payment (s.13), on deposit (s.15) and by order of a court (s.19, s.22)."""
+"""Releases: on payment (s.13) and on deposit (s.15); by a court's order in test_court_orders."""
 
 import io
 import uuid
@@ -8,7 +8,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import IntegrityError, transaction
 from PIL import Image
 
@@ -19,7 +18,6 @@ from impounding.dues import dues
 from impounding.models import (
     Animal,
     AnimalState,
-    CourtOrder,
     Deposit,
     Receipt,
     Release,
@@ -27,11 +25,10 @@ from impounding.models import (
 )
 from kernel.formatting import inr
 from kernel.models import Event
-from kernel.uploads import MAX_SCAN_BYTES
 from ledger.models import AccountKind, Posting, Transaction, TransactionKind
 from tests.accounts.factories import PoundFactory, staff
 from tests.impounding.factories import cow, deposit, goat, make_entry, pay
-from tests.pdfs import SCAN_PDF, pdf_of_size
+from tests.pdfs import SCAN_PDF
 
 IST = ZoneInfo("Asia/Kolkata")
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=IST)
@@ -509,147 +506,6 @@ def test_outsider_may_not_take_a_deposit(entry, outsider):
     with pytest.raises(PermissionDenied):
         deposit(entry, outsider)
 
-    assert_nothing_released(entry)
-
-
-# --- s.19: release by order of a court ---
-
-
-def scan(content=PDF, name="order.pdf"):
-    return SimpleUploadedFile(name, content, content_type="application/octet-stream")
-
-
-def order(entry, by, animals, *, kind=CourtOrder.Kind.MAGISTRATE, **kw):
-    fields = (
-        dict(
-            court="Court of the Sub-Divisional Magistrate, Mohanlalganj",
-            case_number="Misc. 12/2026",
-            order_date=date(2026, 11, 25),
-            scan=scan(),
-            dues_payable_by="Ram Prasad (seizer)",
-        )
-        | kw
-    )
-    return services.release_by_order(
-        entry=entry, by=by, animal_ids=[a.pk for a in animals], kind=kind, **fields
-    )
-
-
-@pytest.mark.parametrize(("content", "name"), [(PDF, "order.pdf"), (JPEG, "o.jpg"), (PNG, "o.png")])
-def test_court_order_releases_without_payment_and_records_the_unpaid_dues(
-    entry, pound_keeper, content, name
-):
-    a1, a2, a3 = entry.animals.order_by("number")
-
-    court_order = order(entry, pound_keeper, [a1, a3], scan=scan(content, name))
-
-    assert (court_order.unpaid_fines, court_order.unpaid_feeding) == (
-        Decimal("21400.00"),
-        Decimal("1600.00"),
-    )
-    assert court_order.dues_payable_by == "Ram Prasad (seizer)"
-    assert court_order.scan.name.startswith("orders/2026/11/")
-    assert court_order.scan.name.endswith("." + name.rsplit(".", 1)[1])
-    with court_order.scan.open("rb") as f:
-        stored = f.read()
-    if name.endswith(".pdf"):
-        assert stored == content  # a PDF is kept as sent
-    else:  # an image is written again (its EXIF data gone), at its own size
-        assert Image.open(io.BytesIO(stored)).size == Image.open(io.BytesIO(content)).size
-    assert states(entry) == [
-        AnimalState.RELEASED_BY_ORDER,
-        AnimalState.IMPOUNDED,
-        AnimalState.RELEASED_BY_ORDER,
-    ]
-    a1.refresh_from_db()
-    assert (a1.court_order, a1.release, a1.custody_ended_at) == (court_order, None, NOW)
-    assert not Transaction.objects.exists()
-    assert not Receipt.objects.exists()
-    event = Event.objects.get(action="release.court_order")
-    assert (event.section, event.by) == ("s.19", pound_keeper)
-    assert event.data["unpaid_fines"] == "21400.00"
-    assert event.data["case"] == "Misc. 12/2026"
-
-
-def test_s22_order_cites_s22_and_links_the_upheld_complaint(
-    entry, pound_keeper, dm_clerk, magistrate
-):
-    complaint = services.record_complaint(
-        entry=entry,
-        by=dm_clerk,
-        complainant_name="Shyam Lal",
-        mode="written",
-        court="Court of the District Magistrate",
-        filed_on=date(2026, 11, 24),
-    )
-    services.decide_complaint(
-        complaint=complaint,
-        by=magistrate,
-        outcome="upheld",
-        decided_on=date(2026, 11, 25),
-        payable_by="Ram Prasad",
-    )
-
-    court_order = order(entry, pound_keeper, list(entry.animals.all()), kind=CourtOrder.Kind.S22)
-
-    assert court_order.complaint == complaint
-    assert Event.objects.get(action="release.court_order").section == "s.22"
-
-
-@pytest.mark.parametrize(
-    ("upload", "message"),
-    [
-        (None, "Attach a scan"),
-        (scan(b"Order of the court: release the cattle.\n", "order.pdf"), "PDF, JPEG or PNG"),
-        (scan(b"GIF89a" + b"\x00" * 32, "order.gif"), "PDF, JPEG or PNG"),
-        (scan(b"%PDF-" + b"0" * MAX_SCAN_BYTES, "big.pdf"), "larger than 5 MB"),
-    ],
-)
-def test_court_order_needs_a_readable_scan_of_at_most_5_mb(entry, pound_keeper, upload, message):
-    with pytest.raises(ValidationError) as exc:
-        order(entry, pound_keeper, list(entry.animals.all()), scan=upload)
-
-    assert message in exc.value.message_dict["scan"][0]
-    assert not CourtOrder.objects.exists()
-    assert_nothing_released(entry)
-
-
-def test_scan_of_exactly_5_mb_is_accepted(entry, pound_keeper):
-    upload = scan(pdf_of_size(MAX_SCAN_BYTES))
-
-    order(entry, pound_keeper, [entry.animals.get(number=1)], scan=upload)
-
-    assert CourtOrder.objects.count() == 1
-
-
-def test_court_order_dated_in_the_future_is_refused(entry, pound_keeper):
-    with pytest.raises(ValidationError) as exc:
-        order(entry, pound_keeper, list(entry.animals.all()), order_date=date(2026, 11, 26))
-
-    assert "order_date" in exc.value.message_dict
-    assert not CourtOrder.objects.exists()
-
-
-def test_court_order_takes_the_calf_with_its_dam(entry, pound_keeper):
-    dam = entry.animals.get(number=1)
-    calf = services.record_birth(
-        dam=dam, by=pound_keeper, at=ist(11, 24, 22), sex="male", colour="Red"
-    )
-
-    court_order = order(entry, pound_keeper, [dam])
-
-    calf.refresh_from_db()
-    assert (calf.state, calf.court_order) == (AnimalState.RELEASED_BY_ORDER, court_order)
-
-
-@pytest.mark.parametrize("who", ["outsider", "dm_clerk", "police_officer"])
-def test_only_this_pounds_keeper_records_a_release_by_order(request, entry, who):
-    user = request.getfixturevalue(who)
-
-    with pytest.raises(PermissionDenied):
-        order(entry, user, list(entry.animals.all()))
-
-    assert not CourtOrder.objects.exists()
     assert_nothing_released(entry)
 
 

@@ -12,7 +12,7 @@ from PIL import Image
 from pypdf import PdfReader
 
 from impounding import services
-from impounding.models import Animal, AnimalState, Receipt, Release
+from impounding.models import Animal, AnimalState, CourtOrder, Receipt, Release
 from ledger.models import Transaction
 from tests.impounding.factories import cow, goat, make_entry, pay
 from tests.pdfs import SCAN_PDF
@@ -210,7 +210,9 @@ def pdf_scan():
     return SimpleUploadedFile("order.pdf", SCAN_PDF, content_type="application/pdf")
 
 
-def test_court_order_release_with_scan(client, pound_keeper, pound, tariffs, settings, tmp_path):
+def test_court_order_recorded_with_its_scan_waits_for_its_check(
+    client, pound_keeper, pound, tariffs, settings, tmp_path
+):
     settings.MEDIA_ROOT = tmp_path
     entry = make_entry(pound=pound, by=pound_keeper)
     client.force_login(pound_keeper)
@@ -224,12 +226,18 @@ def test_court_order_release_with_scan(client, pound_keeper, pound, tariffs, set
             "case_number": "OS 12/2026",
             "order_date": "2026-11-01",
             "scan": pdf_scan(),
+            "order_text": "The cow be released to its owner.",
             "dues_payable_by": "The seizer",
             "idempotency_key": str(uuid.uuid4()),
         },
     )
     assert response.status_code == 302
-    assert entry.animals.get().state == AnimalState.RELEASED_BY_ORDER
+    # Recorded, not released: the animal waits for the office's check (s.19).
+    assert entry.animals.get().state == AnimalState.IMPOUNDED
+    order = CourtOrder.objects.get()
+    assert order.status == CourtOrder.Status.AWAITING
+    page = client.get(response.url).content.decode()
+    assert "Court-order release awaiting its check" in page
 
 
 def test_court_order_text_file_refused_beside_field(client, pound_keeper, pound, tariffs):

@@ -8,17 +8,22 @@ from io import StringIO
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.db import IntegrityError, connection, transaction
 
 from impounding import services
-from impounding.models import CourtOrder
 from kernel.events import record_event, verify_chain
 from kernel.models import GENESIS, ChainHead, Event
 from tests.accounts.factories import PoundFactory
-from tests.impounding.factories import cow, deposit, goat, make_entry, pay, set_tariffs
-from tests.pdfs import SCAN_PDF
+from tests.impounding.factories import (
+    court_order,
+    cow,
+    deposit,
+    goat,
+    make_entry,
+    pay,
+    set_tariffs,
+)
 
 IST = ZoneInfo("Asia/Kolkata")
 NOW = datetime(2026, 11, 25, 12, 0, tzinfo=IST)
@@ -98,16 +103,7 @@ def test_every_service_writes_an_event_with_who_when_and_section(
         complaint=complaint, by=magistrate, outcome="dismissed", decided_on=date(2026, 11, 20)
     )
     services.apply_deposit(deposit=held, by=magistrate)
-    services.release_by_order(
-        entry=entry,
-        animal_ids=[a4.pk],
-        by=pound_keeper,
-        kind=CourtOrder.Kind.CIVIL_COURT,
-        court="Civil Judge (Junior Division)",
-        case_number="OS 7/2026",
-        order_date=date(2026, 11, 24),
-        scan=SimpleUploadedFile("o.pdf", SCAN_PDF),
-    )
+    court_order(entry, pound_keeper, [a4], checker=dm_clerk, order_date=date(2026, 11, 24))
     assert a5.state == "impounded"
 
     district_chain = [
@@ -133,7 +129,8 @@ def test_every_service_writes_an_event_with_who_when_and_section(
         ("complaint.recorded", "s.20", "dm_clerk"),
         ("complaint.dismissed", "s.22", "magistrate"),
         ("deposit.applied", "s.15", "magistrate"),
-        ("release.court_order", "s.19", "pound_keeper"),
+        ("release.court_order_recorded", "s.19", "pound_keeper"),
+        ("release.court_order", "s.19", "dm_clerk"),
     ]
     for event in Event.objects.all():
         assert event.at == NOW

@@ -53,7 +53,7 @@ def files(pound, pound_keeper, police_officer, tariffs):
         signature=ContentFile(png_signature(), name="signature.png"),
     )
     order_entry = make_entry(pound=pound, by=pound_keeper)
-    order = impounding.release_by_order(
+    order = impounding.record_court_order(
         entry=order_entry,
         animal_ids=[order_entry.animals.get().pk],
         by=pound_keeper,
@@ -254,7 +254,7 @@ def test_a_court_order_scan_from_a_phone_is_stored_without_its_exif_data(
     from tests.kernel.test_upload_safety import exif_jpeg, has_metadata
 
     entry = make_entry(pound=pound, by=pound_keeper)
-    order = impounding.release_by_order(
+    order = impounding.record_court_order(
         entry=entry,
         animal_ids=[entry.animals.get().pk],
         by=pound_keeper,

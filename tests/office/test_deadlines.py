@@ -9,7 +9,6 @@ import pytest
 from django.conf import settings
 from django.core import mail
 from django.core.exceptions import ValidationError
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
@@ -21,7 +20,7 @@ from accounts.roles import Role
 from auctions import services as auctions
 from auctions.models import DisposalOrder, Lot, Shortfall
 from impounding import services as impounding
-from impounding.models import CourtOrder, Deposit
+from impounding.models import Deposit
 from kernel.events import verify_chain
 from kernel.formatting import lakh
 from kernel.models import Event
@@ -40,7 +39,7 @@ from tests.auctions.factories import (
     schedule,
     unclaimed_entry,
 )
-from tests.impounding.factories import deposit, make_entry
+from tests.impounding.factories import court_order, deposit, make_entry
 from tests.office.factories import (
     claim,
     fines_collected,
@@ -111,20 +110,17 @@ class World:
         # Fines remitted, not yet confirmed.
         fines_collected(pound, keeper)
         self.remittance = remit(pound, keeper, "20000.00")
-        # A release by a court's order, not yet checked by the office.
+        # A court's order recorded, not yet checked by the office: the animal stays.
         entry = make_entry(pound=pound, by=keeper)
-        self.court_order = impounding.release_by_order(
-            entry=entry,
-            animal_ids=[entry.animals.get().pk],
-            by=keeper,
-            kind=CourtOrder.Kind.CIVIL_COURT,
-            court="Civil Judge (Junior Division)",
-            case_number="OS 12/2026",
-            order_date=today,
-            scan=SimpleUploadedFile("order.pdf", PDF),
-        )
+        self.court_order = court_order(entry, keeper, order_date=today)
         self.pound = pound
         self.feeding_days = [today - timedelta(days=n) for n in range(1, 8)]
+
+    def run_keys(self):  # the court order's two to-dos were opened as it was recorded
+        return self.keys() - {
+            f"court_order_review:{self.court_order.pk}",
+            f"court_order_waiting:{self.court_order.pk}",
+        }
 
     def keys(self):
         return {
@@ -138,6 +134,7 @@ class World:
             f"disposal_decide:{self.disposal.pk}",
             f"shortfall_writeoff:{self.shortfall.pk}",
             f"court_order_review:{self.court_order.pk}",
+            f"court_order_waiting:{self.court_order.pk}",
             f"remit_fines:{self.pound.pk}",
         } | {f"feeding_missed:{self.pound.pk}:{day.isoformat()}" for day in self.feeding_days}
 
@@ -178,6 +175,7 @@ def test_run_creates_a_to_do_for_each_condition_with_its_key_and_role(world, dis
         "surplus_receive": Role.DM_CLERK,
         "remittance_confirm": Role.DM_CLERK,
         "court_order_review": Role.DM_CLERK,
+        "court_order_waiting": Role.POUND_KEEPER,
     }
     assert {(t.district_id, t.pound_id) for t in ToDo.objects.all()} == {(district.pk, pound.pk)}
     report = todo(f"report_due:{world.unreported.pk}")
@@ -192,7 +190,8 @@ def test_run_creates_a_to_do_for_each_condition_with_its_key_and_role(world, dis
     assert fines.url == reverse("office:remittance_new") + f"?pound={pound.pk}"
     due = statements.pound_positions([pound])[pound.pk].fines_due
     assert (fines.section, f"₹{lakh(due)}") == ("s.17", fines.title.split()[1])
-    assert done["todos_created"] == done["todos_open"] == len(world.keys())
+    assert done["todos_created"] == len(world.run_keys())
+    assert done["todos_open"] == len(world.keys())
     assert (done["reports_due"], done["notices_due"], done["auctions_due"]) == (1, 1, 1)
     assert done["feeding_missed"] == 7
     assert all(key.startswith(PREFIXES) for key in open_keys())
@@ -280,7 +279,9 @@ def test_each_to_do_closes_when_its_condition_goes_away(
     office.write_off_shortfall(
         shortfall=Shortfall.objects.get(disposal=world.disposal), by=magistrate
     )
-    office.review_court_order(order=world.court_order, by=dm_clerk)
+    impounding.check_court_order(
+        order=world.court_order, by=dm_clerk, outcome="confirmed", how="own_order", reference="1"
+    )
     for day in world.feeding_days:
         impounding.log_feeding(
             pound=pound, by=pound_keeper, date=day, animals_fed=3, fodder="Bhusa"
@@ -467,7 +468,7 @@ def test_new_to_dos_are_mailed_to_the_role_in_the_jurisdiction_once(
     with django_capture_on_commit_callbacks(execute=True):
         run()
 
-    assert len(mail.outbox) == len(world.keys())
+    assert len(mail.outbox) == len(world.run_keys())
     (shortfall,) = mails_for("Write off a shortfall")
     assert shortfall.to == ["magistrate@example.gov.in"]
     (remittance,) = mails_for(f"Confirm remittance {world.remittance.number}")
@@ -489,7 +490,7 @@ def test_new_to_dos_are_mailed_to_the_role_in_the_jurisdiction_once(
     with django_capture_on_commit_callbacks(execute=True):
         run()
 
-    assert len(mail.outbox) == len(world.keys())
+    assert len(mail.outbox) == len(world.run_keys())
 
 
 def test_the_mail_is_a_task_on_the_worker_sent_once_however_often_it_runs(
@@ -506,7 +507,7 @@ def test_the_mail_is_a_task_on_the_worker_sent_once_however_often_it_runs(
     assert queued.count() == 1 and mail.outbox == []
     (ids,) = queued.values_list("args_kwargs", flat=True)
     ids = ids["args"][0]
-    assert len(ids) == len(world.keys())
+    assert len(ids) == len(world.run_keys())
     todo_id = ids[0]
     # The worker runs it; a retry (the worker died after sending) mails nothing more.
     assert todos.mail_todo.call(todo_id) is True

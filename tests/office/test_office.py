@@ -832,7 +832,7 @@ def test_shortfall_written_off_once(shortfall, magistrate):
 @pytest.fixture
 def court_order(pound, pound_keeper, tariffs):
     entry = make_entry(pound=pound, by=pound_keeper, animals=[cow()])
-    return impounding.release_by_order(
+    return impounding.record_court_order(
         entry=entry,
         animal_ids=[entry.animals.get().pk],
         by=pound_keeper,
@@ -844,12 +844,17 @@ def court_order(pound, pound_keeper, tariffs):
     )
 
 
-def test_office_checks_a_court_order_against_its_scan(court_order, dm_clerk):
-    checked = office.review_court_order(order=court_order, by=dm_clerk, note="Matches the scan")
+def check(order, by, outcome="confirmed", **kw):
+    fields = {"how": "certified_copy", "reference": "CC 41/2026"} | kw
+    return impounding.check_court_order(order=order, by=by, outcome=outcome, **fields)
 
-    assert (checked.reviewed_by, checked.review_note) == (dm_clerk, "Matches the scan")
+
+def test_office_checks_a_court_order_against_the_courts_record(court_order, dm_clerk):
+    checked = check(court_order, dm_clerk)
+
+    assert (checked.reviewed_by, checked.review_note) == (dm_clerk, "CC 41/2026")
     assert checked.reviewed_at is not None
-    event = last_event("ledger.court_order_reviewed")
+    event = last_event("release.court_order")
     assert (event.section, event.by, event.impoundment) == (
         "s.19",
         dm_clerk,
@@ -862,17 +867,17 @@ def test_court_order_checked_only_by_the_office(request, court_order, who):
     before = written()
 
     with pytest.raises(PermissionDenied):
-        office.review_court_order(order=court_order, by=request.getfixturevalue(who))
+        check(court_order, request.getfixturevalue(who))
 
     assert written() == before
 
 
 def test_court_order_checked_once(court_order, dm_clerk, magistrate):
-    office.review_court_order(order=court_order, by=dm_clerk)
+    check(court_order, dm_clerk)
     before = written()
 
     with pytest.raises(ValidationError, match="already been checked"):
-        office.review_court_order(order=court_order, by=magistrate)
+        check(court_order, magistrate, "rejected", reason="Not on the file")
 
     assert written() == before
 
