@@ -86,9 +86,10 @@ def first_versions(folder, after=""):
     first, where = {}, {"Bucket": settings.CHECKPOINT_LOCK_BUCKET, "Prefix": f"{folder}/"}
     try:
         for page in pages.paginate(**where, **({"KeyMarker": after} if after else {})):
+            # A key's versions are listed newest first: the last listed is the first written.
             for version in page.get("Versions", []):
                 name, seen = version["Key"], first.get(version["Key"])
-                if seen is None or version["LastModified"] < seen[0]:
+                if seen is None or version["LastModified"] <= seen[0]:
                     first[name] = (version["LastModified"], version["VersionId"])
     except (BotoCoreError, ClientError) as error:
         raise LockedCopyProblem(f"the lock bucket cannot be listed: {error}") from error
