@@ -119,6 +119,32 @@ def test_old_and_new_names_sort_in_time_and_both_are_backed_up(
     assert anchors.latest_checkpoint(backed) == new
 
 
+def test_a_backup_reads_again_only_the_checkpoints_it_lacks(
+    signed, chain, pound, pound_keeper, tmp_path, monkeypatch
+):
+    from kernel import backups
+
+    feed(pound, pound_keeper, 24)
+    anchors.write_checkpoint()
+    copy_checkpoints(tmp_path)
+    first, second = anchors.checkpoint_names()
+    (tmp_path / second).write_text('{"chains": {')  # an interrupted copy
+    feed(pound, pound_keeper, 25)
+    anchors.write_checkpoint()
+    read, download = [], backups._download
+
+    def spy(store, name, path):
+        read.append(name)
+        return download(store, name, path)
+
+    monkeypatch.setattr(backups, "_download", spy)
+
+    copy_checkpoints(tmp_path)
+
+    assert read == anchors.checkpoint_names()[1:]  # not the first, held whole
+    assert anchors.latest_checkpoint(FileSystemStorage(location=str(tmp_path))) is not None
+
+
 def test_an_older_checkpoint_copied_under_a_later_name_is_named(signed, chain, pound, pound_keeper):
     """Someone who can write the storage, but holds no key, puts the early checkpoint under a
     name later than the true latest, to hold the chains to the early one."""
