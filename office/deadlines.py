@@ -8,6 +8,9 @@ permissions. RULES holds one rule per kind of to-do: its key prefix, the role it
 function yielding the to-dos due today. The run closes the open to-dos of the rules' prefixes
 that it did not yield again, so no kind of to-do can be left out of the closing.
 
+The run ends by signing every chain's head (kernel/anchors.py), after its own work, so the
+links it wrote are signed at once rather than within the hour.
+
 Safe to run twice and from cron: every effect is guarded by the state it changes (a deposit is
 applied once, a surplus transferred once, under row locks), and to-dos are keyed by their
 condition. Overlapping runs therefore do the work once between them.
