@@ -5,11 +5,13 @@ keep a copy and later hold the office to it (docs/decisions/0058-hourly-checkpoi
 One row holds the latest checkpoint (`kernel.PublishedCheckpoint`, written when one is signed):
 the page reads it and the pounds' names, never the checkpoints' history nor the event log."""
 
-from django.conf import settings
+import base64
+
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
 
+from kernel import anchors
 from kernel.anchors import SignedCheckpoint
 from kernel.models import PublishedCheckpoint
 
@@ -34,6 +36,12 @@ def _rows(checkpoint):
     return sorted(rows, key=lambda row: (not row[1].startswith("pound:"), row[0], row[1]))
 
 
+def _public_key_text():
+    """The key the checkpoints verify with, as CHECKPOINT_PUBLIC_KEY gives it (base64)."""
+    key = anchors.public_key()
+    return base64.b64encode(anchors.raw_public(key)).decode() if key else ""
+
+
 @login_not_required
 def signed_heads(request):
     row, checkpoint = _latest()
@@ -43,7 +51,7 @@ def signed_heads(request):
         {
             "checkpoint": checkpoint,
             "rows": _rows(checkpoint) if checkpoint else [],
-            "public_key": settings.CHECKPOINT_PUBLIC_KEY,
+            "public_key": _public_key_text(),
         },
     )
 

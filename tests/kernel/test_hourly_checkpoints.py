@@ -158,7 +158,7 @@ def test_an_older_checkpoint_copied_under_a_later_name_is_named(signed, chain, p
 
 
 def test_the_verify_page_shows_every_chains_signed_head(
-    signed, chain, pound, client, django_assert_max_num_queries
+    signed, signing_key, chain, pound, client, django_assert_max_num_queries
 ):
     with django_assert_max_num_queries(2):  # the published row and the pounds' names
         response = client.get(reverse("signed_heads"))
@@ -168,6 +168,7 @@ def test_the_verify_page_shows_every_chains_signed_head(
     seq, digest = signed.heads[chain]
     assert pound.name in page and chain in page and digest in page
     assert signed.signature_text in page and signed.digest in page
+    assert signing_key in page  # the public key, to check a kept copy with
     download = client.get(reverse("signed_checkpoint"))
     assert download.status_code == 200
     assert json.loads(download.content)["signature"] == signed.signature_text
