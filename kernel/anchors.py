@@ -2,15 +2,25 @@
 
 The hash chain shows an edit made behind the application's back, but someone who can write the
 tables can also rehash a chain from the edited link onwards and move its head, or cut the last
-links and step the head back, and the chain then holds together again. So once a day the daily
-run signs every chain's head (its link number and hash) with an Ed25519 key read from the
-environment or a file, and stores the signed checkpoint outside the database, in the file
-storage (the object store in production), under `checkpoints/<installation>/<date>.json`: the
-installation id is this database's own (`Installation`), so a second database on the same bucket,
-or a restored copy, never reads another's checkpoints. The daily cash book
-and the monthly return print the latest one's digest and signature, so a paper copy anchors it
-too. `verify_chain` holds every chain to the latest signed checkpoint: a chain that no longer
-has the signed link is named as cut, one whose signed link has another hash as rehashed.
+links and step the head back, and the chain then holds together again. So every hour
+(`manage.py sign_checkpoint`, deploy/poundadmin-sign.timer) and again at the end of the daily
+run, after its own work, every chain's head (its link number and hash) is signed with an
+Ed25519 key read from the environment or a file, and the signed checkpoint is stored outside the
+database, in the file storage (the object store in production), under
+`checkpoints/<installation>/<local time>.json` (`2026-12-04T193000.123456+0530.json`; the
+checkpoints of before were named by their day, `2026-12-04.json`, and still read). The
+installation id is this database's own (`Installation`), so a second database on the same
+bucket, or a restored copy, never reads another's checkpoints. When no head has moved since the
+latest checkpoint, none is signed: the latest still covers every link.
+
+Each checkpoint is also written to a bucket with Object Lock (`kernel/locked.py`), where no
+one can delete or overwrite it before its retention ends, and the latest is published in the
+database for the public /verify/ page. The daily cash book and the monthly return print the
+latest one's digest and signature, so a paper copy anchors it too. `verify_chain` holds every
+chain to the latest signed checkpoint, the storage's or the lock bucket's, whichever is later:
+a chain that no longer has the signed link is named as cut, one whose signed link has another
+hash as rehashed. What an owner can still remove unseen is what was written since the latest
+checkpoint: at most an hour.
 
 Before signing, the links written since the previous signed checkpoint are walked from that
 checkpoint's link, so a checkpoint never signs a chain that does not extend the last one
@@ -23,7 +33,7 @@ import base64
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -35,10 +45,12 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import InvalidStorageError, storages
 from django.utils import timezone
 
-from .models import ChainHead, Event, Installation
+from . import locked
+from .models import ChainHead, Event, Installation, PublishedCheckpoint
 
 PREFIX = "checkpoints"
-VERSION = 1
+VERSION = 2  # 1: named by the day; 2: by the local time it was issued at
+STAMP = "%Y-%m-%dT%H%M%S.%f%z"
 
 
 def storage():
@@ -114,6 +126,22 @@ class SignedCheckpoint:
         return date.fromisoformat(self.body["date"])
 
     @property
+    def issued_at(self):
+        return datetime.fromisoformat(self.body["issued_at"])
+
+    @property
+    def when(self):
+        """When it was signed, in local time, for the messages: `2026-12-04 19:30`."""
+        return f"{timezone.localtime(self.issued_at):%Y-%m-%d %H:%M}"
+
+    @property
+    def base_name(self):
+        """The file name its body makes: the issuing time, or the day for a version 1."""
+        if self.body.get("version", 1) < 2:
+            return f"{self.body['date']}.json"
+        return f"{self.issued_at.strftime(STAMP)}.json"
+
+    @property
     def heads(self):
         """{chain: (seq, hash)} as signed."""
         return {name: (h["seq"], h["hash"]) for name, h in self.body["chains"].items()}
@@ -157,8 +185,21 @@ def folder(installation=None):
     return f"{PREFIX}/{installation or Installation.current()}"
 
 
-def file_name(day, installation=None):
-    return f"{folder(installation)}/{day.isoformat()}.json"
+def file_name(at, installation=None):
+    """The file of the checkpoint issued at `at` (a datetime), or of version 1's day `at`."""
+    if isinstance(at, datetime):
+        return f"{folder(installation)}/{timezone.localtime(at).strftime(STAMP)}.json"
+    return f"{folder(installation)}/{at.isoformat()}.json"
+
+
+def order(name):
+    """Sort key of a checkpoint's file name: by local day, a day's name before its times, the
+    times by the instant (so a change of UTC offset does not reorder them)."""
+    base = name.rsplit("/", 1)[-1].removesuffix(".json")
+    try:
+        return base[:10], 1, datetime.strptime(base, STAMP).astimezone(UTC).isoformat()
+    except ValueError:
+        return base[:10], 0, base
 
 
 def checkpoint_names(store=None):
@@ -169,30 +210,63 @@ def checkpoint_names(store=None):
         _dirs, files = store.listdir(mine)
     except FileNotFoundError:
         return []
-    return [f"{mine}/{f}" for f in sorted(files) if f.endswith(".json")]
+    return sorted((f"{mine}/{f}" for f in files if f.endswith(".json")), key=order)
 
 
-def latest_checkpoint(store=None):
-    """The latest signed checkpoint of this database in `store` (the checkpoints' storage, or a
-    backup's copy of it), its signature checked; None when there is none. Raises
-    CheckpointProblem when it does not verify (the file was changed), or when there is a
-    checkpoint but no key to verify it with."""
-    store = store or storage()
-    names = checkpoint_names(store)
-    if not names:
-        return None
-    name = names[-1]
-    with store.open(name, "rb") as handle:
-        try:
-            checkpoint = SignedCheckpoint.from_file(handle.read().decode())
-        except (ValueError, KeyError) as error:
-            raise CheckpointProblem(f"{name} cannot be read: {error}") from error
+def _checked(name, text):
+    """The checkpoint in `text`, read from `name`, its signature and its name checked."""
+    try:
+        checkpoint = SignedCheckpoint.from_file(text)
+        named = checkpoint.base_name
+    except (ValueError, KeyError) as error:
+        raise CheckpointProblem(f"{name} cannot be read: {error}") from error
     key = public_key()
     if key is None:
         raise CheckpointProblem(f"{name} cannot be verified: no CHECKPOINT_PUBLIC_KEY is set")
     if checkpoint.body.get("key_id") != key_id(key) or not checkpoint.verifies(key):
         raise CheckpointProblem(f"{name}: its signature does not verify; the file was changed")
+    if name.rsplit("/", 1)[-1] != named:
+        # An older checkpoint copied under a later name, to hide the checkpoints since.
+        raise CheckpointProblem(f"{name}: it holds the checkpoint {named}, not its own")
     return checkpoint
+
+
+def _read_in_lock(name, names):
+    """Is the lock bucket's `name` later than the storage's latest, and not set aside by a
+    restore (CHECKPOINT_LOCK_FROM)?"""
+    since = settings.CHECKPOINT_LOCK_FROM
+    if since and order(name) < order(file_name(datetime.fromisoformat(since))):
+        return False
+    return not names or order(name) > order(names[-1])
+
+
+def latest_checkpoint(store=None):
+    """The latest signed checkpoint of this database, its signature checked; None when there
+    is none. From `store` alone when given (a backup's copy); else from the checkpoints'
+    storage and the lock bucket, whichever holds the later. Raises CheckpointProblem when it
+    does not verify (the file was changed), when there is a checkpoint but no key to verify it
+    with, or when the lock bucket cannot be read."""
+    store_given, store = store is not None, store or storage()
+    names = checkpoint_names(store)
+    found = (names[-1], None) if names else None
+    if not store_given and locked.configured():
+        try:
+            versions = locked.first_versions(folder(), after=names[-1] if names else "")
+        except locked.LockedCopyProblem as problem:
+            raise CheckpointProblem(str(problem)) from problem
+        later = [(n, v) for n, v in versions.items() if _read_in_lock(n, names)]
+        if later:
+            found = max(later, key=lambda pair: order(pair[0]))
+    if found is None:
+        return None
+    name, version = found
+    if version is None:
+        with store.open(name, "rb") as handle:
+            return _checked(name, handle.read().decode())
+    try:
+        return _checked(name, locked.read(name, version))
+    except locked.LockedCopyProblem as problem:
+        raise CheckpointProblem(str(problem)) from problem
 
 
 def against_checkpoint(name, head, checkpoint):
@@ -202,61 +276,94 @@ def against_checkpoint(name, head, checkpoint):
     if signed is None:
         return None
     seq, signed_hash = signed
-    day = checkpoint.day.isoformat()
+    day = checkpoint.when
     ends = head.seq if head else 0
     link = Event.objects.filter(chain=name, seq=seq).values_list("hash", flat=True).first()
     if ends < seq or link is None:
         return (
             name,
             ends + 1,
-            f"tail cut: the checkpoint signed on {day} holds links to {seq}, "
+            f"tail cut: the checkpoint signed at {day} holds links to {seq}, "
             f"the chain now ends at {ends}",
         )
     if link != signed_hash:
         return (
             name,
             seq,
-            f"rehashed: link {seq} is not the link the checkpoint signed on {day} holds",
+            f"rehashed: link {seq} is not the link the checkpoint signed at {day} holds",
         )
     return None
 
 
-def write_checkpoint(*, on=None, full=False):
-    """Sign today's checkpoint and store it, once a day. Returns (checkpoint, problems):
-    (None, []) without a signing key; (None, problems) when a chain does not extend the last
-    signed checkpoint, which is then not signed over. Each chain is walked from the last
-    signed link, or else from the link `verify_chain` last found sound; `full` walks every
-    chain from its first link instead."""
+def write_checkpoint(*, at=None, full=False):
+    """Sign the chains' heads as at `at` (now) and store the checkpoint, in the storage and the
+    lock bucket, and publish it. Returns (checkpoint, problems): (None, []) without a signing
+    key; (None, problems) when a chain does not extend the last signed checkpoint, which is
+    then not signed over; (the latest, []) when no head has moved since it. Each chain is
+    walked from the last signed link, or else from the link `verify_chain` last found sound;
+    `full` walks every chain from its first link instead. A lock bucket that cannot be written
+    is a problem too, the checkpoint being signed and stored all the same."""
     from .events import consistency_problems  # a cycle: events imports this module at load
 
     key = signing_key()
     if key is None:
         return None, []
-    on = on or timezone.localdate()
-    store, name = storage(), file_name(on)
-    if store.exists(name):
-        with store.open(name, "rb") as handle:
-            return SignedCheckpoint.from_file(handle.read().decode()), []
     try:
         previous = latest_checkpoint()
     except CheckpointProblem as problem:
         return None, [("checkpoints", 0, str(problem))]
     heads = list(ChainHead.objects.order_by("chain"))
+    if previous is not None and previous.heads == {h.chain: (h.seq, h.hash) for h in heads}:
+        return previous, _locked_copy(previous) + _publish(previous)
     problems = consistency_problems(heads, previous, full=full)
     if problems:
         return None, problems
+    store, at = storage(), timezone.localtime(at or timezone.now())
+    while store.exists(file_name(at)):  # one signed in the same microsecond (a frozen clock)
+        at += timedelta(microseconds=1)
     body = {
         "version": VERSION,
-        "date": on.isoformat(),
-        "issued_at": timezone.now().isoformat(timespec="seconds"),
+        "date": at.date().isoformat(),
+        "issued_at": at.isoformat(),
         "key_id": key_id(key.public_key()),
         "chains": {h.chain: {"seq": h.seq, "hash": h.hash} for h in heads},
     }
     checkpoint = SignedCheckpoint(body=body, signature=key.sign(_canonical(body)))
+    name = file_name(at)
     saved = store.save(name, ContentFile(checkpoint.to_file().encode()))
-    if saved != name:  # a run alongside stored the day's first: keep that one
+    if saved != name:  # a run alongside took the name meanwhile: keep neither under another
         store.delete(saved)
-    return checkpoint, []
+        return None, [("checkpoints", 0, f"{name} was written meanwhile by another run")]
+    return checkpoint, _locked_copy(checkpoint) + _publish(checkpoint)
+
+
+def _locked_copy(checkpoint):
+    """Write the checkpoint to the lock bucket unless it is there: [] or [a problem]."""
+    if not locked.configured():
+        return []
+    name = f"{folder()}/{checkpoint.base_name}"
+    try:
+        if not locked.has(name):
+            locked.put(name, checkpoint.to_file())
+    except locked.LockedCopyProblem as problem:
+        return [("checkpoints", 0, str(problem))]
+    return []
+
+
+def _publish(checkpoint):
+    """The latest checkpoint, for the public /verify/ page: one row, replaced only by a later
+    one."""
+    row = PublishedCheckpoint.objects.filter(pk=1).first()
+    if row is None or row.issued_at < checkpoint.issued_at:
+        PublishedCheckpoint.objects.update_or_create(
+            pk=1,
+            defaults={
+                "name": checkpoint.base_name,
+                "issued_at": checkpoint.issued_at,
+                "text": checkpoint.to_file(),
+            },
+        )
+    return []
 
 
 def printed(checkpoint=None):

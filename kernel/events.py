@@ -158,7 +158,7 @@ class ChainWalk:
     chains: int
     events: int  # the links the chains hold, by their heads
     walked: int  # the links read this time
-    signed_on: object = None  # the date of the signed checkpoint the chains were held to
+    signed_on: object = None  # when the signed checkpoint the chains were held to was signed
 
 
 def verify_chain(chain=None, *, incremental=False):
@@ -176,9 +176,10 @@ def walk_chains(*, chain=None, incremental=False, signed_in=None):
     before the checkpoint: the full walk finds that, and also holds each chain to the hash its
     checkpoint recorded, so a chain rewritten from its start is caught too.
 
-    Both hold each chain to the latest signed checkpoint (`kernel/anchors.py`), which
-    whoever can write the tables cannot move: a chain rehashed from an edited link, or cut back
-    with its head, no longer holds the signed link, and is named as rehashed or cut.
+    Both hold each chain to the latest signed checkpoint (`kernel/anchors.py`), at most an
+    hour old, which whoever can write the tables cannot move: a chain rehashed from an edited
+    link, or cut back with its head, no longer holds the signed link, and is named as rehashed
+    or cut.
     `signed_in` is a storage holding the checkpoints instead of their own (a backup's copy).
     """
     names = (
@@ -213,7 +214,7 @@ def walk_chains(*, chain=None, incremental=False, signed_in=None):
         chains=len(names),
         events=events,
         walked=walked,
-        signed_on=signed.day if signed else None,
+        signed_on=signed.when if signed else None,
     )
 
 

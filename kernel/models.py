@@ -286,3 +286,17 @@ class Installation(models.Model):
         if key is None:
             key = cls.objects.get_or_create(pk=1, defaults={"key": secrets.token_hex(16)})[0].key
         return key
+
+
+class PublishedCheckpoint(models.Model):
+    """The latest signed checkpoint, as its file holds it, for the public /verify/ page: one
+    row, read in one query, so anyone can keep a copy of every chain's signed head without the
+    page reading the checkpoints' history (kernel/anchors.py). The signature, not this row, is
+    what proves it: a copy kept elsewhere checks against the public key."""
+
+    name = models.CharField(max_length=80)
+    issued_at = models.DateTimeField()
+    text = models.TextField()
+
+    def __str__(self):
+        return self.name

@@ -8,6 +8,9 @@ permissions. RULES holds one rule per kind of to-do: its key prefix, the role it
 function yielding the to-dos due today. The run closes the open to-dos of the rules' prefixes
 that it did not yield again, so no kind of to-do can be left out of the closing.
 
+The run ends by signing every chain's head (kernel/anchors.py), after its own work, so the
+links it wrote are signed at once rather than within the hour.
+
 Safe to run twice and from cron: every effect is guarded by the state it changes (a deposit is
 applied once, a surplus transferred once, under row locks), and to-dos are keyed by their
 condition. Overlapping runs therefore do the work once between them.
@@ -150,10 +153,12 @@ def transfer_expired_surpluses(day):
 
 
 def sign_checkpoint(day):
-    """Sign every chain's head and store the signed checkpoint outside the database, once a
-    day (kernel/anchors.py). Dated by the real day, not a replayed one. A chain that does
-    not extend the last signed checkpoint is not signed over: the run says so loudly."""
-    checkpoint, problems = write_checkpoint(on=timezone.localdate())
+    """Sign every chain's head and store the signed checkpoint outside the database
+    (kernel/anchors.py), as the hourly timer does: the run's last step, after its transfers,
+    deposits and to-dos, so the links it wrote are signed now rather than within the hour. A
+    chain that does not extend the last signed checkpoint is not signed over: the run says so
+    loudly."""
+    checkpoint, problems = write_checkpoint()
     for chain, seq, what in problems:
         logger.error("checkpoint not signed: chain %s, link %s: %s", chain, seq, what)
     day.done["checkpoint_signed"] += checkpoint is not None
@@ -166,8 +171,7 @@ def sweep_held_uploads(day):
     day.done["held_files_swept"] += held_uploads.sweep()
 
 
-# The checkpoint last, so that it signs the links the day's work wrote.
-WORK = (apply_confirmed_deposits, transfer_expired_surpluses, sweep_held_uploads, sign_checkpoint)
+WORK = (apply_confirmed_deposits, transfer_expired_surpluses, sweep_held_uploads)
 
 
 # --- The to-dos, one rule each ----------------------------------------------------------------
@@ -508,6 +512,7 @@ def run(today=None):
     day.done["todos_created"] = created
     day.done["todos_closed"] = closed
     day.done["todos_open"] = len(wanted)
+    sign_checkpoint(day)  # last, so that it signs every link the run wrote
     return day.done
 
 

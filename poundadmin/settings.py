@@ -410,6 +410,28 @@ INSTALLED_APPS.append("django_tasks_db")
 CHECKPOINT_SIGNING_KEY = env.str("CHECKPOINT_SIGNING_KEY", default="")
 CHECKPOINT_SIGNING_KEY_FILE = env.str("CHECKPOINT_SIGNING_KEY_FILE", default="")
 CHECKPOINT_PUBLIC_KEY = env.str("CHECKPOINT_PUBLIC_KEY", default="")
+# Each signed checkpoint is also written to a bucket with Object Lock (versioning on), retained
+# CHECKPOINT_LOCK_DAYS in CHECKPOINT_LOCK_MODE (COMPLIANCE: no one deletes it before then;
+# GOVERNANCE: only with the bypass permission), on the store S3_ENDPOINT_URL names, with the
+# object store's timeouts and, unless CHECKPOINT_LOCK_ACCESS_KEY_ID is set, its credentials
+# (kernel/locked.py). Empty: no write-once copy.
+CHECKPOINT_LOCK_BUCKET = env.str("CHECKPOINT_LOCK_BUCKET", default="")
+CHECKPOINT_LOCK_MODE = env.str("CHECKPOINT_LOCK_MODE", default="COMPLIANCE")
+CHECKPOINT_LOCK_DAYS = env.int("CHECKPOINT_LOCK_DAYS", default=3650)
+# After a restore (docs/backups.md): its time, ISO 8601 with the offset. The bucket's checkpoints
+# signed before it, which name the links the restore lost, are kept there but no longer read.
+CHECKPOINT_LOCK_FROM = env.str("CHECKPOINT_LOCK_FROM", default="")
+if CHECKPOINT_LOCK_MODE not in ("COMPLIANCE", "GOVERNANCE"):
+    raise ImproperlyConfigured("CHECKPOINT_LOCK_MODE must be COMPLIANCE or GOVERNANCE.")
+CHECKPOINT_LOCK_S3 = {
+    "endpoint_url": env.str("S3_ENDPOINT_URL", default=""),
+    "region_name": env.str("S3_REGION", default=""),
+    "access_key": env.str("CHECKPOINT_LOCK_ACCESS_KEY_ID", default="")
+    or env.str("S3_ACCESS_KEY_ID", default=""),
+    "secret_key": env.str("CHECKPOINT_LOCK_SECRET_ACCESS_KEY", default="")
+    or env.str("S3_SECRET_ACCESS_KEY", default=""),
+    "addressing_style": env.str("S3_ADDRESSING_STYLE", default="path"),
+}
 
 # Backups (kernel/backups.py, docs/backups.md): the threads that copy the stored files out of
 # the bucket, and back into it on a restore.

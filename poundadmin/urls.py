@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
 from accounts import second_factor as account_second_factor
+from accounts import signed_heads
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
 from kernel import health
@@ -29,6 +30,8 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("language/", account_views.set_language, name="set_language"),
+    path("verify/", signed_heads.signed_heads, name="signed_heads"),
+    path("verify/checkpoint.json", signed_heads.signed_file, name="signed_checkpoint"),
     re_path(r"^verify/(?P<token>[A-Za-z0-9_-]{16,64})/$", account_views.verify, name="verify"),
     path("accounts/", include("accounts.urls")),
     path("pound/", include("impounding.urls")),

@@ -37,6 +37,8 @@ OUTSIDE = {
     "logout",
     "set_language",
     "verify",
+    "signed_heads",  # the event log's signed heads (tests/kernel/test_hourly_checkpoints.py)
+    "signed_checkpoint",
     "board",
     "password_change_done",
     "home",

@@ -11,6 +11,8 @@ PUBLIC = {
     "login",
     "set_language",
     "verify",
+    "signed_heads",  # the event log's latest signed heads, for anyone to keep (ADR 0058)
+    "signed_checkpoint",  # the same, as the signed file
     "board",  # the public notice board of unclaimed cattle (s.14)
     "admin:login",  # the admin's own login form
     "admin:jsi18n",

@@ -156,7 +156,7 @@ def test_a_backup_restores_into_an_empty_database_and_bucket_with_two_roles(
     assert f"holds the checkpoint signed on {signed.day:%Y-%m-%d}" in out  # the backup's own
     keys = {o["Key"] for o in client.list_objects_v2(Bucket=empty)["Contents"]}
     installation = Installation.current()
-    assert photo in keys and anchors.file_name(signed.day, installation) in keys
+    assert photo in keys and f"{anchors.folder(installation)}/{signed.base_name}" in keys
     with _superuser(name) as admin:
         owners = admin.execute(
             "SELECT DISTINCT pg_get_userbyid(relowner) FROM pg_class c JOIN pg_namespace n "

@@ -4,7 +4,7 @@ back, and the chain holds together again; `verify_chain` still names each, from 
 checkpoint. The daily run writes one a day, and the paper returns print it."""
 
 import json
-from datetime import date, timedelta
+from datetime import date
 from io import StringIO
 
 import pytest
@@ -49,10 +49,13 @@ def chain(pound, pound_keeper, tariffs):
     return f"pound:{pound.pk}"
 
 
-def stored(day=None):
-    name = anchors.file_name(day or timezone.localdate())
-    with anchors.storage().open(name) as handle:
+def stored(checkpoint):
+    with anchors.storage().open(name_of(checkpoint)) as handle:
         return json.loads(handle.read())
+
+
+def name_of(checkpoint):
+    return f"{anchors.folder()}/{checkpoint.base_name}"
 
 
 def forge_as_the_owner(chain, *, rehash_from=None, cut=0):
@@ -78,7 +81,7 @@ def forge_as_the_owner(chain, *, rehash_from=None, cut=0):
 
 
 def test_checkpoint_is_signed_and_stored_outside_the_database(signed, signing_key, chain):
-    body = stored()
+    body = stored(signed)
 
     assert body["chains"][chain] == {"seq": 5, "hash": links(chain)[-1].hash}
     assert body["key_id"] == signed.key_id and len(body["signature"]) == 88
@@ -100,8 +103,7 @@ def test_a_rehashed_chain_is_named_as_rehashed(signed, chain):
         (
             chain,
             5,
-            f"rehashed: link 5 is not the link the checkpoint signed on "
-            f"{signed.day.isoformat()} holds",
+            f"rehashed: link 5 is not the link the checkpoint signed at {signed.when} holds",
         )
     ]
     assert verify_chain() == expected
@@ -116,7 +118,7 @@ def test_a_cut_tail_is_named_as_cut(signed, chain):
         (
             chain,
             3,
-            f"tail cut: the checkpoint signed on {signed.day.isoformat()} holds links to 5, "
+            f"tail cut: the checkpoint signed at {signed.when} holds links to 5, "
             "the chain now ends at 2",
         )
     ]
@@ -135,17 +137,15 @@ def test_a_sound_chain_holds_its_signed_checkpoint(signed, chain, pound, pound_k
     call_command("verify_chain", stdout=out)
 
     assert verify_chain() == []
-    assert f"every chain holds the checkpoint signed on {signed.day.isoformat()}" in (
-        out.getvalue()
-    )
+    assert f"every chain holds the checkpoint signed on {signed.when}" in out.getvalue()
 
 
 def test_an_edited_checkpoint_file_does_not_verify(signed, chain):
-    body = stored()
+    body = stored(signed)
     body["chains"][chain]["seq"] = 2
     store = anchors.storage()
-    store.delete(anchors.file_name(signed.day))
-    store.save(anchors.file_name(signed.day), ContentFile(json.dumps(body).encode()))
+    store.delete(name_of(signed))
+    store.save(name_of(signed), ContentFile(json.dumps(body).encode()))
 
     (problem,) = verify_chain()
     assert problem[0] == "checkpoints" and "signature does not verify" in problem[2]
@@ -163,7 +163,7 @@ def test_a_verifying_machine_needs_only_the_public_key(signed, signing_key, sett
 def test_no_checkpoint_is_signed_over_a_rehashed_chain(signed, chain):
     forge_as_the_owner(chain, rehash_from=4)
 
-    checkpoint, problems = anchors.write_checkpoint(on=signed.day + timedelta(days=1))
+    checkpoint, problems = anchors.write_checkpoint()
 
     assert checkpoint is None
     assert problems and problems[0][2].startswith("rehashed: link 5")
@@ -177,7 +177,7 @@ def test_a_checkpoint_signs_only_a_chain_sound_since_the_last(signed, chain, pou
             "UPDATE kernel_event SET summary = 'x' WHERE chain = %s AND seq = 6", [chain]
         )
 
-    checkpoint, problems = anchors.write_checkpoint(on=signed.day + timedelta(days=1))
+    checkpoint, problems = anchors.write_checkpoint()
 
     assert checkpoint is None
     assert problems == [(chain, 6, "content changed after it was written")]
@@ -222,7 +222,7 @@ def test_the_first_checkpoint_with_full_walks_every_link(signing_key, chain, mon
     call_command("sign_checkpoint", "--full", stdout=out)
 
     assert reads[chain] == 5
-    assert "Checkpoint of" in out.getvalue()
+    assert "Checkpoint signed at" in out.getvalue()
     assert anchors.latest_checkpoint().heads[chain][0] == 5
 
 
@@ -249,19 +249,19 @@ def test_a_later_checkpoint_walks_from_the_signed_link(
     feed(pound, pound_keeper, 24)
     reads = _reads(monkeypatch)
 
-    checkpoint, problems = anchors.write_checkpoint(on=signed.day + timedelta(days=1))
+    checkpoint, problems = anchors.write_checkpoint()
 
     assert problems == [] and checkpoint.heads[chain][0] == 6
     assert reads[chain] == 2  # the signed link 5, and 6
 
 
-def test_the_daily_run_writes_one_checkpoint_a_day(signing_key, chain):
+def test_the_daily_run_signs_and_a_second_run_signs_nothing_new(signing_key, chain):
     first, second = run(), run()
 
     assert "checkpoint signed 1, checkpoint refused 0" in summary(first)
-    assert second["checkpoint_signed"] == 1  # the day's one, found again, not a second
+    assert second["checkpoint_signed"] == 1  # the latest, found again: no head has moved
     _dirs, files = anchors.storage().listdir(anchors.folder())
-    assert files == [f"{timezone.localdate().isoformat()}.json"]
+    assert len(files) == 1 and files[0].startswith(f"{timezone.localdate().isoformat()}T")
 
 
 def test_without_a_key_the_daily_run_signs_nothing(chain):

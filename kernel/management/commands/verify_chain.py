@@ -34,7 +34,7 @@ class Command(BaseCommand):
             sys.exit(1)
         mode = "full walk" if full else "incremental, from the last checkpoints"
         signed = (
-            f"; every chain holds the checkpoint signed on {walk.signed_on:%Y-%m-%d}"
+            f"; every chain holds the checkpoint signed on {walk.signed_on}"
             if walk.signed_on
             else "; no signed checkpoint yet"
         )
