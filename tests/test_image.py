@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import uuid
 from pathlib import Path
 
 import pytest
@@ -141,16 +142,18 @@ def container_env(endpoint):
 def containers(image, endpoint, tmp_path):
     """Two web containers (the image's own command, gunicorn) and a worker container, each on
     the host's network; their output kept in tmp_path when they stop."""
-    env, names, bases = [*container_env(endpoint), *checkpoint_key(tmp_path)], [], []
+    env = [*container_env(endpoint), *checkpoint_key(tmp_path)]
     common = ["run", "--detach", "--network", "host", "--no-healthcheck", *env]
-    for _ in range(2):
-        port = free_port()
-        run = podman(*common, "--env", f"GUNICORN_BIND=127.0.0.1:{port}", image)
-        names.append(run.stdout.strip())
-        bases.append(f"http://127.0.0.1:{port}")
+    prefix = f"poundadmin-test-{uuid.uuid4().hex[:8]}"
+    names = [f"{prefix}-a", f"{prefix}-b", f"{prefix}-worker"]
     worker = ["python", "manage.py", "db_worker", "--interval", "0.2", "--no-startup-delay"]
-    names.append(podman(*common, image, *worker).stdout.strip())
-    try:
+    bases = []
+    try:  # named first, so that a container that failed to start is removed too
+        for name in names[:2]:
+            port = free_port()
+            podman(*common, "--name", name, "--env", f"GUNICORN_BIND=127.0.0.1:{port}", image)
+            bases.append(f"http://127.0.0.1:{port}")
+        podman(*common, "--name", names[2], image, *worker)
         for base in bases:
             wait_for(f"{base}/healthz", seconds=90)
         yield bases
@@ -158,7 +161,7 @@ def containers(image, endpoint, tmp_path):
         for name in names:
             podman("stop", "--time", "20", name, check=False)
             logs = podman("logs", name, check=False)
-            (tmp_path / f"{name[:12]}.log").write_text(logs.stdout + logs.stderr)
+            (tmp_path / f"{name}.log").write_text(logs.stdout + logs.stderr)
             podman("rm", "--force", name, check=False)
 
 
