@@ -189,8 +189,9 @@ def test_the_image_built_as_the_readme_says_serves_the_walk_with_its_worker(
         outsider = signed_in(elsewhere)
         home = keeper.get(a + "/", timeout=30)
         assert home.status_code == 200
-        stylesheet = re.search(r'href="(/static/[^"]+\.css)"', home.text).group(1)
-        assert requests.get(b + stylesheet, timeout=30).status_code == 200  # collected, hashed
+        stylesheet = re.search(r'href="(/static/[^"]+\.css)"', home.text)
+        assert stylesheet, "no stylesheet on the home page"
+        assert requests.get(b + stylesheet[1], timeout=30).status_code == 200  # collected, hashed
 
         entry_pk = intake_with_photo(a, b, keeper, outsider, pound)
         release_with_receipt(a, b, keeper, office, outsider, entry_pk)
