@@ -67,8 +67,8 @@ CHROMIUM = shutil.which("chromium") or (
 # A browser test walks a whole workflow through many pages, and Playwright's own waits are 30 s.
 BROWSER_TIMEOUT = 240
 # The files marked `slow` as a whole (with every browser test): the Hypothesis state machines,
-# Schemathesis over the API and the two app servers. `make test-quick` leaves them out.
-SLOW_FILES = {"test_properties.py", "test_schemathesis.py", "test_two_servers.py"}
+# Schemathesis over the API, the two app servers and the image. `make test-quick` leaves them out.
+SLOW_FILES = {"test_properties.py", "test_schemathesis.py", "test_two_servers.py", "test_image.py"}
 
 
 def pytest_configure(config):
