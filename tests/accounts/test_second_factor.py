@@ -346,7 +346,7 @@ def test_codes_issued_before_they_were_hashed_are_hashed_by_the_migration_and_st
     from django.apps import apps
     from django.db import connection
 
-    migration = importlib.import_module("accounts.migrations.0003_recovery_codes_hashed")
+    migration = importlib.import_module("accounts.migrations.0004_recovery_codes_hashed")
     confirmed_authenticator(magistrate)
     device = StaticDevice.objects.create(user=magistrate, name="recovery codes", confirmed=True)
     code = StaticToken.random_token()

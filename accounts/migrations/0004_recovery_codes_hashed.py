@@ -18,7 +18,7 @@ def hash_codes(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0002_staffevent_second_factor"),
+        ("accounts", "0003_declared_relatives"),
         ("otp_static", "0003_add_timestamps"),
     ]
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('auctions', '0006_proclamation_once_per_form_key'),
+        ("auctions", "0007_disposal_terms"),
     ]
 
     operations = [

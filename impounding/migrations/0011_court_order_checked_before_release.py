@@ -20,7 +20,7 @@ def name_the_released_animals(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("impounding", "0009_feeding_log_once_per_form_key"),
+        ("impounding", "0010_tariff_orders_once_per_form_key"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("auctions", "0007_bidder_same_as"),
+        ("auctions", "0010_bidder_same_as"),
     ]
 
     operations = [

@@ -32,7 +32,7 @@ def mark_second_registrations(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("auctions", "0006_proclamation_once_per_form_key"),
+        ("auctions", "0009_auction_and_conditions_once_per_form_key"),
     ]
 
     operations = [
