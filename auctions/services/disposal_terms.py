@@ -105,7 +105,10 @@ def check_buyer(*, recipient, terms):
     """The s.19 bar, as for a bidder: no officer of police, pound-keeper or other officer under
     the Act buys, directly or indirectly. Returns the staff records checked (none match)."""
     matches = staff_matches(
-        name=recipient, phone=terms.get("phone", ""), id_number=terms.get("id_number", "")
+        name=recipient,
+        phone=terms.get("phone", ""),
+        id_number=terms.get("id_number", ""),
+        address=terms.get("address", ""),
     )
     if matches:
         raise ValidationError(

@@ -330,3 +330,39 @@ def test_magistrate_writes_off_a_disposals_shortfall(client, entry, pound, dm_cl
     short.refresh_from_db()
     assert (short.status, short.decided_by) == (Shortfall.Status.WRITTEN_OFF, magistrate)
     whole_books()
+
+
+def test_buyer_who_is_a_staff_members_declared_relative_is_refused_s19(
+    entry, pound, dm_clerk, pound_keeper
+):
+    from accounts.relatives import DeclaredRelative
+
+    DeclaredRelative.objects.create(
+        user=pound_keeper,
+        name="Sunita Devi",
+        relation=DeclaredRelative.Relation.SPOUSE,
+        phone=BUYER["phone"],
+        declared_by=pound_keeper,
+    )
+
+    with pytest.raises(ValidationError) as refused:
+        propose(pound, dm_clerk, entry, recipient="Sunita Devi", **BUYER)
+
+    assert "s.19" in refused.value.message_dict["recipient"][0]
+    assert not DisposalOrder.objects.exists()
+
+
+def test_buyer_at_the_pounds_own_address_is_refused_s19(entry, pound, dm_clerk):
+    pound.address = "Kanji House, Mohanlalganj Tehsil Compound, Lucknow"
+    pound.save()
+
+    with pytest.raises(ValidationError) as refused:
+        propose(
+            pound,
+            dm_clerk,
+            entry,
+            recipient="Mohan Lal",
+            **BUYER | {"address": "Kanji House, Mohanlalganj Tehsil Compound, Lucknow"},
+        )
+
+    assert "s.19" in refused.value.message_dict["recipient"][0]
