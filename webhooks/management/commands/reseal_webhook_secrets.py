@@ -21,7 +21,9 @@ class Command(BaseCommand):
             return
         count = 0
         with transaction.atomic():
-            for subscription in WebhookSubscription.objects.select_for_update().order_by("pk"):
+            for subscription in WebhookSubscription.objects.select_for_update(
+                of=("self",)
+            ).order_by("pk"):
                 subscription.secret = resealed(subscription.secret)
                 subscription.save(update_fields=["secret"])
                 count += 1
