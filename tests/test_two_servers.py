@@ -315,50 +315,43 @@ def s14_report_and_notice(a, b, keeper, officer, outsider, entry_pk):
     return notice
 
 
-def proclamation_with_photo(a, b, officer, keeper, outsider, notice):
-    # The drum in the village, with a photo, recorded on A; the photo read through B.
-    url = reverse("auctions:proclamation_new", args=[notice.pk])
-    _page, token = csrf(officer, b + url)
+VILLAGE_KEY = "5f4e3d2c-1b0a-4987-a6b5-c4d3e2f1a0b9"
+MARKET_KEY = "6a5f4e3d-2c1b-4a98-b7c6-d5e4f3a2b1c0"
+
+
+def _proclaim(officer, read_from, post_to, url, channel, place, key, files=None):
+    _page, token = csrf(officer, read_from + url)
     made = officer.post(
-        a + url,
+        post_to + url,
         data={
-            "channel": "drum_village",
+            "channel": channel,
             "made_on": timezone.localdate().isoformat(),
             "village": "",
-            "place": "Chaupal",
+            "place": place,
             "made_by": "Chowkidar Ram",
             "details": "",
-            "idempotency_key": "5f4e3d2c-1b0a-4987-a6b5-c4d3e2f1a0b9",
+            "idempotency_key": key,
             "csrfmiddlewaretoken": token,
         },
-        files={"photo": ("photo.jpg", jpeg(), "image/jpeg")},
+        files=files,
         allow_redirects=False,
         timeout=60,
     )
     assert made.status_code == 302, made.text[:500]
-    proclamation = Proclamation.objects.get(notice=notice)
-    # The drum at the market-place too, recorded on B: s.14 wants both before the sale.
-    _page, token = csrf(officer, a + url)
-    market = officer.post(
-        b + url,
-        data={
-            "channel": "drum_market",
-            "made_on": timezone.localdate().isoformat(),
-            "village": "",
-            "place": "Mohanlalganj cattle market",
-            "made_by": "Chowkidar Ram",
-            "details": "",
-            "idempotency_key": "6a5f4e3d-2c1b-4a98-b7c6-d5e4f3a2b1c0",
-            "csrfmiddlewaretoken": token,
-        },
-        allow_redirects=False,
-        timeout=60,
-    )
-    assert market.status_code == 302, market.text[:500]
-    photo_url = reverse("auctions:proclamation_photo", args=[proclamation.pk])
+
+
+def proclamation_with_photo(a, b, officer, keeper, outsider, notice):
+    # The drum in the village, with a photo, recorded on A; the photo read through B. The drum
+    # at the market-place too, recorded on B: s.14 wants both before the sale.
+    url = reverse("auctions:proclamation_new", args=[notice.pk])
+    photo = {"photo": ("photo.jpg", jpeg(), "image/jpeg")}
+    _proclaim(officer, b, a, url, "drum_village", "Chaupal", VILLAGE_KEY, files=photo)
+    village = Proclamation.objects.get(notice=notice)
+    _proclaim(officer, a, b, url, "drum_market", "Mohanlalganj cattle market", MARKET_KEY)
+    photo_url = reverse("auctions:proclamation_photo", args=[village.pk])
     for who, base in ((officer, b), (keeper, a)):
-        status, photo = fetch(who, base + photo_url)
-        assert status == 200 and photo.startswith(b"\xff\xd8")
+        status, photo_bytes = fetch(who, base + photo_url)
+        assert status == 200 and photo_bytes.startswith(b"\xff\xd8")
     assert fetch(outsider, a + photo_url) == (404, None)
     assert fetch(requests.Session(), b + photo_url) == (404, None)
 

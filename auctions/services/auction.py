@@ -279,6 +279,13 @@ def register_bidder(
     )
     bidder.full_clean(exclude=["auction", "idempotency_key"])
     bidder.save()
+    _record_screened(bidder, matches, by=by)
+    return bidder
+
+
+def _record_screened(bidder, matches, *, by):
+    """The event of a bidder screened under s.19: registered, or blocked by his matches."""
+    auction = bidder.auction
     record_event(
         action=Action.AUCTION_BIDDER_BLOCKED if matches else Action.AUCTION_BIDDER_REGISTERED,
         section="s.19",
@@ -287,18 +294,17 @@ def register_bidder(
         summary=Message(
             gettext_noop("%(auction)s: bidder %(number)s blocked: may be staff (%(staff)s)"),
             auction=auction.number,
-            number=number,
+            number=bidder.number,
             staff=", ".join(m["staff"] for m in matches),
         )
         if matches
         else Message(
             gettext_noop("%(auction)s: bidder %(number)s registered"),
             auction=auction.number,
-            number=number,
+            number=bidder.number,
         ),
-        data={"auction": auction.number, "bidder": number, "matches": matches},
+        data={"auction": auction.number, "bidder": bidder.number, "matches": matches},
     )
-    return bidder
 
 
 @transaction.atomic
@@ -377,20 +383,7 @@ def recheck_bidder(*, bidder, by):
     bidder.save(
         update_fields=["matches", "blocked", "override_by", "override_reason", "override_at"]
     )
-    auction = bidder.auction
-    record_event(
-        action=Action.AUCTION_BIDDER_BLOCKED,
-        section="s.19",
-        by=by,
-        pound=auction.pound,
-        summary=Message(
-            gettext_noop("%(auction)s: bidder %(number)s blocked: may be staff (%(staff)s)"),
-            auction=auction.number,
-            number=bidder.number,
-            staff=", ".join(m["staff"] for m in fresh),
-        ),
-        data={"auction": auction.number, "bidder": bidder.number, "matches": fresh},
-    )
+    _record_screened(bidder, fresh, by=by)
     return bidder
 
 
