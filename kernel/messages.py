@@ -136,3 +136,4 @@ def shown(data, fallback):
 # Who a summary names in its hashed link; the timeline shows the name from the event's personal
 # fields while they exist (docs/decisions/0010).
 THE_CLAIMANT = Message(gettext_noop("the claimant"))
+THE_BUYER = Message(gettext_noop("the buyer"))

@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from accounts.models import DeclaredRelative, StaffAssignment, StaffEvent
-from auctions.models import Bidder, S16Case
+from auctions.models import Bidder, DisposalOrder, DisposalTerms, S16Case
 from impounding.models import Amendment, Animal, Complaint, Impoundment, Receipt, Release
 from impounding.services.intake import PERSONAL_ENTRY_FIELDS
 from kernel.events import erase_personal, record_event
@@ -127,6 +127,20 @@ def erase_departed_relatives(*, by, now=None):
     return erased
 
 
+def erase_private_buyers(cutoff):
+    """Blank the buyer of every sale by private treaty decided before `cutoff` (s.14 proviso):
+    his name, address, phone and document number, as a bidder's are. The order, its number, its
+    price and its money stay. Returns how many buyers were erased."""
+    orders = DisposalOrder.objects.filter(
+        mode=DisposalOrder.Mode.PRIVATE_SALE, decided_at__lt=cutoff
+    ).exclude(recipient=ERASED)
+    ids = list(orders.values_list("pk", flat=True))
+    DisposalTerms.objects.filter(order_id__in=ids).update(address="", phone="", id_number="")
+    numbers = list(orders.values_list("number", flat=True))
+    erase_personal(Event.objects.filter(action__startswith="disposal.", data__order__in=numbers))
+    return orders.update(recipient=ERASED)
+
+
 def apply_retention(*, by, now=None):
     """Apply the rule once; returns the counts of what it erased. Idempotent."""
     now = now or timezone.now()
@@ -136,7 +150,7 @@ def apply_retention(*, by, now=None):
         entries += 1
     cutoff = now - timedelta(days=365 * settings.RETENTION_PERSONAL_YEARS)
     bidders = Bidder.objects.filter(auction__scheduled_for__lt=cutoff).exclude(name=ERASED)
-    bidder_count = bidders.update(name=ERASED, address="", phone="")
+    bidder_count = bidders.update(name=ERASED, address="", phone="", id_number="")
     claims = SurplusClaim.objects.filter(decided_at__lt=cutoff).exclude(claimant_name=ERASED)
     claim_count = claims.count()
     _files(claims, "proof_scan")
@@ -163,6 +177,7 @@ def apply_retention(*, by, now=None):
     return {
         "entries": entries,
         "bidders": bidder_count,
+        "private_buyers": erase_private_buyers(cutoff),
         "claims": claim_count,
         "declared_relatives": erase_departed_relatives(by=by, now=now),
         "prepared_files": prepared_count,

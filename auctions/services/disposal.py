@@ -14,7 +14,7 @@ from impounding.models import Animal, AnimalState
 from impounding.services.custody import end_custody
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
-from kernel.messages import Message, in_both
+from kernel.messages import THE_BUYER, Message, in_both
 
 from ..actions import Action
 from ..models import DisposalOrder, DisposalTerms, Lot, Report
@@ -43,7 +43,8 @@ def propose_disposal(
     if not reason.strip():
         raise ValidationError({"reason": _("Say why a fair price is unlikely at auction.")})
     terms = check_terms(mode=mode, recipient=recipient, terms=terms)
-    if mode == DisposalOrder.Mode.PRIVATE_SALE:
+    private = mode == DisposalOrder.Mode.PRIVATE_SALE
+    if private:
         check_buyer(recipient=recipient, terms=terms)  # s.19, as for a bidder
     for animal in animals:
         reported = Report.objects.filter(animals=animal).exists() or (
@@ -76,8 +77,11 @@ def propose_disposal(
             gettext_noop("%(number)s: %(count)s animal(s) to %(recipient)s proposed"),
             number=order.number,
             count=len(animals),
-            recipient=recipient,
+            # A buyer by private treaty is a member of the public: his name is kept apart from
+            # the link, for the retention rule to erase (ADR 0010); a body's name is not.
+            recipient=THE_BUYER if private else recipient,
         ),
+        personal={"recipient": recipient} if private else None,
         data={
             "order": order.number,
             "mode": mode,
