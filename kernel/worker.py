@@ -96,6 +96,18 @@ def workers_alive():
     return live_leases().exists()
 
 
+def lost(task_ids):
+    """The ids among `task_ids` whose task was given up after its worker stopped on every try
+    (`sweep`): nothing will run them again, so what waits for them can say so."""
+    ids = [str(pk) for pk in task_ids if pk]
+    if not ids:
+        return set()
+    failed = DBTaskResult.objects.filter(
+        pk__in=ids, status=TaskResultStatus.FAILED, exception_class_path=LOST
+    )
+    return {str(pk) for pk in failed.values_list("pk", flat=True)}
+
+
 def abandoned():
     """Running tasks no live lease holds, taken longer than a lease ago: their worker died."""
     held = live_leases().filter(task_id__isnull=False).values("task_id")

@@ -282,6 +282,9 @@ class PreparedFile(models.Model):
     requested_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The worker's task that makes it, the latest one enqueued: given up after its worker
+    # stopped on every try (kernel.worker.sweep), the file can no longer be made.
+    task_id = models.UUIDField(null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("prepared file")

@@ -14,6 +14,7 @@ from django.utils import timezone, translation
 
 from accounts.models import District, Pound, ToDo
 from accounts.todos import mail_todo
+from kernel import worker
 from kernel.replica import reads_from_replica
 from kernel.uploads import stored_name
 
@@ -96,6 +97,25 @@ def prepare_file(prepared_id):
     return prepared.size
 
 
+def enqueue_prepare(prepared_id):
+    """Put the file on the worker's queue, and remember which task makes it."""
+    result = prepare_file.enqueue(str(prepared_id))
+    PreparedFile.objects.filter(pk=prepared_id).update(task_id=result.id)
+
+
+def give_up_lost(files):
+    """Mark failed every file among `files` (unfinished ones) whose task was given up after its
+    worker stopped on every try, so that its page says so rather than "being prepared" for
+    ever; a retry would only stop the worker again. Returns the ids marked."""
+    lost_tasks = worker.lost(f.task_id for f in files)
+    ids = [f.pk for f in files if f.task_id and str(f.task_id) in lost_tasks]
+    if ids:
+        PreparedFile.objects.filter(
+            pk__in=ids, status__in=[PreparedFile.Status.QUEUED, PreparedFile.Status.RUNNING]
+        ).update(status=PreparedFile.Status.FAILED, finished_at=timezone.now())
+    return ids
+
+
 def requeue_stale(*, older_than):
     """Enqueue again every file whose task started more than `older_than` ago and never
     finished, and the mail of every open to-do made as long ago and never mailed: their worker
@@ -104,10 +124,13 @@ def requeue_stale(*, older_than):
     stale = PreparedFile.objects.filter(
         status=PreparedFile.Status.RUNNING, started_at__lt=timezone.now() - older_than
     )
+    given_up = set(give_up_lost(list(stale)))
     count = 0
     for prepared in stale:
+        if prepared.pk in given_up:
+            continue
         PreparedFile.objects.filter(pk=prepared.pk).update(status=PreparedFile.Status.QUEUED)
-        prepare_file.enqueue(str(prepared.pk))
+        enqueue_prepare(prepared.pk)
         count += 1
     unmailed = ToDo.objects.filter(
         done_at__isnull=True,

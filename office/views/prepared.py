@@ -27,7 +27,7 @@ from ..selectors import (
     period_stamp,
     return_month,
 )
-from ..tasks import prepare_file
+from ..tasks import enqueue_prepare, give_up_lost
 
 REFRESH_SECONDS = 3
 
@@ -83,7 +83,7 @@ def prepare(request):
                 key=key, owner=request.user, kind=kind, params=params, filename=filename
             )
             # Enqueued with the row: the worker never sees a task without its PreparedFile.
-            transaction.on_commit(lambda: prepare_file.enqueue(str(prepared.pk)))
+            transaction.on_commit(lambda: enqueue_prepare(prepared.pk))
     except IntegrityError:
         raise Http404 from None  # another user's key: nothing to show
     return redirect("office:prepared", prepared.pk)
@@ -97,6 +97,10 @@ def _own(request, pk):
 def prepared(request, pk):
     prepared = _own(request, pk)
     waiting = prepared.status in (PreparedFile.Status.QUEUED, PreparedFile.Status.RUNNING)
+    if waiting and give_up_lost([prepared]):
+        # Its worker stopped on every try: the file will not come; say so.
+        prepared.refresh_from_db()
+        waiting = False
     context = {"prepared": prepared, "waiting": waiting, "refresh": REFRESH_SECONDS}
     # No worker has renewed its lease lately: say so, rather than "being prepared" for ever.
     context["worker_down"] = waiting and not workers_alive()

@@ -186,3 +186,34 @@ def test_the_waiting_page_says_when_no_worker_is_running(client, entries, magist
 
     assert down in without and "alert-warning" in without
     assert down not in alive and "The file is being prepared." in alive
+
+
+def test_a_file_whose_worker_stopped_on_every_try_says_so_and_is_not_tried_again(
+    client, entries, magistrate, pound
+):
+    """The sweep gives a task up after TASK_MAX_ATTEMPTS dead workers (kernel.worker): its file's
+    page then says it could not be prepared, and the next worker start does not try it again
+    (a retry would only stop that worker too)."""
+    client.force_login(magistrate)
+    page = ask(client, pound=pound.pk)["Location"]
+    prepared = PreparedFile.objects.get()
+    assert prepared.task_id is not None  # the task that makes it is remembered
+    PreparedFile.objects.filter(pk=prepared.pk).update(
+        status=PreparedFile.Status.RUNNING, started_at=timezone.now() - timedelta(hours=1)
+    )
+    worker.renew(worker_id="alive")
+    assert "The file is being prepared." in client.get(page).content.decode()
+    DBTaskResult.objects.filter(pk=prepared.task_id).update(
+        status="FAILED", exception_class_path=worker.LOST
+    )
+    out = io.StringIO()
+
+    html = client.get(page).content.decode()
+    call_command("requeue_stale_tasks", stdout=out)
+
+    prepared.refresh_from_db()
+    assert prepared.status == PreparedFile.Status.FAILED
+    assert "The file is being prepared." not in html
+    assert "The file could not be prepared." in html
+    assert out.getvalue().strip() == "requeue_stale_tasks: 0 enqueued again"
+    assert DBTaskResult.objects.count() == 1  # nothing enqueued again
