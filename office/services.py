@@ -200,7 +200,7 @@ def decide_surplus_claim(*, claim, by, allow, decision, payment_mode="", payment
             by=by,
             section="s.17",
             source=ref(deposit),
-            memo=f"Surplus ₹{deposit.amount} paid to {claim.claimant_name} on a proved claim",
+            memo=f"Surplus ₹{deposit.amount} paid on proved claim #{claim.pk}",
             lines=[
                 (account(deposit.district, AccountKind.DM_SURPLUS_HELD), deposit.amount),
                 (account(deposit.district, AccountKind.DM_TREASURY), -deposit.amount),

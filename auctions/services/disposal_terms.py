@@ -147,7 +147,7 @@ def settle_disposal(*, order, animals, by, at):
             kind=TransactionKind.SALE_S14,
             section="s.17",
             by=by,
-            memo=f"{order.number}: sold by private treaty to {order.recipient} for ₹{terms.price}",
+            memo=f"{order.number}: sold by private treaty for ₹{terms.price}",
             source=ref(order),
             at=at,
             impoundment_id=animals[0].impoundment_id,

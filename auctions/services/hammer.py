@@ -278,7 +278,7 @@ def _post_sale(sale, *, animals, lines, by):
         kind=kind,
         section=section,
         by=by,
-        memo=f"{auction.number} lot {lot.number} sold to {buyer.name} for ₹{price}",
+        memo=f"{auction.number} lot {lot.number} sold to bidder {buyer.number} for ₹{price}",
         source=ref(sale),
         at=sale.sold_at,
         impoundment_id=animals[0].impoundment_id,

@@ -315,7 +315,7 @@ def _post_settlement(case, *, split, by, at):
             source=ref(case),
             at=at,
             impoundment_id=case.impoundment_id,
-            memo=f"s.16 balance ₹{balance} paid to {case.owner_name}",
+            memo=f"s.16 account {number}: balance ₹{balance} paid to the owner",
             lines=[
                 (district_account(pound, AccountKind.OWNER_BALANCES_DUE), balance),
                 (ledger.till_account(pound, case.balance_mode), -balance),

@@ -147,7 +147,7 @@ def _book_payment(rows, entry, animals, release, number):
         rows,
         entry,
         kind=TransactionKind.PAYMENT_S13,
-        memo=f"{number}: {entry.extras['number']}, {claimant}",
+        memo=f"{number}: {entry.extras['number']}",
         source=f"impounding.release:{release['id']}",
         section="s.13",
         lines=[
@@ -189,7 +189,7 @@ def _book_deposit(rows, entry, animals, release, number):
         rows,
         entry,
         kind=TransactionKind.DEPOSIT_S15,
-        memo=f"{number}: deposit, {entry.extras['number']}, {claimant}",
+        memo=f"{number}: deposit, {entry.extras['number']}",
         source=f"impounding.deposit:{deposit}",
         section="s.15",
         lines=[

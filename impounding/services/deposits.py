@@ -395,8 +395,7 @@ def pay_deposit_refund(*, deposit, by, mode, reference="", authority=""):
         district=district,
         pound=pound,
         kind=TransactionKind.DEPOSIT_REFUNDED,
-        memo=f"Deposit {deposit.release.receipt.number} refunded to "
-        f"{deposit.release.claimant_name}",
+        memo=f"Deposit {deposit.release.receipt.number} refunded: {entry.register_number}",
         by=by,
         source=ref(deposit),
         section="s.22",
@@ -498,7 +497,7 @@ def book_deposit(release, animals):
         district=pound.district,
         pound=pound,
         kind=TransactionKind.DEPOSIT_S15,
-        memo=f"{receipt.number}: deposit, {entry.register_number}, {release.claimant_name}",
+        memo=f"{receipt.number}: deposit, {entry.register_number}",
         by=release.released_by,
         source=f"impounding.deposit:{deposit.pk}",
         section="s.15",

@@ -300,7 +300,7 @@ def _book_payment(release, animals):
         district=pound.district,
         pound=pound,
         kind=TransactionKind.PAYMENT_S13,
-        memo=f"{receipt.number}: {entry.register_number}, {release.claimant_name}",
+        memo=f"{receipt.number}: {entry.register_number}",
         by=release.released_by,
         source=f"impounding.release:{release.pk}",
         section="s.13",
