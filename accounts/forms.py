@@ -174,3 +174,32 @@ class RelativeEditForm(forms.ModelForm):
 class RelativeForm(RelativeEditForm):
     # One relative however often the form is sent (services.declare_relative).
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+
+class PasskeyAddForm(forms.Form):
+    """A passkey's name, and the browser's answer to the registration challenge (filled in by
+    static/js/passkeys.js)."""
+
+    name = forms.CharField(
+        label=_("Name of the passkey"),
+        max_length=64,
+        help_text=_("Say which phone, computer or key it is on, for example “Office laptop”."),
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    credential = forms.CharField(
+        widget=forms.HiddenInput,
+        max_length=20000,
+        error_messages={"required": _("The browser gave no passkey. Try again.")},
+    )
+    # One passkey however often the form is sent (ceremonies.add_passkey).
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+
+class PasskeySignInForm(forms.Form):
+    """The browser's answer to the sign-in challenge (filled in by static/js/passkeys.js)."""
+
+    credential = forms.CharField(widget=forms.HiddenInput, max_length=20000)
+
+
+class PasskeyRemoveForm(forms.Form):
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)

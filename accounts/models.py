@@ -12,6 +12,7 @@ from kernel.messages import shown
 
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
+from .passkeys import Passkey  # noqa: F401 (kept here)
 from .relatives import DeclaredRelative  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import DistrictScopedQuerySet, PoundScopedQuerySet
@@ -441,6 +442,8 @@ class StaffEvent(models.Model):
         FACTOR_SET_UP = "factor_set_up", _("Second factor set up")
         RECOVERY_CODES = "recovery_codes", _("New recovery codes made")
         FACTOR_RESET = "factor_reset", _("Second factor reset")
+        PASSKEY_ADDED = "passkey_added", _("Passkey added")
+        PASSKEY_REMOVED = "passkey_removed", _("Passkey removed")
         RELATIVE_DECLARED = "relative_declared", _("Relative declared (s.19)")
         RELATIVE_AMENDED = "relative_amended", _("Relative's declaration corrected (s.19)")
         RELATIVE_REMOVED = "relative_removed", _("Relative's declaration withdrawn (s.19)")

@@ -8,6 +8,7 @@ import segno
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
@@ -16,10 +17,18 @@ from django.views.decorators.http import require_POST
 from django_otp import login as otp_login
 from django_otp.plugins.otp_static.models import StaticDevice
 
-from . import twofactor
+from kernel.views import add_service_errors
+
+from . import ceremonies, twofactor
 from .decorators import require_permission
-from .forms import AuthenticatorSetupForm, SecondFactorForm
-from .models import User
+from .forms import (
+    AuthenticatorSetupForm,
+    PasskeyAddForm,
+    PasskeyRemoveForm,
+    PasskeySignInForm,
+    SecondFactorForm,
+)
+from .models import Passkey, User
 from .roles import Permission
 from .twofactor import second_factor_not_required
 
@@ -76,9 +85,37 @@ def verify(request):
             otp_login(request, device)
             _warn_if_recovery_code(request, device)
             return redirect(_next_url(request))
-    return render(
-        request, "accounts/second_factor.html", {"form": form, "next": _next_url(request)}
-    )
+    context = {
+        "form": form,
+        "next": _next_url(request),
+        # A passkey too, where the user has one and the browser can use it (passkeys.js).
+        "passkey_options": ceremonies.authentication_options(
+            user=request.user, session=request.session
+        ),
+        "passkey_form": PasskeySignInForm(),
+    }
+    return render(request, "accounts/second_factor.html", context)
+
+
+@second_factor_not_required
+@require_POST
+def passkey_sign_in(request):
+    """After the password, a passkey instead of the app's code: the browser's answer to the
+    challenge the code page gave."""
+    if request.user.is_verified():
+        return redirect(_next_url(request))
+    form = PasskeySignInForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ceremonies.refused()
+        passkey = ceremonies.check_passkey(
+            user=request.user, session=request.session, credential=form.cleaned_data["credential"]
+        )
+    except ValidationError as exc:
+        messages.error(request, " ".join(exc.messages))
+        return redirect(_with_next("accounts:second_factor", request))
+    otp_login(request, passkey)
+    return redirect(_next_url(request))
 
 
 @second_factor_not_required
@@ -154,6 +191,58 @@ def reset(request, pk):
         "accounts/second_factor_reset.html",
         {"person": user, "has_factor": twofactor.has_second_factor(user)},
     )
+
+
+# --- Passkeys, added and removed by their user (docs/decisions/0061-passkeys.md) ---------
+
+
+def passkeys(request):
+    """The user's passkeys, and a new one added: the browser answers the page's challenge."""
+    user = request.user
+    form = PasskeyAddForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            passkey = ceremonies.add_passkey(
+                user=user,
+                session=request.session,
+                credential=data["credential"],
+                name=data["name"],
+                idempotency_key=data["idempotency_key"],
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Passkey “%(name)s” added.") % {"name": passkey.name})
+            return redirect("accounts:passkeys")
+    has_factor = twofactor.has_second_factor(user)
+    context = {
+        "form": form,
+        "passkeys": Passkey.objects.filter(user=user),
+        "has_factor": has_factor,
+        "options": (
+            ceremonies.registration_options(user=user, session=request.session)
+            if has_factor
+            else None
+        ),
+    }
+    return render(request, "accounts/passkeys.html", context)
+
+
+def passkey_remove(request, pk):
+    """Remove one of one's passkeys: GET asks, POST does it. Sent again, it is gone already."""
+    passkey = Passkey.objects.filter(user=request.user, pk=pk).first()
+    form = PasskeyRemoveForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        removed = passkey and ceremonies.remove_passkey(passkey=passkey, by=request.user)
+        if removed:
+            messages.success(request, _("Passkey “%(name)s” removed.") % {"name": removed.name})
+        else:
+            messages.info(request, _("That passkey was removed already."))
+        return redirect("accounts:passkeys")
+    if passkey is None:
+        raise Http404
+    return render(request, "accounts/passkey_remove.html", {"passkey": passkey, "form": form})
 
 
 logout = second_factor_not_required(auth_views.LogoutView.as_view())

@@ -34,6 +34,7 @@ from kernel.messages import Message
 
 from .actions import Action
 from .models import StaffEvent, User
+from .passkeys import Passkey
 from .roles import SECOND_FACTOR_ROLES, Permission, Scope
 from .scoping import grants_for, has_permission, roles_of
 
@@ -211,13 +212,15 @@ def _chain_of(user):
 
 @transaction.atomic
 def reset_second_factor(*, user, by):
-    """Remove `user`'s authenticator and recovery codes (lost with a phone): the next sign-in
-    sets a new one up. Recorded as a staff event and in the event log of the user's district
-    or pound, and mailed to the user once the change commits."""
+    """Remove `user`'s authenticator, recovery codes and passkeys (lost with a phone): the next
+    sign-in sets a new authenticator up. Recorded as a staff event and in the event log of the
+    user's district or pound, and mailed to the user once the change commits."""
     user = User.objects.select_for_update(of=("self",)).get(pk=user.pk)
     _check_may_reset(user=user, by=by)
     removed = TOTPDevice.objects.filter(user=user).delete()[0]
     removed += StaticDevice.objects.filter(user=user).delete()[0]
+    passkeys = Passkey.objects.filter(user=user).delete()[0]
+    removed += passkeys
     StaffEvent.objects.create(
         user=user, action=StaffEvent.Action.FACTOR_RESET, by=by, note="second factor reset"
     )
@@ -231,7 +234,7 @@ def reset_second_factor(*, user, by):
                 username=user.username,
             ),
             by=by,
-            data={"user": user.pk, "username": user.username},
+            data={"user": user.pk, "username": user.username, "passkeys": passkeys},
             **chain,
         )
     transaction.on_commit(lambda: mail_second_factor_reset.enqueue(user.pk), robust=True)
@@ -249,7 +252,8 @@ def mail_second_factor_reset(user_id):
     body = (
         f"The second factor of your PoundAdmin account {user.username} was reset by an "
         f"administrator on {when:%d-%m-%Y} at {when:%H:%M} IST.\n\n"
-        "At your next sign-in you will set up an authenticator app again.\n"
+        "Its authenticator app, recovery codes and passkeys were removed. At your next sign-in "
+        "you will set up an authenticator app again.\n"
         "If you did not ask for this, tell your office and the administrator at once.\n\n"
         "PoundAdmin"
     )

@@ -26,6 +26,13 @@ urlpatterns = [
         second_factor.new_recovery_codes,
         name="second_factor_new_codes",
     ),
+    path("second-factor/passkey/", second_factor.passkey_sign_in, name="second_factor_passkey"),
+    path("second-factor/passkeys/", second_factor.passkeys, name="passkeys"),
+    path(
+        "second-factor/passkeys/<int:pk>/remove/",
+        second_factor.passkey_remove,
+        name="passkey_remove",
+    ),
     path("staff/<int:pk>/second-factor/reset/", second_factor.reset, name="second_factor_reset"),
     path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
     path("staff/", views.staff, name="staff"),

@@ -50,6 +50,8 @@ DELETES = frozenset(
         "otp_static_statictoken",
         "otp_static_staticdevice",
         "otp_totp_totpdevice",
+        # A passkey its user removes, or an administrator's reset removes (ADR 61).
+        "accounts_passkey",
         # The background tasks' records past 14 days (docs/retention.md).
         "django_tasks_database_dbtaskresult",
     }

@@ -31,6 +31,8 @@ NO_KEY = {
     "accounts:second_factor_codes": "a page: shows the codes just made, makes no record",
     "accounts:second_factor_new_codes": "replaces the codes: the last set shown is the set kept",
     "accounts:second_factor_reset": "a state toggle: a reset authenticator stays reset",
+    "accounts:second_factor_passkey": "the sign-in's second step: a passkey checked, no record "
+    "made",
     "accounts:api_token_revoke": "a state toggle: a revoked token stays revoked",
     "accounts:service_token_revoke": "a state toggle: a revoked token stays revoked",
     "webhooks:stop": "a state toggle: a stopped webhook stays stopped",
@@ -196,6 +198,34 @@ def _api_token(client, get):
     client.force_login(get("pound_keeper"))
     data = {"name": "dashboard", "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1a11"}
     return reverse("accounts:api_tokens"), data, ApiToken
+
+
+def _passkey(client, get):
+    from accounts.models import Passkey
+    from tests.accounts.softkey import SoftPasskey
+
+    get("settings").PUBLIC_BASE_URL = "https://pounds.example.gov.in"
+    client.force_login(get("magistrate"))
+    options = client.get(reverse("accounts:passkeys")).context["options"]
+    data = {
+        "name": "Office laptop",
+        "credential": SoftPasskey().register(options),
+        "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1a21",
+    }
+    return reverse("accounts:passkeys"), data, Passkey
+
+
+def _passkey_removal(client, get):
+    """Removing a passkey makes one staff event; sent again, the passkey is gone already."""
+    from accounts.models import Passkey, StaffEvent
+
+    magistrate = get("magistrate")
+    client.force_login(magistrate)
+    passkey = Passkey.objects.create(
+        user=magistrate, name="Phone", credential_id=b"credential", public_key=b"key"
+    )
+    data = {"idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1a22"}
+    return reverse("accounts:passkey_remove", args=[passkey.pk]), data, StaffEvent
 
 
 def _service_token(client, get):
@@ -505,6 +535,8 @@ SENT_TWICE = {
     "accounts:relatives": _relatives(own=True),
     "accounts:staff_relatives": _relatives(own=False),
     "accounts:service_tokens": _service_token,
+    "accounts:passkeys": _passkey,
+    "accounts:passkey_remove": _passkey_removal,
     "impounding:entry_new": _entry,
     "impounding:release": _release("release"),
     "impounding:deposit": _release("deposit"),

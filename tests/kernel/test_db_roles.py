@@ -10,11 +10,12 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
-from accounts import twofactor
+from accounts import ceremonies, twofactor
 from kernel.dbroles import owned_by, table_privileges
 from kernel.events import verify_chain
 from ledger.checks import run_checks
 from tests.accounts.factories import confirmed_authenticator
+from tests.accounts.softkey import SoftPasskey
 from tests.impounding.factories import cow, make_entry, pay
 
 pytestmark = pytest.mark.postgres
@@ -109,6 +110,25 @@ def test_the_second_factor_works_as_the_runtime_role(roles, magistrate, administ
         assert twofactor.check_code(user=magistrate, code=code) is not None
         twofactor.reset_second_factor(user=magistrate, by=administrator)
         assert not twofactor.has_second_factor(magistrate)
+
+
+def test_passkeys_work_as_the_runtime_role(roles, magistrate, administrator, settings):
+    """A passkey is added, signs in (its counter updated), is removed by its user, and is
+    removed by an administrator's reset (ADR 61): the grants allow each."""
+    settings.PUBLIC_BASE_URL = "https://pounds.example.gov.in"
+    with acting_as(roles[1]):
+        confirmed_authenticator(magistrate)
+        for name in ("phone", "laptop"):
+            key, session = SoftPasskey(), {}
+            options = ceremonies.registration_options(user=magistrate, session=session)
+            passkey = ceremonies.add_passkey(
+                user=magistrate, session=session, credential=key.register(options), name=name
+            )
+        options = ceremonies.authentication_options(user=magistrate, session=session)
+        ceremonies.check_passkey(user=magistrate, session=session, credential=key.sign(options))
+        assert ceremonies.remove_passkey(passkey=passkey, by=magistrate) is not None
+        twofactor.reset_second_factor(user=magistrate, by=administrator)
+        assert not ceremonies.has_passkey(magistrate)
 
 
 def test_truncate_is_refused_to_the_owner_role_too(roles):
