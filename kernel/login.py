@@ -7,6 +7,10 @@
 - `Permissions-Policy`: the camera for this origin only (the photo field uses it), nothing else.
 - A session ends SESSION_ABSOLUTE_SECONDS (12 hours) after sign-in, however busy, beside the
   30-minute idle limit that SESSION_COOKIE_AGE sets.
+- The idle limit without a write per request: a signed-in request saves the session (and so
+  moves its end on by SESSION_COOKIE_AGE) only when it was last saved SESSION_SAVE_SLACK_SECONDS
+  ago or more. A session therefore ends between SESSION_COOKIE_AGE less the slack and
+  SESSION_COOKIE_AGE after its last request, never later (ADR 0067).
 
 Apart from kernel.middleware because these import the auth machinery, which the logging
 settings (that load kernel.middleware's filter) must not.
@@ -26,6 +30,7 @@ PERMISSIONS_POLICY = (
     "accelerometer=(), gyroscope=(), magnetometer=(), interest-cohort=()"
 )
 SIGNED_IN_AT = "signed_in_at"
+SAVED_AT = "saved_at"
 
 
 class TrustMiddleware:
@@ -44,7 +49,22 @@ class TrustMiddleware:
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         if signed_in:
             add_never_cache_headers(response)
+        keep_alive(request)
         return response
+
+
+def keep_alive(request):
+    """Mark a signed-in session to be saved, which moves its end on, when its last save is the
+    slack old or more, or when the request changed it anyway (then it is saved regardless, and
+    the mark costs nothing). Signed out by the request (logout), nothing is marked: a mark
+    would store an empty session."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return
+    session, now = request.session, int(time.time())
+    saved = session.get(SAVED_AT)
+    if session.modified or saved is None or now - saved >= settings.SESSION_SAVE_SLACK_SECONDS:
+        session[SAVED_AT] = now
 
 
 EXPIRED = "expired"
