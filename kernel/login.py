@@ -20,7 +20,7 @@ import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
-from django.contrib.auth import logout
+from django.contrib.auth import SESSION_KEY, logout
 from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
 from django.contrib.auth.views import redirect_to_login
 from django.utils.cache import add_never_cache_headers
@@ -56,12 +56,13 @@ class TrustMiddleware:
 def keep_alive(request):
     """Mark a signed-in session to be saved, which moves its end on, when its last save is the
     slack old or more, or when the request changed it anyway (then it is saved regardless, and
-    the mark costs nothing). Signed out by the request (logout), nothing is marked: a mark
-    would store an empty session."""
-    user = getattr(request, "user", None)
-    if user is None or not user.is_authenticated:
+    the mark costs nothing). Nothing is marked for a request whose session holds no sign-in:
+    signed out by it (logout), or an API call whose bearer token set the user (a mark would
+    store a new, empty session for every call)."""
+    session = getattr(request, "session", None)
+    if session is None or SESSION_KEY not in session:
         return
-    session, now = request.session, int(time.time())
+    now = int(time.time())
     saved = session.get(SAVED_AT)
     if session.modified or saved is None or now - saved >= settings.SESSION_SAVE_SLACK_SECONDS:
         session[SAVED_AT] = now

@@ -3,9 +3,12 @@
 is in tests/browser/test_usability.py."""
 
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+
+from accounts.services import create_api_token
 
 
 def test_a_page_opened_after_the_session_ended_goes_to_login_saying_why(client):
@@ -97,3 +100,13 @@ def test_a_request_past_the_slack_keeps_the_session_alive(client, pound_keeper, 
         time_machine.shift(age - 1)
     assert age - 1 > slack
     assert client.get(page).status_code == 200
+
+
+def test_an_api_call_with_a_token_stores_no_session(client, pound_keeper):
+    _token, secret = create_api_token(user=pound_keeper, name="load")
+
+    response = client.get("/api/v1/entries/", HTTP_AUTHORIZATION=f"Bearer {secret}")
+
+    assert response.status_code == 200
+    assert settings.SESSION_COOKIE_NAME not in response.cookies
+    assert not Session.objects.exists()
