@@ -33,7 +33,7 @@ import base64
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -278,10 +278,10 @@ def _issued(name):
     one (version 1) the end of its day."""
     base = name.rsplit("/", 1)[-1].removesuffix(".json")
     try:
-        return datetime.strptime(base, STAMP)
+        return datetime.strptime(base, STAMP).astimezone(UTC)
     except ValueError:
         day = date.fromisoformat(base) + timedelta(days=1)
-        return timezone.make_aware(datetime(day.year, day.month, day.day))
+        return datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone())
 
 
 def month_old_checkpoint(store=None, *, now=None):

@@ -103,3 +103,12 @@ def test_a_month_old_checkpoint_that_does_not_verify_is_named(month_old, chain):
     problem = f"{name}: its signature does not verify; the file was changed"
     assert [p[2] for p in walk.problems] == [problem]
     assert walk.walked == 7  # from the first link, then
+
+
+def test_a_checkpoint_is_as_old_as_its_name_says():
+    """A day-named checkpoint (version 1) counts from the end of its day."""
+    day_named = anchors._issued("checkpoints/x/2026-10-01.json")
+    timed = anchors._issued("checkpoints/x/2026-10-01T193000.123456+0530.json")
+
+    assert timezone.localtime(day_named).isoformat() == "2026-10-02T00:00:00+05:30"
+    assert timezone.localtime(timed).isoformat() == "2026-10-01T19:30:00.123456+05:30"
