@@ -7,6 +7,9 @@ from kernel.events import walk_chains
 
 
 class Command(BaseCommand):
+    # Run by the timers against a configuration `manage.py check --deploy` has passed: the
+    # system checks (the URLs, the views and WeasyPrint imported) would add seconds to each run.
+    requires_system_checks = []
     help = (
         "Verify the hash chain of every pound's event log; name the first broken link. Walks "
         "only the links written since the last sound run; --full (weekly) the last month's, "
