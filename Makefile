@@ -3,7 +3,7 @@ PORT ?= 8000
 PY := .venv/bin/python
 DEV := DEBUG=true
 
-.PHONY: run test test-quick lint format check messages clean bench weight static api-schema
+.PHONY: run test test-quick lint format check messages clean bench load weight static api-schema
 
 .venv/.stamp-run: requirements.lock
 	scripts/bootstrap run
@@ -53,6 +53,12 @@ RUNS ?= 7
 bench: .venv/.stamp-run
 	$(PY) scripts/bench --sizes $(SIZES) --runs $(RUNS)
 	$(PY) scripts/weight
+
+# requests a second and p50/p99 of the register, the API's list and a trivial signed-in page under
+# wrk, on the shipped gunicorn.conf.py (ADR 0067): `make load ENTRIES=100000`.
+ENTRIES ?= 100000
+load: .venv/.stamp-run
+	$(PY) scripts/load --entries $(ENTRIES)
 
 # the page weight of ADR 0037: first and repeat visits of three pages, as whitenoise serves them.
 weight: .venv/.stamp-dev

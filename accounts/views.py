@@ -84,9 +84,10 @@ def admin_login(request, extra_context=None):
 
 @second_factor_not_required  # the code page keeps its session alive too
 def session_ping(request):
-    """Keeps the session of someone typing in a long form alive (static/js/session.js): every
-    request saves the session and so moves its end (SESSION_SAVE_EVERY_REQUEST). Signed out,
-    the middleware sends the login page instead, and the script knows the session has ended."""
+    """Keeps the session of someone typing in a long form alive (static/js/session.js): a
+    request saves the session, and so moves its end, once its last save is a minute old
+    (kernel.login.keep_alive); the script pings every few minutes. Signed out, the middleware
+    sends the login page instead, and the script knows the session has ended."""
     return HttpResponse(status=204)
 
 

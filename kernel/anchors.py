@@ -33,7 +33,7 @@ import base64
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from cryptography.exceptions import InvalidSignature
@@ -267,6 +267,37 @@ def latest_checkpoint(store=None):
         return _checked(name, locked.read(name, version))
     except locked.LockedCopyProblem as problem:
         raise CheckpointProblem(str(problem)) from problem
+
+
+# The weekly walk (`verify_chain --full`) starts at the latest checkpoint at least this old.
+WALK_BACK = timedelta(days=31)
+
+
+def _issued(name):
+    """When the checkpoint file `name` was issued, by its name: the instant, or for a day-named
+    one (version 1) the end of its day."""
+    base = name.rsplit("/", 1)[-1].removesuffix(".json")
+    try:
+        return datetime.strptime(base, STAMP).astimezone(UTC)
+    except ValueError:
+        day = date.fromisoformat(base) + timedelta(days=1)
+        return datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone())
+
+
+def month_old_checkpoint(store=None, *, now=None):
+    """The latest signed checkpoint issued WALK_BACK (a month) or more before `now`, its
+    signature and name checked; None when there is none. Each chain's links up to the link it
+    signed were walked, link by link, by the weekly walks of the month after it was signed,
+    and its signature binds every link before: the weekly walk starts there. From the
+    checkpoints' storage (or `store`, a backup's) only: a file deleted there makes the walk
+    start earlier, never later. Raises CheckpointProblem when that checkpoint does not verify."""
+    store = store or storage()
+    cutoff = (now or timezone.now()) - WALK_BACK
+    old = [name for name in checkpoint_names(store) if _issued(name) <= cutoff]
+    if not old:
+        return None
+    with store.open(old[-1], "rb") as handle:
+        return _checked(old[-1], handle.read().decode())
 
 
 def against_checkpoint(name, head, checkpoint):

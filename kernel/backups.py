@@ -243,7 +243,7 @@ def restore_check(dump, *, keep=False):
         url, signed = db_url(db, scratch), str(Path(dump).parent)
         results = {
             "check_ledger": _manage(["check_ledger"], url),
-            "verify_chain": _manage(["verify_chain", "--full", "--checkpoints", signed], url),
+            "verify_chain": _manage(["verify_chain", "--all", "--checkpoints", signed], url),
         }
     finally:
         if not keep:

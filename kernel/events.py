@@ -12,7 +12,12 @@ from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from .anchors import CheckpointProblem, against_checkpoint, latest_checkpoint
+from .anchors import (
+    CheckpointProblem,
+    against_checkpoint,
+    latest_checkpoint,
+    month_old_checkpoint,
+)
 from .messages import Message
 from .models import (
     GENESIS,
@@ -159,6 +164,7 @@ class ChainWalk:
     events: int  # the links the chains hold, by their heads
     walked: int  # the links read this time
     signed_on: object = None  # when the signed checkpoint the chains were held to was signed
+    walked_from: object = None  # when the month-old checkpoint the walk started at was signed
 
 
 def verify_chain(chain=None, *, incremental=False):
@@ -166,17 +172,21 @@ def verify_chain(chain=None, *, incremental=False):
     return walk_chains(chain=chain, incremental=incremental).problems
 
 
-def walk_chains(*, chain=None, incremental=False, signed_in=None):
+def walk_chains(*, chain=None, incremental=False, signed_in=None, since_month=False):
     """Walk each chain (or only `chain`) link by link, from its first link, or with
-    `incremental` from the link last found sound (its checkpoint), and move the checkpoint of
-    each sound chain to its head.
+    `incremental` from the link last found sound (its checkpoint), or with `since_month` from
+    the link the latest signed checkpoint a month old holds, and move the checkpoint of each
+    sound chain to its head.
 
     An incremental run reads only the checkpoint's link and those written since, so it finds a
     change to them, a missing link and a head that does not match, but not a change to a link
     before the checkpoint: the full walk finds that, and also holds each chain to the hash its
-    checkpoint recorded, so a chain rewritten from its start is caught too.
+    checkpoint recorded, so a chain rewritten from its start is caught too. The month's walk
+    (the weekly `verify_chain --full`, ADR 0067) does the same for the links of the last month
+    and more: a chain must hold the month-old checkpoint's signed link, whose hash binds every
+    link before it, and those links were walked by the weekly runs of the month after it.
 
-    Both hold each chain to the latest signed checkpoint (`kernel/anchors.py`), at most an
+    All hold each chain to the latest signed checkpoint (`kernel/anchors.py`), at most an
     hour old, which whoever can write the tables cannot move: a chain rehashed from an edited
     link, or cut back with its head, no longer holds the signed link, and is named as rehashed
     or cut.
@@ -190,14 +200,17 @@ def walk_chains(*, chain=None, incremental=False, signed_in=None):
     checkpoints = ChainCheckpoint.objects.in_bulk(names, field_name="chain")
     problems, sound, events, walked = [], [], 0, 0
     signed = _signed_checkpoint(problems, signed_in)
+    anchor = _signed_checkpoint(problems, signed_in, month_old=True) if since_month else None
     for name in names:
         # The head first: the links up to it were committed with it, so a link appended while
         # this runs is left for the next run instead of looking like a broken head.
         head = ChainHead.objects.filter(chain=name).first()
         checkpoint = checkpoints.get(name)
-        problem, last, read = _walk(name, head, checkpoint, incremental=incremental)
-        if signed is not None:
-            problem = against_checkpoint(name, head, signed) or problem
+        start = anchor.heads.get(name, (1, None))[0] if anchor else 1
+        problem, last, read = _walk(name, head, checkpoint, incremental=incremental, start=start)
+        for held in (anchor, signed):
+            if held is not None:
+                problem = against_checkpoint(name, head, held) or problem
         events += head.seq if head else 0
         walked += read
         if problem:
@@ -215,12 +228,13 @@ def walk_chains(*, chain=None, incremental=False, signed_in=None):
         events=events,
         walked=walked,
         signed_on=signed.when if signed else None,
+        walked_from=anchor.when if anchor else None,
     )
 
 
-def _signed_checkpoint(problems, store=None):
+def _signed_checkpoint(problems, store=None, *, month_old=False):
     try:
-        return latest_checkpoint(store)
+        return month_old_checkpoint(store) if month_old else latest_checkpoint(store)
     except CheckpointProblem as problem:
         problems.append(("checkpoints", 0, str(problem)))
         return None
@@ -263,9 +277,11 @@ def consistency_problems(heads, previous, *, full=False):
     return problems
 
 
-def _walk(name, head, checkpoint, *, incremental):
-    """One chain's links in order: (the first problem or None, the last link, links read)."""
-    start = checkpoint.seq if incremental and checkpoint else 1
+def _walk(name, head, checkpoint, *, incremental, start=1):
+    """One chain's links in order, from `start` (or, `incremental`, from its checkpoint): (the
+    first problem or None, the last link, links read). The link before `start` is not read: a
+    signed checkpoint holds `start`'s hash, and so every link before it."""
+    start = checkpoint.seq if incremental and checkpoint else start
     # From a checkpoint the link before it is not read: its hash was found sound then.
     expected_seq, expected_prev = start, GENESIS if start == 1 else None
     links = Event.objects.filter(chain=name, seq__gte=start).select_related("personal_fields")

@@ -7,6 +7,10 @@
 - `Permissions-Policy`: the camera for this origin only (the photo field uses it), nothing else.
 - A session ends SESSION_ABSOLUTE_SECONDS (12 hours) after sign-in, however busy, beside the
   30-minute idle limit that SESSION_COOKIE_AGE sets.
+- The idle limit without a write per request: a signed-in request saves the session (and so
+  moves its end on by SESSION_COOKIE_AGE) only when it was last saved SESSION_SAVE_SLACK_SECONDS
+  ago or more. A session therefore ends between SESSION_COOKIE_AGE less the slack and
+  SESSION_COOKIE_AGE after its last request, never later (ADR 0067).
 
 Apart from kernel.middleware because these import the auth machinery, which the logging
 settings (that load kernel.middleware's filter) must not.
@@ -16,7 +20,7 @@ import time
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
-from django.contrib.auth import logout
+from django.contrib.auth import SESSION_KEY, logout
 from django.contrib.auth.middleware import LoginRequiredMiddleware as DjangoLoginRequired
 from django.contrib.auth.views import redirect_to_login
 from django.utils.cache import add_never_cache_headers
@@ -26,6 +30,7 @@ PERMISSIONS_POLICY = (
     "accelerometer=(), gyroscope=(), magnetometer=(), interest-cohort=()"
 )
 SIGNED_IN_AT = "signed_in_at"
+SAVED_AT = "saved_at"
 
 
 class TrustMiddleware:
@@ -44,7 +49,23 @@ class TrustMiddleware:
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         if signed_in:
             add_never_cache_headers(response)
+        keep_alive(request)
         return response
+
+
+def keep_alive(request):
+    """Mark a signed-in session to be saved, which moves its end on, when its last save is the
+    slack old or more, or when the request changed it anyway (then it is saved regardless, and
+    the mark costs nothing). Nothing is marked for a request whose session holds no sign-in:
+    signed out by it (logout), or an API call whose bearer token set the user (a mark would
+    store a new, empty session for every call)."""
+    session = getattr(request, "session", None)
+    if session is None or SESSION_KEY not in session:
+        return
+    now = int(time.time())
+    saved = session.get(SAVED_AT)
+    if session.modified or saved is None or now - saved >= settings.SESSION_SAVE_SLACK_SECONDS:
+        session[SAVED_AT] = now
 
 
 EXPIRED = "expired"

@@ -116,10 +116,10 @@ def put_checkpoints(source):
 
 
 def check(source, out):
-    """check_ledger and verify_chain --full on the restored database, the chains held to the
+    """check_ledger and verify_chain --all on the restored database, the chains held to the
     backup's own checkpoints. True when both pass."""
     ok = True
-    for argv in (["check_ledger"], ["verify_chain", "--full", "--checkpoints", str(source)]):
+    for argv in (["check_ledger"], ["verify_chain", "--all", "--checkpoints", str(source)]):
         try:
             call_command(*argv, stdout=out, stderr=out)
         except SystemExit as stop:

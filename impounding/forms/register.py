@@ -94,7 +94,14 @@ class EntryForm(forms.Form):
 
     def __init__(self, *args, pounds, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["pound"].queryset = pounds
+        field = self.fields["pound"]
+        field.queryset = pounds
+        # The choices from one plain read of the pounds: a ModelChoiceField's own iterator
+        # reads them through a server-side cursor, three round trips on every register page.
+        field.choices = [
+            ("", field.empty_label),
+            *((p.pk, field.label_from_instance(p)) for p in pounds),
+        ]
         if len(pounds) == 1:
             self.fields["pound"].initial = pounds[0]
             self.fields["pound"].widget = forms.HiddenInput()
@@ -179,7 +186,14 @@ class RegisterSearchForm(forms.Form):
 
     def __init__(self, *args, pounds, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["pound"].queryset = pounds
+        field = self.fields["pound"]
+        field.queryset = pounds
+        # The choices from one plain read of the pounds: a ModelChoiceField's own iterator
+        # reads them through a server-side cursor, three round trips on every register page.
+        field.choices = [
+            ("", field.empty_label),
+            *((p.pk, field.label_from_instance(p)) for p in pounds),
+        ]
 
 
 class EntryAmendForm(forms.ModelForm):

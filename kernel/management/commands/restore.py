@@ -17,7 +17,7 @@ class Command(BaseCommand):
         "Put a backup (manage.py backup DIR) back into an empty database and an empty bucket, as "
         "the owner role (DATABASE_MIGRATE_URL): the tables owned by the owner, the runtime "
         "role's grants, ANALYZE, the files and the signed checkpoints; then check_ledger and "
-        "verify_chain --full against the backup's own checkpoints. Exits 1 if a check fails."
+        "verify_chain --all against the backup's own checkpoints. Exits 1 if a check fails."
     )
 
     def add_arguments(self, parser):

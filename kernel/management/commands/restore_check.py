@@ -8,7 +8,7 @@ from kernel.backups import restore_check
 class Command(BaseCommand):
     help = (
         "Restore DUMP (from manage.py backup) into a scratch database, as the owner role "
-        "(DATABASE_MIGRATE_URL) when set, run check_ledger and verify_chain --full on it "
+        "(DATABASE_MIGRATE_URL) when set, run check_ledger and verify_chain --all on it "
         "against the backup's own signed checkpoints, then drop it. Exits 1 if either fails."
     )
 

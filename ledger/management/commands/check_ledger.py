@@ -8,6 +8,9 @@ from ledger.models import Account, Transaction
 
 
 class Command(BaseCommand):
+    # Run by the timers against a configuration `manage.py check --deploy` has passed: the
+    # system checks (the URLs, the views and WeasyPrint imported) would add seconds to each run.
+    requires_system_checks = []
     help = (
         "Verify every ledger balance against the postings and the business records: the"
         " postings written since the last checkpoint, or all of them with --full."
