@@ -202,3 +202,21 @@ def test_a_kept_cash_book_is_drawn_afresh_when_a_late_payment_changes_it(
     redrawn = KeptCashBook.objects.get(pk=kept.pk)
     assert redrawn.drawn_from != kept.drawn_from and redrawn.file.name != kept.file.name
     assert not kept.file.storage.exists(kept.file.name)
+
+
+@pytest.mark.parametrize("kind", ["pound", "district"])
+def test_the_returns_page_reads_no_animal(client, pound, district, pound_keeper, auditor, kind):
+    last, day = _last_month_day()
+    make_entry(pound=pound, by=pound_keeper, arrived_at=day, animals=[goat()])
+    subject = pound if kind == "pound" else district
+    client.force_login(auditor)
+    url = f"{reverse('office:returns')}?of={kind}-{subject.pk}&month={last:%Y-%m}"
+    url += f"&day={timezone.localdate().isoformat()}"
+
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+
+    assert response.status_code == 200
+    assert response.context["r"]["totals"]["impounded"] == 1
+    sql = " ".join(q["sql"] for q in captured.captured_queries)
+    assert '"impounding_animal"' not in sql and '"impounding_impoundment"' not in sql
