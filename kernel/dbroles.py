@@ -9,11 +9,11 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
   anyway, and without the privilege the refusal does not depend on the triggers;
 - DELETE only on the few tables whose rows the code deletes (sessions on sign-out, django-axes's
   failed attempts on a good sign-in and its records past retention, the ledger's and the
-  register's derived month totals when they are rebuilt, and the months `check_ledger --full` verified afresh, throttle
-  windows and cache keys past their time, the leases of workers that stopped, prepared exports
-  and task records past retention, relatives withdrawn from a staff declaration or past
-  retention, docs/retention.md, and the second factor's used recovery codes and replaced
-  devices);
+  register's derived month totals when they are rebuilt, and the months `check_ledger --full`
+  verified afresh, throttle windows and cache keys past their time, the leases of workers that
+  stopped, prepared exports and task records past retention, relatives withdrawn from a staff
+  declaration or past retention, docs/retention.md, and the second factor's used recovery codes
+  and replaced devices);
 - the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
