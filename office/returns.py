@@ -3,7 +3,9 @@ daily cash book. This module is the one place their figures come from: the PDFs,
 and the screens only lay them out.
 
 Animal figures come from the register, money figures from the ledger, so a return always agrees
-with the books. Periods are Asia/Kolkata calendar days (docs/domain.md decision 1).
+with the books: both through their month totals (impounding.AnimalMonth, docs/decisions/0066;
+ledger.AccountMonth, docs/decisions/0006), so a return reads a few rows a pound and month,
+however long the register. Periods are Asia/Kolkata calendar days (docs/domain.md decision 1).
 
 Animals: for each category (species), those on the register at the start of the month, those
 impounded and born in it, those that reached an end in it (by the way they left), and those on
