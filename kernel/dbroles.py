@@ -8,12 +8,12 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
 - the append-only tables get SELECT and INSERT alone: the triggers refuse UPDATE and DELETE
   anyway, and without the privilege the refusal does not depend on the triggers;
 - DELETE only on the few tables whose rows the code deletes (sessions on sign-out, django-axes's
-  failed attempts on a good sign-in and its records past retention, the ledger's derived month
-  totals when they are rebuilt, and the months `check_ledger --full` verified afresh, throttle
-  windows and cache keys past their time, the leases of workers that stopped, prepared exports
-  and task records past retention, relatives withdrawn from a staff declaration or past
-  retention, docs/retention.md, and the second factor's used recovery codes and replaced
-  devices);
+  failed attempts on a good sign-in and its records past retention, the ledger's and the
+  register's derived month totals when they are rebuilt, and the months `check_ledger --full`
+  verified afresh, throttle windows and cache keys past their time, the leases of workers that
+  stopped, prepared exports and task records past retention, relatives withdrawn from a staff
+  declaration or past retention, docs/retention.md, and the second factor's used recovery codes
+  and replaced devices);
 - the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
@@ -39,6 +39,7 @@ DELETES = frozenset(
         "axes_accesslog",  # sign-ins past RETENTION_LOGIN_DAYS (apply_retention)
         "ledger_accountmonth",
         "ledger_checkedmonth",  # the verified months, replaced by `check_ledger --full`
+        "impounding_animalmonth",  # the register's month totals, when they are rebuilt (ADR 66)
         "office_preparedfile",  # exports past RETENTION_PREPARED_DAYS (apply_retention)
         # a relative withdrawn from a declaration, or past RETENTION_RELATIVES_YEARS (s.19)
         "accounts_declaredrelative",

@@ -150,7 +150,16 @@ class Transaction(models.Model):
         verbose_name_plural = _("ledger transactions")
         ordering = ["at", "pk"]
         # A pound's transactions over a stretch of time: the money trail's running fines.
-        indexes = [models.Index(fields=["pound", "at"], name="transaction_pound_at")]
+        indexes = [
+            models.Index(fields=["pound", "at"], name="transaction_pound_at"),
+            # The few transactions of a month that the returns read one by one (reversals, whose
+            # figure is their original's, and remittances): not the month's every payment.
+            models.Index(
+                fields=["pound", "kind", "at"],
+                name="transaction_pound_rare_kinds",
+                condition=Q(kind__in=["reversal", "remittance_sent"]),
+            ),
+        ]
 
     def __str__(self):
         return f"#{self.pk} {self.get_kind_display()} {self.memo}"

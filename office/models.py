@@ -293,3 +293,26 @@ class PreparedFile(models.Model):
 
     def __str__(self):
         return self.filename
+
+
+class KeptCashBook(models.Model):
+    """A pound's daily cash book as last drawn, with the fingerprint of what it says
+    (kernel.documents.html_basis): a download whose book says the same gets this file, one whose
+    book has changed since (a payment recorded, a late entry) is drawn afresh and kept in its
+    place. A derived cache of a working record, not an issued document (docs/decisions/0066)."""
+
+    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
+    day = models.DateField()
+    drawn_from = models.CharField(max_length=64)
+    file = models.FileField(upload_to=UploadName("cashbooks"))
+    drawn_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("kept cash book")
+        verbose_name_plural = _("kept cash books")
+        constraints = [
+            models.UniqueConstraint(fields=["pound", "day"], name="kept_cash_book_per_day")
+        ]
+
+    def __str__(self):
+        return f"{self.pound} {self.day}"

@@ -7,7 +7,8 @@ month that is over is registered as an IssuedDocument (one per pound, or distric
 first time it is printed, in its own short transaction, and carries a QR code; its PDF is kept
 as first drawn and served again while its figures stay the same (_return_pdf). A return for the
 month in progress shows figures to date, says so, and is not registered. The cash book is a
-working record of the pound, not a return sent to the office: it is not registered.
+working record of the pound, not a return sent to the office: it is not registered, but its PDF
+is kept as last drawn and served again while the book says the same (cash_book_pdf).
 
 CSV files open in Excel as they are: UTF-8 with a byte-order mark, one header row, amounts as
 plain decimals (no ₹ sign, no grouping) and counts as plain integers.
@@ -15,8 +16,10 @@ plain decimals (no ₹ sign, no grouping) and counts as plain integers.
 
 import csv
 import io
+import logging
 
-from django.db import transaction
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.dateformat import format as date_format
 from django.utils.translation import gettext as _
@@ -26,9 +29,13 @@ from accounts.letterhead import letterhead
 from accounts.models import District, IssuedDocument, Pound
 from kernel.anchors import printed as printed_checkpoint
 from kernel.documents import Both, both, html_basis, render_pdf, verification_context
+from kernel.uploads import stored_name
 
 from . import returns
+from .models import KeptCashBook
 from .returns import ANIMAL_COLUMNS, CASH_COLUMNS, COLUMN_LABELS, MONEY_COLUMNS
+
+logger = logging.getLogger(__name__)
 
 CSV_CONTENT_TYPE = "text/csv; charset=utf-8"
 # The headings the PDF tables share, in both languages.
@@ -333,7 +340,9 @@ def district_return_csv(district, year, month):
 
 def cash_book_pdf(pound, day):
     """The daily cash book of a pound: opening balance, each receipt and payment, closing
-    balance, for its cash and its UPI and other collections."""
+    balance, for its cash and its UPI and other collections. Kept as last drawn
+    (office.models.KeptCashBook): a download whose book says what the kept file says gets that
+    file, and only a changed book is drawn again."""
     pound = Pound.objects.select_related("district").get(pk=pound.pk)
     book = returns.cash_book(pound, day)
     cash, upi = both(lambda: _("Cash")), both(lambda: _("UPI or other"))
@@ -342,11 +351,45 @@ def cash_book_pdf(pound, day):
         "lines": [{**line, "mode": cash if line["cash"] else upi} for line in book["lines"]],
         "cash_label": cash,
         "upi_label": upi,
-        "printed_at": timezone.now(),
-        "checkpoint": printed_checkpoint(),
         **letterhead(pound=pound),
     }
-    return render_pdf("pdf/office/cash_book.html", context, language="en")
+    template = "pdf/office/cash_book.html"
+
+    def draw():
+        printed = {"printed_at": timezone.now(), "checkpoint": printed_checkpoint()}
+        return render_pdf(template, context | printed, language="en")
+
+    unprinted = context | {"printed_at": None, "checkpoint": None}
+    return _kept_cash_book(pound, day, draw, html_basis(template, unprinted, language="en"))
+
+
+def _kept_cash_book(pound, day, draw, basis):
+    kept = KeptCashBook.objects.filter(pound=pound, day=day).first()
+    if kept is not None and kept.drawn_from == basis:
+        try:
+            with kept.file.open("rb") as handle:
+                return handle.read()
+        except FileNotFoundError:
+            logger.warning("kept cash book missing from the store: %s", kept.file.name)
+    pdf = draw()
+    fresh = KeptCashBook(pound=pound, day=day, drawn_from=basis)
+    fresh.file.save(stored_name("pdf"), ContentFile(pdf), save=False)
+    stale = None
+    if kept is None:
+        try:
+            with transaction.atomic():
+                fresh.save(force_insert=True)
+        except IntegrityError:
+            stale = fresh.file.name  # another download kept its drawing first
+    elif KeptCashBook.objects.filter(pk=kept.pk, drawn_from=kept.drawn_from).update(
+        file=fresh.file.name, drawn_from=basis, drawn_at=fresh.drawn_at
+    ):
+        stale = kept.file.name
+    else:
+        stale = fresh.file.name
+    if stale:
+        fresh.file.storage.delete(stale)
+    return pdf
 
 
 def cash_book_csv(pound, day):

@@ -3,7 +3,9 @@ daily cash book. This module is the one place their figures come from: the PDFs,
 and the screens only lay them out.
 
 Animal figures come from the register, money figures from the ledger, so a return always agrees
-with the books. Periods are Asia/Kolkata calendar days (docs/domain.md decision 1).
+with the books: both through their month totals (impounding.AnimalMonth, docs/decisions/0066;
+ledger.AccountMonth, docs/decisions/0006), so a return reads a few rows a pound and month,
+however long the register. Periods are Asia/Kolkata calendar days (docs/domain.md decision 1).
 
 Animals: for each category (species), those on the register at the start of the month, those
 impounded and born in it, those that reached an end in it (by the way they left), and those on
@@ -16,22 +18,20 @@ month. A reversal counts against the figure of the transaction it reverses, so a
 in the same month nets to nothing.
 """
 
-import functools
-import operator
 from collections import defaultdict
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, F, Q, Sum
-from django.db.models.functions import Coalesce
+from django.db.models import F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
-from impounding.models import Animal, AnimalState, Deposit, Release, Species
+from impounding import months
+from impounding.models import AnimalState, Deposit, Release, Species
 from kernel import refs
 from kernel.dates import add_months
-from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind
+from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind, net_of_months
 
 from .models import Remittance, SurplusDeposit
 
@@ -123,50 +123,31 @@ def species_label(code):
 # --- Animals --------------------------------------------------------------------------------
 
 
-def _animal_figures(pound_ids, first, last):
-    """{pound id: {species: {column: count}}}: one grouped query over the animals that touch
-    the month (on the register at its start or end, or coming or leaving in it), whatever the
-    size, so the pound's animals are read once rather than once a column."""
-    start, end = _window(first, last)
+def _animal_figures(pound_ids, first):
+    """{pound id: {species: {column: count}}}, from the register's month totals
+    (docs/decisions/0066): the animals on the register at the month's start are those that came
+    before it less those that left before it; the month's own movements fill the other columns,
+    and the closing follows. A few rows per pound, however long its register."""
     figures = defaultdict(lambda: defaultdict(lambda: dict.fromkeys(ANIMAL_COLUMNS, 0)))
-
-    def on_register(moment):
-        # On the register: brought in (or born) before the moment, not yet at an end.
-        return Q(came__lt=moment) & (
-            Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=moment)
-        )
-
-    columns = {
-        "opening": on_register(start),
-        "impounded": Q(
-            born_at__isnull=True,
-            impoundment__arrived_at__gte=start,
-            impoundment__arrived_at__lt=end,
-        ),
-        "born": Q(born_at__gte=start, born_at__lt=end),
-        "ended": Q(custody_ended_at__gte=start, custody_ended_at__lt=end),
-        "closing": on_register(end),
-    }
-    touching = functools.reduce(operator.or_, columns.values())
-    # Every column's animals were on the register at some moment from `start` on, so their
-    # custody had not ended before it: that bound lets the pound's index skip its history.
-    rows = (
-        Animal.objects.filter(pound_id__in=pound_ids)
-        .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
-        .alias(came=Coalesce("born_at", "impoundment__arrived_at"))
-        .filter(touching)
-        .order_by()
-        .values("pound_id", "species", "state")
-        .annotate(**{key: Count("pk", filter=q) for key, q in columns.items()})
-    )
-    state_column = {state: key for key, state in OUTCOMES}
-    for row in rows:
-        counts = figures[row["pound_id"]][row["species"]]
-        for key in ("opening", "impounded", "born", "closing"):
-            counts[key] += row[key]
-        outcome = state_column.get(row["state"])
-        if outcome is not None:
-            counts[outcome] += row["ended"]
+    state_column = {months.left(state): key for key, state in OUTCOMES}
+    for (pound_id, species, movement), (before, during) in months.movements(
+        pound_ids, first
+    ).items():
+        counts = figures[pound_id][species]
+        if movement in (months.IMPOUNDED, months.BORN):
+            counts["opening"] += before
+            counts[movement] += during
+        else:
+            # Every end takes the animal off the register, whether or not the return has a
+            # column for it.
+            counts["opening"] -= before
+            column = state_column.get(movement)
+            if column is not None:
+                counts[column] += during
+            counts["closing"] -= during
+    for by_species in figures.values():
+        for counts in by_species.values():
+            counts["closing"] += counts["opening"] + counts["impounded"] + counts["born"]
     return figures
 
 
@@ -195,38 +176,50 @@ def _origin(kind, reversed_kind, reversed_reversed_kind):
     return reversed_reversed_kind
 
 
-def _money_figures(pound_ids, first, last):
-    """{pound id: {figure: Decimal}}: the money figures and the cash and UPI movement of the
-    calendar month `first`..`last`, in two grouped queries, neither over the months before."""
-    if first.day != 1 or last != add_months(first, 1) - timedelta(days=1):
-        raise ValueError(f"not a calendar month: {first} to {last}")
-    start, end = _window(first, last)
-    money = defaultdict(lambda: dict.fromkeys(MONEY_COLUMNS + CASH_COLUMNS, ZERO))
+def _nets(pound_ids, first, last):
+    """(pound id, account kind, kind of the money's transaction, net) of the month: the ledger's
+    month totals (docs/decisions/0006) for every kind but reversals, whose money is their
+    original's; the month's reversals themselves, few, one by one through their own index."""
     rows = (
+        AccountMonth.objects.filter(pound_id__in=pound_ids, month=first)
+        .exclude(kind=K.REVERSAL)
+        .order_by()
+        .values_list("pound_id", "account__kind", "kind")
+        .annotate(total=net_of_months())
+    )
+    yield from rows
+    start, end = _window(first, last)
+    reversals = (
         Posting.objects.filter(
             transaction__pound_id__in=pound_ids,
+            transaction__kind=K.REVERSAL,
             transaction__at__gte=start,
             transaction__at__lt=end,
         )
         .order_by()
-        .values(
+        .values_list(
             "transaction__pound_id",
             "account__kind",
-            "transaction__kind",
             "transaction__reverses__kind",
             "transaction__reverses__reverses__kind",
         )
         .annotate(total=Sum("amount"))
     )
-    for row in rows:
-        origin = _origin(
-            row["transaction__kind"],
-            row["transaction__reverses__kind"],
-            row["transaction__reverses__reverses__kind"],
-        )
+    for pound_id, account_kind, reversed_kind, reversed_reversed_kind, total in reversals:
+        origin = _origin(K.REVERSAL, reversed_kind, reversed_reversed_kind)
+        yield pound_id, account_kind, origin, total
+
+
+def _money_figures(pound_ids, first, last):
+    """{pound id: {figure: Decimal}}: the money figures and the cash and UPI movement of the
+    calendar month `first`..`last`, from the month totals and the month's reversals."""
+    if first.day != 1 or last != add_months(first, 1) - timedelta(days=1):
+        raise ValueError(f"not a calendar month: {first} to {last}")
+    money = defaultdict(lambda: dict.fromkeys(MONEY_COLUMNS + CASH_COLUMNS, ZERO))
+    for pound_id, account_kind, origin, total in _nets(pound_ids, first, last):
         for figure, accounts, kinds, sign in MONEY_RULES:
-            if row["account__kind"] in accounts and origin in kinds:
-                money[row["transaction__pound_id"]][figure] += sign * row["total"]
+            if account_kind in accounts and origin in kinds:
+                money[pound_id][figure] += sign * total
     # The cash and UPI movement from the month totals (docs/decisions/0006): the opening is
     # every month before this one, the month's debits came in and its credits went out. A
     # pound's till is its own account, so the account's pound is the pound.
@@ -274,7 +267,7 @@ def _remittances(pound_ids, first, last):
 def _returns(pounds, year, month):
     first, last = month_range(year, month)
     ids = [p.pk for p in pounds]
-    animals = _animal_figures(ids, first, last)
+    animals = _animal_figures(ids, first)
     money = _money_figures(ids, first, last)
     remittances = _remittances(ids, first, last)
     today = timezone.localdate()

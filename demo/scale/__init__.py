@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.models import IssuedDocument
 from accounts.scoping import system_actor
 from auctions.models import Report
+from impounding import months as register_months
 from impounding.models import (
     Animal,
     CustodyEvent,
@@ -134,6 +135,7 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
     # (docs/decisions/0006).
     with transaction.atomic():
         rebuild_months()
+        register_months.rebuild_months()  # the returns' animal totals (docs/decisions/0066)
     # Fresh statistics: the planner otherwise estimates the bulk-loaded tables as nearly empty
     # and picks nested loops over tens of thousands of rows (the board's plan, seen at 100k).
     with connection.cursor() as cursor:

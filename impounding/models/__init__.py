@@ -14,6 +14,7 @@ from .choices import (
     Species,
 )
 from .claims import Claim
+from .months import AnimalMonth
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
     Complaint,
@@ -35,6 +36,7 @@ from .tariffs import (
 )
 
 __all__ = [
+    "AnimalMonth",
     "CAPACITIES_FOR_BASIS",
     "OUT_OF_POUND",
     "TERMINAL",
