@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('office', '0002_surplus_claim_once_per_form_key'),
+        ('office', '0003_kept_cash_books'),
     ]
 
     operations = [
