@@ -61,6 +61,12 @@ class Receipt(models.Model):
         verbose_name = _("receipt")
         verbose_name_plural = _("receipts")
         ordering = ["pound", "financial_year", "serial"]
+        # The receipts list of the API (api.custody), latest issued first: over many pounds
+        # (an auditor, the office) and in one (a pound-keeper).
+        indexes = [
+            models.Index(fields=["-issued_at", "-id"], name="receipt_issued"),
+            models.Index(fields=["pound", "-issued_at", "-id"], name="receipt_pound_issued"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["pound", "financial_year", "serial"], name="receipt_serial_unique"
