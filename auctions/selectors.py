@@ -221,10 +221,13 @@ def board_animals(*, district=None, pound=None, species=None, tag=None, village=
     # Only the date the board is ordered by: the rest of the notice is read for the page's
     # animals alone (`_notices_of`), not by a subquery each for every animal in custody.
     notice = Notice.objects.filter(report__animals=OuterRef("pk")).order_by("-posted_on", "-pk")
+    # Named by a notice, as a semi-join the database may start from either side: from the
+    # notices and their animals when they are fewer than the animals in custody, rather than a
+    # look-up for every animal in every pound.
     qs = (
         Animal.objects.in_custody()
+        .filter(Exists(Notice.objects.filter(report__animals=OuterRef("pk"))))
         .annotate(posted_on=Subquery(notice.values("posted_on")[:1]))
-        .filter(posted_on__isnull=False)
     )
     if district is not None:
         qs = qs.filter(impoundment__pound__district=district)
