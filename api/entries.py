@@ -18,17 +18,24 @@ from accounts.roles import Permission
 from impounding.dues import dues
 from impounding.forms.register import RegisterSearchForm
 from impounding.models import AnimalState, Impoundment
-from impounding.selectors import REGISTER_ORDER, REGISTER_PAGE, animals_readable_by, filter_register
+from impounding.selectors import (
+    REGISTER_ORDER,
+    REGISTER_PAGE,
+    animals_readable_by,
+    filter_register,
+    register_order,
+)
 from impounding.tariffs import TariffMissing
 from kernel.documents import public_url
 from kernel.files import serve_stored
 from kernel.models import Event
 
-from .common import MONEY, dump, filters, keyset_list, money, require, with_etag
+from .common import MOMENT_CURSOR, MONEY, dump, filters, keyset_list, money, require, with_etag
 from .schemas import AnimalOut, EntryOut, EventOut, Problem
 
 router = Router(tags=["register"])
-# The register's keyset cursor: year|serial|id.
+# The register's keyset cursor: year|serial|id; searched between dates, arrival|id (the
+# register's order then, impounding.selectors.register_order).
 CURSOR = re.compile(r"\d{1,18}\|\d{1,18}\|\d{1,18}")
 
 
@@ -164,6 +171,7 @@ def _scoped(user):
     response={200: RegisterPage, 400: Problem, 401: Problem, 404: Problem},
     url_name="entries",
     summary="Register entries with their animals, newest number first",
+    description="Searched between dates (date_from, date_to), the latest arrival first.",
 )
 def entries(
     request,
@@ -180,7 +188,9 @@ def entries(
     if error:
         return error
     qs = filter_register(qs, data).prefetch_related("animals")
-    return keyset_list(request, qs, REGISTER_ORDER, CURSOR, after, entry_row, REGISTER_PAGE)
+    order = register_order(data)
+    cursor = CURSOR if order is REGISTER_ORDER else MOMENT_CURSOR
+    return keyset_list(request, qs, order, cursor, after, entry_row, REGISTER_PAGE)
 
 
 @router.get(

@@ -7,7 +7,7 @@ decision 1).
 
 from datetime import timedelta
 
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import StaffAssignment
@@ -40,7 +40,9 @@ def reports_due(pound_ids, today=None):
         .filter(pound_id__in=pound_ids)
         .filter(~Exists(named.filter(animal_id=OuterRef("pk"))))
         # A calf born after its dam was reported goes under her notice (docs/domain.md decision 12).
-        .filter(Q(dam__isnull=True) | ~Exists(named.filter(animal_id=OuterRef("dam_id"))))
+        # No "dam is null or" before it: no report names a null dam, and inside an OR the
+        # database cannot look the dam up by index but hashes every animal ever reported.
+        .filter(~Exists(named.filter(animal_id=OuterRef("dam_id"))))
     )
     # Their entries, by primary key, those that arrived before the seven days.
     entries = Impoundment.objects.filter(

@@ -6,7 +6,8 @@ number of rows (the board: a fixed number per pound shown, for the indicative du
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -15,6 +16,7 @@ from accounts.scoping import has_permission, visible_pound_ids
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState
 from impounding.tariffs import TariffBook, TariffMissing
+from kernel.views import keyset_page
 
 from .clocks import reports_due
 from .models import Auction, Bid, DisposalOrder, Lot, LotAnimal, Notice, Report, S16Case
@@ -52,6 +54,15 @@ def _still_in_pound():
     )
 
 
+def _count_of(links):
+    """A correlated count of `links` (report-animal links of the outer report): a subquery, so
+    that it is counted for the page's rows after the LIMIT, not grouped over every row before."""
+    return Subquery(
+        links.order_by().values("report_id").annotate(n=Count("pk")).values("n"),
+        output_field=IntegerField(),
+    )
+
+
 def _open_reports(pound_ids):
     """Reports of the pounds with at least one of their animals still in the pound: a report
     whose animals were all claimed (or sold, or disposed of) needs nothing more."""
@@ -60,13 +71,20 @@ def _open_reports(pound_ids):
         lot__status="open",
         lot__auction__status="scheduled",
     )
-    # Filtered first, counted after: the counts are then made for the open reports only, not
-    # grouped over every report the pounds ever sent before the filter.
+    # Read from the animals in the pounds (an index range a pound), then the reports naming them,
+    # as a list of ids: only what is open, not every report the pounds ever sent, each checked
+    # for its animals (as a subquery, the planner walked the reports and looked into each).
+    open_ids = set(
+        Report.animals.through.objects.filter(
+            animal__pound_id__in=pound_ids, animal__state=AnimalState.IMPOUNDED
+        ).values_list("report_id", flat=True)
+    )
+    links = Report.animals.through.objects.filter(report_id=OuterRef("pk"))
     return (
-        Report.objects.filter(Exists(_still_in_pound()), pound_id__in=pound_ids)
+        Report.objects.filter(pk__in=open_ids, pound_id__in=pound_ids)
         .annotate(
-            in_pound=Count("animals", filter=Q(animals__state=AnimalState.IMPOUNDED)),
-            animal_count=Count("animals"),
+            in_pound=Coalesce(_count_of(links.filter(animal__state=AnimalState.IMPOUNDED)), 0),
+            animal_count=Coalesce(_count_of(links), 0),
             auction_scheduled=Exists(scheduled),
         )
         .select_related("pound", "impoundment", "police_station", "notice")
@@ -82,8 +100,8 @@ def in_section(reports, section, today):
     return reports.filter(notice__earliest_sale__lte=today)
 
 
-def _section_queryset(pound_ids, section, today):
-    return in_section(_open_reports(pound_ids), section, today).order_by(*SECTION_ORDER[section])
+def _section_queryset(open_reports, section, today):
+    return in_section(open_reports, section, today).order_by(*SECTION_ORDER[section])
 
 
 def with_state(reports):
@@ -151,15 +169,16 @@ def _decorate(reports, today):
 
 def officer_sections(user, *, today=None, only=None, after=None, size=None):
     """The officer's three lists (reports awaiting a notice, notices in their claim period,
-    notices whose period has run out), each one page long. Two queries a list.
+    notices whose period has run out), each one page long. Two queries a list, and one for the
+    reports still open.
 
     With `only`, just that list, from the keyset cursor `after`."""
     today = today or timezone.localdate()
     size = size or LIST_SIZE
-    pound_ids = visible_pound_ids(user, Permission.VIEW_RECORDS)
+    open_reports = _open_reports(visible_pound_ids(user, Permission.VIEW_RECORDS))
     sections = []
     for key in (only,) if only else SECTIONS:
-        qs = _section_queryset(pound_ids, key, today)
+        qs = _section_queryset(open_reports, key, today)
         count = qs.count()
         page = list(_after(qs, key, after if only else None)[: size + 1])
         more = len(page) > size
@@ -172,10 +191,10 @@ def officer_dashboard(user, today=None):
     """The officer's home-page panel: reports awaiting a notice and notices in their claim
     period in the pounds he handles (count and the first few of each)."""
     today = today or timezone.localdate()
-    pound_ids = visible_pound_ids(user, Permission.HANDLE_UNCLAIMED)
+    open_reports = _open_reports(visible_pound_ids(user, Permission.HANDLE_UNCLAIMED))
     panel = {}
     for key in (AWAITING, IN_PERIOD):
-        qs = _section_queryset(pound_ids, key, today)
+        qs = _section_queryset(open_reports, key, today)
         panel[key] = {"count": qs.count(), "rows": _decorate(list(qs[:PANEL_SIZE]), today)}
     return panel
 
@@ -202,10 +221,13 @@ def board_animals(*, district=None, pound=None, species=None, tag=None, village=
     # Only the date the board is ordered by: the rest of the notice is read for the page's
     # animals alone (`_notices_of`), not by a subquery each for every animal in custody.
     notice = Notice.objects.filter(report__animals=OuterRef("pk")).order_by("-posted_on", "-pk")
+    # Named by a notice, as a semi-join the database may start from either side: from the
+    # notices and their animals when they are fewer than the animals in custody, rather than a
+    # look-up for every animal in every pound.
     qs = (
         Animal.objects.in_custody()
+        .filter(Exists(Notice.objects.filter(report__animals=OuterRef("pk"))))
         .annotate(posted_on=Subquery(notice.values("posted_on")[:1]))
-        .filter(posted_on__isnull=False)
     )
     if district is not None:
         qs = qs.filter(impoundment__pound__district=district)
@@ -339,13 +361,59 @@ def returned_by(animal):
 # --- Auctions and their lots --------------------------------------------------------------------
 
 
-def with_lot_counts(auctions):
-    """`auctions` each with its lots counted, as the list shows them: all, sold and still open."""
-    return auctions.annotate(
-        lots_total=Count("lots", distinct=True),
-        lots_sold=Count("lots", filter=Q(lots__status=Lot.Status.SOLD), distinct=True),
-        lots_open=Count("lots", filter=Q(lots__status=Lot.Status.OPEN), distinct=True),
+def _lots_counted(**where):
+    lots = Lot.objects.filter(auction_id=OuterRef("pk"), **where).order_by()
+    return Coalesce(
+        Subquery(lots.values("auction_id").annotate(n=Count("pk")).values("n")),
+        0,
+        output_field=IntegerField(),
     )
+
+
+def with_lot_counts(auctions):
+    """`auctions` each with its lots counted, as the list shows them: all, sold and still open.
+    Correlated counts, so that a page's are counted after its LIMIT: a GROUP BY in the page's
+    query counted the lots of every auction in scope first."""
+    return auctions.annotate(
+        lots_total=_lots_counted(),
+        lots_sold=_lots_counted(status=Lot.Status.SOLD),
+        lots_open=_lots_counted(status=Lot.Status.OPEN),
+    )
+
+
+# The auctions screen's two lists, each paged by keyset (kernel.views.keyset_page): those to come,
+# the soonest first, and those held (or cancelled), the latest first.
+AUCTION_LISTS = {
+    "scheduled": (Q(status=Auction.Status.SCHEDULED), ("scheduled_for", "pk")),
+    "held": (~Q(status=Auction.Status.SCHEDULED), ("-scheduled_for", "-pk")),
+}
+# The disposal orders' two lists: awaiting the Magistrate, and decided; the latest prepared first.
+DISPOSAL_LISTS = {
+    "pending": (Q(status=DisposalOrder.Status.PROPOSED), ("-prepared_at", "-pk")),
+    "decided": (~Q(status=DisposalOrder.Status.PROPOSED), ("-prepared_at", "-pk")),
+}
+
+
+@dataclass
+class ListPage:
+    key: str
+    rows: list
+    next_cursor: str | None = None
+
+
+def list_pages(qs, lists, *, only=None, after=None, size=None):
+    """One keyset page of each of `lists` ({key: (filter, order)}) over `qs`, or with `only`
+    that list alone from the cursor `after`. One query a list, however long the history."""
+    size = size or LIST_SIZE
+    pages = []
+    for key, (where, order) in lists.items():
+        if only and key != only:
+            continue
+        rows, cursor = keyset_page(
+            qs.filter(where), order, after=after if only else None, size=size
+        )
+        pages.append(ListPage(key, rows, cursor))
+    return pages
 
 
 def animals_by_number(through="animals"):

@@ -37,6 +37,15 @@ from .tariffs import TariffBook, TariffMissing
 # The register's list: its order, and the entries on a page (paged by keyset).
 REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 REGISTER_PAGE = 25
+# Searched between dates, by arrival, the latest first (ADR 0065): the days asked for are then an
+# index range (imp_arrived, imp_pound_arrived) read from its end and stopped at the page. In the
+# number's order the database walked every later entry in scope to reach an old month's.
+ARRIVAL_ORDER = ["-arrived_at", "-pk"]
+
+
+def register_order(data):
+    """The order of the register's list for its search (RegisterSearchForm's cleaned data)."""
+    return ARRIVAL_ORDER if data.get("date_from") or data.get("date_to") else REGISTER_ORDER
 
 
 def entry_for(user, pk, perm=None):

@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import OuterRef, Prefetch, Q, Subquery, Sum
+from django.db.models import Prefetch, Q, Subquery, Sum
 from django.utils.translation import gettext_lazy as _
 
 from auctions.models import S16Case, Sale
@@ -99,9 +99,6 @@ def _fines_cover(pound, txns):
     since = min((month_of(t.at) for t in txns), default=None)
     if since is None:
         return []
-    credits = Posting.objects.filter(
-        transaction__pound=pound, account__kind=AccountKind.FINES_DUE_DM, amount__lt=0
-    )
     months_before = (
         AccountMonth.objects.filter(
             pound=pound, account__kind=AccountKind.FINES_DUE_DM, month__lt=since
@@ -111,31 +108,29 @@ def _fines_cover(pound, txns):
         .annotate(total=Sum("credit"))
         .values("total")
     )
-    # The pound's fines credited since then and before each of this entry's: ordered by time,
-    # then by id.
-    earlier = (
-        credits.filter(transaction__at__gte=day_start(since))
-        .filter(
-            Q(transaction__at__lt=OuterRef("transaction__at"))
-            | Q(
-                transaction__at=OuterRef("transaction__at"),
-                transaction_id__lt=OuterRef("transaction_id"),
-            )
-            | Q(transaction_id=OuterRef("transaction_id"), pk__lt=OuterRef("pk"))
+    # The pound's fines credited from that month to this entry's last, by the pound's
+    # transactions in that time (an index range, transaction_pound_at), in the order credited:
+    # bounded on both sides, so an old entry's page reads the weeks of its own fines, not the
+    # postings of every fine credited since.
+    window = (
+        Posting.objects.filter(
+            transaction__pound=pound,
+            transaction__at__gte=day_start(since),
+            transaction__at__lte=max(t.at for t in txns),
+            account__kind=AccountKind.FINES_DUE_DM,
+            amount__lt=0,
         )
-        .order_by()
-        .values("account__kind")
-        .annotate(total=Sum("amount"))
-        .values("total")
+        .annotate(before=Subquery(months_before))  # one value, read once (an InitPlan)
+        .order_by("transaction__at", "transaction_id", "pk")
+        .values_list("transaction_id", "amount", "before")
     )
-    spans = []
-    for amount, months, since_then in (
-        credits.filter(transaction_id__in=[t.pk for t in txns])
-        .annotate(months=Subquery(months_before), since_then=Subquery(earlier))
-        .values_list("amount", "months", "since_then")
-    ):
-        start = (months or ZERO) - (since_then or ZERO)
-        spans.append((start, start - amount))  # (start, end] in the pound's stream
+    ours = {t.pk for t in txns}
+    spans, credited = [], ZERO
+    for txn_id, amount, before in window:
+        if txn_id in ours:
+            start = (before or ZERO) + credited
+            spans.append((start, start - amount))  # (start, end] in the pound's stream
+        credited -= amount
     shares = []
     if not spans:
         return shares

@@ -326,7 +326,13 @@ class Auction(models.Model):
         verbose_name = _("auction")
         verbose_name_plural = _("auctions")
         ordering = ["-scheduled_for"]
-        indexes = [models.Index(fields=["pound", "-scheduled_for"])]
+        indexes = [
+            models.Index(fields=["pound", "-scheduled_for"]),
+            # The auctions screen's two keyset lists (auctions.selectors.AUCTION_LISTS): those
+            # to come by status, those held by time, over the caller's pounds.
+            models.Index(fields=["status", "scheduled_for", "id"], name="auction_status_when"),
+            models.Index(fields=["scheduled_for", "id"], name="auction_when"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(kind="s16") | Q(s16_case__isnull=False), name="auction_s16_has_case"
@@ -552,6 +558,11 @@ class DisposalOrder(MakerChecker):
         verbose_name = _("disposal order (s.14 proviso)")
         verbose_name_plural = _("disposal orders (s.14 proviso)")
         ordering = ["-prepared_at"]
+        # The disposal orders' two keyset lists (auctions.selectors.DISPOSAL_LISTS).
+        indexes = [
+            models.Index(fields=["status", "-prepared_at", "-id"], name="disposal_status_prepared"),
+            models.Index(fields=["-prepared_at", "-id"], name="disposal_prepared"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(status="proposed") | Q(decided_by__isnull=False),

@@ -38,7 +38,7 @@ from ..forms.auction import (
     UnsoldForm,
 )
 from ..models import Auction, AuctionConditions, Lot, LotAnimal, Notice, Report, S16Case
-from ..selectors import auction_lots, with_lot_counts
+from ..selectors import AUCTION_LISTS, auction_lots, list_pages, with_lot_counts
 from ..services.common import before_the_hour
 from .sale_common import (
     auction_officers,
@@ -93,18 +93,20 @@ def conditions_new(request):
 
 @require_permission(Permission.VIEW_RECORDS)
 def auctions(request):
-    rows = list(
-        with_lot_counts(Auction.objects.for_user(request.user))
-        .select_related("pound", "officer", "deputy", "s16_case")
-        .order_by("scheduled_for", "pk")
+    only = request.GET.get("list")
+    only = only if only in AUCTION_LISTS else None
+    qs = with_lot_counts(Auction.objects.for_user(request.user)).select_related(
+        "pound", "officer", "deputy", "s16_case"
     )
+    pages = list_pages(qs, AUCTION_LISTS, only=only, after=request.GET.get("after"))
     return render(
         request,
         "auctions/auction/list.html",
         {
-            # Scheduled first, the soonest on top; then the sales held, the latest on top.
-            "scheduled": [a for a in rows if a.status == Auction.Status.SCHEDULED],
-            "held": [a for a in reversed(rows) if a.status != Auction.Status.SCHEDULED],
+            "lists": pages,
+            **{page.key: page.rows for page in pages},
+            "only": only,
+            "is_first_page": not request.GET.get("after"),
             "can_run": has_permission(request.user, Permission.RUN_AUCTION),
         },
     )

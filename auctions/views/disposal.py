@@ -4,7 +4,7 @@ Magistrate approves it or not."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Case, Exists, IntegerField, OuterRef, Q, Value, When
+from django.db.models import Exists, OuterRef, Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -18,6 +18,7 @@ from kernel.views import add_service_errors
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm
 from ..models import DisposalOrder, DisposalTerms, Lot, LotAnimal, Report
+from ..selectors import DISPOSAL_LISTS, list_pages
 
 
 def _orders(user):
@@ -26,27 +27,26 @@ def _orders(user):
 
 @require_permission(Permission.VIEW_RECORDS)
 def disposals(request):
-    orders = list(
-        _orders(request.user)
-        .prefetch_related("animals__impoundment")
-        .annotate(
-            pending=Case(
-                When(status=DisposalOrder.Status.PROPOSED, then=Value(0)),
-                default=Value(1),
-                output_field=IntegerField(),
-            )
-        )
-        .order_by("pending", "-prepared_at", "-pk")
+    only = request.GET.get("list")
+    only = only if only in DISPOSAL_LISTS else None
+    pages = list_pages(
+        _orders(request.user), DISPOSAL_LISTS, only=only, after=request.GET.get("after")
     )
+    orders = [o for page in pages for o in page.rows]
+    prefetch_related_objects(orders, "animals__impoundment")
     approve_in = set(visible_pound_ids(request.user, Permission.APPROVE))
     for order in orders:
-        order.can_decide = order.pending == 0 and order.pound_id in approve_in
+        order.can_decide = (
+            order.status == DisposalOrder.Status.PROPOSED and order.pound_id in approve_in
+        )
     return render(
         request,
         "auctions/disposal/list.html",
         {
-            "pending": [o for o in orders if o.pending == 0],
-            "decided": [o for o in orders if o.pending == 1],
+            "lists": pages,
+            **{page.key: page.rows for page in pages},
+            "only": only,
+            "is_first_page": not request.GET.get("after"),
             "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
         },
     )

@@ -61,6 +61,12 @@ class Receipt(models.Model):
         verbose_name = _("receipt")
         verbose_name_plural = _("receipts")
         ordering = ["pound", "financial_year", "serial"]
+        # The receipts list of the API (api.custody), latest issued first: over many pounds
+        # (an auditor, the office) and in one (a pound-keeper).
+        indexes = [
+            models.Index(fields=["-issued_at", "-id"], name="receipt_issued"),
+            models.Index(fields=["pound", "-issued_at", "-id"], name="receipt_pound_issued"),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["pound", "financial_year", "serial"], name="receipt_serial_unique"
@@ -267,6 +273,15 @@ class Deposit(models.Model):
     class Meta:
         verbose_name = _("deposit (s.15)")
         verbose_name_plural = _("deposits (s.15)")
+        # The deposits held now, in the order the office's lists show them (office.dashboard):
+        # the office's pages read these, not every deposit ever taken.
+        indexes = [
+            models.Index(
+                fields=["complaint_deadline", "id"],
+                name="deposit_held",
+                condition=Q(status="held"),
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(amount=models.F("fines") + models.F("feeding")),

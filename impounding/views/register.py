@@ -39,6 +39,7 @@ from ..selectors import (
     animal_counts,
     filter_register,
     pound_day_board,
+    register_order,
 )
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS, PHOTO_MAX_PX
 from ..tariffs import TariffMissing
@@ -63,13 +64,16 @@ def register(request):
     pounds = Pound.objects.for_user(request.user, Permission.VIEW_RECORDS).order_by("name")
     form = RegisterSearchForm(request.GET or None, pounds=pounds)
     qs = Impoundment.objects.for_user(request.user, Permission.VIEW_RECORDS)
+    order = REGISTER_ORDER
     if form.is_valid():
         qs = filter_register(qs, form.cleaned_data)
+        order = register_order(form.cleaned_data)
     # The register's own order: by number, the latest first. An entry entered late
-    # keeps its number, so the order of arrival would put 00001 after 00014.
+    # keeps its number, so the order of arrival would put 00001 after 00014. Searched
+    # between dates, by arrival (register_order).
     page, next_cursor = keyset_page(
         qs.select_related("pound"),
-        REGISTER_ORDER,
+        order,
         after=request.GET.get("after"),
         size=REGISTER_PAGE,
     )
@@ -89,6 +93,7 @@ def register(request):
             "next_cursor": next_cursor,
             "query": params.urlencode(),
             "is_first_page": not request.GET.get("after"),
+            "by_arrival": order is not REGISTER_ORDER,
         },
     )
 

@@ -113,6 +113,24 @@ def test_pages_give_each_row_once(client, pound_keeper, pound, settings, monkeyp
     assert sorted(seen) == sorted(made)
 
 
+def test_pages_between_dates_go_by_arrival(client, pound_keeper, pound, monkeypatch):
+    monkeypatch.setattr("api.entries.REGISTER_PAGE", 2)
+    base = timezone.now() - timedelta(days=2)
+    made = [
+        make_entry(pound=pound, by=pound_keeper, arrived_at=base - timedelta(minutes=i)).pk
+        for i in range(5)
+    ]
+    since = (timezone.localdate() - timedelta(days=5)).isoformat()
+    headers, seen, url = bearer(pound_keeper), [], f"{ENTRIES}?date_from={since}"
+    while url:
+        body = client.get(url, **headers).json()
+        seen += [e["id"] for e in body["results"]]
+        url = body["next"]
+    assert seen == made
+    # The number's cursor is not one of this order's.
+    _problem(client.get(f"{ENTRIES}?date_from={since}&after=2026|1|1", **headers), 400)
+
+
 @pytest.mark.parametrize(
     "query", ["after=nonsense", "date_from=2026-13-45", "pound=abc", "after=1|2"]
 )

@@ -381,6 +381,57 @@ def test_auctions_list_query_count_flat(
     assert len(many) == len(few)
 
 
+def _page_through(client, url, key, *, pages):
+    """Follow a list's "Next page" links from its own first page: the rows of each page."""
+    seen, after = [], None
+    for _ in range(pages):
+        params = {"list": key, **({"after": after} if after else {})}
+        response = client.get(url, params)
+        assert response.status_code == 200
+        (page,) = response.context["lists"]
+        seen.append([row.pk for row in page.rows])
+        after = page.next_cursor
+        if after is None:
+            break
+    return seen, after
+
+
+def test_auctions_lists_page_by_keyset(
+    client, police_officer, pound, pound_keeper, auditor, conds, tariffs, monkeypatch
+):
+    monkeypatch.setattr("auctions.selectors.LIST_SIZE", 2)
+    now = timezone.now()
+    made = []
+    for days in (5, 3, 4, 1, 2):
+        entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
+        report_and_notice(entry, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9)
+        made.append(
+            services.schedule_auction(
+                pound=pound,
+                kind=Auction.Kind.UNCLAIMED,
+                by=police_officer,
+                scheduled_for=now + timedelta(days=days),
+                lots=[[entry.animals.get().pk]],
+                officer=police_officer,
+            )
+        )
+    soonest = [a.pk for a in sorted(made, key=lambda a: a.scheduled_for)]
+    client.force_login(auditor)
+    url = reverse("auctions:auctions")
+    first = client.get(url)
+    assert [a.pk for a in first.context["scheduled"]] == soonest[:2]
+    assert "?list=scheduled&amp;after=" in first.content.decode()
+    pages, last = _page_through(client, url, "scheduled", pages=5)
+    assert pages == [soonest[:2], soonest[2:4], soonest[4:]] and last is None
+    # Held: the latest first, and paged alike.
+    Auction.objects.filter(pk__in=soonest).update(status=Auction.Status.CANCELLED)
+    pages, last = _page_through(client, url, "held", pages=5)
+    assert pages == [soonest[::-1][:2], soonest[::-1][2:4], soonest[::-1][4:]] and last is None
+    # A cursor that does not parse gives the first page; another list's name, both lists.
+    assert client.get(url, {"list": "held", "after": "x|y"}).context["held"][0].pk == soonest[-1]
+    assert len(client.get(url, {"list": "nope"}).context["lists"]) == 2
+
+
 def test_another_districts_auctions_are_not_listed(client, other_officer, auction):
     client.force_login(other_officer)
     response = client.get(reverse("auctions:auctions"))

@@ -181,6 +181,42 @@ def test_disposals_list_query_count_flat(
     assert len(many) == len(few)
 
 
+def test_disposals_lists_page_by_keyset(
+    client, pound, pound_keeper, police_officer, dm_clerk, magistrate, monkeypatch
+):
+    monkeypatch.setattr("auctions.selectors.LIST_SIZE", 2)
+    made = []
+    for _ in range(5):
+        entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
+        report_and_notice(entry, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9)
+        made.append(
+            services.propose_disposal(
+                pound=pound,
+                animal_ids=[entry.animals.get().pk],
+                by=dm_clerk,
+                reason="r",
+                mode="gaushala",
+                recipient="g",
+            )
+        )
+    latest = [o.pk for o in sorted(made, key=lambda o: (o.prepared_at, o.pk), reverse=True)]
+    client.force_login(magistrate)
+    url = reverse("auctions:disposals")
+    first = client.get(url)
+    assert [o.pk for o in first.context["pending"]] == latest[:2]
+    assert all(o.can_decide for o in first.context["pending"])
+    seen, after = [], None
+    for _ in range(5):
+        response = client.get(url, {"list": "pending", **({"after": after} if after else {})})
+        (page,) = response.context["lists"]
+        seen.append([o.pk for o in page.rows])
+        after = page.next_cursor
+        if after is None:
+            break
+    assert seen == [latest[:2], latest[2:4], latest[4:]]
+    assert client.get(url, {"list": "decided"}).context["decided"] == []
+
+
 # --- Preparing an order -------------------------------------------------------------------------
 
 

@@ -359,6 +359,31 @@ def test_register_keyset_pagination_walks_every_entry_once(client, pound_keeper,
     assert [e.register_serial for e in made] == list(range(1, 31))
 
 
+def test_register_between_dates_pages_by_arrival(client, pound_keeper, pound, tariffs):
+    """Searched between dates, the register is in the order of arrival, the latest first, and
+    pages by it (ADR 0065): an entry entered late keeps its number but takes its arrival's
+    place."""
+    base = timezone.now() - timedelta(days=2)
+    made = [
+        make_entry(pound=pound, by=pound_keeper, arrived_at=base - timedelta(minutes=i))
+        for i in range(30)
+    ]
+    make_entry(pound=pound, by=pound_keeper, arrived_at=base - timedelta(days=20))  # before
+    client.force_login(pound_keeper)
+    since = (timezone.localdate() - timedelta(days=5)).isoformat()
+    url, seen, params = reverse("impounding:register"), [], {"date_from": since}
+    while True:
+        response = client.get(url, params)
+        assert response.context["by_arrival"]
+        seen += [e.pk for e in response.context["entries"]]
+        cursor = response.context["next_cursor"]
+        if not cursor:
+            break
+        params = {"date_from": since, "after": cursor}
+    assert seen == [e.pk for e in made]
+    assert "by arrival" in response.content.decode()
+
+
 def test_register_query_count_does_not_grow_with_rows(
     client, pound_keeper, pound, tariffs, django_assert_max_num_queries
 ):
