@@ -58,6 +58,8 @@ NAMED_BY = {
     ("auctions:s16_new", "pk"): "impounding.Impoundment",
     ("api GET /api/v1/verify/{code}/", "code"): "accounts.IssuedDocument.token",
 }
+# The URL map's prefix of the API, whose routes are timed as its schema's operations.
+API_PREFIX = "/api/v1/"
 # The Django admin, off in production (ADMIN_ENABLED): named, not timed.
 ADMIN = "admin:"
 ROWS_TRIED = 2  # the newest row the role sees, then the oldest
@@ -145,11 +147,6 @@ def api_routes():
                 )
             )
     return routes, writes
-
-
-def api_path_prefix():
-    """The URL map's prefix of the API's operations (its own routes are timed from the schema)."""
-    return "/api/v1/"
 
 
 # --- The values of arguments ----------------------------------------------------------------
@@ -340,7 +337,7 @@ def discover(users=None, clients=None, tokens=None):
     tokens = tokens if tokens is not None else {r: api_token(u) for r, u in users.items()}
     found = Found()
     api, writes = api_routes()
-    prefix = api_path_prefix()
+    prefix = API_PREFIX
     pages = [r for r in web_routes() if not r.path.startswith(prefix)]
     for route in web_routes():
         if route.path.startswith(prefix):
