@@ -46,8 +46,8 @@ messages: .venv/.stamp-dev
 api-schema: .venv/.stamp-dev
 	@$(DEV) $(PY) -m tests.api.test_schema_guard
 
-# the table of docs/capacity.md at two data sizes (databases poundadmin_bench_N, built once and reused):
-# `make bench SIZES="100000 1000000" RUNS=7`.
+# every route a role reaches, at two data sizes (databases poundadmin_bench_N, built once and reused),
+# at PostgreSQL's defaults and with deploy/postgresql/poundadmin.conf: `make bench SIZES="100000 1000000" RUNS=7`.
 SIZES ?= 10000 100000
 RUNS ?= 7
 bench: .venv/.stamp-run

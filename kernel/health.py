@@ -1,7 +1,8 @@
 """/healthz: is the process up (liveness), can it serve (readiness: the database, the storage, the
 static files' manifest, the checkpoint key and the webhooks' key), and is the worker keeping up
-(the queue, for monitoring). Public, and they show no data: "ok" or "fail" per check, ages in
-seconds, and the ids of stuck tasks.
+(the queue, for monitoring). Readiness also warns, without failing, when the database lacks
+production's PostgreSQL settings (kernel/dbsettings.py). Public, and they show no data: "ok" or
+"fail" per check, ages in seconds, and the ids of stuck tasks.
 
 Readiness is what a load balancer trusts, so it looks at nothing this server does not need to
 answer a request: not the worker, whose absence would otherwise take every server out of
@@ -30,7 +31,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 from django_tasks_db.models import DBTaskResult
 
-from . import anchors, worker
+from . import anchors, dbsettings, worker
 
 
 class _Prober:
@@ -132,6 +133,36 @@ READINESS = {
 }
 
 
+def _database_settings():
+    """The production settings this database lacks (ADR 0064), [] when it has them all."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        return []
+    probe = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        with probe.cursor() as cursor:
+            return sorted(dbsettings.differences(cursor))
+    finally:
+        probe.close()
+
+
+def _warnings(budget):
+    """What readiness reports without failing on it: a database without production's settings
+    serves, slower (docs/capacity.md), and a load balancer must not take servers out for it."""
+    future = _prober(_database_settings).ask()
+    try:
+        lacking = future.result(timeout=max(budget, 0))
+    except ProbeTimeout:
+        future.cancel()
+        return {"database_settings": "timeout"}
+    except Exception:
+        return {"database_settings": "unknown"}
+    if not lacking:
+        return {}
+    return {
+        "database_settings": "differ from deploy/postgresql/poundadmin.conf: " + ", ".join(lacking)
+    }
+
+
 def _run_checks(checks, budget):
     """{name: "ok" | "fail" | "timeout"}, every check given up once `budget` seconds pass."""
     deadline = time.monotonic() + budget
@@ -164,9 +195,12 @@ def readiness(request):
     started = time.monotonic()
     checks = _run_checks(READINESS, settings.HEALTH_PROBE_SECONDS)
     healthy = all(v == "ok" for v in checks.values())
+    left = settings.HEALTH_PROBE_SECONDS - (time.monotonic() - started)
+    warnings = _warnings(left) if checks["database"] == "ok" else {}
     body = {
         "status": "ok" if healthy else "fail",
         "checks": checks,
+        **({"warnings": warnings} if warnings else {}),
         "took_ms": round((time.monotonic() - started) * 1000),
     }
     return JsonResponse(body, status=200 if healthy else 503)

@@ -26,7 +26,8 @@ PASSWORD = "deploy-test"
 
 
 def readme_commands():
-    """The two shell blocks of README.md's "Database roles": once as a superuser, every deploy."""
+    """The two shell blocks of README.md's "Database roles": once as a superuser (the roles, then
+    production's settings), every deploy."""
     section = README.read_text().split("\n## Database roles\n", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"^```sh\n(.*?)^```$", section, re.S | re.M)
     assert len(blocks) == 2, "README's Database roles: the superuser's block, then the deploy's"
@@ -143,6 +144,9 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
     superuser = connection.settings_dict["PASSWORD"] or ""
     code, _out, err = _shell(once, _env(PGPASSWORD=superuser))
     assert code == 0, err
+    with _superuser(name) as admin:  # production's settings, for every new connection
+        assert admin.execute("SHOW jit").fetchone() == ("off",)
+        assert admin.execute("SHOW random_page_cost").fetchone() == ("1.1",)
     with _superuser(name) as admin:  # "set each role's password afterwards"
         for role in (owner, runtime):
             admin.execute(f"ALTER ROLE \"{role}\" PASSWORD '{PASSWORD}'")

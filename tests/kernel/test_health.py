@@ -11,11 +11,12 @@ from datetime import timedelta
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.tasks import task
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from kernel import anchors, worker
+from kernel import anchors, dbsettings, worker
 from tests.silent import SilentServer
 
 DB_QUEUE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
@@ -61,6 +62,30 @@ def _s3(endpoint):
     }
 
 
+def _alter_database(sql):
+    """Run `sql` on a connection of its own, committed at once: the readiness probe's new
+    connection must see it, and the test's transaction is never committed."""
+    own = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        with own.cursor() as cursor:
+            for statement in sql:
+                cursor.execute(statement)
+    finally:
+        own.close()
+
+
+@pytest.fixture
+def production_settings():
+    """The test database with deploy/postgresql/poundadmin.conf's settings, then without."""
+    if connections[DEFAULT_DB_ALIAS].vendor == "postgresql":
+        name = connections[DEFAULT_DB_ALIAS].settings_dict["NAME"]
+        _alter_database(dbsettings.apply_sql(name))
+        yield
+        _alter_database(dbsettings.reset_sql(name))
+    else:
+        yield
+
+
 def _queued(minutes_ago=0):
     result = noop.using(backend="default").enqueue()
     DBTaskResult.objects.filter(pk=result.id).update(
@@ -69,7 +94,7 @@ def _queued(minutes_ago=0):
     return result.id
 
 
-def test_readiness_checks_the_database_and_the_storage(client, settings):
+def test_readiness_checks_the_database_and_the_storage(client, settings, production_settings):
     settings.TASKS = DB_QUEUE
 
     body = json.loads(client.get("/healthz/ready").content)
@@ -78,6 +103,37 @@ def test_readiness_checks_the_database_and_the_storage(client, settings):
     assert body["checks"] == READY
     # No data: nothing but the checks and the time they took.
     assert set(body) == {"status", "checks", "took_ms"}
+
+
+@pytest.mark.postgres
+def test_readiness_warns_but_stays_ok_when_the_database_lacks_production_settings(client):
+    """ADR 0064: the figures rely on deploy/postgresql/poundadmin.conf; a database without it
+    says so, and still serves (readiness must not flap on a setting)."""
+    name = connections[DEFAULT_DB_ALIAS].settings_dict["NAME"]
+    _alter_database([*dbsettings.reset_sql(name), f'ALTER DATABASE "{name}" SET jit = on'])
+    try:
+        response = client.get("/healthz/ready")
+    finally:
+        _alter_database(dbsettings.reset_sql(name))
+
+    body = json.loads(response.content)
+    assert response.status_code == 200 and body["checks"] == READY
+    assert "jit" in body["warnings"]["database_settings"]
+    assert "poundadmin.conf" in body["warnings"]["database_settings"]
+
+
+@pytest.mark.postgres
+def test_the_deploy_settings_are_what_postgresql_shows_once_applied(production_settings):
+    """Each value of poundadmin.conf is written as SHOW prints it, or the check never passes."""
+    own = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        with own.cursor() as cursor:
+            assert dbsettings.differences(cursor) == {}
+    finally:
+        own.close()
+    assert {"random_page_cost", "jit", "work_mem", "default_statistics_target"} <= set(
+        dbsettings.wanted()
+    )
 
 
 @pytest.mark.postgres
