@@ -555,6 +555,16 @@ class DistrictPolicy(models.Model):
         return str(self.district)
 
     @classmethod
+    def prime(cls, districts):
+        """Read the policies of several districts (instances, repeated or not) in one query,
+        so that `for_district` on each asks nothing more."""
+        districts = list(districts)
+        found = cls.objects.in_bulk({d.pk for d in districts}, field_name="district_id")
+        for district in districts:
+            if district.pk in found:
+                district._policy_cache = found[district.pk]
+
+    @classmethod
     def for_district(cls, district):
         policy = getattr(district, "_policy_cache", None)
         if policy is None:

@@ -16,7 +16,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, Window
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
-from accounts.models import Pound
+from accounts.models import DistrictPolicy, Pound
 from accounts.roles import Permission
 from accounts.scoping import lookup, visible_pound_ids
 from kernel.dates import days_between
@@ -346,20 +346,24 @@ def _board_row(animal, line, today, held):
 def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
     pound first) with days and dues now, and the days of the last week with no feeding record
-    (s.27). A fixed number of queries per pound, whatever the pound holds."""
+    (s.27). A fixed number of queries, whatever the pounds hold and however many they are."""
     now = now or timezone.now()
     today = timezone.localdate(now)
     by_pound = {p.pk: [] for p in pounds}
     held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
     for animal in _custody_animals(list(by_pound), per_pound):
         by_pound[animal.pound_id].append(animal)
+    DistrictPolicy.prime(a[0].impoundment.pound.district for a in by_pound.values() if a)
     counts = _custody_counts(list(by_pound)) if pounds else {}
+    # Loaded for all the pounds at once: the queries do not grow with the pounds in scope.
+    books = TariffBook.for_pounds([p for p in pounds if by_pound[p.pk]])
+    unfed = missing_feeding_by_pound(list(by_pound), today - timedelta(days=7), today)
     board = []
     for pound in pounds:
         animals = by_pound[pound.pk]
         problem = None
         try:
-            statement = dues(animals, as_of=now, book=TariffBook(pound)) if animals else None
+            statement = dues(animals, as_of=now, book=books[pound.pk]) if animals else None
         except TariffMissing as exc:
             statement, problem = None, exc.messages[0]
         lines = statement.lines if statement else [None] * len(animals)
@@ -373,7 +377,7 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
                 "shown_all": counts.get(pound.pk, 0) <= len(animals),
                 "total": statement.total if statement else None,
                 "tariff_problem": problem,
-                "missing_feeding": missing_feeding_days(pound, today - timedelta(days=7), today),
+                "missing_feeding": unfed.get(pound.pk, []),
             }
         )
     return board

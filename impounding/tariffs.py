@@ -10,7 +10,7 @@ from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -301,20 +301,63 @@ class TariffBook:
     """Every fine scale and feeding order that covers one pound, loaded once (four queries),
     answering per animal and per day without going back to the database."""
 
-    def __init__(self, pound):
+    def __init__(self, pound, *, scales=None, feeding_orders=None):
         self.pound = pound
-        self.scales = list(
-            FineScale.objects.covering(pound)
+        self.scales = (
+            scales
+            if scales is not None
+            else list(
+                FineScale.objects.covering(pound)
+                .distinct()
+                .prefetch_related("categories", "rules__category")
+                .order_by("valid_from")
+            )
+        )
+        self.feeding_orders = (
+            feeding_orders
+            if feeding_orders is not None
+            else list(
+                FeedingRateOrder.objects.covering(pound)
+                .distinct()
+                .prefetch_related("rates")
+                .order_by("valid_from")
+            )
+        )
+
+    @classmethod
+    def for_pounds(cls, pounds):
+        """{pound id: its book} for several pounds, loaded together in a fixed number of
+        queries whatever the number of pounds (a district's board, an auditor's)."""
+        if len(pounds) < 2:  # a keeper's own pound: its book as it always loads
+            return {p.pk: cls(p) for p in pounds}
+        ids, districts = [p.pk for p in pounds], {p.district_id for p in pounds}
+        area = Q(pounds__in=ids) | Q(district_id__in=districts, district_wide=True)
+        scales = list(
+            FineScale.objects.filter(area)
             .distinct()
-            .prefetch_related("categories", "rules__category")
+            .prefetch_related("categories", "rules__category", "pounds")
             .order_by("valid_from")
         )
-        self.feeding_orders = list(
-            FeedingRateOrder.objects.covering(pound)
+        orders = list(
+            FeedingRateOrder.objects.filter(area)
             .distinct()
-            .prefetch_related("rates")
+            .prefetch_related("rates", "pounds")
             .order_by("valid_from")
         )
+
+        def covers(order, pound):  # as TariffQuerySet.covering
+            if order.district_wide and order.district_id == pound.district_id:
+                return True
+            return any(p.pk == pound.pk for p in order.pounds.all())
+
+        return {
+            pound.pk: cls(
+                pound,
+                scales=[o for o in scales if covers(o, pound)],
+                feeding_orders=[o for o in orders if covers(o, pound)],
+            )
+            for pound in pounds
+        }
 
     @staticmethod
     def _in_force(orders, day):

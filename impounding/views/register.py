@@ -47,16 +47,34 @@ from ..warnings import describe_warnings
 from .answers import entry_answers
 from .common import get_animal, get_entry
 
+# The board shows this many pounds a page: a keeper's one or two on one page, a district's or an
+# auditor's many a page at a time, so that neither the queries nor the page grow with them.
+BOARD_POUNDS = 10
+
 
 @require_permission(Permission.VIEW_RECORDS)
 def today(request):
     pounds = list(
         Pound.objects.for_user(request.user, Permission.VIEW_RECORDS)
         .select_related("district")
-        .order_by("name")
+        .order_by("name", "pk")
     )
-    board = pound_day_board(pounds, per_pound=BOARD_ROWS)
-    return render(request, "impounding/today.html", {"board": board})
+    # The pounds (reference data, not history) are few enough to hold; the page starts after
+    # the pound named by `after`, or at the first when it names none in scope.
+    after = request.GET.get("after", "")
+    start = next((i + 1 for i, p in enumerate(pounds) if str(p.pk) == after), 0)
+    shown = pounds[start : start + BOARD_POUNDS]
+    board = pound_day_board(shown, per_pound=BOARD_ROWS)
+    more = start + BOARD_POUNDS < len(pounds)
+    context = {
+        "board": board,
+        "next_after": shown[-1].pk if more and shown else None,
+        "is_first_page": start == 0,
+        "first_shown": start + 1,
+        "last_shown": start + len(shown),
+        "pound_count": len(pounds),
+    }
+    return render(request, "impounding/today.html", context)
 
 
 @require_permission(Permission.VIEW_RECORDS)

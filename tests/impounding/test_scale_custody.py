@@ -24,6 +24,7 @@ def history(pound, keeper, n):
 
 
 def queries_of_today(client):
+    client.get(reverse("impounding:today"))  # warm: the session's first save after sign-in
     with CaptureQueriesContext(connection) as queries:
         response = client.get(reverse("impounding:today"))
     assert response.status_code == 200
@@ -83,3 +84,36 @@ def test_today_board_lists_a_bounded_page_with_the_full_count(client, pound_keep
     assert "8 animals in custody" in html
     assert "the 3 longest in the pound are shown" in html
     assert f"{reverse('impounding:register')}?pound={pound.pk}" in html
+
+
+def test_today_board_of_many_pounds_makes_the_same_queries_and_pages_them(
+    client, auditor, district, pound, pound_keeper, tariffs
+):
+    """A district's or an auditor's board: the tariffs and the feeding gaps of all the pounds
+    shown are read together, so the queries do not grow with the pounds in scope, and the
+    pounds are shown a page at a time."""
+    from accounts.roles import Role
+    from impounding.views import register as views
+    from tests.accounts.factories import PoundFactory, staff
+
+    client.force_login(auditor)
+    make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+
+    def more_pounds(n, start):
+        for i in range(start, start + n):
+            other = PoundFactory(district=district, name=f"Pound {i:02d}")
+            keeper = staff(Role.POUND_KEEPER, pound=other)
+            make_entry(pound=other, by=keeper, animals=[cow(), goat()])
+
+    more_pounds(2, 0)
+    three = queries_of_today(client)
+    more_pounds(views.BOARD_POUNDS, 2)
+
+    assert queries_of_today(client) == three
+    first = client.get(reverse("impounding:today")).content.decode()
+    assert first.count('<section class="mb-4"') == views.BOARD_POUNDS
+    assert f"of {views.BOARD_POUNDS + 3}, by name." in first
+    after = first.split('href="?after=')[1].split('"')[0]
+    rest = client.get(reverse("impounding:today") + f"?after={after}").content.decode()
+    assert rest.count('<section class="mb-4"') == 3
+    assert "Next pounds" in first and "Next pounds" not in rest and "First page" in rest
