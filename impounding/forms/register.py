@@ -96,9 +96,10 @@ class EntryForm(forms.Form):
         super().__init__(*args, **kwargs)
         field = self.fields["pound"]
         field.queryset = pounds
-        # The choices from one plain read of the pounds: a ModelChoiceField's own iterator
-        # reads them through a server-side cursor, three round trips on every register page.
-        field.choices = [
+        # The choices from one plain read of the pounds, made when the form is drawn (the API's
+        # search never draws it): a ModelChoiceField's own iterator reads them through a
+        # server-side cursor, three round trips on every register page.
+        field.choices = lambda: [
             ("", field.empty_label),
             *((p.pk, field.label_from_instance(p)) for p in pounds),
         ]
@@ -188,9 +189,10 @@ class RegisterSearchForm(forms.Form):
         super().__init__(*args, **kwargs)
         field = self.fields["pound"]
         field.queryset = pounds
-        # The choices from one plain read of the pounds: a ModelChoiceField's own iterator
-        # reads them through a server-side cursor, three round trips on every register page.
-        field.choices = [
+        # The choices from one plain read of the pounds, made when the form is drawn (the API's
+        # search never draws it): a ModelChoiceField's own iterator reads them through a
+        # server-side cursor, three round trips on every register page.
+        field.choices = lambda: [
             ("", field.empty_label),
             *((p.pk, field.label_from_instance(p)) for p in pounds),
         ]
