@@ -102,7 +102,7 @@ def walk(mode, *, cwd, database, media, python=sys.executable):
 
 
 def assert_sound(facts, code):
-    assert Path(facts["code"]) == Path(code), "the walk ran another tree's code"
+    assert Path(facts["code"]).resolve() == Path(code).resolve(), "another tree's code ran"
     assert facts["check_ledger"]["exit"] == 0, facts["check_ledger"]["output"]
     assert "every balance agrees" in facts["check_ledger"]["output"]
     assert facts["verify_chain"]["exit"] == 0, facts["verify_chain"]["output"]
@@ -129,9 +129,8 @@ def test_the_previous_release_runs_on_the_heads_schema(empty_database, tmp_path)
     assert not unlike, (
         f"Release {release.number}'s requirements.lock pins packages this virtualenv does not "
         f"have, so its code cannot run with it: {', '.join(unlike)}. Build its virtualenv "
-        f"(python -m venv DIR; DIR/bin/pip install --require-hashes -r requirements.lock -r "
-        f"requirements-dev.lock, from git show {release.commit}:<lock>) and set "
-        "POUNDADMIN_RELEASE_PYTHON=DIR/bin/python (docs/operations.md)."
+        f"(git worktree add DIR {release.commit}; DIR/scripts/bootstrap dev) and set "
+        "POUNDADMIN_RELEASE_PYTHON=DIR/.venv/bin/python (docs/operations.md)."
     )
     media = tmp_path / "media"
     run(["manage.py", "migrate", "--noinput", "-v0"], cwd=settings.BASE_DIR,
