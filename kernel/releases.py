@@ -2,7 +2,8 @@
 (docs/operations.md, "Releases"). Cutting a release adds an entry here, in the same commit as
 its tag `release-N`; the upgrade test (tests/kernel/test_upgrade.py) migrates a fresh database
 to the previous release's migrations, fills it through the models of that schema, and migrates
-it to the head.
+it to the head. The next commit records the release's own commit in its entry: the old-code
+test (tests/kernel/test_old_code.py) runs that commit's code on the head's schema.
 
 An app missing from an entry did not exist in that release.
 """
@@ -18,6 +19,8 @@ class Release:
     number: int
     note: str
     migrations: dict[str, str]
+    # The commit the release deployed (its tag's); empty for release 0, never deployed.
+    commit: str = ""
 
     def nodes(self):
         return sorted(self.migrations.items())
@@ -51,6 +54,7 @@ RELEASES = (
             "api": "0002_webhooks_moved_to_their_own_app",
             "webhooks": "0001_initial",
         },
+        commit="f1d2055e24734ba71d03834749416cc744323d1e",
     ),
 )
 

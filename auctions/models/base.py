@@ -89,7 +89,11 @@ class Notice(models.Model):
     )
     # (b) in the officer's words, when the register gave no place the notice may publish: stated
     # by `recorded_by` when he posted the notice (docs/domain.md §1.1).
-    seizure_place = models.CharField(_("place of seizure"), max_length=200, blank=True)
+    # The database default is for the previous release's code, which does not name the column
+    # (docs/operations.md, "Old code on the new schema").
+    seizure_place = models.CharField(
+        _("place of seizure"), max_length=200, blank=True, default="", db_default=""
+    )
     last_day_to_claim = models.DateField(_("last day to claim"))
     earliest_sale = models.DateField(_("earliest day of sale"))
     recorded_at = models.DateTimeField(default=timezone.now)

@@ -407,14 +407,21 @@ class CourtOrder(MakerChecker):
         Complaint, on_delete=models.PROTECT, null=True, blank=True, related_name="court_orders"
     )
     kind = models.CharField(_("order"), max_length=12, choices=Kind.choices)
+    # The database defaults are for the previous release's code, which names neither column and
+    # released the animals at once, while it still serves after the migration (docs/operations.md,
+    # "Old code on the new schema").
     status = models.CharField(
-        _("status"), max_length=10, choices=Status.choices, default=Status.AWAITING
+        _("status"),
+        max_length=10,
+        choices=Status.choices,
+        default=Status.AWAITING,
+        db_default=Status.RELEASED,
     )
     court = models.CharField(_("court"), max_length=200)
     case_number = models.CharField(_("case number"), max_length=80)
     order_date = models.DateField(_("date of the order"))
     scan = models.FileField(_("scan of the order"), upload_to=media_upload("orders"))
-    order_text = models.TextField(_("what the order says"), blank=True)
+    order_text = models.TextField(_("what the order says"), blank=True, default="", db_default="")
     conditions = models.TextField(_("conditions in the order"), blank=True)
     # The animals the order names: they stay in the pound until the order is confirmed.
     animals_named = models.ManyToManyField(
