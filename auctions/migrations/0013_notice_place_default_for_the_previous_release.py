@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("auctions", "0011_bidder_once_per_auction"),
+        ("auctions", "0012_auction_and_disposal_list_indexes"),
     ]
 
     operations = [

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("impounding", "0011_court_order_checked_before_release"),
+        ("impounding", "0013_receipt_and_held_deposit_indexes"),
     ]
 
     operations = [
