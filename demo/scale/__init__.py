@@ -22,38 +22,73 @@ from django.utils import timezone
 
 from accounts.models import IssuedDocument
 from accounts.scoping import system_actor
-from auctions.models import Report
+from auctions.models import (
+    Auction,
+    Bid,
+    Bidder,
+    DisposalOrder,
+    DisposalTerms,
+    Lot,
+    LotAnimal,
+    Notice,
+    Proclamation,
+    Report,
+    Sale,
+    Shortfall,
+)
 from impounding.models import (
     Animal,
+    Complaint,
     CustodyEvent,
     Deposit,
+    FeedingLog,
     Impoundment,
     Receipt,
     Release,
     ReleaseLine,
+    SeizerLiability,
 )
 from kernel.models import Event
 from ledger.models import Posting, Transaction
 from ledger.services import rebuild_months
+from office.models import Remittance, SurplusClaim, SurplusDeposit
 
-from . import books, chain, master, plan, write
+from . import books, chain, master, office, plan, sales, write
 from .rows import IdPool, Rows, animal_rows, register
 
-# The order tables are written in (their foreign keys are checked at commit, in any order).
+# The order tables are written in: their foreign keys are checked at commit, in any order, but
+# the animals go last, after the sales and orders that the database checks a sold or disposed
+# animal against as each row goes in (auctions migration 0002).
 TABLES = [
     Impoundment,
-    Animal,
     CustodyEvent,
     Report,
     Receipt,
     Release,
     ReleaseLine,
     Deposit,
+    Complaint,
+    SeizerLiability,
+    Notice,
+    Proclamation,
+    Auction,
+    Bidder,
+    Lot,
+    LotAnimal,
+    Bid,
+    Sale,
+    DisposalOrder,
+    DisposalTerms,
+    Shortfall,
+    SurplusDeposit,
+    SurplusClaim,
+    Remittance,
+    FeedingLog,
     Transaction,
     Posting,
 ]
 COUNTED = {"entries": Impoundment, "animals": Animal, "receipts": Receipt, "postings": Posting}
-SERIES = ("register:", "receipt:", "rep:")
+SERIES = ("register:", "receipt:", "rep:", "ntc:", "auc:", "dsp:", "rem:")
 
 
 class ScaleRefused(Exception):
@@ -71,7 +106,8 @@ class Summary:
         c = self.counts
         return (
             f"Scale data set: {c['entries']} register entries, {c['animals']} animals, "
-            f"{c['receipts']} receipts, {c['transactions']} ledger transactions, "
+            f"{c['receipts']} receipts, {c['sales']} sales, {c['remittances']} remittances, "
+            f"{c['transactions']} ledger transactions, "
             f"{c['events']} events, over {self.pounds} pounds in {self.districts} districts, "
             f"in {self.seconds:.1f} s."
         )
@@ -152,6 +188,10 @@ def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, syste
         register(rows, entry, rng)
     for entry in sorted((e for e in entries if e.claimed_at), key=lambda e: e.claimed_at):
         books.release(rows, entry, rng)
+    sales.unclaimed(rows, entries)
+    office.surplus(rows)
+    office.remittances(rows)
+    office.feeding_logs(rows, entries)
     for entry in entries:
         animal_rows(rows, entry)
     events = chain.link(rows, heads)
@@ -159,6 +199,10 @@ def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, syste
     for model in TABLES:
         write.copy_rows(model, rows.tables[model])
     write.copy_links(Report.animals.through, "report_id", "animal_id", rows.report_animals)
+    write.copy_links(
+        DisposalOrder.animals.through, "disposalorder_id", "animal_id", rows.disposal_animals
+    )
+    write.copy_rows(Animal, rows.tables[Animal])
     write.copy_rows(Event, events)
     mine = f":{info.pk}:"
     write.save_counters({k: v for k, v in counters.items() if mine in k})
@@ -166,6 +210,8 @@ def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, syste
     counts = Counter({name: len(rows.tables[model]) for name, model in COUNTED.items()})
     counts["transactions"] = len(rows.tables[Transaction])
     counts["events"] = len(events)
+    counts["sales"] = len(rows.tables[Sale])
+    counts["remittances"] = len(rows.tables[Remittance])
     return counts
 
 
