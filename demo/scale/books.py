@@ -12,7 +12,7 @@ from impounding.models import AnimalState, Deposit, Receipt, Release, ReleaseLin
 from kernel.dates import complaint_deadline, financial_year
 from ledger.models import AccountKind, TransactionKind, till
 
-from . import complaints, plan
+from . import amends, complaints, plan
 from .rows import idempotency_key
 
 
@@ -81,16 +81,32 @@ def _lines(rows, entry, animals, release_id):
 
 
 def release(rows, entry, rng):
-    """A claim on payment (s.13) or on deposit (s.15) of the animals left in the pound."""
+    """A claim on payment (s.13) or on deposit (s.15) of the animals left in the pound: after
+    competing claimants are decided between, for a few; for a few others, a receipt issued in
+    error, cancelled by the office, and the animals released again on a corrected one."""
     animals = plan.claimed(entry)
     if not animals:
         return
-    deposit = entry.outcome == "deposit"
     entry.extras["claimant"] = entry.claimant
+    if rng.random() < plan.COMPETING:
+        amends.competing_claims(rows, entry)
+    if entry.outcome == "paid" and rng.random() < plan.CANCELLED:
+        first = _release(rows, entry, rng, animals)
+        again = amends.cancel_receipt(rows, entry, first)
+        if again is not None:
+            entry.claimed_at = again
+            _release(rows, entry, rng, animals, replaces=first["receipt_id"])
+        return
+    _release(rows, entry, rng, animals)
+
+
+def _release(rows, entry, rng, animals, replaces=None):
+    deposit = entry.outcome == "deposit"
     release_id = rows.ids.next(Release)
     fines, feeding = _lines(rows, entry, animals, release_id)
     kind = Receipt.Kind.DEPOSIT if deposit else Receipt.Kind.PAYMENT
     receipt_id, number = _receipt(rows, entry, fines + feeding, kind)
+    rows.tables[Receipt][-1]["replaces_id"] = replaces
     rows.tables[Release].append(_release_row(rows, entry, rng, release_id, receipt_id, deposit))
     rows.tables[Release][-1].update(fines=fines, feeding=feeding, amount=fines + feeding)
     state = AnimalState.RELEASED_ON_DEPOSIT if deposit else AnimalState.RELEASED_PAID
@@ -98,7 +114,7 @@ def release(rows, entry, rng):
         animal.state, animal.release_id = state, release_id
         animal.custody_ended_at = entry.claimed_at
     booking = _book_deposit if deposit else _book_payment
-    booking(rows, entry, animals, rows.tables[Release][-1], number)
+    return booking(rows, entry, animals, rows.tables[Release][-1], number)
 
 
 def _release_row(rows, entry, rng, release_id, receipt_id, deposit):
@@ -124,12 +140,12 @@ def _release_row(rows, entry, rng, release_id, receipt_id, deposit):
 
 
 def _post(rows, entry, *, at=None, **fields):
-    rows.post(at=at or entry.claimed_at, impoundment_id=entry.extras["id"], **fields)
+    return rows.post(at=at or entry.claimed_at, impoundment_id=entry.extras["id"], **fields)
 
 
 def _book_payment(rows, entry, animals, release, number):
     info, claimant = rows.info, release["claimant_name"]
-    _post(
+    release["transaction_id"] = _post(
         rows,
         entry,
         kind=TransactionKind.PAYMENT_S13,
@@ -157,6 +173,7 @@ def _book_payment(rows, entry, animals, release, number):
             "claimant": [claimant, "owner", ""],
         },
     )
+    return release
 
 
 def _book_deposit(rows, entry, animals, release, number):

@@ -41,6 +41,9 @@ SEIZER_PHONE, CLAIMANT_PHONE = 0.6, 0.85
 # Of the deposits (s.15): those complained of within the ten days (s.20); of the complaints
 # decided, those upheld (the deposit refunded, s.22) rather than dismissed (the deposit applied).
 COMPLAINED, UPHELD = 0.12, 0.4
+# Of the claims: those where two people claim the cattle and the officer decides (decision 14);
+# of the releases on payment, those whose receipt was issued in error and cancelled (decision 11).
+COMPETING, CANCELLED = 0.005, 0.003
 PLACES = ["wheat field east of the village", "sugarcane field by the canal", "mustard field",
           "paddy field near the school", "orchard by the main road", "vegetable plot"]  # fmt: skip
 

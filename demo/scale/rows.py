@@ -109,7 +109,19 @@ class Rows:
             subject_id=subject_id,
         )
 
-    def post(self, *, kind, at, memo, source, section, lines, by_id=None, impoundment_id=None):
+    def post(
+        self,
+        *,
+        kind,
+        at,
+        memo,
+        source,
+        section,
+        lines,
+        by_id=None,
+        impoundment_id=None,
+        reverses_id=None,
+    ):
         """A balanced ledger transaction of the pound: `lines` are ((pound id or None, account
         kind), amount); lines of nothing are left out, as ledger.post leaves them."""
         info = self.info
@@ -125,6 +137,7 @@ class Rows:
             section=section,
             source=source,
             impoundment_id=impoundment_id,
+            reverses_id=reverses_id,
         )
         for account, amount in lines:
             if amount:

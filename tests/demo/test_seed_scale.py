@@ -150,7 +150,15 @@ def test_the_business_that_follows_the_register_in_proportion():
         Sale,
         Shortfall,
     )
-    from impounding.models import Complaint, CustodyEvent, Deposit, FeedingLog, Release
+    from impounding.models import (
+        Claim,
+        Complaint,
+        CustodyEvent,
+        Deposit,
+        FeedingLog,
+        ReceiptCancellation,
+        Release,
+    )
     from office.models import Remittance, SurplusClaim, SurplusDeposit
 
     seed(2000)
@@ -191,6 +199,13 @@ def test_the_business_that_follows_the_register_in_proportion():
     # s.9: a feeding log most days of three years in each pound; deaths and escapes.
     _between(FeedingLog.objects.count(), 3 * 365 * 4, 0.8, 1.0, "pound-days fed")
     _between(CustodyEvent.objects.count(), entries, 0.03, 0.09, "custody events")
+    # A few releases after competing claims, and a few receipts cancelled and issued again.
+    assert Claim.objects.filter(status=Claim.Status.REJECTED).exists()
+    cancelled = ReceiptCancellation.objects.filter(status=ReceiptCancellation.Status.APPROVED)
+    assert cancelled.exists()
+    assert Receipt.objects.filter(replaces__in=cancelled.values("receipt")).count() == (
+        cancelled.count()
+    )
     _people_and_tags()
     assert "every balance agrees" in _command("check_ledger", "--full")
     assert "every link holds" in _command("verify_chain", "--full")
