@@ -1,18 +1,29 @@
 """What goes wrong at a release in a scale data set, and how the office puts it right: competing
 claimants decided between on the proof before the cattle go (decision 14), and a receipt issued
 in error, cancelled by the office at the keeper's request, its payment reversed, and the animals
-released again on a corrected receipt (decision 11), as impounding.services write them."""
+released again on a corrected receipt (decision 11); and cattle released by a court's order,
+checked by the office first (ADR 0056), as impounding.services write them."""
 
 from datetime import timedelta
+from decimal import Decimal
 
 from accounts.models import IssuedDocument
 from impounding.actions import Action
-from impounding.models import Claim, Receipt, ReceiptCancellation, ReleaseLine
+from impounding.models import (
+    AnimalState,
+    Claim,
+    CourtOrder,
+    CourtOrderCheck,
+    Receipt,
+    ReceiptCancellation,
+    ReleaseLine,
+)
 from ledger.models import AccountKind, TransactionKind, till
 
 from . import plan
 from .names import PEOPLE, mobile
 
+ZERO = Decimal("0.00")
 PROOF = "Knows the animals' marks; the village pradhan vouches for him"
 
 
@@ -116,3 +127,63 @@ def _reverse(rows, entry, release, receipt, at):
             ((info.pk, AccountKind.FEEDING_PK), release["feeding"]),
         ],
     )
+
+
+def court_order(rows, entry, animals, scan):
+    """A Magistrate's or Civil Court's order releases the cattle (s.19): the keeper records it
+    with its scan, and the office checks it against the court's record before they go (ADR
+    0056). The dues stay unpaid, payable by whom the order says; no money moves."""
+    info, rng = rows.info, rows.rng
+    recorded = entry.claimed_at - timedelta(hours=3)
+    civil = rng.random() < 0.3
+    court = (
+        f"Court of the Civil Judge (Junior Division), {info.district_name}"
+        if civil
+        else f"Court of the Sub-Divisional Magistrate, {info.district_name}"
+    )
+    case_number = f"{'OS' if civil else 'Misc'}/{entry.claimed_at.year}/{rng.randint(10, 999)}"
+    fines = sum((a.fine for a in animals), ZERO)
+    feeding = sum((a.rate for a in animals), ZERO) * plan.feeding_days(entry, entry.claimed_at)
+    order_id = rows.add(
+        CourtOrder,
+        impoundment_id=entry.extras["id"],
+        kind=CourtOrder.Kind.CIVIL_COURT if civil else CourtOrder.Kind.MAGISTRATE,
+        status=CourtOrder.Status.RELEASED,
+        court=court,
+        case_number=case_number,
+        order_date=plan.local_date(recorded) - timedelta(days=1),
+        scan=scan,
+        order_text="The cattle be released to the applicant pending the decision of the case.",
+        unpaid_fines=fines,
+        unpaid_feeding=feeding,
+        dues_payable_by=entry.claimant,
+        recorded_at=recorded,
+        recorded_by_id=info.keeper_id,
+        reviewed_by_id=info.office_id,
+        reviewed_at=entry.claimed_at,
+    )
+    rows.court_order_animals.extend((order_id, a.id) for a in animals)
+    rows.add(
+        CourtOrderCheck,
+        order_id=order_id,
+        outcome=CourtOrderCheck.Outcome.CONFIRMED,
+        how=CourtOrderCheck.How.COURT_WEBSITE if civil else CourtOrderCheck.How.COURT_OFFICE,
+        reference=f"Checked {case_number}",
+        checked_by_id=info.office_id,
+        checked_at=entry.claimed_at,
+    )
+    for animal in animals:
+        animal.state, animal.court_order_id = AnimalState.RELEASED_BY_ORDER, order_id
+        animal.custody_ended_at = entry.claimed_at
+    references = [f"{entry.extras['number']}/{a.number}" for a in animals]
+    data = {"order": order_id, "court": court, "case": case_number}
+    rows.event(at=recorded, action=Action.COURT_ORDER_RECORDED, section="s.19",
+               summary=f"Order of {court}, case {case_number}, recorded for {len(animals)} "
+               "animal(s): they stay until it is checked", impoundment_id=entry.extras["id"],
+               data=data | {"animals": references})  # fmt: skip
+    rows.event(at=entry.claimed_at, action=Action.RELEASE_COURT_ORDER, section="s.19",
+               summary=f"{len(animals)} animal(s) released by order of {court}, case "
+               f"{case_number}, checked against the court's record",
+               impoundment_id=entry.extras["id"], by_id=info.office_id,
+               data=data | {"animals": references, "unpaid_fines": fines,
+                            "unpaid_feeding": feeding, "payable_by": entry.claimant})  # fmt: skip

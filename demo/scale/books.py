@@ -90,6 +90,9 @@ def release(rows, entry, rng):
     entry.extras["claimant"] = entry.claimant
     if rng.random() < plan.COMPETING:
         amends.competing_claims(rows, entry)
+    if entry.outcome == "order":
+        amends.court_order(rows, entry, animals, rows.scan)
+        return
     if entry.outcome == "paid" and rng.random() < plan.CANCELLED:
         first = _release(rows, entry, rng, animals)
         again = amends.cancel_receipt(rows, entry, first)

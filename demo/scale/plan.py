@@ -44,6 +44,8 @@ COMPLAINED, UPHELD = 0.12, 0.4
 # Of the claims: those where two people claim the cattle and the officer decides (decision 14);
 # of the releases on payment, those whose receipt was issued in error and cancelled (decision 11).
 COMPETING, CANCELLED = 0.005, 0.003
+# Of the claims: those the owner wins by a court's order (s.19) instead of paying.
+BY_ORDER = 0.003
 PLACES = ["wheat field east of the village", "sugarcane field by the canal", "mustard field",
           "paddy field near the school", "orchard by the main road", "vegetable plot"]  # fmt: skip
 
@@ -78,6 +80,7 @@ class AnimalPlan:
     release_id: int = None
     custody_ended_at: object = None
     ear_tag: str = ""
+    court_order_id: int = None
 
 
 @dataclass
@@ -199,7 +202,8 @@ def plan_entry(rng, arrived_at, now):
         return entry
     # Claimed by now, as a pound's cattle are: most go home within days, so a pound holds tens of
     # cattle at a time, not its whole intake of RECENT_DAYS. The rest are still in the pound.
-    outcome = "deposit" if rng.random() < 0.07 else "paid"
+    r = rng.random()
+    outcome = "deposit" if r < 0.07 else "order" if r < 0.07 + BY_ORDER else "paid"
     claim_at = _claim_time(rng, entry)
     mode = rng.choices(["cash", "upi", "other"], [70, 25, 5])[0]
     entry.claimant = entry.owner or PEOPLE.name(rng)

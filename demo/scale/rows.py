@@ -49,6 +49,8 @@ class Rows:
     tables: dict = field(default_factory=lambda: defaultdict(list))
     report_animals: list = field(default_factory=list)
     disposal_animals: list = field(default_factory=list)  # (order id, animal id)
+    court_order_animals: list = field(default_factory=list)  # (order id, animal id)
+    scan: str = ""  # the stored scan the court orders point to
     sales: list = field(default_factory=list)  # the s.14 sales, for the office's surplus
     events: list = field(default_factory=list)  # (at, order, fields), chained later
     counters: dict = field(default_factory=dict)  # {counter key: last serial}
@@ -319,6 +321,7 @@ def animal_rows(rows, entry):
                 "state": animal.state,
                 "custody_ended_at": animal.custody_ended_at,
                 "release_id": animal.release_id,
+                "court_order_id": animal.court_order_id,
             }
         )
 

@@ -153,6 +153,7 @@ def test_the_business_that_follows_the_register_in_proportion():
     from impounding.models import (
         Claim,
         Complaint,
+        CourtOrder,
         CustodyEvent,
         Deposit,
         FeedingLog,
@@ -205,6 +206,12 @@ def test_the_business_that_follows_the_register_in_proportion():
     assert cancelled.exists()
     assert Receipt.objects.filter(replaces__in=cancelled.values("receipt")).count() == (
         cancelled.count()
+    )
+    # A few released by a court's order, checked first; no money moves.
+    orders = CourtOrder.objects.filter(status=CourtOrder.Status.RELEASED)
+    assert orders.exists() and not orders.filter(verification__isnull=True).exists()
+    assert Animal.objects.filter(state=AnimalState.RELEASED_BY_ORDER).count() == (
+        Animal.objects.filter(court_order__in=orders).count()
     )
     _people_and_tags()
     assert "every balance agrees" in _command("check_ledger", "--full")
