@@ -127,7 +127,9 @@ def test_refuses_a_register_with_entries_unless_appending_and_writes_in_bulk(see
 
 def _between(part, whole, low, high, what):
     share = part / whole
-    assert low <= share <= high, f"{what}: {part} of {whole} ({share:.1%}), not {low:.0%}-{high:.0%}"
+    assert low <= share <= high, (
+        f"{what}: {part} of {whole} ({share:.1%}), not {low:.0%}-{high:.0%}"
+    )
 
 
 def _command(*args):
