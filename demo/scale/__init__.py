@@ -14,7 +14,7 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
 - people: owners (named on 70% of entries), seizers, claimants and bidders drawn from about
   6,700 Indian names of six regions with a Zipf-like skew (demo/scale/names.py); 60% of
   seizers and 85% of claimants give a 10-digit mobile number (6-9 first);
-- claims: 92.7% of the claimed entries paid (s.13), 7% released on deposit (s.15); 0.5%
+- claims: 92.4% of the claimed entries paid (s.13), 7% released on deposit (s.15); 0.5%
   after competing claimants were decided between; 0.3% of payments on a receipt issued in
   error, cancelled by the office, reversed, and issued again;
 - deposits: 12% complained of (s.20), 40% of the decided complaints upheld (deposit refunded,
@@ -33,9 +33,12 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
   next month and confirmed by the office days later.
 
 - court orders: 0.3% of claims won by a Magistrate's or Civil Court's order (s.19), checked
-  by the office before the release (ADR 0056), the dues left unpaid.
+  by the office before the release (ADR 0056), the dues left unpaid;
+- refusals: at 0.3% of claims the owner refuses to pay (s.16): his animals are sold at an
+  auction 2-5 days later, one lot at a time until the proceeds cover the dues, and the rest
+  handed back with the balance and the account.
 
-Left out: sales on the owner's refusal (s.16), births, recaptures, rescues and to-dos.
+Left out: births, recaptures, rescues and to-dos.
 """
 
 import random
@@ -61,6 +64,7 @@ from auctions.models import (
     Notice,
     Proclamation,
     Report,
+    S16Case,
     Sale,
     Shortfall,
 )
@@ -108,6 +112,7 @@ TABLES = [
     CourtOrderCheck,
     Notice,
     Proclamation,
+    S16Case,
     Auction,
     Bidder,
     Lot,
@@ -251,6 +256,8 @@ def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, syste
     write.copy_links(
         CourtOrder.animals_named.through, "courtorder_id", "animal_id", rows.court_order_animals
     )
+    write.copy_links(S16Case.animals.through, "s16case_id", "animal_id", rows.s16_animals)
+    write.copy_links(S16Case.returned_animals.through, "s16case_id", "animal_id", rows.s16_returned)
     write.copy_rows(Animal, rows.tables[Animal])
     write.copy_rows(Event, events)
     mine = f":{info.pk}:"

@@ -12,7 +12,7 @@ from impounding.models import AnimalState, Deposit, Receipt, Release, ReleaseLin
 from kernel.dates import complaint_deadline, financial_year
 from ledger.models import AccountKind, TransactionKind, till
 
-from . import amends, complaints, plan
+from . import amends, complaints, plan, s16
 from .rows import idempotency_key
 
 
@@ -92,6 +92,9 @@ def release(rows, entry, rng):
         amends.competing_claims(rows, entry)
     if entry.outcome == "order":
         amends.court_order(rows, entry, animals, rows.scan)
+        return
+    if entry.outcome == "refused":
+        s16.refused(rows, entry, animals)
         return
     if entry.outcome == "paid" and rng.random() < plan.CANCELLED:
         first = _release(rows, entry, rng, animals)

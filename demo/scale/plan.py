@@ -46,6 +46,8 @@ COMPLAINED, UPHELD = 0.12, 0.4
 COMPETING, CANCELLED = 0.005, 0.003
 # Of the claims: those the owner wins by a court's order (s.19) instead of paying.
 BY_ORDER = 0.003
+# Of the claims: those where the owner refuses to pay, and his cattle are sold (s.16).
+REFUSED = 0.003
 PLACES = ["wheat field east of the village", "sugarcane field by the canal", "mustard field",
           "paddy field near the school", "orchard by the main road", "vegetable plot"]  # fmt: skip
 
@@ -203,7 +205,15 @@ def plan_entry(rng, arrived_at, now):
     # Claimed by now, as a pound's cattle are: most go home within days, so a pound holds tens of
     # cattle at a time, not its whole intake of RECENT_DAYS. The rest are still in the pound.
     r = rng.random()
-    outcome = "deposit" if r < 0.07 else "order" if r < 0.07 + BY_ORDER else "paid"
+    outcome = (
+        "deposit"
+        if r < 0.07
+        else "order"
+        if r < 0.07 + BY_ORDER
+        else "refused"
+        if r < 0.07 + BY_ORDER + REFUSED
+        else "paid"
+    )
     claim_at = _claim_time(rng, entry)
     mode = rng.choices(["cash", "upi", "other"], [70, 25, 5])[0]
     entry.claimant = entry.owner or PEOPLE.name(rng)

@@ -50,6 +50,8 @@ class Rows:
     report_animals: list = field(default_factory=list)
     disposal_animals: list = field(default_factory=list)  # (order id, animal id)
     court_order_animals: list = field(default_factory=list)  # (order id, animal id)
+    s16_animals: list = field(default_factory=list)  # (case id, animal id)
+    s16_returned: list = field(default_factory=list)  # (case id, animal id)
     scan: str = ""  # the stored scan the court orders point to
     sales: list = field(default_factory=list)  # the s.14 sales, for the office's surplus
     events: list = field(default_factory=list)  # (at, order, fields), chained later

@@ -81,7 +81,8 @@ def test_old_uncontested_deposits_were_applied_and_recent_ones_are_held():
     seed(400)
     today = timezone.localdate()
     applied = Deposit.objects.filter(status=Deposit.Status.APPLIED)
-    held = Deposit.objects.filter(status=Deposit.Status.HELD)
+    # Held, and not awaiting the decision on a complaint (s.20).
+    held = Deposit.objects.filter(status=Deposit.Status.HELD, complaints__isnull=True)
     assert applied.exists()
     cutoff = today - timedelta(days=scale.books.APPLIED_AFTER)
     assert not held.filter(complaint_deadline__lt=cutoff - timedelta(days=1)).exists()
@@ -149,6 +150,7 @@ def test_the_business_that_follows_the_register_in_proportion():
         Lot,
         Notice,
         Proclamation,
+        S16Case,
         Sale,
         Shortfall,
     )
@@ -215,6 +217,11 @@ def test_the_business_that_follows_the_register_in_proportion():
     assert Animal.objects.filter(state=AnimalState.RELEASED_BY_ORDER).count() == (
         Animal.objects.filter(court_order__in=orders).count()
     )
+    # A few owners refuse to pay (s.16): cattle sold until the dues are covered, the rest and
+    # the balance handed back on a closed account.
+    closed = S16Case.objects.filter(status=S16Case.Status.CLOSED)
+    assert closed.exists()
+    assert Sale.objects.filter(lot__auction__s16_case__in=closed).exists()
     _people_and_tags()
     assert "every balance agrees" in _command("check_ledger", "--full")
     assert "every link holds" in _command("verify_chain", "--full")
