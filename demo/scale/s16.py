@@ -14,7 +14,16 @@ from ledger.models import AccountKind, TransactionKind, till
 
 from . import plan
 from .rows import idempotency_key
-from .sales import EXPENSES, ZERO, _allocate, _bidders, _conditions, _dues, _price, _shortfall
+from .sales import (
+    EXPENSES,
+    ZERO,
+    allocate,
+    conditions_on,
+    dues_of,
+    hammer_price,
+    record_shortfall,
+    register_bidders,
+)
 
 
 def refused(rows, entry, animals):
@@ -54,7 +63,7 @@ def _event(rows, entry, at, action, summary, data, by_id, personal=None):
 def _sale(rows, entry, case, animals, day):
     """One lot an animal, sold in order until the proceeds cover the dues and expenses."""
     info, rng = rows.info, rows.rng
-    _valid_from, conditions_id, place, _max = _conditions(info, day)
+    _valid_from, conditions_id, place, _max = conditions_on(info, day)
     scheduled_for = plan.at_local(day, 11)
     number = f"AUC/{info.code.upper()}/{day.year}/{rows.serial(f'auc:{info.pk}:{day.year}'):05d}"
     auction_id = rows.add(
@@ -74,7 +83,7 @@ def _sale(rows, entry, case, animals, day):
         officer_declaration_at=scheduled_for - timedelta(minutes=15),
         idempotency_key=idempotency_key(rng),
     )
-    bidders = _bidders(rows, auction_id, scheduled_for, len(animals))
+    bidders = register_bidders(rows, auction_id, scheduled_for, len(animals))
     proceeds = expenses = ZERO
     sold, covered_at = [], None
     for n, animal in enumerate(animals, start=1):
@@ -85,9 +94,9 @@ def _sale(rows, entry, case, animals, day):
         rows.add(LotAnimal, lot_id=lot_id, animal_id=animal.id, sold=not covered_at)
         if covered_at:
             continue
-        fines, feeding = _dues(entry, animals, at)
+        fines, feeding = dues_of(entry, animals, at)
         expense = rng.choice(EXPENSES)
-        price = _price(rng, (fines + feeding) / len(animals))
+        price = hammer_price(rng, (fines + feeding) / len(animals))
         _sell(rows, entry, lot_id, n, number, bidders, at, price, expense, case)
         animal.state, animal.custody_ended_at = AnimalState.SOLD, at
         sold.append(animal)
@@ -146,8 +155,8 @@ def _settle(rows, entry, case, animals, rest, at, *, expenses, proceeds):
     """The account closed: the proceeds applied, the rest of the cattle and the balance handed
     back, any shortfall recorded."""
     info = rows.info
-    fines, feeding = _dues(entry, animals, at)
-    (p_exp, p_feed, p_fines), balance = _allocate(
+    fines, feeding = dues_of(entry, animals, at)
+    (p_exp, p_feed, p_fines), balance = allocate(
         proceeds, expenses=expenses, feeding=feeding, fines=fines
     )
     short = {"expenses": expenses - p_exp, "feeding": feeding - p_feed, "fines": fines - p_fines}
@@ -184,7 +193,7 @@ def _settle(rows, entry, case, animals, rest, at, *, expenses, proceeds):
                   lines=[((None, AccountKind.OWNER_BALANCES_DUE), balance),
                          ((info.pk, till("cash")), -balance)])  # fmt: skip
     if case["shortfall"]:
-        _shortfall(rows, short, at, s16_case_id=case["id"])
+        record_shortfall(rows, short, at, s16_case_id=case["id"])
     for animal in rest:
         animal.state, animal.custody_ended_at = AnimalState.RETURNED_S16, at
     rows.s16_returned.extend((case["id"], a.id) for a in rest)

@@ -42,7 +42,7 @@ EXPENSES = [Decimal("0.00"), Decimal("50.00"), Decimal("100.00"), Decimal("150.0
 GAUSHALAS = ["Shri Krishna Gaushala", "Kamdhenu Gau Seva Sadan", "Nandi Gaushala Samiti"]
 
 
-def _dues(entry, animals, at):
+def dues_of(entry, animals, at):
     fines = sum((a.fine for a in animals), ZERO)
     feeding = sum((a.rate for a in animals), ZERO) * plan.feeding_days(entry, at)
     return fines, feeding
@@ -162,7 +162,7 @@ def _proclaim(rows, entry, notice):
         )
 
 
-def _conditions(info, day):
+def conditions_on(info, day):
     inforce = [c for c in info.conditions if c[0] <= day] or info.conditions[:1]
     return inforce[-1]
 
@@ -170,7 +170,7 @@ def _conditions(info, day):
 def _auction(rows, day, entries):
     """One auction on `day` of every animal whose sale day it is: a lot an animal."""
     info, rng = rows.info, rows.rng
-    _valid_from, conditions_id, place, _max = _conditions(info, day)
+    _valid_from, conditions_id, place, _max = conditions_on(info, day)
     scheduled_for = plan.at_local(day, 11)
     created_at = scheduled_for - timedelta(days=rng.randint(1, 4), hours=-2)
     number = f"AUC/{info.code.upper()}/{day.year}/{rows.serial(f'auc:{info.pk}:{day.year}'):05d}"
@@ -194,7 +194,7 @@ def _auction(rows, day, entries):
     _auction_event(rows, created_at, Action.AUCTION_SCHEDULED,
                    f"{number} on {day:%d-%m-%Y} at {place}: {len(offered)} lot(s)",
                    {"auction": number, "lots": len(offered)})  # fmt: skip
-    bidders = _bidders(rows, auction_id, scheduled_for, len(offered))
+    bidders = register_bidders(rows, auction_id, scheduled_for, len(offered))
     unsold = defaultdict(list)
     for n, (entry, animal) in enumerate(offered, start=1):
         at = scheduled_for + timedelta(minutes=10 * n)
@@ -230,7 +230,7 @@ def _auction_event(rows, at, action, summary, data, entry=None):
     )
 
 
-def _bidders(rows, auction_id, scheduled_for, lots):
+def register_bidders(rows, auction_id, scheduled_for, lots):
     info, rng = rows.info, rows.rng
     out = []
     for n in range(1, min(12, lots + rng.randint(1, 4)) + 1):
@@ -262,13 +262,13 @@ def _voter_id(rng):
     return "".join(rng.choices("ABCDEFGHJKLMNPRSTUVXYZ", k=3)) + f"{rng.randrange(10**7):07d}"
 
 
-def _price(rng, dues):
+def hammer_price(rng, dues):
     """The hammer price: around the dues, above them more often than not, in fifties."""
     price = dues * Decimal(str(round(rng.uniform(0.5, 3.0), 2)))
     return max(Decimal("100"), (price / 50).quantize(Decimal("1"), ROUND_HALF_UP) * 50)
 
 
-def _allocate(price, *, expenses, feeding, fines):
+def allocate(price, *, expenses, feeding, fines):
     """auctions.services.common.allocate: expenses, then feeding, then fines; the rest is
     surplus."""
     paid = []
@@ -281,10 +281,10 @@ def _allocate(price, *, expenses, feeding, fines):
 
 def _sell(rows, entry, animal, lot_id, n, number, bidders, at):
     info, rng = rows.info, rows.rng
-    fines, feeding = _dues(entry, [animal], at)
+    fines, feeding = dues_of(entry, [animal], at)
     expenses = rng.choice(EXPENSES)
-    price = _price(rng, fines + feeding + expenses)
-    (p_exp, p_feed, p_fines), surplus = _allocate(
+    price = hammer_price(rng, fines + feeding + expenses)
+    (p_exp, p_feed, p_fines), surplus = allocate(
         price, expenses=expenses, feeding=feeding, fines=fines
     )
     short = {"expenses": expenses - p_exp, "feeding": feeding - p_feed, "fines": fines - p_fines}
@@ -323,7 +323,7 @@ def _sell(rows, entry, animal, lot_id, n, number, bidders, at):
     rows.tables[Sale].append(sale)
     sale["day"] = plan.local_date(at)  # for the office; not a column
     if sale["shortfall"]:
-        _shortfall(rows, short, at, sale_id=sale_id)
+        record_shortfall(rows, short, at, sale_id=sale_id)
     animal.state, animal.custody_ended_at = AnimalState.SOLD, at
     rows.post(
         kind=TransactionKind.SALE_S14,
@@ -350,7 +350,7 @@ def _sell(rows, entry, animal, lot_id, n, number, bidders, at):
     rows.sales.append(sale)
 
 
-def _shortfall(rows, short, at, **source):
+def record_shortfall(rows, short, at, **source):
     """Dues a sale or disposal left unpaid; the Magistrate writes off those a month old."""
     written_off = at + timedelta(days=rows.rng.randint(20, 40))
     done = written_off < rows.now
@@ -399,7 +399,7 @@ def _dispose(rows, group, auction_number, held_at):
         idempotency_key=idempotency_key(rng),
     )
     rows.disposal_animals.extend((order_id, a.id) for a in animals)
-    fines, feeding = _dues(entry, animals, decided) if approved else (ZERO, ZERO)
+    fines, feeding = dues_of(entry, animals, decided) if approved else (ZERO, ZERO)
     rows.add(
         DisposalTerms,
         order_id=order_id,
@@ -420,7 +420,7 @@ def _dispose(rows, group, auction_number, held_at):
     for animal in animals:
         animal.state, animal.custody_ended_at = AnimalState.DISPOSED, decided
     if fines + feeding:
-        _shortfall(rows, {"fines": fines, "feeding": feeding, "expenses": ZERO}, decided,
+        record_shortfall(rows, {"fines": fines, "feeding": feeding, "expenses": ZERO}, decided,
                    disposal_id=order_id)  # fmt: skip
     rows.event(at=decided, action=Action.DISPOSAL_APPROVED, section="s.14",
                summary=f"{summary} approved", impoundment_id=entry.extras["id"],
