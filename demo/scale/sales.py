@@ -54,6 +54,8 @@ def unclaimed(rows, entries):
     for entry in entries:
         if entry.outcome != "unclaimed" or "report" not in entry.extras:
             continue
+        if all(a.end_at is not None for a in entry.animals):
+            continue  # none left to sell
         notice = _notice(rows, entry)
         if notice is None:
             continue
@@ -125,7 +127,7 @@ def _proclaim(rows, entry, notice):
     made_on = notice["posted_on"] + timedelta(days=1)
     village = info.village_ids[0] if info.village_ids else None
     channels = [
-        (Proclamation.Channel.DRUM_VILLAGE, "", village),
+        (Proclamation.Channel.DRUM_VILLAGE, "" if village else "The village of seizure", village),
         (Proclamation.Channel.DRUM_MARKET, f"Weekly market, {info.district_name}", None),
     ]
     if rng.random() < 0.3:
