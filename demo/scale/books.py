@@ -10,9 +10,9 @@ from accounts.models import IssuedDocument
 from impounding.actions import Action
 from impounding.models import AnimalState, Deposit, Receipt, Release, ReleaseLine
 from kernel.dates import complaint_deadline, financial_year
-from ledger.models import AccountKind, Posting, Transaction, TransactionKind, till
+from ledger.models import AccountKind, TransactionKind, till
 
-from . import plan
+from . import amends, complaints, plan, s16
 from .rows import idempotency_key
 
 
@@ -81,16 +81,38 @@ def _lines(rows, entry, animals, release_id):
 
 
 def release(rows, entry, rng):
-    """A claim on payment (s.13) or on deposit (s.15) of the animals left in the pound."""
+    """A claim on payment (s.13) or on deposit (s.15) of the animals left in the pound: after
+    competing claimants are decided between, for a few; for a few others, a receipt issued in
+    error, cancelled by the office, and the animals released again on a corrected one."""
     animals = plan.claimed(entry)
     if not animals:
         return
+    entry.extras["claimant"] = entry.claimant
+    if rng.random() < plan.COMPETING:
+        amends.competing_claims(rows, entry)
+    if entry.outcome == "order":
+        amends.court_order(rows, entry, animals, rows.scan)
+        return
+    if entry.outcome == "refused":
+        s16.refused(rows, entry, animals)
+        return
+    if entry.outcome == "paid" and rng.random() < plan.CANCELLED:
+        first = _release(rows, entry, rng, animals)
+        again = amends.cancel_receipt(rows, entry, first)
+        if again is not None:
+            entry.claimed_at = again
+            _release(rows, entry, rng, animals, replaces=first["receipt_id"])
+        return
+    _release(rows, entry, rng, animals)
+
+
+def _release(rows, entry, rng, animals, replaces=None):
     deposit = entry.outcome == "deposit"
-    entry.extras["claimant"] = entry.owner or plan.NAMES[rng.randrange(len(plan.NAMES))]
     release_id = rows.ids.next(Release)
     fines, feeding = _lines(rows, entry, animals, release_id)
     kind = Receipt.Kind.DEPOSIT if deposit else Receipt.Kind.PAYMENT
     receipt_id, number = _receipt(rows, entry, fines + feeding, kind)
+    rows.tables[Receipt][-1]["replaces_id"] = replaces
     rows.tables[Release].append(_release_row(rows, entry, rng, release_id, receipt_id, deposit))
     rows.tables[Release][-1].update(fines=fines, feeding=feeding, amount=fines + feeding)
     state = AnimalState.RELEASED_ON_DEPOSIT if deposit else AnimalState.RELEASED_PAID
@@ -98,7 +120,7 @@ def release(rows, entry, rng):
         animal.state, animal.release_id = state, release_id
         animal.custody_ended_at = entry.claimed_at
     booking = _book_deposit if deposit else _book_payment
-    booking(rows, entry, animals, rows.tables[Release][-1], number)
+    return booking(rows, entry, animals, rows.tables[Release][-1], number)
 
 
 def _release_row(rows, entry, rng, release_id, receipt_id, deposit):
@@ -108,6 +130,7 @@ def _release_row(rows, entry, rng, release_id, receipt_id, deposit):
         "kind": Release.Kind.DEPOSIT if deposit else Release.Kind.PAYMENT,
         "idempotency_key": idempotency_key(rng),
         "claimant_name": entry.extras["claimant"],
+        "claimant_phone": entry.claimant_phone,
         "claimant_address": "the village of seizure",
         "claimant_role": "owner",
         "owner_name": entry.extras["claimant"],
@@ -122,28 +145,13 @@ def _release_row(rows, entry, rng, release_id, receipt_id, deposit):
     }
 
 
-def _post(rows, entry, *, kind, memo, source, section, lines, at=None, by_id=None):
-    info = rows.info
-    txn = rows.add(
-        Transaction,
-        district_id=info.district_id,
-        pound_id=info.pk,
-        kind=kind,
-        at=at or entry.claimed_at,
-        by_id=by_id or info.keeper_id,
-        memo=memo[:300],
-        section=section,
-        source=source,
-        impoundment_id=entry.extras["id"],
-    )
-    for account, amount in lines:
-        if amount:
-            rows.add(Posting, transaction_id=txn, account_id=info.accounts[account], amount=amount)
+def _post(rows, entry, *, at=None, **fields):
+    return rows.post(at=at or entry.claimed_at, impoundment_id=entry.extras["id"], **fields)
 
 
 def _book_payment(rows, entry, animals, release, number):
     info, claimant = rows.info, release["claimant_name"]
-    _post(
+    release["transaction_id"] = _post(
         rows,
         entry,
         kind=TransactionKind.PAYMENT_S13,
@@ -171,6 +179,7 @@ def _book_payment(rows, entry, animals, release, number):
             "claimant": [claimant, "owner", ""],
         },
     )
+    return release
 
 
 def _book_deposit(rows, entry, animals, release, number):
@@ -211,8 +220,13 @@ def _book_deposit(rows, entry, animals, release, number):
             "deadline": deadline,
         },
     )
+    deposit = rows.tables[Deposit][-1]
+    if rows.rng.random() < plan.COMPLAINED and complaints.complain(
+        rows, entry, deposit, number, apply=_apply_deposit
+    ):
+        return
     if deadline + timedelta(days=APPLIED_AFTER) < plan.local_date(rows.now):
-        _apply_deposit(rows, entry, rows.tables[Deposit][-1], number)
+        _apply_deposit(rows, entry, deposit, number)
 
 
 # Days after the last day to complain by which the office has confirmed and the daily run has
@@ -220,12 +234,14 @@ def _book_deposit(rows, entry, animals, release, number):
 APPLIED_AFTER = 14
 
 
-def _apply_deposit(rows, entry, deposit, number):
-    """The office confirms the uncontested deposit the day after the complaint period ends, and
-    the daily run applies it the day after that, as impounding.services.apply_deposit posts it."""
-    info, deadline = rows.info, deposit["complaint_deadline"]
-    confirmed = plan.at_local(deadline + timedelta(days=1), hour=11)
-    applied = plan.at_local(deadline + timedelta(days=2), hour=0, minute=30)
+def _apply_deposit(rows, entry, deposit, number, *, cleared_on=None):
+    """The office confirms the uncontested deposit the day after the complaint period ends (or
+    the complaint was dismissed, `cleared_on`), and the daily run applies it the day after that,
+    as impounding.services.apply_deposit posts it."""
+    info = rows.info
+    cleared_on = cleared_on or deposit["complaint_deadline"]
+    confirmed = plan.at_local(cleared_on + timedelta(days=1), hour=11)
+    applied = plan.at_local(cleared_on + timedelta(days=2), hour=0, minute=30)
     deposit.update(
         status=Deposit.Status.APPLIED,
         application_confirmed_by_id=info.office_id,

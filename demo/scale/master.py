@@ -2,7 +2,8 @@
 and as many more districts and pounds as asked for, each with its keeper and its accounts."""
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
+from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Q
@@ -20,6 +21,7 @@ from accounts.models import (
     Village,
 )
 from accounts.roles import Role
+from auctions.models import AuctionConditions
 from demo import register as register_demo
 from demo import staff as demo
 from impounding.models import FeedingRateOrder, FineScale
@@ -42,11 +44,16 @@ class PoundInfo:
     district_id: int
     keeper_id: int
     office_id: int  # who confirms a deposit's application (s.15): the district's office
+    magistrate_id: int  # who decides what the office prepares (maker-checker)
+    officer_id: int  # the officer for the pound: the s.14 notice and the sale
     village_ids: list
     accounts: dict = field(default_factory=dict)  # {(pound_id or None, kind): account id}
     scale: str = ""
     feeding_order: str = ""
     complaint_days: int = 10
+    conditions: list = field(default_factory=list)  # [(valid_from, id, place, max expenses)]
+    local_fund: bool = False  # unclaimed surplus goes to the local fund (s.31), not the State
+    district_name: str = ""
 
 
 def _user(username, role, **where):
@@ -83,6 +90,7 @@ def _district(state, n):
         code=f"{code}-ps", defaults={"district": district, "name": f"Kotwali {n}"}
     )
     _user(f"clerk_{code}", Role.DM_CLERK, district=district)
+    _user(f"magistrate_{code}", Role.MAGISTRATE, district=district)
     return district
 
 
@@ -135,6 +143,54 @@ def _office(pound):
     return assignment.user if assignment is not None else _keeper(pound)
 
 
+def _magistrate(pound):
+    """The district's Magistrate, made for the scale's districts that have none."""
+    assignment = (
+        StaffAssignment.objects.filter(district_id=pound.district_id, role=Role.MAGISTRATE)
+        .order_by("pk")
+        .first()
+    )
+    if assignment is not None:
+        return assignment.user
+    return _user(f"magistrate_{pound.district.code}", Role.MAGISTRATE, district=pound.district)
+
+
+def _officer(pound):
+    """The officer for the pound (s.14): of its police station, or appointed for it."""
+    assignment = (
+        StaffAssignment.objects.filter(role=Role.POLICE_OFFICER)
+        .filter(Q(pound=pound) | Q(police_station_id=pound.nearest_police_station_id))
+        .order_by("pk")
+        .first()
+    )
+    if assignment is not None:
+        return assignment.user
+    station = pound.nearest_police_station
+    return _user(f"officer_{station.code}", Role.POLICE_OFFICER, police_station=station)
+
+
+def _conditions(district, clerk_id):
+    """The Magistrate's conditions of sale (s.14) in the district, one in force since SINCE."""
+    orders = AuctionConditions.objects.filter(district=district).order_by("valid_from")
+    if not orders.filter(valid_from__lte=SINCE).exists():
+        AuctionConditions.objects.create(
+            district=district,
+            order_reference=f"DM/{district.code.upper()}/Auction/{SINCE.year}",
+            order_date=SINCE,
+            valid_from=SINCE,
+            valid_to=orders.first().valid_from - timedelta(days=1) if orders.exists() else None,
+            place=f"Cattle market yard, {district.name}",
+            hours="Tuesdays, 11:00 to 15:00",
+            reserve_policy="No reserve, unless the officer fixes one for a lot with reasons",
+            earnest_money=Decimal("500.00"),
+            buyer_declarations="I am not an officer under the Cattle-Trespass Act, 1871 (s.19).",
+            chargeable_expenses="Drum proclamation, lot tickets and the auctioneer's fee",
+            max_expenses_per_lot=Decimal("250.00"),
+            created_by_id=clerk_id,
+        )
+    return [(o.valid_from, o.pk, o.place, o.max_expenses_per_lot) for o in orders]
+
+
 @transaction.atomic
 def build(*, districts, pounds):
     """The demo's master data, grown to `districts` districts and `pounds` pounds in all."""
@@ -168,6 +224,8 @@ def _info(pound):
     order = (
         FeedingRateOrder.objects.filter(district=pound.district_id).order_by("-valid_from").first()
     )
+    policy = DistrictPolicy.for_district(pound.district)
+    office = _office(pound)
     return PoundInfo(
         pk=pound.pk,
         code=pound.code,
@@ -177,12 +235,17 @@ def _info(pound):
         station=str(pound.nearest_police_station),
         district_id=pound.district_id,
         keeper_id=_keeper(pound).pk,
-        office_id=_office(pound).pk,
+        office_id=office.pk,
+        magistrate_id=_magistrate(pound).pk,
+        officer_id=_officer(pound).pk,
         village_ids=list(
             pound.village_links.order_by("village_id").values_list("village_id", flat=True)
         ),
         accounts=accounts,
         scale=str(scale) if scale else "",
         feeding_order=str(order) if order else "",
-        complaint_days=DistrictPolicy.for_district(pound.district).complaint_days,
+        complaint_days=policy.complaint_days,
+        conditions=_conditions(pound.district, office.pk),
+        local_fund=policy.surplus_destination == "local_fund",
+        district_name=pound.district.name,
     )

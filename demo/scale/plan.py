@@ -12,6 +12,7 @@ from django.utils import timezone
 from impounding.models import AgeClass, AnimalState, Sex, Species
 
 from .. import tariffs as demo_tariffs
+from .names import PEOPLE, ear_tag, mobile
 
 YEARS = 3
 # About 3% of arrivals fall within this many days of the end: the current intake, part of it
@@ -31,10 +32,22 @@ SPECIES = [
 ]
 COLOURS = ["white", "black", "brown", "grey", "red", "black and white", "fawn", "spotted"]
 MARKS = ["", "", "", "notch in left ear", "brand on right flank", "broken horn", "white blaze"]
-NAMES = [
-    "Ram Prasad", "Shyam Lal", "Kallu", "Rajesh Kumar", "Suresh Yadav", "Mohd. Arif",
-    "Sita Devi", "Harish Chandra", "Bablu Singh", "Gulab Chand", "Phool Singh", "Naresh Pal",
-]  # fmt: skip
+# Of the register entries: the cattle nobody claims, reported, proclaimed and sold (s.14).
+UNCLAIMED = 0.02
+# Of the bovines (cattle, buffalo): those with a 12-digit national ear tag.
+TAGGED = 0.8
+# Of the seizers and of the claimants: those who give a mobile number.
+SEIZER_PHONE, CLAIMANT_PHONE = 0.6, 0.85
+# Of the deposits (s.15): those complained of within the ten days (s.20); of the complaints
+# decided, those upheld (the deposit refunded, s.22) rather than dismissed (the deposit applied).
+COMPLAINED, UPHELD = 0.12, 0.4
+# Of the claims: those where two people claim the cattle and the officer decides (decision 14);
+# of the releases on payment, those whose receipt was issued in error and cancelled (decision 11).
+COMPETING, CANCELLED = 0.005, 0.003
+# Of the claims: those the owner wins by a court's order (s.19) instead of paying.
+BY_ORDER = 0.003
+# Of the claims: those where the owner refuses to pay, and his cattle are sold (s.16).
+REFUSED = 0.003
 PLACES = ["wheat field east of the village", "sugarcane field by the canal", "mustard field",
           "paddy field near the school", "orchard by the main road", "vegetable plot"]  # fmt: skip
 
@@ -68,6 +81,8 @@ class AnimalPlan:
     id: int = 0
     release_id: int = None
     custody_ended_at: object = None
+    ear_tag: str = ""
+    court_order_id: int = None
 
 
 @dataclass
@@ -78,7 +93,12 @@ class EntryPlan:
     seizer: str
     owner: str
     place: str
-    outcome: str  # "open", "paid", "deposit"
+    outcome: str  # "open", "paid", "deposit", "unclaimed"
+    seizer_phone: str = ""
+    claimant: str = ""
+    claimant_phone: str = ""
+    # A deposit's complaint (s.20): (filed at, decided at or None, upheld), or None.
+    complaint: tuple = None
     claimed_at: object = None
     payment_mode: str = "cash"
     reported_at: object = None
@@ -118,6 +138,9 @@ def _animal(rng, number):
         category=f"{category['code']}. {category['label']}",
         code=category["code"],
         rate=rate,
+        ear_tag=ear_tag(rng)
+        if species in (Species.CATTLE, Species.BUFFALO) and rng.random() < TAGGED
+        else "",
     )
 
 
@@ -167,17 +190,34 @@ def plan_entry(rng, arrived_at, now):
         arrived_at=arrived_at,
         seized_at=arrived_at - timedelta(minutes=rng.randint(30, 600)),
         animals=[_animal(rng, i) for i in range(1, n + 1)],
-        seizer=rng.choice(NAMES),
-        owner=rng.choice(NAMES) if rng.random() < 0.7 else "",
+        seizer=PEOPLE.name(rng, female=False),
+        owner=PEOPLE.name(rng) if rng.random() < 0.7 else "",
         place=rng.choice(PLACES),
         outcome="open",
+        seizer_phone=mobile(rng) if rng.random() < SEIZER_PHONE else "",
     )
     _ends(rng, entry, rng.random())
+    if rng.random() < UNCLAIMED:
+        # Nobody comes: reported on the eighth day, then the notice, the drum and the sale.
+        entry.outcome = "unclaimed"
+        entry.reported_at = _report_time(entry, now)
+        return entry
     # Claimed by now, as a pound's cattle are: most go home within days, so a pound holds tens of
     # cattle at a time, not its whole intake of RECENT_DAYS. The rest are still in the pound.
-    outcome = "deposit" if rng.random() < 0.07 else "paid"
+    r = rng.random()
+    outcome = (
+        "deposit"
+        if r < 0.07
+        else "order"
+        if r < 0.07 + BY_ORDER
+        else "refused"
+        if r < 0.07 + BY_ORDER + REFUSED
+        else "paid"
+    )
     claim_at = _claim_time(rng, entry)
     mode = rng.choices(["cash", "upi", "other"], [70, 25, 5])[0]
+    entry.claimant = entry.owner or PEOPLE.name(rng)
+    entry.claimant_phone = mobile(rng) if rng.random() < CLAIMANT_PHONE else ""
     if claim_at < now - timedelta(hours=1):
         entry.outcome, entry.claimed_at, entry.payment_mode = outcome, claim_at, mode
     if entry.outcome == "open" or local_date(entry.claimed_at) >= report_day(entry):

@@ -20,6 +20,7 @@ from impounding.models import (
     SeizerCapacity,
     SeizureBasis,
 )
+from ledger.models import Posting, Transaction
 
 from . import plan
 from .write import take_ids
@@ -47,6 +48,12 @@ class Rows:
     rng: object
     tables: dict = field(default_factory=lambda: defaultdict(list))
     report_animals: list = field(default_factory=list)
+    disposal_animals: list = field(default_factory=list)  # (order id, animal id)
+    court_order_animals: list = field(default_factory=list)  # (order id, animal id)
+    s16_animals: list = field(default_factory=list)  # (case id, animal id)
+    s16_returned: list = field(default_factory=list)  # (case id, animal id)
+    scan: str = ""  # the stored scan the court orders point to
+    sales: list = field(default_factory=list)  # the s.14 sales, for the office's surplus
     events: list = field(default_factory=list)  # (at, order, fields), chained later
     counters: dict = field(default_factory=dict)  # {counter key: last serial}
     now: object = None  # the data set's end: what is older has been worked through
@@ -89,7 +96,7 @@ class Rows:
         self.counters[key] = self.counters.get(key, 0) + 1
         return self.counters[key]
 
-    def document(self, *, kind, number, at, subject_type, subject_id):
+    def document(self, *, kind, number, at, subject_type, subject_id, by_id=None):
         info = self.info
         return self.add(
             IssuedDocument,
@@ -97,7 +104,7 @@ class Rows:
             kind=kind,
             number=number,
             issued_at=at,
-            issued_by_id=info.keeper_id,
+            issued_by_id=by_id or info.keeper_id,
             district_id=info.district_id,
             pound_id=info.pk,
             issuing_office=info.name,
@@ -105,6 +112,43 @@ class Rows:
             subject_type=subject_type,
             subject_id=subject_id,
         )
+
+    def post(
+        self,
+        *,
+        kind,
+        at,
+        memo,
+        source,
+        section,
+        lines,
+        by_id=None,
+        impoundment_id=None,
+        reverses_id=None,
+    ):
+        """A balanced ledger transaction of the pound: `lines` are ((pound id or None, account
+        kind), amount); lines of nothing are left out, as ledger.post leaves them."""
+        info = self.info
+        assert sum(amount for _account, amount in lines) == 0, lines
+        txn = self.add(
+            Transaction,
+            district_id=info.district_id,
+            pound_id=info.pk,
+            kind=kind,
+            at=at,
+            by_id=by_id or info.keeper_id,
+            memo=memo[:300],
+            section=section,
+            source=source,
+            impoundment_id=impoundment_id,
+            reverses_id=reverses_id,
+        )
+        for account, amount in lines:
+            if amount:
+                self.add(
+                    Posting, transaction_id=txn, account_id=info.accounts[account], amount=amount
+                )
+        return txn
 
 
 def _entry_row(rows, entry, rng):
@@ -128,6 +172,7 @@ def _entry_row(rows, entry, rng):
         s11_ground="straying" if s11 else "",
         damage_description="" if s11 else "crop grazed and trampled",
         seizer_name=entry.seizer,
+        seizer_phone=entry.seizer_phone,
         seizer_residence="the village of seizure",
         seizer_capacity=SeizerCapacity.VILLAGE_WATCHMAN if s11 else SeizerCapacity.CULTIVATOR,
         owner_name=entry.owner,
@@ -158,7 +203,7 @@ def _entered_event(rows, entry, impoundment):
             "warnings": [],
         },
         personal={
-            "seizer": [entry.seizer, impoundment["seizer_residence"], ""],
+            "seizer": [entry.seizer, impoundment["seizer_residence"], entry.seizer_phone],
             "owner": [entry.owner, impoundment["owner_residence"]],
         },
     )
@@ -166,7 +211,10 @@ def _entered_event(rows, entry, impoundment):
 
 def _animal_data(animal):
     fields = ("species", "sex", "age_class", "colour", "marks")
-    return {f: getattr(animal, f) for f in fields} | {"ear_tag": "", "number": animal.number}
+    return {f: getattr(animal, f) for f in fields} | {
+        "ear_tag": animal.ear_tag,
+        "number": animal.number,
+    }
 
 
 def register(rows, entry, rng):
@@ -241,6 +289,7 @@ def _report(rows, entry, impoundment_id):
         }
     )
     rows.report_animals.extend((report_id, a.id) for a in animals)
+    entry.extras["report"] = (report_id, number)
     rows.event(
         at=at,
         action=SalesAction.S14_REPORTED,
@@ -270,9 +319,11 @@ def animal_rows(rows, entry):
                 "age_class": animal.age_class,
                 "colour": animal.colour,
                 "marks": animal.marks,
+                "ear_tag": animal.ear_tag,
                 "state": animal.state,
                 "custody_ended_at": animal.custody_ended_at,
                 "release_id": animal.release_id,
+                "court_order_id": animal.court_order_id,
             }
         )
 

@@ -1,6 +1,7 @@
 """`manage.py seed_scale`: a data set the books, the chain and the services accept, written in
 bulk."""
 
+from collections import Counter as Counter_
 from collections import defaultdict
 from io import StringIO
 
@@ -80,7 +81,8 @@ def test_old_uncontested_deposits_were_applied_and_recent_ones_are_held():
     seed(400)
     today = timezone.localdate()
     applied = Deposit.objects.filter(status=Deposit.Status.APPLIED)
-    held = Deposit.objects.filter(status=Deposit.Status.HELD)
+    # Held, and not awaiting the decision on a complaint (s.20).
+    held = Deposit.objects.filter(status=Deposit.Status.HELD, complaints__isnull=True)
     assert applied.exists()
     cutoff = today - timedelta(days=scale.books.APPLIED_AFTER)
     assert not held.filter(complaint_deadline__lt=cutoff - timedelta(days=1)).exists()
@@ -122,6 +124,132 @@ def test_refuses_a_register_with_entries_unless_appending_and_writes_in_bulk(see
     _receipts_are_gapless()
     assert run_checks() == []
     assert verify_chain() == []
+
+
+def _between(part, whole, low, high, what):
+    share = part / whole
+    assert low <= share <= high, (
+        f"{what}: {part} of {whole} ({share:.1%}), not {low:.0%}-{high:.0%}"
+    )
+
+
+def _command(*args):
+    out = StringIO()
+    call_command(*args, stdout=out)  # exits non-zero, failing the test, on a problem
+    return out.getvalue()
+
+
+def test_the_business_that_follows_the_register_in_proportion():
+    """Every kind of business the seed documents is there, in its documented proportion, and the
+    weekly full checks of the books and of the chain pass on it."""
+    from auctions.models import (
+        Auction,
+        Bid,
+        Bidder,
+        DisposalOrder,
+        Lot,
+        Notice,
+        Proclamation,
+        S16Case,
+        Sale,
+        Shortfall,
+    )
+    from impounding.models import (
+        Claim,
+        Complaint,
+        CourtOrder,
+        CustodyEvent,
+        Deposit,
+        FeedingLog,
+        ReceiptCancellation,
+        Release,
+    )
+    from office.models import Remittance, SurplusClaim, SurplusDeposit
+
+    seed(2000)
+    entries = Impoundment.objects.count()
+    reported = Report.objects.count()
+    notices = Notice.objects.count()
+    # s.14: about 2% of entries go unclaimed to a notice; every notice proclaimed by both drums.
+    _between(notices, entries, 0.01, 0.03, "notices")
+    assert notices <= reported
+    drums = Proclamation.objects.filter(channel__startswith="drum")
+    assert drums.values("notice").distinct().count() >= notices - 2
+    # The auctions: bidders, lots, bids; four lots in five sold, the rest disposed of.
+    assert Auction.objects.exists() and Bidder.objects.count() > Auction.objects.count()
+    lots, sold = Lot.objects.count(), Sale.objects.count()
+    _between(sold, lots, 0.6, 0.95, "lots sold")
+    assert Bid.objects.count() >= sold
+    assert Lot.objects.filter(status=Lot.Status.UNSOLD).exists()
+    approved = DisposalOrder.objects.filter(status=DisposalOrder.Status.APPROVED)
+    assert approved.exists()
+    assert Animal.objects.filter(state=AnimalState.DISPOSED).exists()
+    assert Animal.objects.filter(state=AnimalState.SOLD).count() == sold
+    assert Shortfall.objects.exists()
+    # s.15: deposits, about one claim in fourteen; complaints on about one in eight, decided.
+    deposits, releases = Deposit.objects.count(), Release.objects.count()
+    _between(deposits, releases, 0.04, 0.11, "deposits")
+    complaints = Complaint.objects.count()
+    _between(complaints, deposits, 0.05, 0.25, "complaints")
+    assert {"upheld", "dismissed"} <= set(Complaint.objects.values_list("outcome", flat=True))
+    assert Deposit.objects.filter(status=Deposit.Status.REFUNDED).exists()
+    # s.17: the surplus of sales received, some claimed; the fines remitted month by month.
+    surplus = SurplusDeposit.objects.count()
+    _between(surplus, sold, 0.3, 1.0, "sales with a surplus")
+    assert SurplusDeposit.objects.filter(status=SurplusDeposit.Status.TRANSFERRED).exists()
+    assert SurplusClaim.objects.exists()
+    months = 3 * 12 * 4  # three years of four pounds
+    _between(Remittance.objects.count(), months, 0.8, 1.02, "pound-months remitted")
+    assert Remittance.objects.filter(status=Remittance.Status.CONFIRMED).exists()
+    # s.9: a feeding log most days of three years in each pound; deaths and escapes.
+    _between(FeedingLog.objects.count(), 3 * 365 * 4, 0.8, 1.0, "pound-days fed")
+    _between(CustodyEvent.objects.count(), entries, 0.03, 0.09, "custody events")
+    # A few releases after competing claims, and a few receipts cancelled and issued again.
+    assert Claim.objects.filter(status=Claim.Status.REJECTED).exists()
+    cancelled = ReceiptCancellation.objects.filter(status=ReceiptCancellation.Status.APPROVED)
+    assert cancelled.exists()
+    assert Receipt.objects.filter(replaces__in=cancelled.values("receipt")).count() == (
+        cancelled.count()
+    )
+    # A few released by a court's order, checked first; no money moves.
+    orders = CourtOrder.objects.filter(status=CourtOrder.Status.RELEASED)
+    assert orders.exists() and not orders.filter(verification__isnull=True).exists()
+    assert Animal.objects.filter(state=AnimalState.RELEASED_BY_ORDER).count() == (
+        Animal.objects.filter(court_order__in=orders).count()
+    )
+    # A few owners refuse to pay (s.16): cattle sold until the dues are covered, the rest and
+    # the balance handed back on a closed account.
+    closed = S16Case.objects.filter(status=S16Case.Status.CLOSED)
+    assert closed.exists()
+    assert Sale.objects.filter(lot__auction__s16_case__in=closed).exists()
+    _people_and_tags()
+    assert "every balance agrees" in _command("check_ledger", "--full")
+    assert "every link holds" in _command("verify_chain", "--full")
+
+
+def _people_and_tags():
+    import re
+
+    from stdnum import verhoeff
+
+    from impounding.models import Release
+
+    owners = Impoundment.objects.exclude(owner_name="").values_list("owner_name", flat=True)
+    # Thousands of names, skewed: the commonest is common, most are rare.
+    assert Impoundment.objects.values("owner_name").distinct().count() > 500
+    commonest = max(Counter_(owners).values())
+    assert 5 < commonest < len(owners) / 10
+    phones = [
+        *Impoundment.objects.exclude(seizer_phone="").values_list("seizer_phone", flat=True),
+        *Release.objects.exclude(claimant_phone="").values_list("claimant_phone", flat=True),
+    ]
+    assert phones and all(re.fullmatch(r"[6-9][0-9]{9}", p) for p in phones)
+    bovines = Animal.objects.filter(species__in=["cattle", "buffalo"])
+    tagged = bovines.exclude(ear_tag="")
+    _between(tagged.count(), bovines.count(), 0.7, 0.9, "bovines tagged")
+    assert all(
+        len(t) == 12 and verhoeff.is_valid(t) for t in tagged.values_list("ear_tag", flat=True)
+    )
 
 
 def test_refuses_sqlite(monkeypatch):
