@@ -157,7 +157,7 @@ def _refunded(rows, entry, deposit, number, at):
     rows.post(
         kind=TransactionKind.DEPOSIT_REFUNDED,
         at=at,
-        memo=f"Deposit {number} refunded to {entry.extras['claimant']}",
+        memo=f"Deposit {number} refunded: {entry.extras['number']}",
         source=f"impounding.deposit:{deposit['id']}",
         section="s.22",
         impoundment_id=entry.extras["id"],

@@ -134,7 +134,7 @@ def _claim(rows, deposit, received_on):
         rows.post(
             kind=TransactionKind.SURPLUS_CLAIM_PAID,
             at=decided_at,
-            memo=f"Surplus ₹{deposit['amount']} paid to {name} on a proved claim",
+            memo=f"Surplus ₹{deposit['amount']} paid on proved claim #{claim_id}",
             source=f"office.surplusdeposit:{deposit['id']}",
             section="s.17",
             by_id=info.magistrate_id,

@@ -139,7 +139,7 @@ def _sell(rows, entry, lot_id, n, number, bidders, at, price, expense, case):
     rows.post(
         kind=TransactionKind.SALE_S16,
         at=at,
-        memo=f"{number} lot {n} sold to {buyer['name']} for ₹{price}",
+        memo=f"{number} lot {n} sold to bidder {buyer['number']} for ₹{price}",
         source=f"auctions.sale:{sale_id}",
         section="s.16",
         by_id=info.officer_id,
@@ -188,7 +188,7 @@ def _settle(rows, entry, case, animals, rest, at, *, expenses, proceeds):
                      ((None, AccountKind.OWNER_BALANCES_DUE), -balance)])  # fmt: skip
     if balance:
         rows.post(kind=TransactionKind.S16_BALANCE_PAID, at=at, section="s.16", source=source,
-                  memo=f"s.16 balance ₹{balance} paid to {case['owner_name']}",
+                  memo=f"s.16 account of {entry.extras['number']}: balance ₹{balance} paid",
                   impoundment_id=entry.extras["id"],
                   lines=[((None, AccountKind.OWNER_BALANCES_DUE), balance),
                          ((info.pk, till("cash")), -balance)])  # fmt: skip

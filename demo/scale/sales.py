@@ -330,7 +330,7 @@ def _sell(rows, entry, animal, lot_id, n, number, bidders, at):
     rows.post(
         kind=TransactionKind.SALE_S14,
         at=at,
-        memo=f"{number} lot {n} sold to {bidding[-1]['name']} for ₹{price}",
+        memo=f"{number} lot {n} sold to bidder {bidding[-1]['number']} for ₹{price}",
         source=f"auctions.sale:{sale_id}",
         section="s.17",
         by_id=info.officer_id,
