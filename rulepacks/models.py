@@ -79,3 +79,20 @@ ROUTE_LABELS = {
     Route.GAUSHALA: _("handover to a gaushala"),
     Route.OTHER_LAWFUL: _("another lawful route the District Magistrate orders"),
 }
+
+# The register's names of the species (impounding.models.Species), the same words, so the same
+# translations; a test holds the two together.
+SPECIES_LABELS = {
+    "cattle": _("Cattle (cow, bull, bullock, heifer, calf)"),
+    "buffalo": _("Buffalo"),
+    "horse": _("Horse (mare, gelding, colt, filly)"),
+    "pony": _("Pony"),
+    "mule": _("Mule"),
+    "ass": _("Ass (donkey)"),
+    "camel": _("Camel"),
+    "elephant": _("Elephant"),
+    "pig": _("Pig"),
+    "sheep": _("Sheep (ram, ewe, lamb)"),
+    "goat": _("Goat (kid)"),
+    "other": _("Other animal notified by the State"),
+}
