@@ -108,22 +108,20 @@ def _pinned(pack_id):
     return Pinned(row.pk, row.code, row.version, row.verified, row.pack)
 
 
-_central = []
-
-
 def _central_first():
-    # The first central version, loaded by the migration, never changes: asked once a process.
-    if not _central:
-        first = (
-            RulePack.objects.filter(code=CENTRAL)
-            .order_by("effective_from", "loaded_at")
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if first is None:
-            return None
-        _central.append(first)
-    return _central[0]
+    first = (
+        RulePack.objects.filter(code=CENTRAL)
+        .order_by("effective_from", "loaded_at")
+        .values_list("pk", flat=True)
+    )
+    return first.first() or _reloaded(first)
+
+
+def _reloaded(query):
+    """The central pack back from its file when the table has lost it (a database flushed after
+    its migrations, as a reset or a test does): every district needs it."""
+    load_shipped(CENTRAL)
+    return query.first()
 
 
 def pack_of(pack_id):
@@ -139,11 +137,9 @@ def district_pack_id(district_id):
         .order_by("-effective_from", "-loaded_at")
         .values("pk")[:1]
     )
-    return (
-        RulePack.objects.filter(pk=Coalesce(Subquery(chosen), Subquery(central)))
-        .values_list("pk", flat=True)
-        .first()
-    )
+    query = RulePack.objects.filter(pk=Coalesce(Subquery(chosen), Subquery(central)))
+    query = query.values_list("pk", flat=True)
+    return query.first() or _reloaded(query)
 
 
 def pack_for(district):

@@ -36,8 +36,8 @@ def test_every_shipped_pack_passes_the_schema(path):
     assert len(digest) == 64
 
 
-def test_the_central_pack_is_loaded_by_the_migration_and_verified():
-    central = RulePack.objects.get(code="central")
+def test_the_central_pack_is_the_default_and_verified():
+    central = RulePack.objects.get(pk=services.pack_of(None).id)
     assert central.verified and central.version == "2026.1"
     assert central.pack.clocks.claim_days == 7 and central.pack.clocks.notice_days == 7
     assert central.pack.clocks.surplus_hold_months == 3
@@ -72,6 +72,7 @@ def test_broken_toml_is_refused(tmp_path):
 
 
 def test_a_loaded_version_is_never_rewritten_from_a_changed_file(tmp_path):
+    services.load_file(CENTRAL)
     text = CENTRAL.read_text().replace("claim_days = 7", "claim_days = 8")
     with pytest.raises(PackInvalid, match="new version"):
         services.load_file(_write(tmp_path, text))
@@ -79,6 +80,7 @@ def test_a_loaded_version_is_never_rewritten_from_a_changed_file(tmp_path):
 
 
 def test_loading_the_same_file_again_changes_nothing():
+    services.load_file(CENTRAL)
     row, created = services.load_file(CENTRAL)
     assert not created and RulePack.objects.filter(code="central").count() == 1
 
