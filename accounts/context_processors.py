@@ -20,6 +20,7 @@ def navigation(request):
     )
     if has_permission(user, Permission.VIEW_REPORTS):
         items.append((_("District office"), reverse("office:office"), None))
+        items.append((_("Rule pack"), reverse("rulepacks:index"), None))
     if has_permission(user, Permission.VIEW_RECORDS):
         items += [
             (_("Today's animals"), reverse("impounding:today"), None),

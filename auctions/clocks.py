@@ -1,35 +1,70 @@
 """The two clocks of s.14, counted in Asia/Kolkata calendar days (GCA s.9; docs/domain.md,
-decision 1).
+decision 1), for the days the entry's rule pack gives (ADR 0068; seven and seven under the
+central Act):
 
 - Impounded on day D: the claim week is D+1..D+7; the report to the officer is due on D+8.
 - Notice posted on day N: the claim week is N+1..N+7; the earliest lawful sale is N+8.
+
+Each entry keeps the pack version it came in under, so a district that changes its pack changes
+no clock already running. A pack that leaves a period for the State to fill stops the clock: the
+step is refused with a message saying so, never run on an invented figure.
 """
 
-from datetime import timedelta
 
+from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import StaffAssignment
 from accounts.roles import Role
 from impounding.models import Animal, Impoundment
-from kernel.dates import first_day_after, report_due_on, window_end
+from kernel.dates import first_day_after, window_end
+from rulepacks import services as rulepacks
 
 from .models import Report
 
 
-def notice_dates(posted_on):
-    """(last day to claim, earliest day of sale) for a notice posted on `posted_on`."""
-    return window_end(posted_on, 7), first_day_after(posted_on, 7)
+def _days(entry, field):
+    """The period `field` of the entry's pack; None when the pack leaves it to the State."""
+    return getattr(rulepacks.pack_of(entry.rule_pack_id).rules.clocks, field)
+
+
+def days_or_refuse(entry, field):
+    days = _days(entry, field)
+    if days is None:
+        pinned = rulepacks.pack_of(entry.rule_pack_id)
+        raise ValidationError(
+            _(
+                "The rule pack %(pack)s leaves this period for the State to fill: the clock "
+                "cannot run until the State's notification gives it."
+            )
+            % {"pack": f"{pinned.code} {pinned.version}"}
+        )
+    return days
+
+
+def report_due(entry):
+    """The day the report of the entry's unclaimed animals is due; None when the pack leaves
+    the claim period to the State."""
+    days = _days(entry, "claim_days")
+    return None if days is None else first_day_after(entry.arrival_date(), days)
+
+
+def notice_dates(posted_on, *, entry):
+    """(last day to claim, earliest day of sale) for the entry's notice posted on `posted_on`."""
+    days = days_or_refuse(entry, "notice_days")
+    return window_end(posted_on, days), first_day_after(posted_on, days)
 
 
 def reports_due(pound_ids, today=None):
-    """Register entries with animals still unclaimed after the seven days of s.14 and not yet
-    reported: [{"entry", "animals", "due_on", "days_overdue"}], oldest first. Two queries."""
+    """Register entries with animals still unclaimed after the claim period of s.14 (seven days
+    under the central Act) and not yet reported: [{"entry", "animals", "due_on",
+    "days_overdue"}], oldest first. Two queries, and one for each pack version not yet read."""
     today = today or timezone.localdate()
-    # Arrived on or before today - 8 (IST): the seven days after arrival have run out.
+    # Arrived before today: whether the claim period has run out is the entry's pack's to say.
     latest_arrival = timezone.make_aware(
-        timezone.datetime.combine(today - timedelta(days=7), timezone.datetime.min.time())
+        timezone.datetime.combine(today, timezone.datetime.min.time())
     )
     # The report's link table alone: whether a report names the animal, or its dam.
     named = Report.animals.through.objects
@@ -48,7 +83,7 @@ def reports_due(pound_ids, today=None):
     entries = Impoundment.objects.filter(
         pk__in={a.impoundment_id for a in animals}, arrived_at__lt=latest_arrival
     ).select_related("pound")
-    entries = {e.pk: e for e in entries}
+    entries = {e.pk: e for e in entries if (due := report_due(e)) is not None and due <= today}
     animals = [a for a in animals if a.impoundment_id in entries]
     for a in animals:
         a.impoundment = entries[a.impoundment_id]
@@ -59,7 +94,7 @@ def reports_due(pound_ids, today=None):
     rows = []
     for animals_of_entry in by_entry.values():
         entry = animals_of_entry[0].impoundment
-        due = report_due_on(entry.arrival_date())
+        due = report_due(entry)
         rows.append(
             {
                 "entry": entry,

@@ -59,6 +59,13 @@ def chain_for(*, pound=None, district=None):
 
 
 SUMMARY_KEY = "_summary"
+PACK_KEY = "_pack"
+
+
+@functools.cache
+def _stamp():
+    path = getattr(settings, "EVENT_STAMP", None)
+    return import_string(path) if path else None
 
 
 def record_event(
@@ -104,6 +111,9 @@ def record_event(
         # column keeps the English. Both are in the hash.
         data[SUMMARY_KEY] = summary.as_data()
         summary = summary.english()
+    if stamp := _stamp():
+        # The rule pack and version the step applied, and the section of the State's Act.
+        data[PACK_KEY] = stamp(district=district, impoundment=impoundment, section=section)
     data = json.loads(json.dumps(data, cls=DjangoJSONEncoder))
     event = Event(
         chain=chain,

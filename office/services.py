@@ -27,6 +27,7 @@ from kernel.refs import key, ref
 from kernel.uploads import clean_scan
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind, till
+from rulepacks import services as rulepacks
 
 from .actions import Action
 from .models import SurplusClaim, SurplusDeposit
@@ -75,8 +76,15 @@ def receive_surplus(*, deposit, by, received_on):
         raise ValidationError(_("This surplus has already been received."))
     if received_on < deposit.sale_date or received_on > timezone.localdate():
         raise ValidationError({"received_on": _("The date must fall between the sale and today.")})
+    # The holding period of the district's rule pack as the clock starts; the date is kept, so
+    # a later pack changes nothing already running (ADR 0068). Three months under the Act.
+    months = rulepacks.pack_for(deposit.district).rules.clocks.surplus_hold_months
+    if months is None:
+        raise ValidationError(
+            _("The rule pack leaves the holding period for the State to fill (s.17).")
+        )
     deposit.received_on, deposit.received_by = received_on, by
-    deposit.expires_on = surplus_expiry(received_on, deposit.sale_date)
+    deposit.expires_on = surplus_expiry(received_on, deposit.sale_date, months)
     deposit.status = SurplusDeposit.Status.HELD
     deposit.save(update_fields=["received_on", "received_by", "expires_on", "status"])
     ledger.post(

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "kernel",
     "accounts",
     "ledger",
+    "rulepacks",
     "impounding",
     "auctions",
     "office",
@@ -89,6 +90,7 @@ INSTALLED_APPS = [
 # (docs/decisions/0044). The event log's actions, each app's `EventAction` enum:
 EVENT_ACTIONS = [
     "accounts.actions.Action",
+    "rulepacks.actions.Action",
     "impounding.actions.Action",
     "auctions.actions.Action",
     "office.actions.Action",
@@ -101,6 +103,9 @@ EVENT_SUBJECTS = {
     "impoundment": "impounding.Impoundment",
     "animal": "impounding.Animal",
 }
+# What the event log records of the State's rules applied: the rule pack, its version and the
+# section of the State's Act (docs/decisions/0068), added to each event's data as it is written.
+EVENT_STAMP = "rulepacks.services.event_stamp"
 # Who hears each event as the kernel writes it: each listener says which events it `hears`, and
 # is called with them in the event's transaction, in a savepoint of its own, so a fault there is
 # logged and never fails the change (ADR 0044). The webhooks' outbox is the one listener:

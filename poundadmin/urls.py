@@ -37,6 +37,7 @@ urlpatterns = [
     path("pound/", include("impounding.urls")),
     path("auctions/", include("auctions.urls")),
     path("office/", include("office.urls")),
+    path("rules/", include("rulepacks.urls")),
     path("notices/", auction_views.board, name="board"),
     path("api/", include("api.urls")),
     path("webhooks/", include("webhooks.urls")),

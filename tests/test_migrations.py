@@ -7,7 +7,17 @@ from collections import Counter
 
 from django.db.migrations.loader import MigrationLoader
 
-OURS = ("kernel", "accounts", "ledger", "impounding", "auctions", "office", "api", "webhooks")
+OURS = (
+    "kernel",
+    "accounts",
+    "ledger",
+    "rulepacks",
+    "impounding",
+    "auctions",
+    "office",
+    "api",
+    "webhooks",
+)
 NAME = re.compile(r"^\d{4}_[a-z][a-z0-9_]*$")
 # The tracker's codes once written into names: "h4", "i11", standing alone between underscores.
 TRACKER = re.compile(r"(?:^|_)[hi]\d+(?:_|$)")

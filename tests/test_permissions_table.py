@@ -46,6 +46,10 @@ def _own_assignment(users, user):
     return {"pk": user.assignments.get().pk}
 
 
+def _home_district(users, user):
+    return {"pk": _home_pound(users).district_id}
+
+
 def _keepers_assignment(users, user):
     return {"pk": users["pound_keeper"].assignments.get().pk}
 
@@ -220,6 +224,29 @@ TABLE = [
         200,
     ),
     ("office:todos", None, "get", {}, 200),
+    # The rule pack in force (ADR 0068): whoever reads the district's reports; the diff of two
+    # versions, without them, names nothing (404).
+    (
+        "rulepacks:index",
+        None,
+        "get",
+        {"pound_keeper": 403, "police_officer": 403, "outsider": 403},
+        200,
+    ),
+    (
+        "rulepacks:district",
+        _home_district,
+        "get",
+        {"pound_keeper": 403, "police_officer": 403, "outsider": 403},
+        200,
+    ),
+    (
+        "rulepacks:diff",
+        None,
+        "get",
+        {"pound_keeper": 403, "police_officer": 403, "outsider": 403},
+        404,
+    ),
     # Returns (s.7) and exports: whoever may read a pound's accounts; the per-pound,
     # per-district and per-day routes are in tests/office/test_returns.py.
     ("office:returns", None, "get", {"police_officer": 403, "administrator": 403}, 200),

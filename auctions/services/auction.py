@@ -26,6 +26,7 @@ from ..staffcheck import match_key, staff_matches
 from .bidders import refuse_second_registration
 from .common import ZERO, before_the_hour, move_lot, serial, withdraw_lots_of
 from .order import check_s14_order
+from .routes import check_may_auction
 from .s16 import s16_gap_message
 from .unclaimed import conditions_on
 
@@ -95,6 +96,7 @@ def schedule_auction(
     conditions = conditions_on(pound.district, day)
     animals = _lock_offered(pound, lots)
     _lot_groups(animals, lots)
+    check_may_auction(animals)
     if kind == Auction.Kind.UNCLAIMED:
         _check_s14_day(animals, day, scheduled_on=timezone.localtime(at).date())
     else:

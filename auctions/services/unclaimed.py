@@ -21,7 +21,7 @@ from kernel.idempotency import made_with_key
 from kernel.messages import Message, bilingual, in_both
 
 from ..actions import Action
-from ..clocks import appointed_officer, notice_dates, reports_due
+from ..clocks import appointed_officer, days_or_refuse, notice_dates, report_due, reports_due
 from ..models import AuctionConditions, Notice, Proclamation, Report
 from ..tasks import keep_notice_pdf, keep_report_pdf
 from .common import ZERO, serial, today
@@ -34,7 +34,8 @@ def _reportable(entry, day):
     pound and not reported yet; else why not."""
     rows = [r for r in reports_due([entry.pound_id], day) if r["entry"].pk == entry.pk]
     if not rows:
-        due = entry.arrival_date() + timedelta(days=8)
+        days_or_refuse(entry, "claim_days")
+        due = report_due(entry)
         if day < due:
             raise ValidationError(
                 _(
@@ -193,7 +194,7 @@ def post_notice(*, report, by, posted_on, posted_at, seizure_place=""):
     seizure_place = seizure_place.strip()
     _notice_particulars(report, seizure_place)
     sent = _check_posting_day(report, posted_on)
-    last_day, earliest = notice_dates(posted_on)
+    last_day, earliest = notice_dates(posted_on, entry=report.impoundment)
     number = serial("ntc", pound, posted_on.year)
     document = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.S14_NOTICE,

@@ -22,7 +22,6 @@ from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import AnimalState
 from impounding.selectors import entry_for
 from kernel.confirmations import show_panel
-from kernel.dates import report_due_on
 from kernel.views import add_service_errors
 
 from .. import clocks, selectors, services
@@ -118,7 +117,7 @@ def report_send(request, pk):
             "officer": officer,
             "station": station,
             "earlier": entry.reports.order_by("-sent_at").first(),
-            "due_on": report_due_on(entry.arrival_date()),
+            "due_on": clocks.report_due(entry),
             "today": timezone.localdate(),
         },
     )
@@ -209,7 +208,11 @@ def notice_post(request, pk):
                 document_label=_("Print the notice (PDF)"),
             )
             return redirect(report)
-    last_day, earliest = clocks.notice_dates(timezone.localdate())
+    try:
+        last_day, earliest = clocks.notice_dates(timezone.localdate(), entry=report.impoundment)
+        if_today = {"last_day": last_day, "earliest": earliest}
+    except ValidationError:
+        if_today = None  # the pack leaves the period to the State: the form says why on sending
     return render(
         request,
         "auctions/unclaimed/notice_post.html",
@@ -219,7 +222,7 @@ def notice_post(request, pk):
             "animals": report.animals.order_by("number"),
             "form": form,
             "existing": existing,
-            "if_today": {"last_day": last_day, "earliest": earliest},
+            "if_today": if_today,
         },
     )
 

@@ -39,6 +39,18 @@ class Impoundment(models.Model):
     """A register entry (s.8): the cattle of one seizure, brought to the pound together."""
 
     pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="impoundments")
+    # The rule pack and version in force in the district when the cattle came in: the entry's
+    # clocks, dues and disposal keep it, whatever the district takes later (ADR 0068). None: an
+    # entry made before packs, under the central Act.
+    rule_pack = models.ForeignKey(
+        "rulepacks.RulePack",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        db_index=False,  # never looked up by it; no index to build on the register
+        verbose_name=_("rule pack"),
+    )
     register_year = models.PositiveSmallIntegerField()
     register_serial = models.PositiveIntegerField()
     register_number = models.CharField(_("register number"), max_length=40, unique=True)

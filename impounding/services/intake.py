@@ -15,6 +15,7 @@ from kernel.events import record_event
 from kernel.messages import Message, in_both
 from kernel.uploads import check_pixels, reencode_image
 from ledger import services as ledger
+from rulepacks import services as rulepacks
 
 from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
@@ -234,6 +235,7 @@ def _create_entry(
     serial = Counter.next(f"register:{pound.pk}:{year}")
     entry = Impoundment(
         pound=pound,
+        rule_pack_id=rulepacks.district_pack_id(pound.district_id),
         register_year=year,
         register_serial=serial,
         register_number=f"{pound.code.upper()}/{year}/{serial:05d}",

@@ -374,7 +374,7 @@ def test_notice_dates_are_n_plus_7_to_claim_and_n_plus_8_to_sell(
     )
     proclaim(notice, police_officer)
 
-    assert notice_dates(posted_on) == (last_day, earliest)
+    assert notice_dates(posted_on, entry=entry) == (last_day, earliest)
     assert (notice.last_day_to_claim, notice.earliest_sale) == (last_day, earliest)
     data = Event.objects.get(action="s14.notice_posted").data
     assert (data["last_day"], data["earliest_sale"]) == (last_day.isoformat(), earliest.isoformat())

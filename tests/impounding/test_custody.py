@@ -371,6 +371,7 @@ def test_feeding_log_records_the_day_with_an_event(pound, pound_keeper):
         None,
     )
     summary = row.data.pop("_summary")  # the timeline's sentence, shown in the reader's language
+    assert row.data.pop("_pack") == {"pack": "central", "version": "2026.1", "section": "s.9"}
     assert summary["args"] == {"count": 7, "date": "25-11-2026"}
     assert row.data == {
         "date": "2026-11-25",

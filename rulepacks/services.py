@@ -1,0 +1,183 @@
+"""Loading rule packs, choosing a district's, and the one question the domain asks of them:
+which rules apply here (docs/decisions/0068).
+
+- `pack_for(district)`: the pack the district takes now (the central Act without a choice).
+- `pack_of(pack_id)`: a pinned pack, as a register entry names it (None: the central Act as it
+  was before packs, so a record made then keeps its meaning).
+- `event_stamp(...)`: the pack, the version and the State's section, recorded on every event.
+"""
+
+import functools
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from accounts.roles import Permission
+from accounts.scoping import authorise
+from kernel.events import record_event
+from kernel.messages import Message
+
+from .actions import Action
+from .models import DistrictRulePack, RulePack
+from .schema import Pack, PackInvalid, parse
+
+CENTRAL = "central"
+PACKS_DIR = Path(__file__).resolve().parent / "packs"
+
+
+@dataclass(frozen=True)
+class Pinned:
+    """A loaded pack version: its row's id, code and version, and its rules."""
+
+    id: int
+    code: str
+    version: str
+    verified: bool
+    rules: Pack
+
+
+# --- Loading -----------------------------------------------------------------------------------
+
+
+def read_file(path):
+    """The pack a file holds, checked against the schema; PackInvalid says what is wrong."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise PackInvalid(f"{path.name} is not valid TOML: {e}") from None
+    pack = parse(data, name=path.name)
+    if path.parent.name != pack.code or path.stem != pack.version:
+        raise PackInvalid(
+            f"{path.name}: a pack lives at packs/{pack.code}/{pack.version}.toml, "
+            f"not {path.parent.name}/{path.name}"
+        )
+    return pack, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def load_file(path, *, using="default", model=RulePack):
+    """Load one pack version. Loading it again from the same file does nothing; from a changed
+    file it is refused: a version once loaded is never rewritten. Returns (row, created)."""
+    pack, digest = read_file(path)
+    existing = model.objects.using(using).filter(code=pack.code, version=pack.version).first()
+    if existing is not None:
+        if existing.digest != digest:
+            raise PackInvalid(
+                f"{pack.code} {pack.version} is already loaded from another text: give the "
+                f"changed pack a new version"
+            )
+        return existing, False
+    row = model.objects.using(using).create(
+        code=pack.code,
+        version=pack.version,
+        title=pack.title,
+        state_code=pack.state,
+        verified=pack.status == "verified",
+        effective_from=pack.effective_from,
+        rules=pack.model_dump(mode="json"),
+        digest=digest,
+    )
+    return row, True
+
+
+def shipped_files(code=None):
+    return sorted(PACKS_DIR.glob(f"{code or '*'}/*.toml"))
+
+
+@transaction.atomic
+def load_shipped(code=None):
+    """Load every pack file the repository ships (or those of `code`)."""
+    return [load_file(path) for path in shipped_files(code)]
+
+
+# --- Which pack applies ------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _pinned(pack_id):
+    # A loaded version never changes, so its parsed rules may be kept for the process's life.
+    row = RulePack.objects.get(pk=pack_id)
+    return Pinned(row.pk, row.code, row.version, row.verified, row.pack)
+
+
+def _central_first():
+    first = (
+        RulePack.objects.filter(code=CENTRAL)
+        .order_by("effective_from", "loaded_at")
+        .values_list("pk", flat=True)
+    )
+    return first.first() or _reloaded(first)
+
+
+def _reloaded(query):
+    """The central pack back from its file when the table has lost it (a database flushed after
+    its migrations, as a reset or a test does): every district needs it."""
+    load_shipped(CENTRAL)
+    return query.first()
+
+
+def pack_of(pack_id):
+    """The pack a record pinned; without one, the central Act as PoundAdmin applied it first."""
+    return _pinned(pack_id or _central_first())
+
+
+def district_pack_id(district_id):
+    """The id of the pack the district takes now, in one query."""
+    chosen = DistrictRulePack.objects.filter(district_id=district_id).values("pack_id")[:1]
+    central = (
+        RulePack.objects.filter(code=CENTRAL)
+        .order_by("-effective_from", "-loaded_at")
+        .values("pk")[:1]
+    )
+    query = RulePack.objects.filter(pk=Coalesce(Subquery(chosen), Subquery(central)))
+    query = query.values_list("pk", flat=True)
+    return query.first() or _reloaded(query)
+
+
+def pack_for(district):
+    """The pack the district takes now: what a new register entry pins."""
+    return _pinned(district_pack_id(district.pk))
+
+
+def event_stamp(*, district, impoundment, section):
+    """What the event log records of the rules applied: the pack and version (the entry's own
+    when the event is about one) and the section of the State's Act for `section`."""
+    pinned_id = getattr(impoundment, "rule_pack_id", None) if impoundment is not None else None
+    pinned = pack_of(pinned_id) if impoundment is not None else pack_for(district)
+    return {
+        "pack": pinned.code,
+        "version": pinned.version,
+        "section": pinned.rules.section(section) if section else None,
+    }
+
+
+@transaction.atomic
+def choose_pack(*, district, pack, by):
+    """The district takes `pack` (a code and version) from now. What already runs keeps the
+    version it started under: each register entry pins its own."""
+    authorise(by, Permission.MANAGE_STAFF, district)
+    if pack.state_code and pack.state_code != district.state.code:
+        raise PackInvalid(_("This pack is for another State."))
+    choice = DistrictRulePack.objects.select_for_update().filter(district=district).first()
+    old = str(choice.pack) if choice else None
+    if choice is None:
+        choice = DistrictRulePack(district=district)
+    choice.pack, choice.chosen_at, choice.chosen_by = pack, timezone.now(), by
+    choice.save()
+    record_event(
+        action=Action.PACK_CHOSEN,
+        section="",
+        by=by,
+        district=district,
+        summary=Message(gettext_noop("Rule pack %(pack)s chosen"), pack=str(pack)),
+        data={"pack": pack.code, "version": pack.version, "before": old},
+    )
+    return choice

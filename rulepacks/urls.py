@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "rulepacks"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("district/<int:pk>/", views.district, name="district"),
+    path("diff/", views.diff, name="diff"),
+]
