@@ -10,7 +10,6 @@ no clock already running. A pack that leaves a period for the State to fill stop
 step is refused with a message saying so, never run on an invented figure.
 """
 
-
 from django.core.exceptions import ValidationError
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
