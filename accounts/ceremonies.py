@@ -205,7 +205,7 @@ def check_passkey(*, user, session, credential):
     except (ValueError, KeyError, TypeError) as exc:
         raise refused() from exc
     passkey = (
-        Passkey.objects.select_for_update()
+        Passkey.objects.select_for_update(of=("self",))
         .filter(user=user, credential_id=credential_id, confirmed=True)
         .first()
     )
@@ -235,7 +235,7 @@ def check_passkey(*, user, session, credential):
 @transaction.atomic
 def remove_passkey(*, passkey, by):
     """The user removes one of their passkeys; None when it is gone already (sent twice)."""
-    passkey = Passkey.objects.select_for_update().filter(pk=passkey.pk, user=by).first()
+    passkey = Passkey.objects.select_for_update(of=("self",)).filter(pk=passkey.pk, user=by).first()
     if passkey is None:
         return None
     passkey.delete()

@@ -344,7 +344,7 @@ def _money(figures):
     url_name="monthly_return",
     summary="The monthly return of a pound (s.7), the figures of its PDF",
 )
-def monthly_return(request, pound: Query[str], month: Query[str | None] = None):
+def monthly_return(request, pound: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
     require(user, Permission.VIEW_LEDGER)
     scoped = Pound.objects.for_user(user, Permission.VIEW_LEDGER)
@@ -364,7 +364,7 @@ def monthly_return(request, pound: Query[str], month: Query[str | None] = None):
     url_name="district_return",
     summary="The consolidated monthly return of a district (s.7), the figures of its PDF",
 )
-def district_return(request, district: Query[str], month: Query[str | None] = None):
+def district_return(request, district: Query[str | None] = None, month: Query[str | None] = None):
     user = request.auth
     require(user, Permission.VIEW_REPORTS)
     scoped = consolidating_districts(user)

@@ -50,9 +50,10 @@ def report_due(entry):
     return None if days is None else first_day_after(entry.arrival_date(), days)
 
 
-def notice_dates(posted_on, *, entry):
-    """(last day to claim, earliest day of sale) for the entry's notice posted on `posted_on`."""
-    days = days_or_refuse(entry, "notice_days")
+def notice_dates(posted_on, *, entry=None):
+    """(last day to claim, earliest day of sale) for the entry's notice posted on `posted_on`;
+    without an entry, the central Act's seven days (the scale seed's)."""
+    days = 7 if entry is None else days_or_refuse(entry, "notice_days")
     return window_end(posted_on, days), first_day_after(posted_on, days)
 
 

@@ -7,3 +7,10 @@ class KernelConfig(AppConfig):
 
     name = "kernel"
     verbose_name = _("PoundAdmin")
+
+    def ready(self):
+        from django.contrib.auth.signals import user_logged_in
+
+        from .login import stamp_sign_in
+
+        user_logged_in.connect(stamp_sign_in, dispatch_uid="kernel.login.stamp_sign_in")

@@ -53,6 +53,16 @@ class TrustMiddleware:
         return response
 
 
+def stamp_sign_in(sender, request, user, **kwargs):
+    """At sign-in, which saves the session anyway: when it began, and that it was just saved, so
+    that the next request has nothing to write (keep_alive)."""
+    session = getattr(request, "session", None)
+    if session is not None:
+        now = int(time.time())
+        session[SIGNED_IN_AT] = now
+        session[SAVED_AT] = now
+
+
 def keep_alive(request):
     """Mark a signed-in session to be saved, which moves its end on, when its last save is the
     slack old or more, or when the request changed it anyway (then it is saved regardless, and

@@ -11,7 +11,17 @@ An app missing from an entry did not exist in that release.
 from dataclasses import dataclass
 
 # The apps whose migrations the project writes, in the order of the floors.
-APPS = ("kernel", "accounts", "ledger", "impounding", "auctions", "office", "api", "webhooks")
+APPS = (
+    "kernel",
+    "accounts",
+    "ledger",
+    "rulepacks",
+    "impounding",
+    "auctions",
+    "office",
+    "api",
+    "webhooks",
+)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import logging
 import os
 import socket
 import threading
+import uuid
 from datetime import timedelta
 
 from django.conf import settings
@@ -99,7 +100,12 @@ def workers_alive():
 def lost(task_ids):
     """The ids among `task_ids` whose task was given up after its worker stopped on every try
     (`sweep`): nothing will run them again, so what waits for them can say so."""
-    ids = [str(pk) for pk in task_ids if pk]
+    ids = []
+    for pk in task_ids:
+        try:  # the database queue's ids are UUIDs; another backend's are not, and never lost
+            ids.append(str(uuid.UUID(str(pk))))
+        except ValueError:
+            continue
     if not ids:
         return set()
     failed = DBTaskResult.objects.filter(

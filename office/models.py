@@ -284,7 +284,7 @@ class PreparedFile(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # The worker's task that makes it, the latest one enqueued: given up after its worker
     # stopped on every try (kernel.worker.sweep), the file can no longer be made.
-    task_id = models.UUIDField(null=True, blank=True, editable=False)
+    task_id = models.CharField(max_length=64, blank=True, default="", editable=False)
 
     class Meta:
         verbose_name = _("prepared file")

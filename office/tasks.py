@@ -100,7 +100,7 @@ def prepare_file(prepared_id):
 def enqueue_prepare(prepared_id):
     """Put the file on the worker's queue, and remember which task makes it."""
     result = prepare_file.enqueue(str(prepared_id))
-    PreparedFile.objects.filter(pk=prepared_id).update(task_id=result.id)
+    PreparedFile.objects.filter(pk=prepared_id).update(task_id=str(result.id))
 
 
 def give_up_lost(files):

@@ -108,6 +108,12 @@ def _pinned(pack_id):
     return Pinned(row.pk, row.code, row.version, row.verified, row.pack)
 
 
+def forget_packs():
+    """Drop the packs kept by id: after a database is flushed or migrated afresh (a reset, a
+    test), an id may name another pack."""
+    _pinned.cache_clear()
+
+
 def _central_first():
     first = (
         RulePack.objects.filter(code=CENTRAL)

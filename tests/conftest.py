@@ -147,6 +147,15 @@ def enable_db_access_for_all_tests(db):
 
 
 @pytest.fixture(autouse=True)
+def fresh_rule_packs():
+    """Each test reads the rule packs of its own database: a pack kept by id in an earlier
+    test (rulepacks.services) may have had that id in a database since flushed."""
+    from rulepacks.services import forget_packs
+
+    forget_packs()
+
+
+@pytest.fixture(autouse=True)
 def midday_ist(request):
     """Every test runs at 12:00 IST on today's date, with the clock ticking, so that "two hours
     ago" is still today whenever CI happens to run. A test that takes the `time_machine` fixture

@@ -10,6 +10,7 @@ APPS = (
     "kernel",
     "accounts",
     "ledger",
+    "rulepacks",
     "impounding",
     "auctions",
     "office",

@@ -77,6 +77,13 @@ OUTSIDE = {
     "accounts:second_factor",
     "accounts:second_factor_codes",
     "accounts:second_factor_new_codes",
+    # The passkey's answer at the sign-in's second step, posted by the page's script
+    # (tests/accounts/test_passkeys.py, tests/browser/test_passkeys.py).
+    "accounts:second_factor_passkey",
+    # Passkeys come beside an authenticator app (ADR 0061): the account page links them for a
+    # user who has one, and each passkey has its remove button (tests/accounts/test_passkeys.py).
+    "accounts:passkeys",
+    "accounts:passkey_remove",
 }
 
 

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='preparedfile',
             name='task_id',
-            field=models.UUIDField(blank=True, editable=False, null=True),
+            field=models.CharField(blank=True, default='', editable=False, max_length=64),
         ),
     ]

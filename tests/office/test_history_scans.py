@@ -50,11 +50,12 @@ PAGES = [
     ("magistrate", "/office/remittances/"),
     ("magistrate", "/office/returns/"),
     # The returns page for a district and for a pound, the district's kept return (a closed
-    # month) and a pound's kept cash book: {placeholders} filled from the seeded rows.
+    # month) and a pound's kept cash book of a day of the first set (the newer entries add days of
+    # their own, not rows to that one): {placeholders} filled from the seeded rows.
     ("magistrate", "/office/returns/?of=district-{district}&month={month}&day={today}"),
-    ("magistrate", "/office/returns/?of=pound-{pound}&month={month}&day={today}"),
+    ("magistrate", "/office/returns/?of=pound-{pound}&month={month}&day={old_month_from}"),
     ("magistrate", "/office/returns/district/{district}/{year}/{month_number}.pdf"),
-    ("magistrate", "/office/returns/cashbook/{pound}/{today}.pdf"),
+    ("magistrate", "/office/returns/cashbook/{pound}/{old_month_from}.pdf"),
     ("magistrate", "/office/trail/{old_entry}/"),
     ("magistrate", "/auctions/reports/"),
     ("magistrate", "/auctions/"),
