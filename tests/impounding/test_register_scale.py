@@ -164,8 +164,11 @@ def test_register_reads_the_page_through_the_index_and_counts_its_rows_only(
     by_arrival = "date_from" in search
     assert scans[0]["Index Name"] in (ARRIVAL_INDEXES if by_arrival else ORDERED_INDEXES)
     # The scan stops at the LIMIT: it returns the page and one row more, to know that there is
-    # an older page; not the register.
-    assert scans[0]["Actual Rows"] <= PAGE_SIZE + 1
+    # an older page; not the register. Read through the unique (pound, year, serial) backwards,
+    # the planner does not know that the id follows the serial: it adds an Incremental Sort of
+    # the id within each (year, serial), which reads one row past the last group to close it.
+    lookahead = 1 if any(n["Node Type"] == "Incremental Sort" for n in nodes) else 0
+    assert scans[0]["Actual Rows"] <= PAGE_SIZE + 1 + lookahead, json.dumps(plan, indent=1)
 
     # The animals are counted for the page's entries only.
     counts = [q for q in queries if 'FROM "impounding_animal"' in q]
