@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy as _
 from impounding.models import Impoundment
 from impounding.selectors import feeding_days
 from kernel.dates import add_months
+from rulepacks import services as rulepacks
 from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind, net_of_months
 
 from .models import Remittance
@@ -195,6 +196,12 @@ def feeding_statement(pound, first):
     )
 
 
-def surplus_min_expiry(deposit):
-    """Before the office receives a surplus: the earliest its three months can end."""
-    return add_months(deposit.sale_date, 3)
+def surplus_hold_months(deposit):
+    """The months the district's rule pack holds a surplus (s.17; three under the Act), or None
+    where the pack leaves it for the State to fill: what the clock would start under today."""
+    return rulepacks.pack_for(deposit.district).rules.clocks.surplus_hold_months
+
+
+def surplus_min_expiry(deposit, months=3):
+    """Before the office receives a surplus: the earliest its holding period can end."""
+    return add_months(deposit.sale_date, months)

@@ -64,6 +64,8 @@ class DistrictRulePack(models.Model):
     chosen_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+"
     )
+    # The key of the form that made the last choice: the same form sent again changes nothing.
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     class Meta:
         verbose_name = _("district's rule pack")

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db import transaction
-from django.db.models import Subquery
+from django.db.models import Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from accounts.models import District
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from kernel.events import record_event
@@ -166,17 +167,33 @@ def event_stamp(*, district, impoundment, section):
 
 
 @transaction.atomic
-def choose_pack(*, district, pack, by):
+def choose_pack(*, district, pack, by, idempotency_key=None):
     """The district takes `pack` (a code and version) from now. What already runs keeps the
-    version it started under: each register entry pins its own."""
+    version it started under: each register entry pins its own. Once for each
+    `idempotency_key`; choosing the pack the district already takes changes nothing."""
     authorise(by, Permission.MANAGE_STAFF, district)
     if pack.state_code and pack.state_code != district.state.code:
         raise PackInvalid(_("This pack is for another State."))
-    choice = DistrictRulePack.objects.select_for_update().filter(district=district).first()
+    # One choice at a time for a district, made or not yet made.
+    District.objects.select_for_update(of=("self",)).get(pk=district.pk)
+    choice = DistrictRulePack.objects.filter(district=district).first()
+    if choice is not None and idempotency_key is not None:
+        if choice.idempotency_key == idempotency_key:
+            choice.replayed = True
+            return choice
+    if (
+        idempotency_key is not None
+        and DistrictRulePack.objects.filter(idempotency_key=idempotency_key).exists()
+    ):
+        raise PackInvalid(_("This form has already been used: open a new one."))
+    if choice is not None and choice.pack_id == pack.pk:
+        choice.replayed = True
+        return choice
     old = str(choice.pack) if choice else None
     if choice is None:
         choice = DistrictRulePack(district=district)
     choice.pack, choice.chosen_at, choice.chosen_by = pack, timezone.now(), by
+    choice.idempotency_key = idempotency_key
     choice.save()
     record_event(
         action=Action.PACK_CHOSEN,
@@ -186,4 +203,12 @@ def choose_pack(*, district, pack, by):
         summary=Message(gettext_noop("Rule pack %(pack)s chosen"), pack=str(pack)),
         data={"pack": pack.code, "version": pack.version, "before": old},
     )
+    choice.replayed = False
     return choice
+
+
+def packs_for(district):
+    """The loaded packs a district may take: the central Act's and its own State's."""
+    return RulePack.objects.filter(
+        Q(state_code="") | Q(state_code=district.state.code)
+    ).order_by("code", "-effective_from", "-loaded_at")

@@ -328,11 +328,22 @@ def surplus_receive(request, pk):
             "form": form,
             "animals": _sold_animals(deposit),
             "today": today,
-            "sale_plus_three": statements.surplus_min_expiry(deposit),
-            "received_plus_three": add_months(today, 3),
-            "expiry_if_today": surplus_expiry(today, deposit.sale_date),
+            **_holding(deposit, today),
         },
     )
+
+
+def _holding(deposit, today):
+    """The holding period the district's pack gives, as the receipt would start it today."""
+    months = statements.surplus_hold_months(deposit)
+    if months is None:
+        return {"hold_months": None}
+    return {
+        "hold_months": months,
+        "sale_plus_three": statements.surplus_min_expiry(deposit, months),
+        "received_plus_three": add_months(today, months),
+        "expiry_if_today": surplus_expiry(today, deposit.sale_date, months),
+    }
 
 
 def _sold_animals(deposit):

@@ -1080,3 +1080,37 @@ def test_money_trail_of_an_entry_without_money(client, pound_keeper, pound, tari
     response = client.get(reverse("office:money_trail", kwargs={"pk": entry.pk}))
     assert response.status_code == 200
     assert response.context["trail"].destinations == []
+
+
+@pytest.mark.parametrize("months", [6, None])
+def test_receipt_page_gives_the_holding_period_of_the_districts_pack(
+    client, dm_clerk, surplus, district, months
+):
+    """The hint follows the pack's s.17 clock: another period where a State sets one, and no
+    date at all where the pack leaves it for the State to fill."""
+    from rulepacks.models import DistrictRulePack, RulePack
+    from rulepacks.services import forget_packs, load_shipped
+
+    load_shipped("central")
+    central = RulePack.objects.latest_of("central")
+    rules = dict(central.rules, version=f"9.{months or 0}")
+    rules["clocks"] = dict(rules["clocks"], surplus_hold_months=months)
+    pack = RulePack.objects.create(
+        code="central", version=f"9.{months or 0}", title=central.title, verified=True,
+        effective_from=central.effective_from, rules=rules, digest="0" * 64,
+    )  # fmt: skip
+    DistrictRulePack.objects.create(district=district, pack=pack, chosen_at=timezone.now())
+    forget_packs()
+    client.force_login(dm_clerk)
+
+    response = client.get(reverse("office:surplus_receive", kwargs={"pk": surplus.pk}))
+
+    html = response.content.decode()
+    today = timezone.localdate()
+    if months is None:
+        assert "leaves the holding period for the State to fill" in html
+        assert "expiry_if_today" not in response.context
+    else:
+        assert "6 months from the sale" in html
+        assert response.context["expiry_if_today"] == surplus_expiry(today, surplus.sale_date, 6)
+        assert add_months(today, 6).strftime("%d-%m-%Y") in html

@@ -1,10 +1,17 @@
 """The rule pack pages: who reads them, whose district, and the diff of two versions."""
 
+import io
+
 import pytest
+from pypdf import PdfReader
 from django.urls import reverse
 
+from accounts.roles import Role
+from kernel.models import Event
 from rulepacks import services
 from rulepacks.models import RulePack
+from tests.accounts.factories import staff
+from tests.impounding.factories import make_entry
 from tests.rulepacks.factories import take
 
 
@@ -79,3 +86,87 @@ def test_the_diff_of_an_unknown_version_is_a_404(client, auditor):
     client.force_login(auditor)
 
     assert client.get(reverse("rulepacks:diff"), {"old": "x", "new": "1"}).status_code == 404
+
+
+# --- The administrator's choice of a district's pack -----------------------------------------
+
+
+def _choose(client, district, pack, key, *, confirm=True):
+    data = {"pack": pack.pk, "idempotency_key": key}
+    if confirm:
+        data["confirm"] = "1"
+    return client.post(reverse("rulepacks:choose", args=[district.pk]), data)
+
+
+def test_the_administrator_checks_the_choice_then_makes_it_once(client, administrator, district):
+    services.load_shipped("central")
+    district.state.code = "up"
+    district.state.save()
+    services.load_shipped("up")
+    up = RulePack.objects.latest_of("up")
+    client.force_login(administrator)
+    url = reverse("rulepacks:choose", args=[district.pk])
+
+    form = client.get(url).content.decode()
+    check = _choose(client, district, up, "5f0c7f3e-1f7e-4d8e-9b4e-2c3d4e5f6a7b", confirm=False)
+    first = _choose(client, district, up, "5f0c7f3e-1f7e-4d8e-9b4e-2c3d4e5f6a7b")
+    again = _choose(client, district, up, "5f0c7f3e-1f7e-4d8e-9b4e-2c3d4e5f6a7b")
+
+    assert "Uttar Pradesh (draft)" in form and "unverified" in form
+    # Checked before it is made: nothing changes until confirmed, and the rules that differ show.
+    assert check.status_code == 200 and "Rules that differ" in check.content.decode()
+    assert "disposal" in check.content.decode()
+    assert first.status_code == again.status_code == 302
+    assert services.pack_for(district).code == "up"
+    chosen = Event.objects.filter(action="rulepack.chosen", district_id=district.pk)
+    assert chosen.count() == 1
+    assert chosen.get().by_id == administrator.pk
+
+
+def test_a_pack_of_another_state_cannot_be_chosen(client, administrator, district):
+    services.load_shipped("mh")
+    mh = RulePack.objects.latest_of("mh")
+    client.force_login(administrator)
+
+    response = _choose(client, district, mh, "6f0c7f3e-1f7e-4d8e-9b4e-2c3d4e5f6a7b")
+
+    assert response.status_code == 200
+    assert "Choose one of the packs listed." in response.content.decode()
+    assert services.pack_for(district).code == "central"
+
+
+@pytest.mark.parametrize("role", ["magistrate", "dm_clerk", "auditor", "pound_keeper"])
+def test_only_the_administrator_chooses(client, role_users, district, role):
+    client.force_login(role_users[role])
+
+    assert client.get(reverse("rulepacks:choose", args=[district.pk])).status_code == 403
+
+
+def test_another_districts_choice_is_a_404(client, district, other_district):
+    """An administrator of one district (not the whole system's) does not see another's."""
+    client.force_login(staff(Role.ADMINISTRATOR, "district_admin", district=district))
+
+    assert client.get(reverse("rulepacks:choose", args=[district.pk])).status_code == 200
+
+    assert client.get(reverse("rulepacks:choose", args=[other_district.pk])).status_code == 404
+
+
+def test_an_entry_under_a_draft_pack_says_so_on_its_page_and_its_documents(
+    client, pound_keeper, district, pound
+):
+    """Every screen and document that applies a draft pack says that it awaits the State's
+    notification; under the central Act, nothing is said."""
+    central_entry = make_entry(pound=pound, by=pound_keeper)
+    take(district, "up")
+    draft_entry = make_entry(pound=pound, by=pound_keeper)
+    assert draft_entry.rule_pack.code == "up"
+    client.force_login(pound_keeper)
+
+    def says(entry):
+        page = client.get(reverse("impounding:entry", args=[entry.pk])).content.decode()
+        pdf = client.get(reverse("impounding:entry_copy_pdf", args=[entry.pk]))
+        text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.content)).pages)
+        return "needs the State" in page, "needs the State" in text
+
+    assert says(draft_entry) == (True, True)
+    assert says(central_entry) == (False, False)
