@@ -29,6 +29,17 @@ from ..tags import normalise_tag
 BLANK = [("", "---------")]
 
 
+
+def offer_pounds(field, pounds):
+    """Offer `pounds` in a pound field, their choices from one plain read of them made when the
+    form is drawn (the API's search never draws it): a ModelChoiceField's own iterator reads them
+    through a server-side cursor, three round trips on every register page."""
+    field.queryset = pounds
+    field.choices = lambda: [
+        ("", field.empty_label),
+        *((p.pk, field.label_from_instance(p)) for p in pounds),
+    ]
+
 class EntryForm(forms.Form):
     """s.8: what the register records when cattle are brought to the pound."""
 
@@ -94,15 +105,7 @@ class EntryForm(forms.Form):
 
     def __init__(self, *args, pounds, **kwargs):
         super().__init__(*args, **kwargs)
-        field = self.fields["pound"]
-        field.queryset = pounds
-        # The choices from one plain read of the pounds, made when the form is drawn (the API's
-        # search never draws it): a ModelChoiceField's own iterator reads them through a
-        # server-side cursor, three round trips on every register page.
-        field.choices = lambda: [
-            ("", field.empty_label),
-            *((p.pk, field.label_from_instance(p)) for p in pounds),
-        ]
+        offer_pounds(self.fields["pound"], pounds)
         if len(pounds) == 1:
             self.fields["pound"].initial = pounds[0]
             self.fields["pound"].widget = forms.HiddenInput()
@@ -187,15 +190,7 @@ class RegisterSearchForm(forms.Form):
 
     def __init__(self, *args, pounds, **kwargs):
         super().__init__(*args, **kwargs)
-        field = self.fields["pound"]
-        field.queryset = pounds
-        # The choices from one plain read of the pounds, made when the form is drawn (the API's
-        # search never draws it): a ModelChoiceField's own iterator reads them through a
-        # server-side cursor, three round trips on every register page.
-        field.choices = lambda: [
-            ("", field.empty_label),
-            *((p.pk, field.label_from_instance(p)) for p in pounds),
-        ]
+        offer_pounds(self.fields["pound"], pounds)
 
 
 class EntryAmendForm(forms.ModelForm):
