@@ -187,3 +187,11 @@ def choose_pack(*, district, pack, by):
         data={"pack": pack.code, "version": pack.version, "before": old},
     )
     return choice
+
+
+def inspecting_pack_ids():
+    """The ids of the loaded packs whose intake requires a veterinary inspection, in one query
+    (packs are few): for the to-dos and the board, which filter the open entries by them."""
+    return set(
+        RulePack.objects.filter(rules__intake__vet_inspection=True).values_list("pk", flat=True)
+    )
