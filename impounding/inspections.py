@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db.models import Q
+
 from rulepacks import services as rulepacks
 
 # The to-do's key prefix: one per entry, closed when the inspection is recorded.

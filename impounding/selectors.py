@@ -348,7 +348,8 @@ def _board_row(animal, line, today, held):
 def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
     pound first) with days and dues now, and the days of the last week with no feeding record
-    (s.27), and the entries awaiting their veterinary inspection. A fixed number of queries, whatever the pounds hold and however many they are."""
+    (s.27), and the entries awaiting their veterinary inspection. A fixed number of queries,
+    whatever the pounds hold and however many they are."""
     now = now or timezone.now()
     today = timezone.localdate(now)
     by_pound = {p.pk: [] for p in pounds}

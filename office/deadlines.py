@@ -34,6 +34,9 @@ from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
 from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
+from impounding.inspections import SECTION as INSPECTION_SECTION
+from impounding.inspections import TODO as INSPECTION_TODO
+from impounding.inspections import requirement
 from impounding.models import (
     AnimalState,
     Claim,
@@ -42,9 +45,6 @@ from impounding.models import (
     Impoundment,
     ReceiptCancellation,
 )
-from impounding.inspections import SECTION as INSPECTION_SECTION
-from impounding.inspections import TODO as INSPECTION_TODO
-from impounding.inspections import requirement
 from impounding.selectors import (
     REJECTED_SHOWN_DAYS,
     awaiting_inspection,
@@ -475,8 +475,7 @@ def inspections_due(day):
             entry.pk,
             entry.pound.district,
             entry.pound,
-            _("Record the veterinary inspection of %(number)s")
-            % {"number": entry.register_number},
+            _("Record the veterinary inspection of %(number)s") % {"number": entry.register_number},
             url("impounding:inspection_new", entry.pk),
             INSPECTION_SECTION,
             timezone.localdate(rule.due_at) if rule.due_at else None,

@@ -75,9 +75,7 @@ def record_inspection(
     each `idempotency_key`."""
     authorise(by, Permission.RECORD_CUSTODY, entry.pound)
     entry = (
-        Impoundment.objects.select_for_update(of=("self",))
-        .select_related("pound")
-        .get(pk=entry.pk)
+        Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
     )
     done = made_with_key(Inspection, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
     if done is not None:
@@ -97,7 +95,9 @@ def record_inspection(
     inspection.full_clean(exclude=["idempotency_key"])
     inspection.save()
     rows = [
-        Finding(inspection=inspection, animal_id=f["animal_id"], **{k: f[k] for k in FINDING_FIELDS})
+        Finding(
+            inspection=inspection, animal_id=f["animal_id"], **{k: f[k] for k in FINDING_FIELDS}
+        )
         for f in findings
     ]
     for row in rows:
