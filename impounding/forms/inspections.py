@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from ..models import Finding, Fitness, Inspection
-from .custody import DATETIME_LOCAL, IstDateTimeField, _now_minute
+from .custody import DATETIME_LOCAL, IstDateTimeField, now_minute
 
 
 def _max(model, name):
@@ -38,8 +38,8 @@ class InspectionForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["visited_at"].initial = _now_minute
-        self.fields["visited_at"].widget.attrs["max"] = _now_minute().strftime(DATETIME_LOCAL)
+        self.fields["visited_at"].initial = now_minute
+        self.fields["visited_at"].widget.attrs["max"] = now_minute().strftime(DATETIME_LOCAL)
 
 
 class FindingForm(forms.Form):
