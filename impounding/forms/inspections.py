@@ -86,7 +86,8 @@ class BaseFindingFormSet(forms.BaseFormSet):
         return len(self.animals)  # one finding for each animal in the pound, no more
 
     def get_form_kwargs(self, index):
-        return {"animal": self.animals[index]}
+        # Every animal's finding is required: an empty form is not skipped as an extra one.
+        return {"animal": self.animals[index], "empty_permitted": False}
 
     def findings(self):
         return [{"animal_id": f.animal.pk, **f.cleaned_data} for f in self.forms]

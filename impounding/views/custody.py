@@ -165,7 +165,9 @@ def inspection_new(request, pk):
     animals = entry.animals.filter(state=AnimalState.IMPOUNDED).order_by("number")
     form = InspectionForm(request.POST or None)
     findings = FindingFormSet(request.POST or None, animals=animals, prefix="findings")
-    if request.method == "POST" and form.is_valid() and findings.is_valid():
+    # Both validated, so that every error shows at once.
+    valid = request.method == "POST" and all([form.is_valid(), findings.is_valid()])
+    if valid:
         done = _call(
             form,
             inspection_services.record_inspection,

@@ -272,6 +272,17 @@ def test_the_form_shows_each_error_beside_its_field_and_in_the_summary(client, e
     assert not Inspection.objects.exists()
 
 
+def test_the_form_asks_for_every_animals_finding(client, entry, pound_keeper):
+    client.force_login(pound_keeper)
+    data = {k: v for k, v in post_data(entry, officer_name="").items() if "findings-" not in k}
+    data |= {"findings-TOTAL_FORMS": "2", "findings-INITIAL_FORMS": "0"}
+    body = client.post(url(entry), data).content.decode()
+    assert "Enter “Veterinary officer&#x27;s name”." in body
+    assert "Animal 1: Enter “Health and condition”." in body
+    assert "Animal 2: Choose “Fitness”." in body
+    assert not Inspection.objects.exists()
+
+
 def test_the_form_puts_a_refused_visit_time_beside_the_field(client, entry, pound_keeper):
     client.force_login(pound_keeper)
     response = client.post(url(entry), post_data(entry, visited_at="15-03-2026 07:00"))
