@@ -64,7 +64,10 @@ class FindingForm(forms.Form):
         label=_("Marking applied"),
         max_length=_max(Finding, "marking_applied"),
         required=False,
-        help_text=_("The tag or mark the officer put on the animal, if any."),
+        help_text=_(
+            "The ear tag or chip the officer put on the animal, if any. Hot or cold branding "
+            "and other injurious marking are prohibited."
+        ),
     )
     fitness = forms.ChoiceField(
         label=_("Fitness"), choices=Fitness.choices, widget=forms.RadioSelect

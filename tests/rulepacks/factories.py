@@ -29,7 +29,7 @@ def inspecting(district, *, within_hours=None, code="vetcheck"):
         cite={
             "authority": "Central Government",
             "instrument": "PCA (Care and Maintenance of Case Property Animals) Rules, 2017",
-            "section": None,
+            "section": "r.3(a)",
             "effective_from": None,
         },
     )
