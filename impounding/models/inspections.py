@@ -64,7 +64,7 @@ class Finding(models.Model):
     injuries = models.CharField(_("injuries"), max_length=250, blank=True)
     marks = models.CharField(_("identification marks found"), max_length=250, blank=True)
     marking_applied = models.CharField(_("marking applied"), max_length=150, blank=True)
-    fitness = models.CharField(_("fitness"), max_length=10, choices=Fitness.choices)
+    fitness = models.CharField(_("fitness"), max_length=10, choices=Fitness)
 
     class Meta:
         verbose_name = _("finding")

@@ -637,7 +637,9 @@ def test_s16_account_gives_the_inspections_date_officer_and_findings(
         officer_registration="UPSVC-4471",
         recorded_by=pound_keeper,
     )
-    for animal, fitness in zip(entry.animals.order_by("number"), ["fit", "fit", "treatment"]):
+    for animal, fitness in zip(
+        entry.animals.order_by("number"), ["fit", "fit", "treatment"], strict=True
+    ):
         Finding.objects.create(
             inspection=inspection, animal=animal, condition="Healthy", fitness=fitness
         )
