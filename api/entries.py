@@ -23,6 +23,7 @@ from impounding.selectors import (
     REGISTER_PAGE,
     animals_readable_by,
     filter_register,
+    inspection_record,
     register_order,
 )
 from impounding.tariffs import TariffMissing
@@ -30,7 +31,17 @@ from kernel.documents import public_url
 from kernel.files import serve_stored
 from kernel.models import Event
 
-from .common import MOMENT_CURSOR, MONEY, dump, filters, keyset_list, money, require, with_etag
+from .common import (
+    MOMENT_CURSOR,
+    MONEY,
+    dump,
+    filters,
+    iso,
+    keyset_list,
+    money,
+    require,
+    with_etag,
+)
 from .schemas import AnimalOut, EntryOut, EventOut, Problem
 
 router = Router(tags=["register"])
@@ -91,6 +102,35 @@ class DuesOut(Schema):
     feeding_days: int
 
 
+class FindingOut(Schema):
+    animal: int
+    condition: str
+    injuries: str
+    marks: str
+    marking_applied: str
+    fitness: str = Field(description="fit, treatment (needs treatment) or unfit")
+
+
+class InspectionOut(Schema):
+    """A veterinary officer's visit to the entry's animals, as the keeper recorded it."""
+
+    visited_at: str
+    officer_name: str
+    officer_designation: str
+    officer_registration: str
+    remarks: str
+    findings: list[FindingOut]
+
+
+class InspectionStateOut(Schema):
+    """The veterinary inspection at intake (ADR 0071), read-only."""
+
+    required: bool = Field(description="Whether the entry's rule pack requires one.")
+    due_at: str | None = Field(description="Null when the State has published no time limit.")
+    overdue: bool
+    latest: InspectionOut | None = Field(description="The latest visit recorded, or null.")
+
+
 class RegisterAnimalDetailOut(RegisterAnimalOut):
     dues: DuesLineOut | None = Field(description="Null for an animal no longer in the pound.")
 
@@ -102,6 +142,7 @@ class RegisterEntryDetailOut(RegisterEntryOut):
     )
     tariff_problem: str | None = Field(description="Why the dues could not be computed.")
     events: list[EventOut]
+    inspection: InspectionStateOut
 
 
 class AnimalDuesOut(DuesLineOut):
@@ -161,6 +202,21 @@ def _dues(animals):
     return row, lines, None
 
 
+def _inspection(entry):
+    record = inspection_record(entry)
+    latest = record["inspection"]
+    if latest is not None:
+        findings = [dump(FindingOut, f) for f in latest.findings.all()]
+        latest = dump(InspectionOut, latest, findings=findings)
+    due_at = record["due_at"]
+    return {
+        "required": record["required"],
+        "due_at": iso(due_at) if due_at else None,
+        "overdue": record["overdue"],
+        "latest": latest,
+    }
+
+
 def _scoped(user):
     require(user, Permission.VIEW_RECORDS)  # the screens' 403: nothing of it is the caller's
     return Impoundment.objects.for_user(user, Permission.VIEW_RECORDS)
@@ -213,6 +269,7 @@ def entry(request, pk: int):
         "dues": totals,
         "tariff_problem": tariff_problem,
         "events": [dump(EventOut, e) for e in events.only("action", "section", "at")],
+        "inspection": _inspection(found),
     }
     return with_etag(request, body)
 

@@ -25,6 +25,7 @@ from accounts.letterhead import letterhead
 from accounts.models import IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal, AnimalState
+from impounding.selectors import inspection_record
 from kernel.dates import days_between, ist_date
 from kernel.documents import Both, both, render_pdf, verification_context
 from kernel.formatting import amount_in_words
@@ -377,6 +378,8 @@ def s16_account_pdf(case):
         "paid_feeding": paid_feeding,
         "paid_expenses": paid_expenses,
         "shortfall": shortfall,
+        # The veterinary inspection at intake, where recorded or the pack requires it (ADR 71).
+        "inspection": inspection_record(entry),
         "balance_mode": both(case.get_balance_mode_display) if case.balance_mode else None,
         "words_en": amount_in_words(case.balance, "en"),
         "words_hi": amount_in_words(case.balance, "hi"),

@@ -15,6 +15,7 @@ class Action(EventAction):
     CUSTODY_RETURNED = "custody.returned", _("Back in the pound")
     CUSTODY_BORN = "custody.born", _("Calf born in the pound")
     CUSTODY_FED = "custody.fed", _("Fed and watered")
+    INSPECTION_RECORDED = "custody.inspected", _("Veterinary inspection recorded")
     RELEASE_PAID = "release.paid", _("Released on payment")
     RELEASE_DEPOSIT = "release.deposit", _("Released on deposit")
     RELEASE_COURT_ORDER = "release.court_order", _("Released by court order")

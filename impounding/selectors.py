@@ -22,6 +22,7 @@ from accounts.scoping import lookup, visible_pound_ids
 from kernel.dates import days_between
 
 from .dues import OUT, dues, intervals_between
+from .inspections import requirement, requiring_packs
 from .models import (
     OUT_OF_POUND,
     Animal,
@@ -31,6 +32,7 @@ from .models import (
     CustodyEvent,
     FeedingLog,
     Impoundment,
+    Inspection,
 )
 from .tariffs import TariffBook, TariffMissing
 
@@ -346,7 +348,8 @@ def _board_row(animal, line, today, held):
 def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
     pound first) with days and dues now, and the days of the last week with no feeding record
-    (s.27). A fixed number of queries, whatever the pounds hold and however many they are."""
+    (s.27), and the entries awaiting their veterinary inspection. A fixed number of queries,
+    whatever the pounds hold and however many they are."""
     now = now or timezone.now()
     today = timezone.localdate(now)
     by_pound = {p.pk: [] for p in pounds}
@@ -358,6 +361,7 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     # Loaded for all the pounds at once: the queries do not grow with the pounds in scope.
     books = TariffBook.for_pounds([p for p in pounds if by_pound[p.pk]])
     unfed = missing_feeding_by_pound(list(by_pound), today - timedelta(days=7), today)
+    uninspected = inspections_due_by_pound(list(by_pound), now)
     board = []
     for pound in pounds:
         animals = by_pound[pound.pk]
@@ -378,6 +382,7 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
                 "total": statement.total if statement else None,
                 "tariff_problem": problem,
                 "missing_feeding": unfed.get(pound.pk, []),
+                "inspections_due": uninspected.get(pound.pk, []),
             }
         )
     return board
@@ -402,3 +407,62 @@ def court_orders_for_keeper(user, size=10):
         .select_related("impoundment__pound", "verification")
         .order_by("-recorded_at", "-pk")[:size]
     )
+
+
+# --- The veterinary inspection at intake (ADR 0071) ---------------------------------------------
+
+# The board lists at most this many entries a pound awaiting their inspection.
+INSPECTIONS_SHOWN = 20
+
+
+def awaiting_inspection(pound_ids=None):
+    """The open register entries (an animal still in the pound) whose pack requires a veterinary
+    inspection and that have none recorded: only what is open is read, never the history."""
+    in_pound = Animal.objects.filter(impoundment=OuterRef("pk"), state=AnimalState.IMPOUNDED)
+    inspected = Inspection.objects.filter(impoundment=OuterRef("pk"))
+    entries = Impoundment.objects.filter(requiring_packs()).filter(Exists(in_pound))
+    if pound_ids is not None:
+        entries = entries.filter(pound_id__in=pound_ids)
+    return entries.exclude(Exists(inspected))
+
+
+def inspections_due_by_pound(pound_ids, now=None):
+    """For the today board: each pound's entries awaiting their inspection, the oldest first, at
+    most INSPECTIONS_SHOWN a pound, each with `due_at` and `overdue`. One query."""
+    now = now or timezone.now()
+    entries = (
+        awaiting_inspection(pound_ids)
+        .annotate(
+            row=Window(RowNumber(), partition_by=F("pound_id"), order_by=(F("arrived_at"), F("pk")))
+        )
+        .filter(row__lte=INSPECTIONS_SHOWN)
+        .order_by("pound_id", "arrived_at", "pk")
+    )
+    by_pound = defaultdict(list)
+    for entry in entries:
+        rule = requirement(entry)
+        entry.due_at, entry.overdue = rule.due_at, rule.overdue(now)
+        by_pound[entry.pound_id].append(entry)
+    return by_pound
+
+
+def inspection_record(entry):
+    """The entry's veterinary inspection for its page and the s.16 account: the latest recorded
+    (with its findings and their counts by fitness), whether the pack requires one, and its
+    deadline. Two queries."""
+    latest = (
+        Inspection.objects.filter(impoundment=entry)
+        .select_related("recorded_by")
+        .prefetch_related("findings__animal")
+        .order_by("-visited_at", "-pk")
+        .first()
+    )
+    rule = requirement(entry)
+    counts = Counter(f.fitness for f in latest.findings.all()) if latest else Counter()
+    return {
+        "inspection": latest,
+        "required": rule.required,
+        "due_at": rule.due_at,
+        "overdue": latest is None and rule.overdue(timezone.now()),
+        "counts": counts,
+    }

@@ -23,6 +23,7 @@ entry_patterns = [
     path("complaint/", court.complaint_new, name="complaint_new"),
     path("claim/", claims.claim_new, name="claim_new"),
     path("claims/decide/", claims.claims_decide, name="claims_decide"),
+    path("inspection/", custody.inspection_new, name="inspection_new"),
     path("copy.pdf", documents.entry_copy_pdf, name="entry_copy_pdf"),
     path("statement.pdf", documents.statement_pdf, name="statement_pdf"),
 ]

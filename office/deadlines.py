@@ -34,6 +34,9 @@ from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
 from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
+from impounding.inspections import SECTION as INSPECTION_SECTION
+from impounding.inspections import TODO as INSPECTION_TODO
+from impounding.inspections import requirement
 from impounding.models import (
     AnimalState,
     Claim,
@@ -42,7 +45,11 @@ from impounding.models import (
     Impoundment,
     ReceiptCancellation,
 )
-from impounding.selectors import REJECTED_SHOWN_DAYS, missing_feeding_by_pound
+from impounding.selectors import (
+    REJECTED_SHOWN_DAYS,
+    awaiting_inspection,
+    missing_feeding_by_pound,
+)
 from impounding.services import apply_deposit, deposit_awaiting_application
 from kernel import held_uploads
 from kernel.anchors import write_checkpoint
@@ -459,6 +466,22 @@ def court_orders_rejected(day):
         )
 
 
+def inspections_due(day):
+    """The keeper's: an open entry whose pack requires a veterinary inspection at intake and
+    that has none recorded (ADR 0071); due by the pack's hours where the State gives them."""
+    for entry in awaiting_inspection().select_related("pound__district"):
+        rule = requirement(entry)
+        yield Due(
+            entry.pk,
+            entry.pound.district,
+            entry.pound,
+            _("Record the veterinary inspection of %(number)s") % {"number": entry.register_number},
+            url("impounding:inspection_new", entry.pk),
+            INSPECTION_SECTION,
+            timezone.localdate(rule.due_at) if rule.due_at else None,
+        )
+
+
 RULES = (
     Rule("report_due:", Role.POUND_KEEPER, reports_to_send, tally="reports_due"),
     Rule("feeding_missed:", Role.POUND_KEEPER, feeding_days_missed, tally="feeding_missed"),
@@ -476,6 +499,7 @@ RULES = (
     Rule("court_order_review:", Role.DM_CLERK, court_orders_to_check),
     Rule("court_order_waiting:", Role.POUND_KEEPER, court_orders_waiting),
     Rule("court_order_rejected:", Role.POUND_KEEPER, court_orders_rejected),
+    Rule(INSPECTION_TODO, Role.POUND_KEEPER, inspections_due, tally="inspections_due"),
 )
 # The kinds of to-do the run owns, and so closes when their condition has gone.
 PREFIXES = tuple(rule.prefix for rule in RULES)
@@ -524,6 +548,7 @@ def summary(done):
             "notices_due",
             "auctions_due",
             "feeding_missed",
+            "inspections_due",
             "deposits_applied",
             "surplus_transferred",
             "surplus_waiting_on_claims",

@@ -212,3 +212,11 @@ def packs_for(district):
     return RulePack.objects.filter(
         Q(state_code="") | Q(state_code=district.state.code)
     ).order_by("code", "-effective_from", "-loaded_at")
+
+
+def inspecting_pack_ids():
+    """The ids of the loaded packs whose intake requires a veterinary inspection, in one query
+    (packs are few): for the to-dos and the board, which filter the open entries by them."""
+    return set(
+        RulePack.objects.filter(rules__intake__vet_inspection=True).values_list("pk", flat=True)
+    )

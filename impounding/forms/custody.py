@@ -13,7 +13,7 @@ from ..models import CustodyEvent, FeedingLog, Sex
 DATETIME_LOCAL = "%Y-%m-%dT%H:%M"
 
 
-def _now_minute():
+def now_minute():
     return timezone.localtime().replace(second=0, microsecond=0)
 
 
@@ -35,9 +35,9 @@ class CustodyEventForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["at"].initial = _now_minute
+        self.fields["at"].initial = now_minute
         # The picker offers nothing later than now (the service refuses it anyway).
-        self.fields["at"].widget.attrs["max"] = _now_minute().strftime(DATETIME_LOCAL)
+        self.fields["at"].widget.attrs["max"] = now_minute().strftime(DATETIME_LOCAL)
 
 
 def _text(name, *, required=False, **kwargs):

@@ -14,6 +14,7 @@ from .choices import (
     Species,
 )
 from .claims import Claim
+from .inspections import Finding, Fitness, Inspection
 from .months import AnimalMonth
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
@@ -55,10 +56,13 @@ __all__ = [
     "FeedingLog",
     "FeedingRate",
     "FeedingRateOrder",
+    "Finding",
+    "Fitness",
     "FineCategory",
     "FineCategoryRule",
     "FineScale",
     "Impoundment",
+    "Inspection",
     "Receipt",
     "ReceiptCancellation",
     "Release",

@@ -25,6 +25,7 @@ from .deposits import (
     record_complaint,
     release_on_deposit,
 )
+from .inspections import record_inspection
 from .intake import amend_entry, create_entry, intake_warnings
 from .releases import (
     ReleaseStatement,
@@ -61,6 +62,7 @@ __all__ = [
     "record_complaint",
     "record_death",
     "record_escape",
+    "record_inspection",
     "record_return",
     "release_on_deposit",
     "release_on_payment",

@@ -21,6 +21,7 @@ from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
 from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
 from .common import blank_errors
+from .inspections import open_inspection_todo
 
 PHOTO_MAX_PX = 1280
 
@@ -275,6 +276,7 @@ def _create_entry(
         entry.save(update_fields=["warnings"])
     ledger.open_accounts(pound=pound)
     _record_entered(entry, created, by)
+    open_inspection_todo(entry)
     return entry
 
 

@@ -24,9 +24,11 @@ from ..forms.custody import (
     FeedingForm,
     ReturnForm,
 )
+from ..forms.inspections import FindingFormSet, InspectionForm
 from ..models import TRANSITIONS, AnimalState, Sex
 from ..services import custody as services
-from .common import get_animal, get_pound
+from ..services import inspections as inspection_services
+from .common import get_animal, get_entry, get_pound
 
 FEEDING_LOG_DAYS = 30
 
@@ -153,3 +155,33 @@ def feeding_log(request, pk):
         "missing": [row for row in rows if row.missing and row.date < today],
     }
     return render(request, "impounding/custody/feeding_log.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@require_permission(Permission.RECORD_CUSTODY)
+def inspection_new(request, pk):
+    """The veterinary officer's visit and findings, recorded by the pound-keeper (ADR 0071)."""
+    entry = get_entry(request, pk, Permission.RECORD_CUSTODY)
+    animals = entry.animals.filter(state=AnimalState.IMPOUNDED).order_by("number")
+    form = InspectionForm(request.POST or None)
+    findings = FindingFormSet(request.POST or None, animals=animals, prefix="findings")
+    # Both validated, so that every error shows at once.
+    valid = request.method == "POST" and all([form.is_valid(), findings.is_valid()])
+    if valid:
+        done = _call(
+            form,
+            inspection_services.record_inspection,
+            entry=entry,
+            by=request.user,
+            findings=findings.findings(),
+        )
+        if done:
+            messages.success(request, _("The veterinary inspection is recorded."))
+            return redirect("impounding:entry", pk=entry.pk)
+    context = {
+        "entry": entry,
+        "form": form,
+        "findings": findings,
+        "record": selectors.inspection_record(entry),
+    }
+    return render(request, "impounding/custody/inspection.html", context)

@@ -38,6 +38,7 @@ from ..selectors import (
     REGISTER_PAGE,
     animal_counts,
     filter_register,
+    inspection_record,
     pound_day_board,
     register_order,
 )
@@ -290,6 +291,7 @@ def entry(request, pk):
             "statement": statement,
             "tariff_problem": tariff_problem,
             "warnings": describe_warnings(entry.warnings),
+            "record": inspection_record(entry),
             "releases": releases,
             "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),
             "court_orders": court_orders,

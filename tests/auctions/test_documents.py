@@ -592,3 +592,68 @@ def test_unknown_records_are_a_404(client, pound_keeper):
     client.force_login(pound_keeper)
     for name in ("report_pdf", "notice_pdf", "sale_certificate_pdf", "s16_account_pdf"):
         assert client.get(reverse(f"auctions:{name}", args=[999999])).status_code == 404
+
+
+# The veterinary inspection at intake on the s.16 account (ADR 0071) ----------------------------
+
+
+@pytest.fixture
+def inspecting_pack(district):
+    from tests.rulepacks.factories import inspecting
+
+    return inspecting(district, within_hours=24)
+
+
+def _settle(case, police_officer):
+    return services.settle_s16_case(
+        case=case, by=police_officer, acknowledgement="register_page", register_page="9"
+    )
+
+
+def test_s16_account_says_the_required_inspection_was_not_recorded(
+    inspecting_pack, pound, pound_keeper, police_officer, standing_order, tmp_path
+):
+    case = _s16_case(pound, pound_keeper, police_officer, ["30000.00", "30000.00"])
+    pdf = documents.s16_account_pdf(_settle(case, police_officer))
+    _keep("s16_account_inspection_missing.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    assert "Veterinary inspection at intake" in text
+    assert "Not recorded, although the rule pack of this entry requires it." in text
+
+
+def test_s16_account_gives_the_inspections_date_officer_and_findings(
+    inspecting_pack, pound, pound_keeper, police_officer, standing_order, tmp_path
+):
+    from impounding.models import Finding, Inspection
+
+    case = _s16_case(pound, pound_keeper, police_officer, ["30000.00", "30000.00"])
+    entry = case.impoundment
+    visit = entry.arrived_at + timedelta(hours=5)
+    inspection = Inspection.objects.create(
+        impoundment=entry,
+        visited_at=visit,
+        officer_name="Dr. Anita Verma",
+        officer_designation="Veterinary Officer",
+        officer_registration="UPSVC-4471",
+        recorded_by=pound_keeper,
+    )
+    for animal, fitness in zip(
+        entry.animals.order_by("number"), ["fit", "fit", "treatment"], strict=True
+    ):
+        Finding.objects.create(
+            inspection=inspection, animal=animal, condition="Healthy", fitness=fitness
+        )
+    pdf = documents.s16_account_pdf(_settle(case, police_officer))
+    _keep("s16_account_inspection.pdf", pdf)
+    text = _text(pdf, tmp_path)
+    when = timezone.localtime(visit).strftime("%d-%m-%Y %H:%M")
+    assert (
+        f"{when} IST, Dr. Anita Verma, Veterinary Officer (registration no. UPSVC-4471): "
+        "2 fit, 1 needing treatment, 0 unfit." in text
+    )
+    assert "Not recorded" not in text
+
+
+def test_s16_account_under_the_central_act_has_no_inspection_line(s16_settled, tmp_path):
+    text = _text(documents.s16_account_pdf(s16_settled), tmp_path)
+    assert "Veterinary inspection" not in text
