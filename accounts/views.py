@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from kernel.documents import pdf_response, render_pdf, verification_context
+from kernel.documents import kept_drawing, pdf_response, verification_context
 from kernel.views import add_service_errors
 
 from . import services
@@ -189,7 +189,7 @@ def appointment_card(request, pk):
     assignment = get_object_or_404(qs, pk=pk)
     document = services.appointment_card_for(assignment=assignment, by=request.user)
     context = {"assignment": assignment, **verification_context(document)}
-    pdf = render_pdf("pdf/appointment_card.html", context)
+    pdf = kept_drawing("appointment-card", "pdf/appointment_card.html", context)
     return pdf_response(pdf, f"{document.number}.pdf")
 
 

@@ -27,7 +27,7 @@ from impounding.documents import animal_row
 from impounding.models import Animal, AnimalState
 from impounding.selectors import inspection_record
 from kernel.dates import days_between, ist_date
-from kernel.documents import Both, both, render_pdf, verification_context
+from kernel.documents import Both, both, kept_drawing, render_pdf, verification_context
 from kernel.formatting import amount_in_words
 
 from .models import (
@@ -427,4 +427,10 @@ def disposal_order_pdf(order):
         "printed_at": timezone.now(),
         **letterhead(pound=order.pound),
     }
-    return render_pdf("pdf/auctions/disposal_order.html", context, language="en")
+    return kept_drawing(
+        "disposal-order",
+        "pdf/auctions/disposal_order.html",
+        context,
+        stamps=["printed_at"],
+        language="en",
+    )

@@ -27,6 +27,7 @@ from kernel.dates import days_between, ist_date
 from kernel.documents import (
     Both,
     both,
+    kept_drawing,
     offices,
     render_pdf,
     render_roll_pdf,
@@ -162,7 +163,11 @@ def register_copy(entry, by, paper=None):
         **letterhead(IssuedDocument.Kind.REGISTER_COPY, pound=entry.pound),
         **verification_context(document),
     }
-    return _render_slip("register_copy.html", context, paper, entry.pound)
+    roll = (paper or entry.pound.slip_paper) == SlipPaper.ROLL_80
+    template = "pdf/roll/register_copy.html" if roll else "pdf/register_copy.html"
+    return kept_drawing(
+        "register-copy", template, context, stamps=["printed_at"], roll=roll, language="en"
+    )
 
 
 # s.13 and s.15: receipts ------------------------------------------------------------------------
@@ -314,11 +319,14 @@ def dues_statement(entry, animals=None, as_of=None):
         "per_day": per_day,
         "rule": both(lambda: FeedingRule(statement.rule).label),
         "generated_at": now,
+        "as_of": statement.as_of,
         "words_en": amount_in_words(statement.total, "en"),
         "words_hi": amount_in_words(statement.total, "hi"),
         **letterhead(pound=entry.pound),
     }
-    return render_pdf("pdf/dues_statement.html", context, language="en")
+    return kept_drawing(
+        "dues", "pdf/dues_statement.html", context, stamps=["generated_at", "as_of"], language="en"
+    )
 
 
 def _days_in_custody(animal, as_of):
@@ -452,4 +460,4 @@ def tariff_schedule(pound, on=None, *, by=None):
         **letterhead(IssuedDocument.Kind.TARIFF_SCHEDULE, pound=pound),
         **verification_context(document),
     }
-    return render_pdf("pdf/tariff_schedule.html", context, language="en")
+    return kept_drawing("schedule", "pdf/tariff_schedule.html", context, language="en")

@@ -16,6 +16,8 @@ from urllib.request import url2pathname
 import segno
 from django.conf import settings
 from django.contrib.staticfiles import finders
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
@@ -89,6 +91,28 @@ def html_basis(template_name, context, *, language=None):
     still the document a new drawing would make (accounts.issued.kept_pdf)."""
     html = render_html(template_name, context, language=language)
     return hashlib.sha256(html.encode()).hexdigest()
+
+
+def kept_drawing(kind, template_name, context, *, stamps=(), roll=False, language=None):
+    """The PDF of `template_name` drawn from `context`, kept in the store under the fingerprint
+    of what it says (html_basis, with the times of printing in `stamps` left out) and served
+    from there while a new drawing would say the same (docs/decisions/0072). The check costs
+    one rendering of the template to HTML and a read of the store, not a drawing; a changed
+    record, a new day's dues or another language is another fingerprint, so another file. A
+    kept file's printing time is that of its first drawing, true while what it says is."""
+    unstamped = context | dict.fromkeys(stamps)
+    basis = html_basis(template_name, unstamped, language=language)
+    name = f"kept/{kind}/{basis[:2]}/{basis}.pdf"
+    try:
+        with default_storage.open(name, "rb") as handle:
+            return handle.read()
+    except (FileNotFoundError, OSError):
+        pass
+    draw = render_roll_pdf if roll else render_pdf
+    pdf = draw(template_name, context, language=language)
+    if not default_storage.exists(name):  # two first drawings at once: the first stored stays
+        default_storage.save(name, ContentFile(pdf))
+    return pdf
 
 
 def render_pdf(template_name, context, *, language=None):

@@ -601,3 +601,35 @@ def test_the_pounds_choice_of_paper_is_the_default_and_the_other_one_click_away(
     assert _width_and_height(client.get(url, {"paper": "legal"}).content)[0] < 230  # unknown
     page = client.get(entry.get_absolute_url()).content.decode()
     assert f"{url}?paper=a4" in page
+
+
+def test_a_document_is_drawn_once_while_what_it_says_is_unchanged(
+    client, pound_keeper, entry, monkeypatch
+):
+    """The entry's copy, its statement and the pound's schedule are kept under the fingerprint
+    of what they say (docs/decisions/0072): a second download is the kept file, not a drawing;
+    a change to the entry, or another paper, is drawn afresh."""
+    from kernel import documents as kernel_documents
+
+    drawn = []
+    for name in ("render_pdf", "render_roll_pdf"):
+        real = getattr(kernel_documents, name)
+        monkeypatch.setattr(
+            kernel_documents, name, lambda *a, _real=real, **k: drawn.append(a[0]) or _real(*a, **k)
+        )
+    client.force_login(pound_keeper)
+    urls = [
+        reverse("impounding:entry_copy_pdf", args=[entry.pk]),
+        reverse("impounding:statement_pdf", args=[entry.pk]),
+        reverse("impounding:schedule_pdf", args=[entry.pound_id]),
+    ]
+    first = [_is_pdf(client.get(url)) for url in urls]
+    assert len(drawn) == 3
+    assert [_is_pdf(client.get(url)) for url in urls] == first
+    assert len(drawn) == 3  # served from the store
+    entry.animals.update(colour="Jet black")
+    copy = _is_pdf(client.get(urls[0]))
+    assert copy != first[0] and len(drawn) == 4  # what it says changed: drawn again
+    _is_pdf(client.get(urls[0] + "?paper=roll80"))
+    assert drawn[-1] == "pdf/roll/register_copy.html"
+    assert _is_pdf(client.get(urls[0])) == copy and len(drawn) == 5
