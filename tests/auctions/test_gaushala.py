@@ -148,7 +148,7 @@ def test_where_the_pack_writes_the_dues_off_the_approval_writes_them_off(
 
 def test_a_pack_that_leaves_the_dues_for_the_state_keeps_the_claim():
     assert gaushalas.dues_rule(type("R", (), {"handover": None})()) == gaushalas.CLAIM_OWNER
-    said = Handover(dues="write_off", cite={"authority": "x", "instrument": "y"})
+    said = Handover(dues="write_off", cite={"authority": "The State", "instrument": "The State law"})
     assert gaushalas.dues_rule(type("R", (), {"handover": said})()) == gaushalas.WRITE_OFF
 
 
