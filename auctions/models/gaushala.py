@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.makerchecker import MakerChecker
-from accounts.models import District, User
+from accounts.models import District, IssuedDocument, User
 from accounts.scoping import DistrictScopedQuerySet
 from ledger.models import PaymentMode
 
@@ -87,7 +87,10 @@ class Handover(models.Model):
     dues_rule = models.CharField(max_length=12, blank=True)
     pack = models.CharField(max_length=40, blank=True)
     received_on = models.DateField(null=True, blank=True)
-    certificate_number = models.CharField(max_length=40, blank=True)
+    # The certificate of handover the body signs on receipt, issued on approval (QR verified).
+    certificate = models.OneToOneField(
+        IssuedDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         verbose_name = _("handover to a gaushala")

@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from kernel.events import record_event
@@ -200,8 +201,17 @@ def decide_handover(*, order, by, approve, note=""):
     handover.dues_rule = dues_rule(pinned.rules)
     handover.pack = f"{pinned.code} {pinned.version}"
     handover.received_on = timezone.localdate(order.decided_at)
-    handover.certificate_number = serial("gcr", order.pound, handover.received_on.year)
-    handover.save(update_fields=["dues_rule", "pack", "received_on", "certificate_number"])
+    handover.certificate = IssuedDocument.objects.issue(
+        kind=IssuedDocument.Kind.HANDOVER_CERTIFICATE,
+        number=serial("gcr", order.pound, handover.received_on.year),
+        by=by,
+        subject_type="auctions.handover",
+        subject_id=handover.pk,
+        pound=order.pound,
+        animal_count=order.animals.count(),
+        issued_at=order.decided_at,
+    )
+    handover.save(update_fields=["dues_rule", "pack", "received_on", "certificate"])
     if handover.dues_rule == WRITE_OFF:
         _write_off(order, by=by, pack=handover.pack)
     return order

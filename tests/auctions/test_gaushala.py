@@ -189,3 +189,22 @@ def test_an_agreed_rate_needs_the_order_that_fixed_it(district, dm_clerk):
 def test_another_districts_office_may_not_register_a_body_here(district, outsider):
     with pytest.raises(PermissionDenied):
         gaushalas.register_gaushala(district=district, by=outsider, **BODY)
+
+
+def test_the_handover_certificate_is_bilingual_and_verifiable(
+    cow_entry, pound, body, dm_clerk, magistrate, client
+):
+    from auctions import documents
+    from tests.readpdf import text
+
+    order = hand_over(pound, cow_entry, body, dm_clerk, magistrate)
+    certificate = order.handover.certificate
+    pdf = documents.handover_certificate_pdf(order.handover)
+
+    words = text(pdf)
+    assert "Certificate of handover" in words and body.name in words
+    assert certificate.number in words
+    response = client.get(certificate.get_absolute_url())
+    assert response.status_code == 200 and certificate.number in response.text
+    with open("/tmp/gau-certificate.pdf", "wb") as out:
+        out.write(pdf)
