@@ -100,6 +100,10 @@ class Handover(models.Model):
         return f"{self.order} → {self.gaushala}"
 
 
+class ClaimQuerySet(DistrictScopedQuerySet):
+    scope = "gaushala__district_id"
+
+
 class UpkeepClaim(MakerChecker):
     """A body's claim for a month's upkeep of the cattle handed to it."""
 
@@ -132,6 +136,7 @@ class UpkeepClaim(MakerChecker):
     payment_reference = models.CharField(max_length=120, blank=True)
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
+    objects = ClaimQuerySet.as_manager()
     maker_refusal = _("You prepared this claim: another person decides it.")
 
     class Meta:

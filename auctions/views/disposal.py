@@ -16,8 +16,9 @@ from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
 
 from .. import services
+from ..services import gaushala as gaushalas
 from ..forms.disposal import DecisionForm, DisposalForm
-from ..models import DisposalOrder, DisposalTerms, Lot, LotAnimal, Report
+from ..models import DisposalOrder, DisposalTerms, Handover, Lot, LotAnimal, Report
 from ..selectors import DISPOSAL_LISTS, list_pages
 
 
@@ -129,7 +130,9 @@ def disposal_decide(request, pk):
     form = DecisionForm(request.POST or None)
     if form.is_valid():
         try:
-            order = services.decide_disposal(order=order, by=request.user, **form.cleaned_data)
+            # A handover to a body of the register: its capacity, dues and certificate too.
+            decide = gaushalas.decide_handover if _is_handover(order) else services.decide_disposal
+            order = decide(order=order, by=request.user, **form.cleaned_data)
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
@@ -146,7 +149,12 @@ def disposal_decide(request, pk):
         {
             "order": order,
             "terms": DisposalTerms.objects.filter(order=order).first(),
+            "handover": Handover.objects.filter(order=order).select_related("gaushala").first(),
             "animals": animals,
             "form": form,
         },
     )
+
+
+def _is_handover(order):
+    return Handover.objects.filter(order=order).exists()
