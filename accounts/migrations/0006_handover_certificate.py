@@ -4,20 +4,59 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0005_passkeys'),
+        ("accounts", "0005_passkeys"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='issueddocument',
-            name='kind',
-            field=models.CharField(choices=[('appointment_card', 'Appointment card'), ('register_copy', 'Copy of the register entry (s.8)'), ('receipt', 'Receipt for fines and feeding charges (s.13)'), ('deposit_receipt', 'Deposit receipt (s.15)'), ('tariff_schedule', 'Schedule of fines and feeding rates (ss.5, 12)'), ('s14_report', 'Report of unclaimed cattle (s.14)'), ('s14_notice', 'Notice of unclaimed cattle (s.14)'), ('sale_certificate', 'Sale certificate (ss.14, 16)'), ('handover_certificate', 'Certificate of handover to a gaushala (s.14 proviso)'), ('s16_account', 'Account to the owner after a sale (s.16)'), ('transfer_memo', 'Memo of transfer of surplus to revenue (s.17)'), ('return', 'Periodic return (s.7)')], max_length=40, verbose_name='document'),
+            model_name="issueddocument",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("appointment_card", "Appointment card"),
+                    ("register_copy", "Copy of the register entry (s.8)"),
+                    ("receipt", "Receipt for fines and feeding charges (s.13)"),
+                    ("deposit_receipt", "Deposit receipt (s.15)"),
+                    ("tariff_schedule", "Schedule of fines and feeding rates (ss.5, 12)"),
+                    ("s14_report", "Report of unclaimed cattle (s.14)"),
+                    ("s14_notice", "Notice of unclaimed cattle (s.14)"),
+                    ("sale_certificate", "Sale certificate (ss.14, 16)"),
+                    (
+                        "handover_certificate",
+                        "Certificate of handover to a gaushala (s.14 proviso)",
+                    ),
+                    ("s16_account", "Account to the owner after a sale (s.16)"),
+                    ("transfer_memo", "Memo of transfer of surplus to revenue (s.17)"),
+                    ("return", "Periodic return (s.7)"),
+                ],
+                max_length=40,
+                verbose_name="document",
+            ),
         ),
         migrations.AlterField(
-            model_name='statedocumentform',
-            name='kind',
-            field=models.CharField(choices=[('appointment_card', 'Appointment card'), ('register_copy', 'Copy of the register entry (s.8)'), ('receipt', 'Receipt for fines and feeding charges (s.13)'), ('deposit_receipt', 'Deposit receipt (s.15)'), ('tariff_schedule', 'Schedule of fines and feeding rates (ss.5, 12)'), ('s14_report', 'Report of unclaimed cattle (s.14)'), ('s14_notice', 'Notice of unclaimed cattle (s.14)'), ('sale_certificate', 'Sale certificate (ss.14, 16)'), ('handover_certificate', 'Certificate of handover to a gaushala (s.14 proviso)'), ('s16_account', 'Account to the owner after a sale (s.16)'), ('transfer_memo', 'Memo of transfer of surplus to revenue (s.17)'), ('return', 'Periodic return (s.7)')], max_length=40, verbose_name='document'),
+            model_name="statedocumentform",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("appointment_card", "Appointment card"),
+                    ("register_copy", "Copy of the register entry (s.8)"),
+                    ("receipt", "Receipt for fines and feeding charges (s.13)"),
+                    ("deposit_receipt", "Deposit receipt (s.15)"),
+                    ("tariff_schedule", "Schedule of fines and feeding rates (ss.5, 12)"),
+                    ("s14_report", "Report of unclaimed cattle (s.14)"),
+                    ("s14_notice", "Notice of unclaimed cattle (s.14)"),
+                    ("sale_certificate", "Sale certificate (ss.14, 16)"),
+                    (
+                        "handover_certificate",
+                        "Certificate of handover to a gaushala (s.14 proviso)",
+                    ),
+                    ("s16_account", "Account to the owner after a sale (s.16)"),
+                    ("transfer_memo", "Memo of transfer of surplus to revenue (s.17)"),
+                    ("return", "Periodic return (s.7)"),
+                ],
+                max_length=40,
+                verbose_name="document",
+            ),
         ),
     ]

@@ -43,7 +43,9 @@ class HandoverForm(forms.Form):
     animals = DisposalAnimalField(
         label=_("Animals"),
         queryset=None,
-        help_text=_("Animals reported unclaimed (s.14). A calf born in the pound goes with its dam."),
+        help_text=_(
+            "Animals reported unclaimed (s.14). A calf born in the pound goes with its dam."
+        ),
     )
     reason = forms.CharField(
         label=_("Why the animals are handed over"),

@@ -7,125 +7,303 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0006_handover_certificate'),
-        ('auctions', '0013_notice_place_default_for_the_previous_release'),
+        ("accounts", "0006_handover_certificate"),
+        ("auctions", "0013_notice_place_default_for_the_previous_release"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Gaushala',
+            name="Gaushala",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('gaushala', 'Gaushala'), ('welfare', 'Animal welfare body')], max_length=10, verbose_name='kind of body')),
-                ('name', models.CharField(max_length=200, verbose_name='name')),
-                ('registration', models.CharField(max_length=80, verbose_name='registration number')),
-                ('address', models.CharField(max_length=250, verbose_name='address')),
-                ('phone', models.CharField(blank=True, max_length=15, verbose_name='phone')),
-                ('capacity', models.PositiveIntegerField(verbose_name='capacity (head of cattle)')),
-                ('agreed_daily_rate', models.DecimalField(blank=True, decimal_places=2, max_digits=12, null=True, verbose_name='agreed upkeep a head a day (₹)')),
-                ('rate_authority', models.CharField(blank=True, max_length=200, verbose_name='order or authority that fixed the rate')),
-                ('active', models.BooleanField(default=True, verbose_name='receives cattle')),
-                ('added_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('idempotency_key', models.UUIDField(blank=True, editable=False, null=True, unique=True)),
-                ('added_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('district', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.district')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("gaushala", "Gaushala"), ("welfare", "Animal welfare body")],
+                        max_length=10,
+                        verbose_name="kind of body",
+                    ),
+                ),
+                ("name", models.CharField(max_length=200, verbose_name="name")),
+                (
+                    "registration",
+                    models.CharField(max_length=80, verbose_name="registration number"),
+                ),
+                ("address", models.CharField(max_length=250, verbose_name="address")),
+                ("phone", models.CharField(blank=True, max_length=15, verbose_name="phone")),
+                ("capacity", models.PositiveIntegerField(verbose_name="capacity (head of cattle)")),
+                (
+                    "agreed_daily_rate",
+                    models.DecimalField(
+                        blank=True,
+                        decimal_places=2,
+                        max_digits=12,
+                        null=True,
+                        verbose_name="agreed upkeep a head a day (₹)",
+                    ),
+                ),
+                (
+                    "rate_authority",
+                    models.CharField(
+                        blank=True,
+                        max_length=200,
+                        verbose_name="order or authority that fixed the rate",
+                    ),
+                ),
+                ("active", models.BooleanField(default=True, verbose_name="receives cattle")),
+                ("added_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "idempotency_key",
+                    models.UUIDField(blank=True, editable=False, null=True, unique=True),
+                ),
+                (
+                    "added_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "district",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.district",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'gaushala or welfare body',
-                'verbose_name_plural': 'gaushalas and welfare bodies',
-                'ordering': ['name', 'id'],
+                "verbose_name": "gaushala or welfare body",
+                "verbose_name_plural": "gaushalas and welfare bodies",
+                "ordering": ["name", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Handover',
+            name="Handover",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('dues_rule', models.CharField(blank=True, max_length=12)),
-                ('pack', models.CharField(blank=True, max_length=40)),
-                ('received_on', models.DateField(blank=True, null=True)),
-                ('certificate', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='accounts.issueddocument')),
-                ('gaushala', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='handovers', to='auctions.gaushala')),
-                ('order', models.OneToOneField(on_delete=django.db.models.deletion.PROTECT, related_name='handover', to='auctions.disposalorder')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("dues_rule", models.CharField(blank=True, max_length=12)),
+                ("pack", models.CharField(blank=True, max_length=40)),
+                ("received_on", models.DateField(blank=True, null=True)),
+                (
+                    "certificate",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="accounts.issueddocument",
+                    ),
+                ),
+                (
+                    "gaushala",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="handovers",
+                        to="auctions.gaushala",
+                    ),
+                ),
+                (
+                    "order",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="handover",
+                        to="auctions.disposalorder",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'handover to a gaushala',
-                'verbose_name_plural': 'handovers to gaushalas',
+                "verbose_name": "handover to a gaushala",
+                "verbose_name_plural": "handovers to gaushalas",
             },
         ),
         migrations.CreateModel(
-            name='UpkeepClaim',
+            name="UpkeepClaim",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('month', models.DateField(verbose_name='month')),
-                ('number', models.CharField(max_length=40, unique=True)),
-                ('animal_days', models.PositiveIntegerField(verbose_name='animal-days claimed')),
-                ('held_days', models.PositiveIntegerField()),
-                ('rate', models.DecimalField(decimal_places=2, max_digits=12, verbose_name='')),
-                ('rate_source', models.CharField(max_length=200)),
-                ('amount', models.DecimalField(decimal_places=2, max_digits=12, verbose_name='')),
-                ('status', models.CharField(choices=[('proposed', "Awaiting the Magistrate's approval"), ('approved', 'Approved: payable'), ('paid', 'Paid'), ('rejected', 'Not approved')], default='proposed', max_length=10)),
-                ('prepared_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('decided_at', models.DateTimeField(blank=True, null=True)),
-                ('paid_at', models.DateTimeField(blank=True, null=True)),
-                ('payment_mode', models.CharField(blank=True, choices=[('cash', 'Cash'), ('upi', 'UPI'), ('other', 'Other (cheque, demand draft, bank transfer)')], max_length=10)),
-                ('payment_reference', models.CharField(blank=True, max_length=120)),
-                ('idempotency_key', models.UUIDField(blank=True, editable=False, null=True, unique=True)),
-                ('decided_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('gaushala', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='claims', to='auctions.gaushala')),
-                ('paid_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('prepared_by', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("month", models.DateField(verbose_name="month")),
+                ("number", models.CharField(max_length=40, unique=True)),
+                ("animal_days", models.PositiveIntegerField(verbose_name="animal-days claimed")),
+                ("held_days", models.PositiveIntegerField()),
+                ("rate", models.DecimalField(decimal_places=2, max_digits=12, verbose_name="")),
+                ("rate_source", models.CharField(max_length=200)),
+                ("amount", models.DecimalField(decimal_places=2, max_digits=12, verbose_name="")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("proposed", "Awaiting the Magistrate's approval"),
+                            ("approved", "Approved: payable"),
+                            ("paid", "Paid"),
+                            ("rejected", "Not approved"),
+                        ],
+                        default="proposed",
+                        max_length=10,
+                    ),
+                ),
+                ("prepared_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("decided_at", models.DateTimeField(blank=True, null=True)),
+                ("paid_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "payment_mode",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("cash", "Cash"),
+                            ("upi", "UPI"),
+                            ("other", "Other (cheque, demand draft, bank transfer)"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("payment_reference", models.CharField(blank=True, max_length=120)),
+                (
+                    "idempotency_key",
+                    models.UUIDField(blank=True, editable=False, null=True, unique=True),
+                ),
+                (
+                    "decided_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "gaushala",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="claims",
+                        to="auctions.gaushala",
+                    ),
+                ),
+                (
+                    "paid_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "prepared_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'upkeep claim',
-                'verbose_name_plural': 'upkeep claims',
-                'ordering': ['-month', '-id'],
+                "verbose_name": "upkeep claim",
+                "verbose_name_plural": "upkeep claims",
+                "ordering": ["-month", "-id"],
             },
         ),
         migrations.AddIndex(
-            model_name='gaushala',
-            index=models.Index(fields=['district', 'name', 'id'], name='gaushala_list'),
+            model_name="gaushala",
+            index=models.Index(fields=["district", "name", "id"], name="gaushala_list"),
         ),
         migrations.AddConstraint(
-            model_name='gaushala',
-            constraint=models.UniqueConstraint(fields=('district', 'registration'), name='gaushala_registration_once'),
+            model_name="gaushala",
+            constraint=models.UniqueConstraint(
+                fields=("district", "registration"), name="gaushala_registration_once"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gaushala',
-            constraint=models.CheckConstraint(condition=models.Q(('agreed_daily_rate__isnull', True), models.Q(('rate_authority', ''), _negated=True), _connector='OR'), name='gaushala_rate_has_authority'),
+            model_name="gaushala",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("agreed_daily_rate__isnull", True),
+                    models.Q(("rate_authority", ""), _negated=True),
+                    _connector="OR",
+                ),
+                name="gaushala_rate_has_authority",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='gaushala',
-            constraint=models.CheckConstraint(condition=models.Q(('agreed_daily_rate__isnull', True), ('agreed_daily_rate__gt', 0), _connector='OR'), name='gaushala_rate_positive'),
+            model_name="gaushala",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("agreed_daily_rate__isnull", True),
+                    ("agreed_daily_rate__gt", 0),
+                    _connector="OR",
+                ),
+                name="gaushala_rate_positive",
+            ),
         ),
         migrations.AddIndex(
-            model_name='upkeepclaim',
-            index=models.Index(fields=['gaushala', '-month', '-id'], name='upkeep_claim_list'),
+            model_name="upkeepclaim",
+            index=models.Index(fields=["gaushala", "-month", "-id"], name="upkeep_claim_list"),
         ),
         migrations.AddConstraint(
-            model_name='upkeepclaim',
-            constraint=models.UniqueConstraint(condition=models.Q(('status', 'rejected'), _negated=True), fields=('gaushala', 'month'), name='upkeep_claim_once_a_month'),
+            model_name="upkeepclaim",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("status", "rejected"), _negated=True),
+                fields=("gaushala", "month"),
+                name="upkeep_claim_once_a_month",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='upkeepclaim',
-            constraint=models.CheckConstraint(condition=models.Q(('animal_days__lte', models.F('held_days'))), name='upkeep_claim_within_held'),
+            model_name="upkeepclaim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("animal_days__lte", models.F("held_days"))),
+                name="upkeep_claim_within_held",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='upkeepclaim',
-            constraint=models.CheckConstraint(condition=models.Q(('amount__gt', 0)), name='upkeep_claim_positive'),
+            model_name="upkeepclaim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("amount__gt", 0)), name="upkeep_claim_positive"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='upkeepclaim',
-            constraint=models.CheckConstraint(condition=models.Q(('decided_by', models.F('prepared_by')), _negated=True), name='upkeep_claim_decided_by_another'),
+            model_name="upkeepclaim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("decided_by", models.F("prepared_by")), _negated=True),
+                name="upkeep_claim_decided_by_another",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='upkeepclaim',
-            constraint=models.CheckConstraint(condition=models.Q(('status', 'proposed'), ('decided_by__isnull', False), _connector='OR'), name='upkeep_claim_decided_by_someone'),
+            model_name="upkeepclaim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("status", "proposed"), ("decided_by__isnull", False), _connector="OR"
+                ),
+                name="upkeep_claim_decided_by_someone",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='upkeepclaim',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('status', 'paid'), _negated=True), ('paid_by__isnull', False), _connector='OR'), name='upkeep_claim_paid_by_someone'),
+            model_name="upkeepclaim",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    models.Q(("status", "paid"), _negated=True),
+                    ("paid_by__isnull", False),
+                    _connector="OR",
+                ),
+                name="upkeep_claim_paid_by_someone",
+            ),
         ),
     ]

@@ -384,9 +384,7 @@ def pay_claim(*, claim, by, payment_mode, payment_reference):
         raise ValidationError({"payment_reference": _("Give the payment reference.")})
     claim.status, claim.paid_by, claim.paid_at = UpkeepClaim.Status.PAID, by, timezone.now()
     claim.payment_mode, claim.payment_reference = payment_mode, payment_reference.strip()
-    claim.save(
-        update_fields=["status", "paid_by", "paid_at", "payment_mode", "payment_reference"]
-    )
+    claim.save(update_fields=["status", "paid_by", "paid_at", "payment_mode", "payment_reference"])
     _post(
         claim,
         by=by,

@@ -16,10 +16,10 @@ from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
 
 from .. import services
-from ..services import gaushala as gaushalas
 from ..forms.disposal import DecisionForm, DisposalForm
 from ..models import DisposalOrder, DisposalTerms, Handover, Lot, LotAnimal, Report
 from ..selectors import DISPOSAL_LISTS, list_pages
+from ..services import gaushala as gaushalas
 
 
 def _orders(user):

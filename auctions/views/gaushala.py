@@ -194,9 +194,7 @@ def claim_new(request):
     made = replayed_row(request, UpkeepClaim, prepared_by=request.user)
     if made is not None:
         return redirect("auctions:upkeep_claims")
-    form = ClaimForm(
-        request.POST or None, bodies=_bodies(request.user, Permission.PREPARE_ORDERS)
-    )
+    form = ClaimForm(request.POST or None, bodies=_bodies(request.user, Permission.PREPARE_ORDERS))
     if form.is_valid():
         data = form.cleaned_data
         try:

@@ -17,7 +17,7 @@ from impounding.models import AnimalState
 from kernel.events import PACK_KEY
 from kernel.models import Event
 from ledger.checks import run_checks
-from ledger.models import AccountKind, Transaction
+from ledger.models import Transaction
 from rulepacks.schema import Handover
 from tests.auctions.factories import conditions, ready_for_sale, schedule
 from tests.rulepacks.factories import take
@@ -148,7 +148,8 @@ def test_where_the_pack_writes_the_dues_off_the_approval_writes_them_off(
 
 def test_a_pack_that_leaves_the_dues_for_the_state_keeps_the_claim():
     assert gaushalas.dues_rule(type("R", (), {"handover": None})()) == gaushalas.CLAIM_OWNER
-    said = Handover(dues="write_off", cite={"authority": "The State", "instrument": "The State law"})
+    cite = {"authority": "The State", "instrument": "The State law"}
+    said = Handover(dues="write_off", cite=cite)
     assert gaushalas.dues_rule(type("R", (), {"handover": said})()) == gaushalas.WRITE_OFF
 
 
@@ -182,7 +183,9 @@ def test_without_a_pack_rate_or_an_agreed_rate_no_claim_is_made(
 
 def test_an_agreed_rate_needs_the_order_that_fixed_it(district, dm_clerk):
     with pytest.raises(ValidationError) as refused:
-        gaushalas.register_gaushala(district=district, by=dm_clerk, **{**BODY, "rate_authority": ""})
+        gaushalas.register_gaushala(
+            district=district, by=dm_clerk, **{**BODY, "rate_authority": ""}
+        )
     assert "rate_authority" in refused.value.message_dict
 
 
