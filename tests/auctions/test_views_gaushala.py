@@ -9,14 +9,16 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.roles import Role
-from auctions.models import DisposalOrder, Gaushala, UpkeepClaim
+from auctions.models import Auction, DisposalOrder, Gaushala, UpkeepClaim
 from auctions.services import gaushala as gaushalas
 from ledger.checks import run_checks
 from tests.accounts.factories import staff
 from tests.auctions.factories import conditions, ready_for_sale
-from tests.auctions.test_gaushala import BODY
+from tests.auctions.test_gaushala import BODY, hand_over
+from tests.auctions.test_views_auction import local, schedule_data
 from tests.rulepacks.factories import take
 
 
@@ -118,3 +120,34 @@ def test_a_claim_beyond_the_animal_days_shows_the_error(client, body, dm_clerk):
         response = client.post(reverse("auctions:upkeep_claim_new"), sent)
     assert response.status_code == 200 and "data-error-summary" in response.text
     assert not UpkeepClaim.objects.exists()
+
+
+# --- The auction screen under a pack that forbids the sale of cattle ---------------------------
+
+
+def test_the_auction_screen_refuses_a_cow_under_the_up_pack(
+    client, pound, police_officer, cow_entry
+):
+    client.force_login(police_officer)
+    cow = cow_entry.animals.get()
+    data = schedule_data(
+        [cow.pk], when=local(timezone.now() + timedelta(hours=1)), officer=police_officer
+    )
+    response = client.post(reverse("auctions:auction_new") + f"?pound={pound.pk}", data)
+
+    assert response.status_code == 200
+    assert "may not be sold at auction" in response.text
+    assert "Uttar Pradesh Prevention of Cow Slaughter Act" in response.text
+    assert not Auction.objects.exists()
+
+
+def test_a_handed_over_cow_is_not_offered_on_the_auction_screen(
+    client, pound, police_officer, cow_entry, body, dm_clerk, magistrate
+):
+    hand_over(pound, cow_entry, body, dm_clerk, magistrate)
+    client.force_login(police_officer)
+    cow = cow_entry.animals.get()
+
+    page = client.get(reverse("auctions:auction_new") + f"?pound={pound.pk}")
+
+    assert page.status_code == 200 and cow.reference not in page.text
