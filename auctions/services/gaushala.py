@@ -103,7 +103,7 @@ def _fill(body, fields):
 
 def _record_register(body, *, by, action):
     record_event(
-        action=action,
+        action=Action(action),
         section="s.14",
         by=by,
         district=body.district,
@@ -414,7 +414,7 @@ def _post(claim, *, by, kind, debit, credit):
 
 def _record_claim(claim, *, by, action, note=""):
     record_event(
-        action=action,
+        action=Action(action),
         section="s.14",
         by=by,
         district=claim.gaushala.district,

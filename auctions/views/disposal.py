@@ -53,7 +53,7 @@ def disposals(request):
     )
 
 
-def _disposable(user):
+def disposable_animals(user):
     """Animals reported unclaimed (s.14), or calves of a reported dam, still in a pound where the
     user prepares orders, and in no order awaiting the Magistrate. A calf goes with its dam."""
     reported = Report.objects.filter(animals=OuterRef("pk"))
@@ -84,7 +84,7 @@ def disposal_new(request):
     made = replayed_row(request, DisposalOrder, prepared_by=request.user)
     if made is not None:
         return _prepared(request, made)
-    animals = _disposable(request.user)
+    animals = disposable_animals(request.user)
     initial = {}
     lot_id = request.GET.get("lot")
     if lot_id and lot_id.isdigit():

@@ -21,7 +21,7 @@ from ..forms.gaushala import ClaimDecisionForm, ClaimForm, GaushalaForm, Handove
 from ..models import DisposalOrder, Gaushala, Handover, UpkeepClaim
 from ..selectors import LIST_SIZE
 from ..services import gaushala as services
-from .disposal import _disposable
+from .disposal import disposable_animals
 
 BODY_ORDER = ("name", "pk")
 CLAIM_ORDER = ("-month", "-pk")
@@ -108,7 +108,9 @@ def handover_new(request):
     if made is not None:
         return _prepared(request, made)
     bodies = _bodies(request.user, Permission.PREPARE_ORDERS).filter(active=True)
-    form = HandoverForm(request.POST or None, bodies=bodies, animals=_disposable(request.user))
+    form = HandoverForm(
+        request.POST or None, bodies=bodies, animals=disposable_animals(request.user)
+    )
     if form.is_valid():
         data = form.cleaned_data
         chosen = list(data["animals"])
