@@ -23,6 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from accounts import todos
 from accounts.models import IssuedDocument
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
@@ -366,6 +367,7 @@ def decide_claim(*, claim, by, approve, note=""):
         )
     action = Action.UPKEEP_APPROVED if approve else Action.UPKEEP_REJECTED
     _record_claim(claim, by=by, action=action, note=note)
+    todos.close(f"upkeep_decide:{claim.pk}")
     return claim
 
 

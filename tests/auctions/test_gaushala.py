@@ -209,5 +209,22 @@ def test_the_handover_certificate_is_bilingual_and_verifiable(
     assert certificate.number in words
     response = client.get(certificate.get_absolute_url())
     assert response.status_code == 200 and certificate.number in response.text
-    with open("/tmp/gau-certificate.pdf", "wb") as out:
-        out.write(pdf)
+
+
+def test_a_claim_waits_on_the_magistrates_to_dos_until_decided(
+    cow_entry, pound, body, dm_clerk, magistrate
+):
+    from accounts import todos
+    from office import deadlines
+
+    order = hand_over(pound, cow_entry, body, dm_clerk, magistrate)
+    first = (order.handover.received_on.replace(day=1) + timedelta(days=32)).replace(day=1)
+    with time_machine.travel(first + timedelta(days=40)):
+        claim = gaushalas.prepare_claim(
+            gaushala=body, month=first, animal_days_claimed=5, by=dm_clerk
+        )
+        deadlines.run()
+        key = f"upkeep_decide:{claim.pk}"
+        assert todos.for_user(magistrate).filter(key=key).exists()
+        gaushalas.decide_claim(claim=claim, by=magistrate, approve=False, note="Not kept")
+        assert not todos.for_user(magistrate).filter(key=key).exists()
