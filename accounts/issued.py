@@ -129,6 +129,10 @@ class IssuedDocument(models.Model):
         S14_REPORT = "s14_report", _("Report of unclaimed cattle (s.14)")
         S14_NOTICE = "s14_notice", _("Notice of unclaimed cattle (s.14)")
         SALE_CERTIFICATE = "sale_certificate", _("Sale certificate (ss.14, 16)")
+        HANDOVER_CERTIFICATE = (
+            "handover_certificate",
+            _("Certificate of handover to a gaushala (s.14 proviso)"),
+        )
         S16_ACCOUNT = "s16_account", _("Account to the owner after a sale (s.16)")
         TRANSFER_MEMO = "transfer_memo", _("Memo of transfer of surplus to revenue (s.17)")
         RETURN = "return", _("Periodic return (s.7)")

@@ -33,6 +33,7 @@ from kernel.formatting import amount_in_words
 from .models import (
     Auction,
     DisposalOrder,
+    Handover,
     Lot,
     LotAnimal,
     Notice,
@@ -434,3 +435,37 @@ def disposal_order_pdf(order):
         stamps=["printed_at"],
         language="en",
     )
+
+
+def handover_certificate_pdf(handover):
+    """The certificate of handover the receiving body signs: the Magistrate's order, the body
+    from the register, the animals, and what becomes of their dues under the rule pack."""
+    handover = Handover.objects.select_related(
+        "order__pound__district", "order__decided_by", "gaushala", "certificate"
+    ).get(pk=handover.pk)
+    order = handover.order
+    animals = []
+    for animal in order.animals.select_related("impoundment").order_by(
+        "impoundment__register_number", "number"
+    ):
+        row = animal_row(animal)
+        row["reference"] = animal.reference
+        animals.append(row)
+    dues = (
+        (lambda: _("Written off, as the rule pack says"))
+        if handover.dues_rule == "write_off"
+        else (lambda: _("Kept as a claim against the owner, if he is found"))
+    )
+    context = {
+        "handover": handover,
+        "order": order,
+        "body": handover.gaushala,
+        "kind": both(handover.gaushala.get_kind_display),
+        "dues": both(dues),
+        "animals": animals,
+        "decided_by": _person(order.decided_by),
+        "printed_at": timezone.now(),
+        **letterhead(IssuedDocument.Kind.HANDOVER_CERTIFICATE, pound=order.pound),
+        **verification_context(handover.certificate),
+    }
+    return render_pdf("pdf/auctions/handover_certificate.html", context, language="en")

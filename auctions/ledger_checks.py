@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce, NullIf
 from ledger.checks import till_of
 from ledger.models import AccountKind, PaymentMode
 
-from .models import DisposalOrder, DisposalTerms, S16Case, Sale
+from .models import DisposalOrder, DisposalTerms, S16Case, Sale, UpkeepClaim
 
 ZERO = Decimal("0.00")
 
@@ -18,6 +18,7 @@ def expectations():
     yield from _sales()
     yield from _closed_s16_cases()
     yield from _disposals()
+    yield from _upkeep()
 
 
 def _sales():
@@ -101,3 +102,20 @@ def _disposals():
         yield (district, None, AccountKind.FINES_DUE_DM), -row["fines"]
         yield (district, pound, AccountKind.FEEDING_PK), -row["feeding"]
         yield (district, None, AccountKind.DM_SURPLUS_HELD), -row["surplus"]
+
+
+def _upkeep():
+    """Approved upkeep claims are an expense and a payable; paid ones leave the DM's account."""
+    rows = (
+        UpkeepClaim.objects.filter(status__in=["approved", "paid"])
+        .order_by()
+        .values("gaushala__district_id", "status")
+        .annotate(amount=Sum("amount"))
+    )
+    for row in rows:
+        district, amount = row["gaushala__district_id"], row["amount"]
+        yield (district, None, AccountKind.UPKEEP_EXPENSE), amount
+        if row["status"] == UpkeepClaim.Status.PAID:
+            yield (district, None, AccountKind.DM_TREASURY), -amount
+        else:
+            yield (district, None, AccountKind.UPKEEP_PAYABLE), -amount

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import auction, disposal, documents, files, s16, unclaimed
+from .views import auction, disposal, documents, files, gaushala, s16, unclaimed
 
 app_name = "auctions"
 
@@ -45,4 +45,18 @@ urlpatterns = [
     path("disposals/new/", disposal.disposal_new, name="disposal_new"),
     path("disposals/<int:pk>/decide/", disposal.disposal_decide, name="disposal_decide"),
     path("disposals/<int:pk>/order.pdf", documents.disposal_order_pdf, name="disposal_order_pdf"),
+    # Handover to a gaushala where the State's law forbids the sale (ADR 0070).
+    path("gaushalas/", gaushala.gaushalas, name="gaushalas"),
+    path("gaushalas/new/", gaushala.gaushala_new, name="gaushala_new"),
+    path("gaushalas/<int:pk>/edit/", gaushala.gaushala_edit, name="gaushala_edit"),
+    path("gaushalas/handover/", gaushala.handover_new, name="handover_new"),
+    path(
+        "disposals/<int:pk>/handover-certificate.pdf",
+        gaushala.handover_certificate_pdf,
+        name="handover_certificate_pdf",
+    ),
+    path("gaushalas/upkeep/", gaushala.claims, name="upkeep_claims"),
+    path("gaushalas/upkeep/new/", gaushala.claim_new, name="upkeep_claim_new"),
+    path("gaushalas/upkeep/<int:pk>/decide/", gaushala.claim_decide, name="upkeep_claim_decide"),
+    path("gaushalas/upkeep/<int:pk>/pay/", gaushala.claim_pay, name="upkeep_claim_pay"),
 ]

@@ -51,6 +51,8 @@ class AccountKind(models.TextChoices):
     FINES_RECEIVED = "fines_received", _("Fines received by the District Magistrate (s.17)")
     STATE_REVENUE = "state_revenue", _("Credited to the revenues of the State (s.17)")
     LOCAL_FUND = "local_fund", _("Credited to the local fund (s.31)")
+    UPKEEP_EXPENSE = "upkeep_expense", _("Upkeep of cattle handed to gaushalas")
+    UPKEEP_PAYABLE = "upkeep_payable", _("Upkeep payable to gaushalas")
 
 
 # Which accounts exist once per pound, and which once per district.
@@ -68,6 +70,8 @@ DISTRICT_ACCOUNTS = (
     AccountKind.FINES_RECEIVED,
     AccountKind.STATE_REVENUE,
     AccountKind.LOCAL_FUND,
+    AccountKind.UPKEEP_EXPENSE,
+    AccountKind.UPKEEP_PAYABLE,
 )
 
 
@@ -125,6 +129,8 @@ class TransactionKind(models.TextChoices):
     SURPLUS_RECEIVED = "surplus_received", _("Surplus sale proceeds received in deposit (s.17)")
     SURPLUS_CLAIM_PAID = "surplus_claim_paid", _("Surplus paid to the owner on his claim (s.17)")
     SURPLUS_TRANSFERRED = "surplus_transferred", _("Surplus credited to revenue (s.17, s.31)")
+    UPKEEP_CLAIMED = "upkeep_claimed", _("Upkeep claimed by a gaushala, approved")
+    UPKEEP_PAID = "upkeep_paid", _("Upkeep paid to a gaushala")
     REVERSAL = "reversal", _("Reversal")
 
 

@@ -33,7 +33,7 @@ from accounts.models import District, Pound, User
 from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
-from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall
+from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall, UpkeepClaim
 from impounding.inspections import SECTION as INSPECTION_SECTION
 from impounding.inspections import TODO as INSPECTION_TODO
 from impounding.inspections import requirement
@@ -402,6 +402,22 @@ def receipt_cancellations_to_decide(day):
         )
 
 
+def upkeep_claims_to_decide(day):
+    """A gaushala's monthly upkeep claim prepared by the office (ADR 0070)."""
+    for claim in UpkeepClaim.objects.filter(status=UpkeepClaim.Status.PROPOSED).select_related(
+        "gaushala__district"
+    ):
+        yield Due(
+            claim.pk,
+            claim.gaushala.district,
+            None,
+            _("Decide the upkeep claim %(number)s of %(name)s")
+            % {"number": claim.number, "name": claim.gaushala.name},
+            url("auctions:upkeep_claim_decide", claim.pk),
+            "s.14",
+        )
+
+
 def shortfalls_to_write_off(day):
     for shortfall in Shortfall.objects.filter(status=Shortfall.Status.PENDING).select_related(
         "pound__district"
@@ -494,6 +510,7 @@ RULES = (
     Rule("remittance_confirm:", Role.DM_CLERK, remittances_to_confirm),
     Rule("disposal_decide:", Role.MAGISTRATE, disposals_to_decide),
     Rule("shortfall_writeoff:", Role.MAGISTRATE, shortfalls_to_write_off),
+    Rule("upkeep_decide:", Role.MAGISTRATE, upkeep_claims_to_decide),
     Rule("claims_hold:", Role.POLICE_OFFICER, claims_on_hold),
     Rule("receipt_cancel:", Role.DM_CLERK, receipt_cancellations_to_decide),
     Rule("court_order_review:", Role.DM_CLERK, court_orders_to_check),

@@ -110,6 +110,14 @@ class Feeding(Strict):
     infirmary_daily: Decimal | None = Field(None, ge=0)  # to an infirmary (sick or injured)
 
 
+class Handover(Strict):
+    # What becomes of an animal's dues (fines and feeding) when it is handed to a gaushala:
+    # "write_off", or "claim_owner" (kept as a claim against the owner, if found later). None:
+    # left for the State; PoundAdmin then keeps the claim (docs/domain.md, ADR 0070).
+    dues: Literal["write_off", "claim_owner"] | None = None
+    cite: Cite
+
+
 class Disposal(Strict):
     species: list[Literal[SPECIES]] = Field(min_length=1)  # type: ignore[valid-type]
     routes: list[Route] = Field(min_length=1)
@@ -149,6 +157,7 @@ class Pack(Strict):
     clocks: Clocks
     fines: Fines
     feeding: Feeding
+    handover: Handover | None = None
     disposal: list[Disposal] = Field(min_length=1)
     intake: Intake
     revenue: Revenue

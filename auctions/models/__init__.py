@@ -20,6 +20,7 @@ from .base import (
     Shortfall,
 )
 from .disposal import DisposalTerms
+from .gaushala import Gaushala, Handover, UpkeepClaim
 
 __all__ = [
     "Auction",
@@ -30,6 +31,8 @@ __all__ = [
     "ConditionsQuerySet",
     "DisposalOrder",
     "DisposalTerms",
+    "Gaushala",
+    "Handover",
     "Lot",
     "LotAnimal",
     "LotQuerySet",
@@ -39,4 +42,5 @@ __all__ = [
     "S16Case",
     "Sale",
     "Shortfall",
+    "UpkeepClaim",
 ]

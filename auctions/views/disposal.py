@@ -17,8 +17,9 @@ from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm
-from ..models import DisposalOrder, DisposalTerms, Lot, LotAnimal, Report
+from ..models import DisposalOrder, DisposalTerms, Handover, Lot, LotAnimal, Report
 from ..selectors import DISPOSAL_LISTS, list_pages
+from ..services import gaushala as gaushalas
 
 
 def _orders(user):
@@ -52,7 +53,7 @@ def disposals(request):
     )
 
 
-def _disposable(user):
+def disposable_animals(user):
     """Animals reported unclaimed (s.14), or calves of a reported dam, still in a pound where the
     user prepares orders, and in no order awaiting the Magistrate. A calf goes with its dam."""
     reported = Report.objects.filter(animals=OuterRef("pk"))
@@ -83,7 +84,7 @@ def disposal_new(request):
     made = replayed_row(request, DisposalOrder, prepared_by=request.user)
     if made is not None:
         return _prepared(request, made)
-    animals = _disposable(request.user)
+    animals = disposable_animals(request.user)
     initial = {}
     lot_id = request.GET.get("lot")
     if lot_id and lot_id.isdigit():
@@ -129,7 +130,9 @@ def disposal_decide(request, pk):
     form = DecisionForm(request.POST or None)
     if form.is_valid():
         try:
-            order = services.decide_disposal(order=order, by=request.user, **form.cleaned_data)
+            # A handover to a body of the register: its capacity, dues and certificate too.
+            decide = gaushalas.decide_handover if _is_handover(order) else services.decide_disposal
+            order = decide(order=order, by=request.user, **form.cleaned_data)
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
@@ -146,7 +149,12 @@ def disposal_decide(request, pk):
         {
             "order": order,
             "terms": DisposalTerms.objects.filter(order=order).first(),
+            "handover": Handover.objects.filter(order=order).select_related("gaushala").first(),
             "animals": animals,
             "form": form,
         },
     )
+
+
+def _is_handover(order):
+    return Handover.objects.filter(order=order).exists()

@@ -1,0 +1,116 @@
+"""Forms of the gaushala register, the handover order and the monthly upkeep claim (ADR 0070)."""
+
+import uuid
+from datetime import date
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from ledger.models import PaymentMode
+
+from ..models import Gaushala
+from .disposal import DisposalAnimalField
+
+
+class GaushalaForm(forms.ModelForm):
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4, required=False)
+
+    class Meta:
+        model = Gaushala
+        fields = [
+            "kind",
+            "name",
+            "registration",
+            "address",
+            "phone",
+            "capacity",
+            "agreed_daily_rate",
+            "rate_authority",
+            "active",
+        ]
+        help_texts = {
+            "agreed_daily_rate": _(
+                "Only where the State's rule pack gives no upkeep rate: the rate agreed with the "
+                "body. Leave it empty if none has been fixed."
+            ),
+            "rate_authority": _("The order, with its number and date, that fixed the agreed rate."),
+        }
+
+
+class HandoverForm(forms.Form):
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+    gaushala = forms.ModelChoiceField(label=_("Gaushala or welfare body"), queryset=None)
+    animals = DisposalAnimalField(
+        label=_("Animals"),
+        queryset=None,
+        help_text=_(
+            "Animals reported unclaimed (s.14). A calf born in the pound goes with its dam."
+        ),
+    )
+    reason = forms.CharField(
+        label=_("Why the animals are handed over"),
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("For example: the State's law forbids their sale at auction."),
+    )
+
+    def __init__(self, *args, bodies, animals, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["gaushala"].queryset = bodies
+        self.fields["animals"].queryset = animals
+
+
+class ClaimForm(forms.Form):
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+    gaushala = forms.ModelChoiceField(label=_("Gaushala or welfare body"), queryset=None)
+    month = forms.CharField(
+        label=_("Month"),
+        help_text=_("The month claimed, as YYYY-MM, for example 2026-11."),
+        widget=forms.TextInput(attrs={"type": "month", "autocomplete": "off"}),
+    )
+    animal_days = forms.IntegerField(
+        label=_("Animal-days claimed"),
+        min_value=1,
+        help_text=_("Head of cattle kept, times the days each was kept in the month."),
+    )
+
+    def __init__(self, *args, bodies, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["gaushala"].queryset = bodies
+
+    def clean_month(self):
+        value = self.cleaned_data["month"].strip()
+        try:
+            year, month = (int(p) for p in value.split("-"))
+            return date(year, month, 1)
+        except ValueError:
+            raise forms.ValidationError(_("Enter the month as YYYY-MM.")) from None
+
+
+class ClaimDecisionForm(forms.Form):
+    approve = forms.TypedChoiceField(
+        label=_("Decision"),
+        choices=[("1", _("Approve the claim")), ("0", _("Do not approve"))],
+        coerce=lambda v: v == "1",
+        widget=forms.RadioSelect,
+    )
+    note = forms.CharField(
+        label=_("Note"),
+        max_length=300,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Required when the claim is not approved."),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if data.get("approve") is False and not data.get("note", "").strip():
+            self.add_error("note", _("Say why the claim is not approved."))
+        return data
+
+
+class PaymentForm(forms.Form):
+    payment_mode = forms.ChoiceField(
+        label=_("Paid by"),
+        choices=[(v, label) for v, label in PaymentMode.choices if v != PaymentMode.CASH],
+    )
+    payment_reference = forms.CharField(label=_("Payment reference"), max_length=120)

@@ -1,0 +1,175 @@
+"""Cattle handed to a gaushala or an animal welfare body where the State's law forbids their
+sale (ADR 0070), and the upkeep the body is paid for them.
+
+The District Magistrate's office keeps a register of the bodies of its district with their
+capacity and the upkeep rate each is paid. A handover is a disposal order of the proviso to s.14
+(`base.DisposalOrder`, kind gaushala or institution) naming a body from the register; the body
+signs a certificate on receipt. Each month the body claims its upkeep; the office checks the
+claim against the animal-days its handovers give, and the Magistrate approves it.
+"""
+
+from decimal import Decimal
+
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.makerchecker import MakerChecker
+from accounts.models import District, IssuedDocument, User
+from accounts.scoping import DistrictScopedQuerySet
+from ledger.models import PaymentMode
+
+from .base import DisposalOrder
+
+
+def _money(label="", **kw):
+    return models.DecimalField(label, max_digits=12, decimal_places=2, **kw)
+
+
+class Gaushala(models.Model):
+    """A gaushala or animal welfare body of the district that receives cattle handed over."""
+
+    class Kind(models.TextChoices):
+        GAUSHALA = "gaushala", _("Gaushala")
+        WELFARE = "welfare", _("Animal welfare body")
+
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(_("kind of body"), max_length=10, choices=Kind.choices)
+    name = models.CharField(_("name"), max_length=200)
+    registration = models.CharField(_("registration number"), max_length=80)
+    address = models.CharField(_("address"), max_length=250)
+    phone = models.CharField(_("phone"), max_length=15, blank=True)
+    capacity = models.PositiveIntegerField(_("capacity (head of cattle)"))
+    # The body's own agreed rate, used only where the State's pack gives none; the order or
+    # authority that fixed it is kept with it, never a figure without its source.
+    agreed_daily_rate = _money(_("agreed upkeep a head a day (₹)"), null=True, blank=True)
+    rate_authority = models.CharField(
+        _("order or authority that fixed the rate"), max_length=200, blank=True
+    )
+    active = models.BooleanField(_("receives cattle"), default=True)
+    added_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    added_at = models.DateTimeField(default=timezone.now)
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    objects = DistrictScopedQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("gaushala or welfare body")
+        verbose_name_plural = _("gaushalas and welfare bodies")
+        ordering = ["name", "id"]
+        indexes = [models.Index(fields=["district", "name", "id"], name="gaushala_list")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["district", "registration"], name="gaushala_registration_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(agreed_daily_rate__isnull=True) | ~Q(rate_authority=""),
+                name="gaushala_rate_has_authority",
+            ),
+            models.CheckConstraint(
+                condition=Q(agreed_daily_rate__isnull=True) | Q(agreed_daily_rate__gt=0),
+                name="gaushala_rate_positive",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Handover(models.Model):
+    """The body a handover order names, and its receipt: the certificate the body signs."""
+
+    order = models.OneToOneField(DisposalOrder, on_delete=models.PROTECT, related_name="handover")
+    gaushala = models.ForeignKey(Gaushala, on_delete=models.PROTECT, related_name="handovers")
+    # What the pack said of the animals' dues when the Magistrate approved ("write_off" or
+    # "claim_owner"), and the pack that said it.
+    dues_rule = models.CharField(max_length=12, blank=True)
+    pack = models.CharField(max_length=40, blank=True)
+    received_on = models.DateField(null=True, blank=True)
+    # The certificate of handover the body signs on receipt, issued on approval (QR verified).
+    certificate = models.OneToOneField(
+        IssuedDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        verbose_name = _("handover to a gaushala")
+        verbose_name_plural = _("handovers to gaushalas")
+
+    def __str__(self):
+        return f"{self.order} → {self.gaushala}"
+
+
+class ClaimQuerySet(DistrictScopedQuerySet):
+    scope = "gaushala__district_id"
+
+
+class UpkeepClaim(MakerChecker):
+    """A body's claim for a month's upkeep of the cattle handed to it."""
+
+    class Status(models.TextChoices):
+        PROPOSED = "proposed", _("Awaiting the Magistrate's approval")
+        APPROVED = "approved", _("Approved: payable")
+        PAID = "paid", _("Paid")
+        REJECTED = "rejected", _("Not approved")
+
+    gaushala = models.ForeignKey(Gaushala, on_delete=models.PROTECT, related_name="claims")
+    month = models.DateField(_("month"))  # its first day
+    number = models.CharField(max_length=40, unique=True)
+    animal_days = models.PositiveIntegerField(_("animal-days claimed"))
+    held_days = models.PositiveIntegerField()  # the animal-days the handovers give
+    rate = _money()
+    rate_source = models.CharField(max_length=200)  # the pack's field, or the body's authority
+    amount = _money()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
+    prepared_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    prepared_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    paid_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    paid_at = models.DateTimeField(null=True, blank=True)
+    payment_mode = models.CharField(max_length=10, choices=PaymentMode.choices, blank=True)
+    payment_reference = models.CharField(max_length=120, blank=True)
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    objects = ClaimQuerySet.as_manager()
+    maker_refusal = _("You prepared this claim: another person decides it.")
+
+    class Meta:
+        verbose_name = _("upkeep claim")
+        verbose_name_plural = _("upkeep claims")
+        ordering = ["-month", "-id"]
+        indexes = [models.Index(fields=["gaushala", "-month", "-id"], name="upkeep_claim_list")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["gaushala", "month"],
+                condition=~Q(status="rejected"),
+                name="upkeep_claim_once_a_month",
+            ),
+            models.CheckConstraint(
+                condition=Q(animal_days__lte=F("held_days")), name="upkeep_claim_within_held"
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="upkeep_claim_positive"),
+            models.CheckConstraint(
+                condition=~Q(decided_by=F("prepared_by")), name="upkeep_claim_decided_by_another"
+            ),
+            models.CheckConstraint(
+                condition=Q(status="proposed") | Q(decided_by__isnull=False),
+                name="upkeep_claim_decided_by_someone",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="paid") | Q(paid_by__isnull=False),
+                name="upkeep_claim_paid_by_someone",
+            ),
+        ]
+
+    def __str__(self):
+        return self.number
+
+    @property
+    def due(self):
+        return self.amount if self.status == self.Status.APPROVED else Decimal("0.00")

@@ -1,0 +1,254 @@
+"""The screens of the gaushala handover (ADR 0070): the district's register of bodies, the
+handover order (prepared by the office, approved by the Magistrate through the disposal
+orders' decision screen), its certificate, and the monthly upkeep claims."""
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Count, Q
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+
+from accounts.decorators import require_permission
+from accounts.models import District, IssuedDocument
+from accounts.roles import Permission
+from accounts.scoping import has_permission, visible_district_ids
+from kernel.documents import pdf_response
+from kernel.idempotency import replayed_row
+from kernel.views import add_service_errors, keyset_page
+
+from .. import documents
+from ..forms.gaushala import ClaimDecisionForm, ClaimForm, GaushalaForm, HandoverForm, PaymentForm
+from ..models import DisposalOrder, Gaushala, Handover, UpkeepClaim
+from ..selectors import LIST_SIZE
+from ..services import gaushala as services
+from .disposal import disposable_animals
+
+BODY_ORDER = ("name", "pk")
+CLAIM_ORDER = ("-month", "-pk")
+
+
+def _bodies(user, perm=None):
+    return Gaushala.objects.for_user(user, perm)
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def gaushalas(request):
+    held = Count(
+        "handovers__order__animals",
+        filter=Q(handovers__order__status=DisposalOrder.Status.APPROVED),
+    )
+    qs = _bodies(request.user).select_related("district").annotate(held=held)
+    rows, cursor = keyset_page(qs, BODY_ORDER, after=request.GET.get("after"), size=LIST_SIZE)
+    return render(
+        request,
+        "auctions/gaushala/list.html",
+        {
+            "bodies": rows,
+            "next_cursor": cursor,
+            "is_first_page": not request.GET.get("after"),
+            "can_manage": has_permission(request.user, Permission.MANAGE_TARIFFS),
+            "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
+        },
+    )
+
+
+def _district_to_manage(user):
+    """The district whose register the user keeps: the DM's office keeps one district's."""
+    ids = visible_district_ids(user, Permission.MANAGE_TARIFFS)
+    if len(ids) != 1:
+        raise PermissionDenied
+    return District.objects.get(pk=next(iter(ids)))
+
+
+@require_permission(Permission.MANAGE_TARIFFS)
+def gaushala_new(request):
+    made = replayed_row(request, Gaushala, added_by=request.user)
+    if made is not None:
+        return redirect("auctions:gaushalas")
+    district = _district_to_manage(request.user)
+    form = GaushalaForm(request.POST or None)
+    if form.is_valid():
+        fields = {k: v for k, v in form.cleaned_data.items() if k != "idempotency_key"}
+        try:
+            body = services.register_gaushala(
+                district=district,
+                by=request.user,
+                idempotency_key=form.cleaned_data["idempotency_key"],
+                **fields,
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, _("%(name)s added to the register.") % {"name": body.name})
+            return redirect("auctions:gaushalas")
+    return render(request, "auctions/gaushala/form.html", {"form": form, "body": None})
+
+
+@require_permission(Permission.MANAGE_TARIFFS)
+def gaushala_edit(request, pk):
+    body = get_object_or_404(_bodies(request.user), pk=pk)
+    if not has_permission(request.user, Permission.MANAGE_TARIFFS, body.district):
+        raise PermissionDenied
+    form = GaushalaForm(request.POST or None, instance=body)
+    if form.is_valid():
+        fields = {k: v for k, v in form.cleaned_data.items() if k != "idempotency_key"}
+        try:
+            services.amend_gaushala(gaushala=body, by=request.user, **fields)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, _("%(name)s amended.") % {"name": body.name})
+            return redirect("auctions:gaushalas")
+    return render(request, "auctions/gaushala/form.html", {"form": form, "body": body})
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def handover_new(request):
+    made = replayed_row(request, DisposalOrder, prepared_by=request.user)
+    if made is not None:
+        return _prepared(request, made)
+    bodies = _bodies(request.user, Permission.PREPARE_ORDERS).filter(active=True)
+    form = HandoverForm(
+        request.POST or None, bodies=bodies, animals=disposable_animals(request.user)
+    )
+    if form.is_valid():
+        data = form.cleaned_data
+        chosen = list(data["animals"])
+        try:
+            order = services.propose_handover(
+                pound=chosen[0].impoundment.pound,
+                gaushala_id=data["gaushala"].pk,
+                animal_ids=[a.pk for a in chosen],
+                by=request.user,
+                reason=data["reason"],
+                idempotency_key=data["idempotency_key"],
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            return _prepared(request, order)
+    return render(request, "auctions/gaushala/handover_new.html", {"form": form})
+
+
+def _prepared(request, order):
+    messages.success(
+        request,
+        _("Handover order %(number)s prepared for the Magistrate's approval.")
+        % {"number": order.number},
+    )
+    return redirect("auctions:disposals")
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def handover_certificate_pdf(request, pk):
+    """The certificate of handover the receiving body signs; none before the approval (404)."""
+    handover = get_object_or_404(
+        Handover.objects.filter(
+            order__in=DisposalOrder.objects.for_user(request.user), certificate__isnull=False
+        ).select_related("order__pound", "certificate"),
+        order_id=pk,
+    )
+    if not has_permission(request.user, Permission.VIEW_RECORDS, handover.order.pound):
+        raise PermissionDenied
+    pdf = IssuedDocument.objects.kept_pdf(
+        handover.certificate, lambda: documents.handover_certificate_pdf(handover)
+    )
+    name = handover.certificate.number.replace("/", "-")
+    return pdf_response(pdf, f"handover-certificate-{name}.pdf")
+
+
+# --- Upkeep claims -----------------------------------------------------------------------------
+
+
+def _claims(user):
+    return UpkeepClaim.objects.for_user(user).select_related(
+        "gaushala__district", "prepared_by", "decided_by"
+    )
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def claims(request):
+    rows, cursor = keyset_page(
+        _claims(request.user), CLAIM_ORDER, after=request.GET.get("after"), size=LIST_SIZE
+    )
+    for claim in rows:
+        district = claim.gaushala.district
+        claim.can_decide = claim.status == "proposed" and has_permission(
+            request.user, Permission.APPROVE, district
+        )
+        claim.can_pay = claim.status == "approved" and has_permission(
+            request.user, Permission.PREPARE_ORDERS, district
+        )
+    return render(
+        request,
+        "auctions/gaushala/claims.html",
+        {
+            "claims": rows,
+            "next_cursor": cursor,
+            "is_first_page": not request.GET.get("after"),
+            "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
+        },
+    )
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def claim_new(request):
+    made = replayed_row(request, UpkeepClaim, prepared_by=request.user)
+    if made is not None:
+        return redirect("auctions:upkeep_claims")
+    form = ClaimForm(request.POST or None, bodies=_bodies(request.user, Permission.PREPARE_ORDERS))
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            claim = services.prepare_claim(
+                gaushala=data["gaushala"],
+                month=data["month"],
+                animal_days_claimed=data["animal_days"],
+                by=request.user,
+                idempotency_key=data["idempotency_key"],
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(
+                request,
+                _("Upkeep claim %(number)s prepared for the Magistrate's approval.")
+                % {"number": claim.number},
+            )
+            return redirect("auctions:upkeep_claims")
+    return render(request, "auctions/gaushala/claim_new.html", {"form": form})
+
+
+@require_permission(Permission.APPROVE)
+def claim_decide(request, pk):
+    claim = get_object_or_404(_claims(request.user), pk=pk)
+    if not has_permission(request.user, Permission.APPROVE, claim.gaushala.district):
+        raise PermissionDenied
+    claim.check_decider(request.user)
+    form = ClaimDecisionForm(request.POST or None)
+    if form.is_valid():
+        try:
+            services.decide_claim(claim=claim, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Upkeep claim %(number)s decided.") % {"number": claim})
+            return redirect("auctions:upkeep_claims")
+    return render(request, "auctions/gaushala/claim_decide.html", {"claim": claim, "form": form})
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def claim_pay(request, pk):
+    claim = get_object_or_404(_claims(request.user), pk=pk)
+    if not has_permission(request.user, Permission.PREPARE_ORDERS, claim.gaushala.district):
+        raise PermissionDenied
+    form = PaymentForm(request.POST or None)
+    if form.is_valid():
+        try:
+            services.pay_claim(claim=claim, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Upkeep claim %(number)s paid.") % {"number": claim})
+            return redirect("auctions:upkeep_claims")
+    return render(request, "auctions/gaushala/claim_pay.html", {"claim": claim, "form": form})

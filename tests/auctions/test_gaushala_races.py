@@ -1,0 +1,80 @@
+"""Races of the gaushala handover (ADR 0070): two clerks handing cows to a body with room for
+one, and two Magistrates approving one upkeep claim. Needs PostgreSQL's row locks; each thread
+has its own connection and commits for real."""
+
+from datetime import timedelta
+
+import pytest
+import time_machine
+from django.core.exceptions import ValidationError
+
+from accounts.roles import Role
+from auctions.models import DisposalOrder, Handover
+from auctions.services import gaushala as gaushalas
+from ledger.checks import run_checks
+from ledger.models import Transaction
+from tests.accounts.factories import staff
+from tests.auctions.factories import conditions, ready_for_sale
+from tests.auctions.test_gaushala import BODY, hand_over
+from tests.impounding.test_concurrency import race
+from tests.rulepacks.factories import take
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def _cows(district, pound, pound_keeper, police_officer, n):
+    take(district, "up")
+    conditions(district)
+    return [
+        ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)[0]
+        for _ in range(n)
+    ]
+
+
+def test_two_clerks_handing_cows_to_a_body_with_room_for_one_make_one_order(
+    district, pound, pound_keeper, police_officer, dm_clerk, tariffs
+):
+    first, second = _cows(district, pound, pound_keeper, police_officer, 2)
+    body = gaushalas.register_gaushala(district=district, by=dm_clerk, **{**BODY, "capacity": 1})
+    other_clerk = staff(Role.DM_CLERK, district=district)
+
+    def propose(entry, clerk):
+        return lambda: gaushalas.propose_handover(
+            pound=pound,
+            gaushala_id=body.pk,
+            animal_ids=list(entry.animals.values_list("pk", flat=True)),
+            by=clerk,
+            reason="No auction",
+        )
+
+    results, errors = race(propose(first, dm_clerk), propose(second, other_clerk))
+
+    assert len([r for r in results if r is not None]) == 1
+    (refused,) = [e for e in errors if e is not None]
+    assert isinstance(refused, ValidationError) and "has room for 1" in str(refused)
+    assert DisposalOrder.objects.count() == Handover.objects.count() == 1
+
+
+def test_two_magistrates_approving_one_claim_post_it_once(
+    district, pound, pound_keeper, police_officer, dm_clerk, magistrate, tariffs
+):
+    (entry,) = _cows(district, pound, pound_keeper, police_officer, 1)
+    body = gaushalas.register_gaushala(district=district, by=dm_clerk, **BODY)
+    order = hand_over(pound, entry, body, dm_clerk, magistrate)
+    other = staff(Role.MAGISTRATE, district=district)
+    first = (order.handover.received_on.replace(day=1) + timedelta(days=32)).replace(day=1)
+    with time_machine.travel(first + timedelta(days=40)):
+        claim = gaushalas.prepare_claim(
+            gaushala=body, month=first, animal_days_claimed=10, by=dm_clerk
+        )
+
+    def approve(by):
+        return lambda: gaushalas.decide_claim(claim=claim, by=by, approve=True)
+
+    results, errors = race(approve(magistrate), approve(other))
+
+    assert len([r for r in results if r is not None]) == 1
+    (refused,) = [e for e in errors if e is not None]
+    assert "already been decided" in str(refused)
+    assert Transaction.objects.filter(kind="upkeep_claimed").count() == 1
+    assert run_checks() == []
