@@ -95,3 +95,37 @@ def _image_draws(content, resources, reader):
                 inner = ContentStream(xobject, reader)
                 count += _image_draws(inner, xobject.get("/Resources", resources), reader)
     return count
+
+
+def missing_glyphs(pdf):
+    """What a reader would see as a missing glyph: {font name: how many .notdef glyphs (glyph 0)
+    its text draws}, and every font that is not one of the vendored Noto faces (a system font
+    that WeasyPrint fell back to for a character none of ours has) under its own name."""
+    found = {}
+    for page in _reader(pdf).pages:
+        _notdefs(page.get_contents(), page.get("/Resources"), found)
+    return {name: count for name, count in found.items() if count or not name.startswith("Noto")}
+
+
+def _notdefs(content, resources, found):
+    resources = _resolved(resources)
+    fonts = _resolved(resources.get("/Font"))
+    if content is None:
+        return
+    current = None
+    for operands, operator in content.operations:
+        if operator == b"Tf":
+            current = fonts[operands[0]].get_object()
+            name = str(current.get("/BaseFont", "")).lstrip("/").split("+")[-1]
+            found.setdefault(name, 0)
+        elif operator in (b"Tj", b"TJ") and current is not None:
+            strings = operands[0] if operator == b"TJ" else [operands[0]]
+            raw = b"".join(bytes(s.original_bytes) for s in strings if hasattr(s, "original_bytes"))
+            # WeasyPrint writes composite fonts with Identity-H: two bytes a glyph, its id.
+            codes = [raw[i : i + 2] for i in range(0, len(raw), 2)]
+            if "/DescendantFonts" in current:
+                found[name] += sum(1 for code in codes if code == b"\0\0")
+    for ref in _resolved(resources.get("/XObject")).values():
+        child = ref.get_object()
+        if child.get("/Subtype") == "/Form":
+            _notdefs(ContentStream(child, child.pdf), child.get("/Resources"), found)
