@@ -108,3 +108,20 @@ def test_kerala_receipt_is_english_alone_and_says_why(district, released):  # no
 )
 def test_amount_in_words_in_lakhs_and_crores(language, amount, words):
     assert amount_in_words(Decimal(amount), language) == words
+
+
+def test_the_check_sees_a_missing_glyph():
+    """A script none of the vendored fonts has (Malayalam, awaited for Kerala) is caught."""
+    from kernel.documents import render_pdf
+
+    with documents_for(None):
+        pdf = render_pdf("pdf/base.html", {}, language="en")
+    assert readpdf.missing_glyphs(pdf) == {}
+    from weasyprint import HTML
+
+    from kernel import documents as kernel_documents
+
+    font_config, sheets = kernel_documents._stylesheets()
+    drawn = HTML(string="<p>മലയാളം</p>", url_fetcher=kernel_documents._url_fetcher())
+    pdf = drawn.write_pdf(stylesheets=sheets, font_config=font_config)
+    assert sum(readpdf.missing_glyphs(pdf).values()) > 0
