@@ -116,3 +116,19 @@ def test_no_string_in_the_code_is_missing_from_the_catalogue(tmp_path):
     with (copy / "locale" / "hi" / "LC_MESSAGES" / "django.po").open("rb") as f:
         catalog = read_po(f)
     assert _untranslated(catalog) == []
+
+
+def test_the_django_strings_are_still_djangos():
+    """kernel/django_strings.py lists Django's own msgids for the project's catalogues: each must
+    still be one of Django's, or its translation would never be used."""
+    import django
+
+    from kernel import django_strings
+
+    with (Path(django.__file__).parent / "conf/locale/en/LC_MESSAGES/django.po").open("rb") as f:
+        djangos = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
+    from django.utils import translation
+
+    with translation.override("en"):  # the singular, untranslated
+        ours = [*django_strings.STRINGS, *(str(p) for p in django_strings.PLURALS)]
+    assert set(ours) - djangos == set()
