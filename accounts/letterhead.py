@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
-from kernel.languages import second_language
 from kernel.documents import Both, offices
+from kernel.languages import second_language
 
 from .models import StateDocumentForm
 

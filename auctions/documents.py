@@ -25,10 +25,10 @@ from accounts.letterhead import letterhead
 from accounts.models import IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal, AnimalState
-from kernel.languages import in_district_language, second_language
 from kernel.dates import days_between, ist_date
 from kernel.documents import Both, both, render_pdf, verification_context
 from kernel.formatting import amount_in_words
+from kernel.languages import in_district_language, second_language
 
 from .models import (
     Auction,
@@ -424,7 +424,9 @@ def disposal_order_pdf(order):
         if terms and terms.payment_mode
         else None,
         "words_en": amount_in_words(terms.price, "en") if terms and terms.price else "",
-        "words_hi": amount_in_words(terms.price, second_language() or "en") if terms and terms.price else "",
+        "words_hi": amount_in_words(terms.price, second_language() or "en")
+        if terms and terms.price
+        else "",
         "animals": animals,
         "prepared_by": _person(order.prepared_by),
         "decided_by": _person(order.decided_by),

@@ -23,7 +23,6 @@ from django.utils.translation import gettext_noop
 
 from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound, SlipPaper
-from kernel.languages import in_district_language, second_language
 from kernel.dates import days_between, ist_date
 from kernel.documents import (
     Both,
@@ -36,6 +35,7 @@ from kernel.documents import (
 )
 from kernel.events import record_event
 from kernel.formatting import amount_in_words, indate
+from kernel.languages import in_district_language, second_language
 from kernel.messages import Message
 
 from .actions import Action

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (Django's msgids, letter for letter: not split)
 """Django's own strings that users see (form errors, widgets, validators) whose Marathi or Tamil
 translation Django does not ship, or ships incompletely: listed here so that makemessages puts
 them in the project's catalogues, which Django reads before its own (ADR 0069). Never imported:
@@ -18,15 +19,21 @@ STRINGS = [
     gettext_noop("Enter a valid integer."),
     gettext_noop("Enter a valid email address."),
     gettext_noop("Enter a valid “slug” consisting of letters, numbers, underscores or hyphens."),
-    gettext_noop("Enter a valid “slug” consisting of Unicode letters, numbers, underscores, or hyphens."),
+    gettext_noop(
+        "Enter a valid “slug” consisting of Unicode letters, numbers, underscores, or hyphens."
+    ),
     gettext_noop("Enter a valid %(protocol)s address."),
     gettext_noop("Ensure this value is %(limit_value)s (it is %(show_value)s)."),
     gettext_noop("Ensure this value is less than or equal to %(limit_value)s."),
     gettext_noop("Ensure this value is greater than or equal to %(limit_value)s."),
     gettext_noop("Ensure this value is a multiple of step size %(limit_value)s."),
-    gettext_noop("Ensure this value is a multiple of step size %(limit_value)s, starting from %(offset)s, e.g. %(offset)s, %(valid_value1)s, %(valid_value2)s, and so on."),
+    gettext_noop(
+        "Ensure this value is a multiple of step size %(limit_value)s, starting from %(offset)s, e.g. %(offset)s, %(valid_value1)s, %(valid_value2)s, and so on."
+    ),
     gettext_noop("Enter a number."),
-    gettext_noop("File extension “%(extension)s” is not allowed. Allowed extensions are: %(allowed_extensions)s."),
+    gettext_noop(
+        "File extension “%(extension)s” is not allowed. Allowed extensions are: %(allowed_extensions)s."
+    ),
     gettext_noop("Null characters are not allowed."),
     gettext_noop("%(model_name)s with this %(field_labels)s already exists."),
     gettext_noop("Value %(value)r is not a valid choice."),
@@ -53,25 +60,57 @@ STRINGS = [
     gettext_noop("Enter a complete value."),
     gettext_noop("Enter a valid UUID."),
     gettext_noop("Enter a valid JSON."),
-    gettext_noop("ManagementForm data is missing or has been tampered with. Missing fields: %(field_names)s. You may need to file a bug report if the issue persists."),
+    gettext_noop(
+        "ManagementForm data is missing or has been tampered with. Missing fields: %(field_names)s. You may need to file a bug report if the issue persists."
+    ),
     gettext_noop("Please correct the duplicate data for %(field)s."),
     gettext_noop("Please correct the duplicate data for %(field)s, which must be unique."),
-    gettext_noop("Please correct the duplicate data for %(field_name)s which must be unique for the %(lookup)s in %(date_field)s."),
+    gettext_noop(
+        "Please correct the duplicate data for %(field_name)s which must be unique for the %(lookup)s in %(date_field)s."
+    ),
     gettext_noop("Please correct the duplicate values below."),
     gettext_noop("The inline value did not match the parent instance."),
     gettext_noop("Select a valid choice. That choice is not one of the available choices."),
     gettext_noop("“%(pk)s” is not a valid value."),
-    gettext_noop("%(datetime)s couldn’t be interpreted in time zone %(current_timezone)s; it may be ambiguous or it may not exist."),
+    gettext_noop(
+        "%(datetime)s couldn’t be interpreted in time zone %(current_timezone)s; it may be ambiguous or it may not exist."
+    ),
     gettext_noop("Currently"),
 ]
 
 PLURALS = [
-    ngettext_lazy("Ensure this value has at least %(limit_value)d character (it has %(show_value)d).", "Ensure this value has at least %(limit_value)d characters (it has %(show_value)d).", 1),
-    ngettext_lazy("Ensure this value has at most %(limit_value)d character (it has %(show_value)d).", "Ensure this value has at most %(limit_value)d characters (it has %(show_value)d).", 1),
-    ngettext_lazy("Ensure that there are no more than %(max)s digit in total.", "Ensure that there are no more than %(max)s digits in total.", 1),
-    ngettext_lazy("Ensure that there are no more than %(max)s decimal place.", "Ensure that there are no more than %(max)s decimal places.", 1),
-    ngettext_lazy("Ensure that there are no more than %(max)s digit before the decimal point.", "Ensure that there are no more than %(max)s digits before the decimal point.", 1),
-    ngettext_lazy("Ensure this filename has at most %(max)d character (it has %(length)d).", "Ensure this filename has at most %(max)d characters (it has %(length)d).", 1),
+    ngettext_lazy(
+        "Ensure this value has at least %(limit_value)d character (it has %(show_value)d).",
+        "Ensure this value has at least %(limit_value)d characters (it has %(show_value)d).",
+        1,
+    ),
+    ngettext_lazy(
+        "Ensure this value has at most %(limit_value)d character (it has %(show_value)d).",
+        "Ensure this value has at most %(limit_value)d characters (it has %(show_value)d).",
+        1,
+    ),
+    ngettext_lazy(
+        "Ensure that there are no more than %(max)s digit in total.",
+        "Ensure that there are no more than %(max)s digits in total.",
+        1,
+    ),
+    ngettext_lazy(
+        "Ensure that there are no more than %(max)s decimal place.",
+        "Ensure that there are no more than %(max)s decimal places.",
+        1,
+    ),
+    ngettext_lazy(
+        "Ensure that there are no more than %(max)s digit before the decimal point.",
+        "Ensure that there are no more than %(max)s digits before the decimal point.",
+        1,
+    ),
+    ngettext_lazy(
+        "Ensure this filename has at most %(max)d character (it has %(length)d).",
+        "Ensure this filename has at most %(max)d characters (it has %(length)d).",
+        1,
+    ),
     ngettext_lazy("Please submit at most %(num)d form.", "Please submit at most %(num)d forms.", 1),
-    ngettext_lazy("Please submit at least %(num)d form.", "Please submit at least %(num)d forms.", 1),
+    ngettext_lazy(
+        "Please submit at least %(num)d form.", "Please submit at least %(num)d forms.", 1
+    ),
 ]

@@ -22,7 +22,9 @@ from contextvars import ContextVar
 from django.conf import settings
 
 DEFAULT = "hi"
-_current: ContextVar[tuple[str | None, str]] = ContextVar("second_language", default=(DEFAULT, DEFAULT))
+_current: ContextVar[tuple[str | None, str]] = ContextVar(
+    "second_language", default=(DEFAULT, DEFAULT)
+)
 _resolver: list[Callable[[int], str | None]] = []
 
 

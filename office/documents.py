@@ -16,9 +16,9 @@ from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal
-from kernel.languages import in_district_language, second_language
 from kernel.documents import Both, both, render_pdf, verification_context
 from kernel.formatting import amount_in_words
+from kernel.languages import in_district_language, second_language
 
 from .models import SurplusClaim, SurplusDeposit
 

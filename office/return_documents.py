@@ -27,9 +27,9 @@ from django.utils.translation import gettext_lazy
 
 from accounts.letterhead import letterhead
 from accounts.models import District, IssuedDocument, Pound
-from kernel.languages import in_district_language, second_language
 from kernel.anchors import printed as printed_checkpoint
 from kernel.documents import Both, both, html_basis, render_pdf, verification_context
+from kernel.languages import in_district_language, second_language
 from kernel.uploads import stored_name
 
 from . import returns

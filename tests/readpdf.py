@@ -124,7 +124,9 @@ def _notdef_codes(font):
         return {b"\0\0"}  # Identity-H: the code is the glyph id
     cmap = encoding.get_object().get_data().decode("latin-1")
     return {
-        bytes.fromhex(code) for code, cid in re.findall(r"<([0-9a-fA-F]+)>\s+(\d+)", cmap) if cid == "0"
+        bytes.fromhex(code)
+        for code, cid in re.findall(r"<([0-9a-fA-F]+)>\s+(\d+)", cmap)
+        if cid == "0"
     }
 
 

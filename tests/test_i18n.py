@@ -56,9 +56,13 @@ def test_catalogue_is_complete(language):
 def test_catalogue_has_every_hindi_msgid(language):
     """The Hindi catalogue is the one makemessages keeps; the others hold the same entries."""
     with PO.open("rb") as f:
-        hindi = {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in read_po(f) if m.id}
+        hindi = {
+            (m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in read_po(f) if m.id
+        }
     with _po(language).open("rb") as f:
-        other = {(m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in read_po(f) if m.id}
+        other = {
+            (m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in read_po(f) if m.id
+        }
     assert hindi - other == set()
 
 

@@ -88,7 +88,13 @@ def test_loading_the_same_file_again_changes_nothing():
 def test_the_command_loads_the_shipped_packs_once(capsys):
     call_command("load_rulepacks")
     call_command("load_rulepacks")
-    assert set(RulePack.objects.values_list("code", flat=True)) == {"central", "up", "mh", "kl", "tn"}
+    assert set(RulePack.objects.values_list("code", flat=True)) == {
+        "central",
+        "up",
+        "mh",
+        "kl",
+        "tn",
+    }
     assert "0 pack version(s) loaded, 5 already in" in capsys.readouterr().out
 
 
