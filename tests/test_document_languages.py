@@ -15,7 +15,15 @@ from impounding import documents
 from kernel.formatting import amount_in_words
 from kernel.languages import documents_for, second_language
 from tests import readpdf
-from tests.auctions.test_documents import sale, standing_order, unclaimed  # noqa: F401
+from accounts.models import SlipPaper
+from office import return_documents
+from tests.auctions.test_documents import (  # noqa: F401
+    s16_open,
+    s16_settled,
+    sale,
+    standing_order,
+    unclaimed,
+)
 from tests.impounding.test_documents import entry, released  # noqa: F401
 from tests.rulepacks.factories import take
 
@@ -29,7 +37,7 @@ FONTS = {
 
 def _keep(name, pdf):
     folder = os.environ.get("PA_DOC_ARTIFACTS")
-    if folder:
+    if folder and name:
         Path(folder).mkdir(parents=True, exist_ok=True)
         (Path(folder) / name).write_bytes(pdf)
 
@@ -82,6 +90,33 @@ def test_auction_documents_have_every_glyph(district, unclaimed, sale, code):  #
     _drawn(auction_documents.report_pdf(report), language, f"report-{language}.pdf")
     _drawn(auction_documents.notice_pdf(notice), language, f"notice-{language}.pdf")
     _drawn(auction_documents.sale_certificate_pdf(sale), language, f"sale-{language}.pdf")
+
+
+@pytest.mark.parametrize("code", PACKS)
+def test_roll_slips_wall_schedule_and_returns_have_every_glyph(
+    district,
+    pound,
+    released,
+    pound_keeper,
+    dm_clerk,
+    code,  # noqa: F811
+):
+    paid, _held = released
+    take(district, code)
+    language = PACKS[code]
+    roll = documents.receipt_pdf(paid.receipt, paper=SlipPaper.ROLL_80)
+    _drawn(roll, language, f"receipt-roll-{language}.pdf")
+    _drawn(documents.tariff_schedule(pound), language, f"tariffs-{language}.pdf")
+    monthly = return_documents.monthly_return_pdf(pound, 2026, 1, by=dm_clerk)
+    _drawn(monthly, language, f"monthly-{language}.pdf")
+    _drawn(return_documents.cash_book_pdf(pound, paid.receipt.issued_at.date()), language, "")
+
+
+@pytest.mark.parametrize("code", PACKS)
+def test_s16_account_has_every_glyph(district, s16_settled, code):  # noqa: F811
+    take(district, code)
+    pdf = auction_documents.s16_account_pdf(s16_settled)
+    _drawn(pdf, PACKS[code], f"s16-{PACKS[code]}.pdf")
 
 
 def test_kerala_receipt_is_english_alone_and_says_why(district, released):  # noqa: F811
