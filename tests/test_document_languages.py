@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from accounts.models import SlipPaper
 from auctions import documents as auction_documents
 from impounding import documents
 from kernel.formatting import amount_in_words
 from kernel.languages import documents_for, second_language
-from tests import readpdf
-from accounts.models import SlipPaper
 from office import return_documents
+from tests import readpdf
 from tests.auctions.test_documents import (  # noqa: F401
     s16_open,
     s16_settled,
@@ -96,10 +96,10 @@ def test_auction_documents_have_every_glyph(district, unclaimed, sale, code):  #
 def test_roll_slips_wall_schedule_and_returns_have_every_glyph(
     district,
     pound,
-    released,
+    released,  # noqa: F811
     pound_keeper,
     dm_clerk,
-    code,  # noqa: F811
+    code,
 ):
     paid, _held = released
     take(district, code)
