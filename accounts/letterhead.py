@@ -13,6 +13,7 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
 from kernel.documents import Both, offices
+from kernel.languages import second_language
 
 from .models import StateDocumentForm
 
@@ -37,7 +38,7 @@ def government_line(state):
         return _pair(state.government_line, state.government_line_hi)
     with translation.override("en"):
         en = str(_("Government of %(state)s") % {"state": state.name})
-    with translation.override("hi"):
+    with translation.override(second_language() or "en"):
         hi = str(_("Government of %(state)s") % {"state": state.name_hi or state.name})
     return Both(en, hi)
 
@@ -79,7 +80,7 @@ def letterhead(kind=None, *, pound=None, district=None):
 def _district_names(district):
     with translation.override("en"):
         office_en = str(district.office_label)
-    with translation.override("hi"):
+    with translation.override(second_language() or "en"):
         office_hi = str(district.office_label)
     name = _pair(district.name, district.name_hi)
     return {

@@ -52,7 +52,7 @@ class User(AbstractUser):
         _("preferred language"),
         max_length=8,
         blank=True,
-        choices=[("en", "English"), ("hi", "हिन्दी")],
+        choices=[("en", "English"), ("hi", "हिन्दी"), ("mr", "मराठी"), ("ta", "தமிழ்")],
     )
     # A State system's account behind one service token (accounts.apitokens): no usable
     # password, refused by the sign-in form even if given one, one appointment for its scope.

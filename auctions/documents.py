@@ -29,6 +29,7 @@ from impounding.selectors import inspection_record
 from kernel.dates import days_between, ist_date
 from kernel.documents import Both, both, kept_drawing, render_pdf, verification_context
 from kernel.formatting import amount_in_words
+from kernel.languages import in_district_language, second_language
 
 from .models import (
     Auction,
@@ -149,6 +150,7 @@ def _drums(notice, *, on=None):
     return rows
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def notice_basis(notice):
     """What a drawing of the notice depends on besides the notice itself: its drum
     proclamations. "" before any is recorded, so the notice as posted is the one kept; a
@@ -161,6 +163,7 @@ def notice_basis(notice):
 # s.14: the pound-keeper's report to the officer --------------------------------------------
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def report_pdf(report):
     """The report of cattle not claimed within seven days of impounding (s.14), from the
     pound-keeper to the officer: register number, number and description of the cattle, place
@@ -200,6 +203,7 @@ def _poster_layout(count):
     return "many" if count <= 12 else "mass"
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def notice_pdf(notice):
     """The notice the officer sticks up in a conspicuous part of his office (s.14): (a) the
     number and description of the cattle, with their photographs, (b) the place where they were
@@ -257,6 +261,7 @@ def _proclaimed(lot, sale):
     return list(notices.values())
 
 
+@in_district_language(lambda sale: sale.lot.auction.pound.district_id)
 def sale_certificate_pdf(sale):
     """The certificate of sale to the purchaser: the auction, the lot and its animals, the
     buyer, the price in figures and in words, the conducting officer, and the declarations of
@@ -297,7 +302,7 @@ def sale_certificate_pdf(sale):
         "buyer_id_kind": both(buyer.get_id_kind_display),
         "payment_mode": both(sale.get_payment_mode_display),
         "words_en": amount_in_words(sale.price, "en"),
-        "words_hi": amount_in_words(sale.price, "hi"),
+        "words_hi": amount_in_words(sale.price, second_language() or "en"),
         "officer": _person(auction.officer),
         "deputy": _person(auction.deputy),
         "printed_at": timezone.now(),
@@ -319,6 +324,7 @@ def _calendar_days(start, end):
     return sum(1 for _day in days_between(ist_date(start), ist_date(end)))
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def s16_account_pdf(case):
     """The account delivered to the owner with the remaining cattle and the balance (s.16):
     (a) the number of cattle seized, (b) the time they were impounded, (c) the fines and
@@ -383,7 +389,7 @@ def s16_account_pdf(case):
         "inspection": inspection_record(entry),
         "balance_mode": both(case.get_balance_mode_display) if case.balance_mode else None,
         "words_en": amount_in_words(case.balance, "en"),
-        "words_hi": amount_in_words(case.balance, "hi"),
+        "words_hi": amount_in_words(case.balance, second_language() or "en"),
         "signature": _thumbnail(case.signature, px=480) if case.signature else None,
         "officer": _person(case.closed_by),
         "printed_at": timezone.now(),
@@ -396,6 +402,7 @@ def s16_account_pdf(case):
 # The proviso to s.14: the District Magistrate's disposal order ------------------------------
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def disposal_order_pdf(order):
     """The District Magistrate's order under the proviso to s.14, with its terms: the buyer, the
     price and its split over the dues (s.17) for a sale by private treaty; the receiving body for
@@ -421,7 +428,9 @@ def disposal_order_pdf(order):
         if terms and terms.payment_mode
         else None,
         "words_en": amount_in_words(terms.price, "en") if terms and terms.price else "",
-        "words_hi": amount_in_words(terms.price, "hi") if terms and terms.price else "",
+        "words_hi": amount_in_words(terms.price, second_language() or "en")
+        if terms and terms.price
+        else "",
         "animals": animals,
         "prepared_by": _person(order.prepared_by),
         "decided_by": _person(order.decided_by),
@@ -437,6 +446,7 @@ def disposal_order_pdf(order):
     )
 
 
+@in_district_language(lambda handover: handover.order.pound.district_id)
 def handover_certificate_pdf(handover):
     """The certificate of handover the receiving body signs: the Magistrate's order, the body
     from the register, the animals, and what becomes of their dues under the rule pack."""

@@ -36,6 +36,7 @@ from kernel.documents import (
 )
 from kernel.events import record_event
 from kernel.formatting import amount_in_words, indate
+from kernel.languages import in_district_language, second_language
 from kernel.messages import Message
 
 from .actions import Action
@@ -75,7 +76,7 @@ def _warnings(entry):
     """The intake warnings of an entry, as sentences in both languages."""
     with translation.override("en"):
         en = describe_warnings(entry.warnings)
-    with translation.override("hi"):
+    with translation.override(second_language() or "en"):
         hi = describe_warnings(entry.warnings)
     return [Both(e, h) for e, h in zip(en, hi, strict=True)]
 
@@ -136,6 +137,7 @@ def register_copy_document(entry, by):
     return document
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def register_copy(entry, by, paper=None):
     """s.8: the copy of the register entry for the seizer or his agent, attested by the
     pound-keeper, on A4 or an 80 mm roll (`paper`; default: the pound's choice)."""
@@ -217,6 +219,7 @@ def _render_slip(template_name, context, paper, pound):
     return render_pdf(f"pdf/{template_name}", context, language="en")
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def receipt_pdf(receipt, paper=None):
     """The receipt for fines and feeding charges (s.13; Kerala Form III), or the deposit receipt
     (s.15), on A4 or an 80 mm roll (`paper`, a SlipPaper; default: the pound's choice). A
@@ -263,7 +266,7 @@ def receipt_pdf(receipt, paper=None):
         "payment_mode": both(receipt.get_payment_mode_display),
         "deposit_status": both(deposit.get_status_display) if deposit else None,
         "words_en": amount_in_words(receipt.amount, "en"),
-        "words_hi": amount_in_words(receipt.amount, "hi"),
+        "words_hi": amount_in_words(receipt.amount, second_language() or "en"),
         "issuer": Both(issuer.get_full_name() or issuer.username, issuer.name_hi or ""),
         "printed_at": timezone.now(),
         **letterhead(receipt.document.kind, pound=receipt.pound),
@@ -275,6 +278,7 @@ def receipt_pdf(receipt, paper=None):
 # The demand or dues statement, before release ----------------------------------------------------
 
 
+@in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
 def dues_statement(entry, animals=None, as_of=None):
     """What is owed for the animals of an entry (default: those still in the pound) at `as_of`
     (default: now): fine, days in custody and feeding periods per animal, and the totals.
@@ -321,7 +325,7 @@ def dues_statement(entry, animals=None, as_of=None):
         "generated_at": now,
         "as_of": statement.as_of,
         "words_en": amount_in_words(statement.total, "en"),
-        "words_hi": amount_in_words(statement.total, "hi"),
+        "words_hi": amount_in_words(statement.total, second_language() or "en"),
         **letterhead(pound=entry.pound),
     }
     return kept_drawing(
@@ -405,6 +409,7 @@ def schedule_document(pound, on, by=None, valid_until=None):
     )
 
 
+@in_district_language(lambda pound, *args, **kwargs: pound.district_id)
 def tariff_schedule(pound, on=None, *, by=None):
     """The list of fines (s.12) and feeding and watering rates (s.5) in force at the pound on
     `on` (default: today), large enough to be read on the pound's wall. Raises TariffMissing

@@ -27,6 +27,7 @@ from weasyprint import CSS, HTML
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import URLFetcher
 
+from kernel.languages import second_language, template_context
 from kernel.middleware import request_origin
 
 
@@ -83,7 +84,7 @@ def _url_fetcher():
 def render_html(template_name, context, *, language=None):
     """templates/pdf/<template_name> rendered to the HTML a document is drawn from."""
     with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
-        return render_to_string(template_name, context)
+        return render_to_string(template_name, template_context() | context)
 
 
 def html_basis(template_name, context, *, language=None):
@@ -155,7 +156,7 @@ def render_roll_pdf(template_name, context, *, language=None):
     """Render templates/pdf/<template_name> to PDF bytes on an 80 mm roll."""
     font_config, sheets = _stylesheets(roll=True)
     with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
-        html = render_to_string(template_name, context)
+        html = render_to_string(template_name, template_context() | context)
     document = HTML(
         string=html, base_url=str(settings.BASE_DIR / "static"), url_fetcher=_url_fetcher()
     )
@@ -196,7 +197,8 @@ def pdf_response(pdf_bytes, filename, *, inline=False):
 
 @dataclass(frozen=True)
 class Both:
-    """One text in English and in Hindi. `same` when there is no Hindi yet (or none needed)."""
+    """One text in English and in the document's second language (kernel.languages; the field
+    keeps its first name, `hi`). `same` when there is none yet (or none needed)."""
 
     en: str
     hi: str
@@ -207,11 +209,15 @@ class Both:
 
 
 def both(text):
-    """`text` (a lazy string, or a function giving one) evaluated in English and in Hindi."""
+    """`text` (a lazy string, or a function giving one) evaluated in English and in the
+    document's second language."""
     get = text if callable(text) else (lambda: text)
     with translation.override("en"):
         en = str(get())
-    with translation.override("hi"):
+    second = second_language()
+    if second is None:
+        return Both(en, en)
+    with translation.override(second):
         hi = str(get())
     return Both(en, hi)
 
@@ -225,7 +231,7 @@ def offices(pound):
     district = pound.district
     with translation.override("en"):
         district_office = str(district.office_label)
-    with translation.override("hi"):
+    with translation.override(second_language() or "en"):
         district_office_hi = str(district.office_label)
     return {
         "pound_name": Both(pound.name, pound.name_hi or pound.name),

@@ -105,6 +105,91 @@ def _hindi_number(n):
     return " ".join(parts)
 
 
+# Marathi number names 0-99: as irregular as the Hindi ones.
+_MR_0_99 = (
+    "शून्य एक दोन तीन चार पाच सहा सात आठ नऊ "
+    "दहा अकरा बारा तेरा चौदा पंधरा सोळा सतरा अठरा एकोणीस "
+    "वीस एकवीस बावीस तेवीस चोवीस पंचवीस सव्वीस सत्तावीस अठ्ठावीस एकोणतीस "
+    "तीस एकतीस बत्तीस तेहेतीस चौतीस पस्तीस छत्तीस सदतीस अडतीस एकोणचाळीस "
+    "चाळीस एक्केचाळीस बेचाळीस त्रेचाळीस चव्वेचाळीस पंचेचाळीस सेहेचाळीस सत्तेचाळीस अठ्ठेचाळीस एकोणपन्नास "
+    "पन्नास एक्कावन्न बावन्न त्रेपन्न चोपन्न पंचावन्न छप्पन्न सत्तावन्न अठ्ठावन्न एकोणसाठ "
+    "साठ एकसष्ट बासष्ट त्रेसष्ट चौसष्ट पासष्ट सहासष्ट सदुसष्ट अडुसष्ट एकोणसत्तर "
+    "सत्तर एकाहत्तर बाहत्तर त्र्याहत्तर चौऱ्याहत्तर पंच्याहत्तर शहात्तर सत्याहत्तर अठ्ठ्याहत्तर एकोणऐंशी "
+    "ऐंशी एक्याऐंशी ब्याऐंशी त्र्याऐंशी चौऱ्याऐंशी पंच्याऐंशी शहाऐंशी सत्त्याऐंशी अठ्ठ्याऐंशी एकोणनव्वद "
+    "नव्वद एक्याण्णव ब्याण्णव त्र्याण्णव चौऱ्याण्णव पंचाण्णव शहाण्णव सत्त्याण्णव अठ्ठ्याण्णव नव्व्याण्णव"
+).split()
+assert len(_MR_0_99) == 100
+
+
+def _marathi_number(n):
+    """A whole number in Marathi words, grouped the Indian way (कोटी, लाख, हजार, -शे)."""
+    if n < 100:
+        return _MR_0_99[n]
+    parts = []
+    crore, n = divmod(n, 10_000_000)
+    if crore:
+        parts.append(f"{_marathi_number(crore)} कोटी")
+    for size, name in ((100_000, "लाख"), (1000, "हजार")):
+        count, n = divmod(n, size)
+        if count:
+            parts.append(f"{_MR_0_99[count]} {name}")
+    hundreds, n = divmod(n, 100)
+    if hundreds:  # दोनशे, तीनशे; a hundred alone is शंभर, before more एकशे
+        parts.append("शंभर" if hundreds == 1 and not n else f"{_MR_0_99[hundreds]}शे")
+    if n:
+        parts.append(_MR_0_99[n])
+    return " ".join(parts)
+
+
+# Tamil: the units and the teens are names; the tens take a joining form before a unit
+# (இருபத்து ஒன்று), the hundreds before what follows (நூற்று ஐந்து).
+_TA_0_19 = (
+    "பூஜ்ஜியம் ஒன்று இரண்டு மூன்று நான்கு ஐந்து ஆறு ஏழு எட்டு ஒன்பது "
+    "பத்து பதினொன்று பன்னிரண்டு பதின்மூன்று பதினான்கு பதினைந்து பதினாறு பதினேழு பதினெட்டு பத்தொன்பது"
+).split()
+_TA_TENS = "_ _ இருபது முப்பது நாற்பது ஐம்பது அறுபது எழுபது எண்பது தொண்ணூறு".split()
+_TA_TENS_JOIN = "_ _ இருபத்து முப்பத்து நாற்பத்து ஐம்பத்து அறுபத்து எழுபத்து எண்பத்து தொண்ணூற்று".split()
+_TA_HUNDREDS = "_ நூறு இருநூறு முந்நூறு நானூறு ஐநூறு அறுநூறு எழுநூறு எண்ணூறு தொள்ளாயிரம்".split()
+_TA_HUNDREDS_JOIN = (
+    "_ நூற்று இருநூற்று முந்நூற்று நானூற்று ஐநூற்று அறுநூற்று எழுநூற்று எண்ணூற்று தொள்ளாயிரத்து"
+).split()
+
+
+def _tamil_below_100(n):
+    if n < 20:
+        return _TA_0_19[n]
+    tens, unit = divmod(n, 10)
+    return f"{_TA_TENS_JOIN[tens]} {_TA_0_19[unit]}" if unit else _TA_TENS[tens]
+
+
+def _tamil_number(n):
+    """A whole number in Tamil words, grouped the Indian way (கோடி, லட்சம், ஆயிரம், நூறு)."""
+    if n < 100:
+        return _tamil_below_100(n)
+    parts = []
+    crore, n = divmod(n, 10_000_000)
+    if crore:
+        parts.append(f"{_tamil_number(crore)} கோடி")
+    for size, name in ((100_000, "லட்சம்"), (1000, "ஆயிரம்")):
+        count, n = divmod(n, size)
+        if count:
+            parts.append(f"{'ஒரு' if count == 1 else _tamil_below_100(count)} {name}")
+    hundreds, n = divmod(n, 100)
+    if hundreds:
+        parts.append((_TA_HUNDREDS_JOIN if n else _TA_HUNDREDS)[hundreds])
+    if n:
+        parts.append(_tamil_below_100(n))
+    return " ".join(parts)
+
+
+# The words around the figure, by language: rupees, and, paisa (one), paise (more), only.
+_AMOUNT_WORDS = {
+    "hi": (_hindi_number, "रुपये", "और", "पैसा", "पैसे", "मात्र"),
+    "mr": (_marathi_number, "रुपये", "आणि", "पैसा", "पैसे", "फक्त"),
+    "ta": (_tamil_number, "ரூபாய்", "மற்றும்", "பைசா", "பைசா", "மட்டும்"),
+}
+
+
 def _english_number(n):
     # en_IN counts in lakhs; crores are composed here, as num2words stops below 10^10. The
     # commas it puts between groups are dropped.
@@ -117,9 +202,10 @@ def _english_number(n):
 
 def amount_in_words(amount, lang="en"):
     """An amount as written on a receipt: "Rupees twelve lakh ... and fifty paise only", or in
-    Hindi "रुपये बारह लाख ... और पचास पैसे मात्र". `lang` is "en" (or "en_IN") or "hi".
+    Hindi "रुपये बारह लाख ... और पचास पैसे मात्र". `lang` is "en" (or "en_IN"), "hi", "mr" or "ta".
 
-    num2words has no Hindi, so the Hindi words are built here from the names of 0-99.
+    num2words (0.5.14) has none of Hindi, Marathi or Tamil, so their words are built here, in lakhs
+    and crores; the Marathi and Tamil await a native-speaking official's review (ADR 0069).
     """
     amount = to_rupees(amount)
     if amount is None:
@@ -129,14 +215,15 @@ def amount_in_words(amount, lang="en"):
     rupees = int(amount)
     paise = int((amount - rupees) * 100)
     lang = (lang or "en").lower().replace("-", "_")
-    if lang.startswith("hi"):
-        paise_words = f"{_hindi_number(paise)} {'पैसा' if paise == 1 else 'पैसे'}"
+    if lang[:2] in _AMOUNT_WORDS:
+        number, rupee, and_, paisa, paise_, only = _AMOUNT_WORDS[lang[:2]]
+        paise_words = f"{number(paise)} {paisa if paise == 1 else paise_}"
         if paise and not rupees:
-            return f"{paise_words} मात्र"
-        text = f"रुपये {_hindi_number(rupees)}"
+            return f"{paise_words} {only}"
+        text = f"{rupee} {number(rupees)}"
         if paise:
-            text += f" और {paise_words}"
-        return f"{text} मात्र"
+            text += f" {and_} {paise_words}"
+        return f"{text} {only}"
     if lang.startswith("en"):
         paise_words = f"{_english_number(paise)} {'paisa' if paise == 1 else 'paise'}"
         if paise and not rupees:

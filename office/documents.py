@@ -18,10 +18,12 @@ from impounding.documents import animal_row
 from impounding.models import Animal
 from kernel.documents import Both, both, render_pdf, verification_context
 from kernel.formatting import amount_in_words
+from kernel.languages import in_district_language, second_language
 
 from .models import SurplusClaim, SurplusDeposit
 
 
+@in_district_language(lambda deposit: deposit.district_id)
 def transfer_memo_pdf(deposit):
     """The memo crediting a surplus held three months to revenue (s.17), or to the local fund
     (s.31): the memo number, the sale, the amount in figures and in words, the dates (sale,
@@ -66,7 +68,7 @@ def transfer_memo_pdf(deposit):
         "notification": policy.s31_notification if (policy and local) else "",
         "credited_on": timezone.localtime(deposit.transferred_at).date(),
         "words_en": amount_in_words(deposit.amount, "en"),
-        "words_hi": amount_in_words(deposit.amount, "hi"),
+        "words_hi": amount_in_words(deposit.amount, second_language() or "en"),
         **letterhead(IssuedDocument.Kind.TRANSFER_MEMO, district=district),
         "pound_name": Both(deposit.pound.name, deposit.pound.name_hi or deposit.pound.name),
         "printed_at": timezone.now(),

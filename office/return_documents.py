@@ -29,6 +29,7 @@ from accounts.letterhead import letterhead
 from accounts.models import District, IssuedDocument, Pound
 from kernel.anchors import printed as printed_checkpoint
 from kernel.documents import Both, both, html_basis, render_pdf, verification_context
+from kernel.languages import in_district_language, second_language
 from kernel.uploads import stored_name
 
 from . import returns
@@ -99,7 +100,7 @@ def _month_name(day):
 def _district_offices(district):
     with translation.override("en"):
         office = str(district.office_label)
-    with translation.override("hi"):
+    with translation.override(second_language() or "en"):
         office_hi = str(district.office_label)
     return {
         "district_name": Both(district.name, district.name_hi or district.name),
@@ -188,6 +189,7 @@ def _return_pdf(template_name, context, document, *, checkpoint=False):
     return IssuedDocument.objects.kept_pdf(document, draw, basis=basis)
 
 
+@in_district_language(lambda pound, *args, **kwargs: pound.district_id)
 def monthly_return_pdf(pound, year, month, *, by):
     """The monthly return of a pound (s.7): animals by category and how they left, and the money
     of the month. Registered, with a QR code, once the month is over."""
@@ -262,6 +264,7 @@ def _district_pounds(district):
     return Pound.objects.filter(district=district).order_by("name")
 
 
+@in_district_language(lambda district, *args, **kwargs: district.pk)
 def district_return_pdf(district, year, month, *, by):
     """The consolidated monthly return of a district: one row per pound and the district's
     totals, for animals and for money."""
@@ -338,6 +341,7 @@ def district_return_csv(district, year, month):
 # --- The daily cash book ----------------------------------------------------------------------
 
 
+@in_district_language(lambda pound, day: pound.district_id)
 def cash_book_pdf(pound, day):
     """The daily cash book of a pound: opening balance, each receipt and payment, closing
     balance, for its cash and its UPI and other collections. Kept as last drawn

@@ -290,7 +290,9 @@ AXES_IPWARE_PROXY_COUNT = env.int("PROXY_COUNT", default=0)
 AXES_VERBOSE = False
 
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", _("English")), ("hi", _("Hindi"))]
+# Every shipped language may be picked by anyone; a document's second half is in its district's
+# rule-pack language (kernel/languages.py, docs/decisions/0069).
+LANGUAGES = [("en", _("English")), ("hi", _("Hindi")), ("mr", _("Marathi")), ("ta", _("Tamil"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
 LANGUAGE_COOKIE_SAMESITE = "Lax"

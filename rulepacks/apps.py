@@ -9,7 +9,12 @@ class RulepacksConfig(AppConfig):
     def ready(self):
         from django.db.models.signals import post_migrate
 
+        from kernel import languages
+
         from . import services
+
+        # A document's second half is in the language the district's pack names (ADR 0069).
+        languages.register(services.document_language)
 
         # The parsed packs are kept by id for the process's life (a loaded version never
         # changes); a database flushed or migrated afresh may give an id to another pack.

@@ -154,6 +154,12 @@ def pack_for(district):
     return _pinned(district_pack_id(district.pk))
 
 
+def document_language(district_id):
+    """The language the district's pack prints its documents in, besides English ("hi", "mr",
+    "ta", or one not shipped yet such as "ml"); None when the pack names none."""
+    return pack_of(district_pack_id(district_id)).rules.documents.second_language
+
+
 def event_stamp(*, district, impoundment, section):
     """What the event log records of the rules applied: the pack and version (the entry's own
     when the event is about one) and the section of the State's Act for `section`."""

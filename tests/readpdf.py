@@ -5,11 +5,12 @@ read the same things without any system package. Like pdftotext, pypdf scrambles
 shaped glyphs come out of order), so assert English text only and check the Hindi by its fonts.
 """
 
+import re
 from io import BytesIO
 from pathlib import Path
 
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
+from pypdf.generic import ContentStream, NameObject
 
 
 def _reader(pdf):
@@ -95,3 +96,58 @@ def _image_draws(content, resources, reader):
                 inner = ContentStream(xobject, reader)
                 count += _image_draws(inner, xobject.get("/Resources", resources), reader)
     return count
+
+
+# The faces of static/fonts, as a PDF names them: any other is a fallback to a system font.
+VENDORED = {
+    f"Noto-Sans{script}{weight}"
+    for script in ("", "-Devanagari", "-Tamil")
+    for weight in ("", "-Bold")
+}
+
+
+def missing_glyphs(pdf):
+    """What a reader would see as a missing glyph: {font name: how many .notdef glyphs (glyph 0)
+    its text draws}, and every font that is not one of the vendored Noto faces (a system font
+    that WeasyPrint fell back to for a character none of ours has) under its own name."""
+    found = {}
+    for page in _reader(pdf).pages:
+        _notdefs(page.get_contents(), page.get("/Resources"), found)
+    return {name: count for name, count in found.items() if count or name not in VENDORED}
+
+
+def _notdef_codes(font):
+    """The codes a composite font maps to CID 0, the .notdef glyph. WeasyPrint writes its own
+    encoding CMap (`<code> cid` lines) rather than Identity-H."""
+    encoding = font.get("/Encoding")
+    if encoding is None or isinstance(encoding.get_object(), NameObject):
+        return {b"\0\0"}  # Identity-H: the code is the glyph id
+    cmap = encoding.get_object().get_data().decode("latin-1")
+    return {
+        bytes.fromhex(code)
+        for code, cid in re.findall(r"<([0-9a-fA-F]+)>\s+(\d+)", cmap)
+        if cid == "0"
+    }
+
+
+def _notdefs(content, resources, found):
+    resources = _resolved(resources)
+    fonts = _resolved(resources.get("/Font"))
+    if content is None:
+        return
+    name, notdef = None, set()
+    for operands, operator in content.operations:
+        if operator == b"Tf":
+            font = fonts[operands[0]].get_object()
+            name = str(font.get("/BaseFont", "")).lstrip("/").split("+")[-1]
+            notdef = _notdef_codes(font) if "/DescendantFonts" in font else set()
+            found.setdefault(name, 0)
+        elif operator in (b"Tj", b"TJ") and name is not None:
+            strings = operands[0] if operator == b"TJ" else [operands[0]]
+            raw = b"".join(bytes(s.original_bytes) for s in strings if hasattr(s, "original_bytes"))
+            codes = [raw[i : i + 2] for i in range(0, len(raw), 2)]
+            found[name] += sum(1 for code in codes if code in notdef)
+    for ref in _resolved(resources.get("/XObject")).values():
+        child = ref.get_object()
+        if child.get("/Subtype") == "/Form":
+            _notdefs(ContentStream(child, child.pdf), child.get("/Resources"), found)

@@ -5,6 +5,7 @@ must contain its Hindi word or one of the accepted forms."""
 import re
 from pathlib import Path
 
+import pytest
 from babel.messages.pofile import read_po
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,3 +54,20 @@ def test_every_hindi_string_uses_the_glossarys_words():
             if pattern.search(english) and not any(form in hindi for form in forms):
                 wrong.append(f"{term!r} -> {forms[0]}: {english[:70]!r} = {hindi[:70]!r}")
     assert wrong == [], "\n".join(wrong)
+
+
+@pytest.mark.parametrize("language", ["mr", "ta"])
+def test_the_statutory_terms_are_those_the_catalogue_uses(language):
+    """docs/glossary-<language>.md's statutory terms are words the catalogue prints: a glossary
+    that names a word no translation uses is out of date (ADR 0069)."""
+
+    glossary = (ROOT / "docs" / f"glossary-{language}.md").read_text(encoding="utf-8")
+    table = glossary.split("## The statutory terms")[1].split("\n## ")[0]
+    terms = [row[1].strip() for row in re.findall(r"^\| ([^|]+) \| ([^|]+) \|", table, re.M)[2:]]
+    with (ROOT / "locale" / language / "LC_MESSAGES" / "django.po").open("rb") as f:
+        catalog = read_po(f)
+    printed = "\n".join(
+        s for m in catalog for s in (m.string if isinstance(m.string, tuple) else (m.string,))
+    )
+    assert len(terms) >= 9
+    assert [t for t in terms if t not in printed] == []

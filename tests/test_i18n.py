@@ -1,4 +1,6 @@
-"""Every string is translatable and the Hindi catalogue is complete and compiled."""
+"""Every string is translatable and every shipped language's catalogue is complete and compiled:
+Hindi, Marathi and Tamil (docs/decisions/0069). A new language is a new line in LANGUAGES and
+fails here until its catalogue is whole."""
 
 import os
 import shutil
@@ -13,6 +15,11 @@ from babel.messages.pofile import read_po
 ROOT = Path(__file__).resolve().parent.parent
 PO = ROOT / "locale" / "hi" / "LC_MESSAGES" / "django.po"
 MO = PO.with_suffix(".mo")
+SECOND = ["hi", "mr", "ta"]
+
+
+def _po(language):
+    return ROOT / "locale" / language / "LC_MESSAGES" / "django.po"
 
 
 def _untranslated(catalog):
@@ -26,17 +33,44 @@ def _untranslated(catalog):
     return missing
 
 
-def test_hindi_catalogue_is_complete():
-    with PO.open("rb") as f:
+def _done(message):
+    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    return all(strings)
+
+
+def test_shipped_languages_are_the_tested_ones(settings):
+    assert [code for code, _ in settings.LANGUAGES if code != "en"] == SECOND
+
+
+@pytest.mark.parametrize("language", SECOND)
+def test_catalogue_is_complete(language):
+    """No untranslated and no fuzzy entry, in any shipped language."""
+    with _po(language).open("rb") as f:
         catalog = read_po(f)
     assert len(catalog) > 50
-    assert _untranslated(catalog) == []
+    missing = _untranslated(catalog)
+    assert missing == [], f"{language}: {len(missing)} untranslated or fuzzy, e.g. {missing[:3]}"
 
 
-def test_compiled_catalogue_matches_the_po_file():
+@pytest.mark.parametrize("language", ["mr", "ta"])
+def test_catalogue_has_every_hindi_msgid(language):
+    """The Hindi catalogue is the one makemessages keeps; the others hold the same entries."""
     with PO.open("rb") as f:
-        po = {m.id: m.string for m in read_po(f) if m.id and not m.fuzzy}
-    with MO.open("rb") as f:
+        hindi = {
+            (m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in read_po(f) if m.id
+        }
+    with _po(language).open("rb") as f:
+        other = {
+            (m.context, m.id if isinstance(m.id, str) else m.id[0]) for m in read_po(f) if m.id
+        }
+    assert hindi - other == set()
+
+
+@pytest.mark.parametrize("language", SECOND)
+def test_compiled_catalogue_matches_the_po_file(language):
+    with _po(language).open("rb") as f:
+        po = {m.id: m.string for m in read_po(f) if m.id and not m.fuzzy and _done(m)}
+    with _po(language).with_suffix(".mo").open("rb") as f:
         mo = {
             (tuple(m.id) if isinstance(m.id, list) else m.id): (
                 tuple(m.string) if isinstance(m.string, list) else m.string
@@ -44,7 +78,7 @@ def test_compiled_catalogue_matches_the_po_file():
             for m in read_mo(f)
             if m.id
         }
-    assert mo == po, "run `make messages` and commit locale/hi/LC_MESSAGES/django.mo"
+    assert mo == po, f"run `make messages` and commit locale/{language}/LC_MESSAGES/django.mo"
 
 
 @pytest.mark.skipif(
@@ -86,3 +120,19 @@ def test_no_string_in_the_code_is_missing_from_the_catalogue(tmp_path):
     with (copy / "locale" / "hi" / "LC_MESSAGES" / "django.po").open("rb") as f:
         catalog = read_po(f)
     assert _untranslated(catalog) == []
+
+
+def test_the_django_strings_are_still_djangos():
+    """kernel/django_strings.py lists Django's own msgids for the project's catalogues: each must
+    still be one of Django's, or its translation would never be used."""
+    import django
+
+    from kernel import django_strings
+
+    with (Path(django.__file__).parent / "conf/locale/en/LC_MESSAGES/django.po").open("rb") as f:
+        djangos = {m.id if isinstance(m.id, str) else m.id[0] for m in read_po(f) if m.id}
+    from django.utils import translation
+
+    with translation.override("en"):  # the singular, untranslated
+        ours = [*django_strings.STRINGS, *(str(p) for p in django_strings.PLURALS)]
+    assert set(ours) - djangos == set()

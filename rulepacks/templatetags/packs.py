@@ -42,5 +42,6 @@ def unverified_pack(context, document=False):
     if pack is None or pack.verified:
         return ""
     return render_to_string(
-        "rulepacks/_unverified_line.html", {"pack": pack, "document": document}
+        "rulepacks/_unverified_line.html",
+        {"pack": pack, "document": document, "second": context.get("second")},
     )

@@ -88,8 +88,14 @@ def test_loading_the_same_file_again_changes_nothing():
 def test_the_command_loads_the_shipped_packs_once(capsys):
     call_command("load_rulepacks")
     call_command("load_rulepacks")
-    assert set(RulePack.objects.values_list("code", flat=True)) == {"central", "up", "mh", "kl"}
-    assert "0 pack version(s) loaded, 4 already in" in capsys.readouterr().out
+    assert set(RulePack.objects.values_list("code", flat=True)) == {
+        "central",
+        "up",
+        "mh",
+        "kl",
+        "tn",
+    }
+    assert "0 pack version(s) loaded, 5 already in" in capsys.readouterr().out
 
 
 def test_the_command_refuses_a_bad_file_and_loads_nothing(tmp_path):
@@ -101,7 +107,7 @@ def test_the_command_refuses_a_bad_file_and_loads_nothing(tmp_path):
 
 
 def test_the_drafts_are_unverified_and_invent_no_amount():
-    for code in ("up", "mh", "kl"):
+    for code in ("up", "mh", "kl", "tn"):
         (path,) = services.shipped_files(code)
         data = tomllib.loads(path.read_text())
         pack, _digest = services.read_file(path)
