@@ -18,8 +18,8 @@ from django.utils.translation import gettext_lazy as _
 from impounding.models import Impoundment
 from impounding.selectors import feeding_days
 from kernel.dates import add_months
-from rulepacks import services as rulepacks
 from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind, net_of_months
+from rulepacks import services as rulepacks
 
 from .models import Remittance
 

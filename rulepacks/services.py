@@ -215,9 +215,9 @@ def choose_pack(*, district, pack, by, idempotency_key=None):
 
 def packs_for(district):
     """The loaded packs a district may take: the central Act's and its own State's."""
-    return RulePack.objects.filter(
-        Q(state_code="") | Q(state_code=district.state.code)
-    ).order_by("code", "-effective_from", "-loaded_at")
+    return RulePack.objects.filter(Q(state_code="") | Q(state_code=district.state.code)).order_by(
+        "code", "-effective_from", "-loaded_at"
+    )
 
 
 def inspecting_pack_ids():

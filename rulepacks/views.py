@@ -105,6 +105,8 @@ def choose(request, pk):
                     "district": district.label, "pack": chosen.title},
                 reference=f"{chosen.code} {chosen.version}",
             )  # fmt: skip
-            messages.success(request, _("Entries already made keep the version they were made under."))
+            messages.success(
+                request, _("Entries already made keep the version they were made under.")
+            )
             return redirect("rulepacks:district", district.pk)
     return render(request, "rulepacks/choose.html", context)

@@ -29,7 +29,6 @@ from ..tags import normalise_tag
 BLANK = [("", "---------")]
 
 
-
 def offer_pounds(field, pounds):
     """Offer `pounds` in a pound field, their choices from one plain read of them made when the
     form is drawn (the API's search never draws it): a ModelChoiceField's own iterator reads them
@@ -39,6 +38,7 @@ def offer_pounds(field, pounds):
         ("", field.empty_label),
         *((p.pk, field.label_from_instance(p)) for p in pounds),
     ]
+
 
 class EntryForm(forms.Form):
     """s.8: what the register records when cattle are brought to the pound."""

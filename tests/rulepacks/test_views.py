@@ -3,8 +3,8 @@
 import io
 
 import pytest
-from pypdf import PdfReader
 from django.urls import reverse
+from pypdf import PdfReader
 
 from accounts.roles import Role
 from kernel.models import Event
