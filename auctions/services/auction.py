@@ -137,10 +137,15 @@ def schedule_auction(
             "deputy": deputy.pk if deputy else None,
         },
     )
+    _close_auction_todos(animals)
+    return auction
+
+
+def _close_auction_todos(animals):
+    """The officer's "auction due" to-dos of the notices whose animals are now offered."""
     offered = Notice.objects.filter(report__animals__in=[a.pk for a in animals])
     for notice_id in offered.values_list("pk", flat=True).distinct():
         todos.close(f"auction_due:{notice_id}")
-    return auction
 
 
 def _check_officers(*, pound, by, officer, deputy):

@@ -402,15 +402,12 @@ def release_to_claimant(
         if (replayed := _replay(key)) is not None:
             return replayed
         raise
-    # Someone may have confirmed the same form while we waited for the locks.
-    if (replayed := _replay(key)) is not None:
+    if (replayed := _replay(key)) is not None:  # confirmed meanwhile, as we waited for locks
         return replayed
     at = at or timezone.now()
     statement = _dues_tendered(animals, amount_tendered=amount_tendered, at=at)
-    if replaces is not None:
-        replaces = check_replaces(replaces, entry)
     receipt = issue_receipt(
-        replaces=replaces,
+        replaces=check_replaces(replaces, entry) if replaces is not None else None,
         animal_count=len(animals),
         pound=pound,
         kind=Receipt.Kind.PAYMENT if kind == Release.Kind.PAYMENT else Receipt.Kind.DEPOSIT,
