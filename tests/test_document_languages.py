@@ -164,3 +164,24 @@ def test_the_check_sees_a_missing_glyph():
     drawn = HTML(string="<p>മലയാളം</p>", url_fetcher=kernel_documents._url_fetcher())
     pdf = drawn.write_pdf(stylesheets=sheets, font_config=font_config)
     assert sum(readpdf.missing_glyphs(pdf).values()) > 0
+
+
+@pytest.mark.parametrize("code", ["mh", "tn", "central"])
+def test_the_handover_certificate_has_every_glyph(
+    district, pound, pound_keeper, police_officer, tariffs, dm_clerk, magistrate, code
+):
+    """A cow handed to a gaushala (under the Uttar Pradesh draft, which forbids her sale), her
+    certificate then drawn in the language of the pack the district takes now."""
+    from auctions.services import gaushala as gaushalas
+    from tests.auctions.factories import conditions, ready_for_sale
+    from tests.auctions.test_gaushala import BODY, hand_over
+
+    take(district, "up")
+    conditions(district)
+    cow, _notice = ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
+    body = gaushalas.register_gaushala(district=district, by=dm_clerk, **BODY)
+    order = hand_over(pound, cow, body, dm_clerk, magistrate)
+    take(district, code)
+    language = PACKS[code]
+    pdf = auction_documents.handover_certificate_pdf(order.handover)
+    _drawn(pdf, language, f"handover-{language}.pdf")

@@ -10,7 +10,7 @@ register = template.Library()
 
 # Where a page's or document's context names the register entry whose pinned pack it applies.
 ENTRY_KEYS = ("entry", "impoundment", "receipt", "case", "statement", "lot", "order", "release")
-PLACE_KEYS = ("pound", "district")
+PLACE_KEYS = ("pound", "district", "order", "report", "notice", "auction", "body")
 
 
 def _pinned_id(obj):
@@ -29,6 +29,7 @@ def pack_in_context(context):
             return pack_of(pack_id)
     for key in PLACE_KEYS:
         place = context.get(key)
+        place = getattr(place, "pound", place)  # an order, report, notice or auction: its pound's
         district = getattr(place, "district", place) if place is not None else None
         if district is not None and hasattr(district, "state_id"):
             return pack_for(district)

@@ -11,6 +11,7 @@ from kernel.models import Event
 from rulepacks import services
 from rulepacks.models import RulePack
 from tests.accounts.factories import staff
+from tests.auctions.test_documents import standing_order, unclaimed  # noqa: F401
 from tests.impounding.factories import make_entry
 from tests.rulepacks.factories import take
 
@@ -170,3 +171,18 @@ def test_an_entry_under_a_draft_pack_says_so_on_its_page_and_its_documents(
 
     assert says(draft_entry) == (True, True)
     assert says(central_entry) == (False, False)
+
+
+def test_the_s14_notice_of_a_district_under_a_draft_pack_says_so(district, request):
+    """The notice on the police station's wall applies the draft's clocks: it says that the pack
+    awaits the State's notification."""
+    from auctions import documents as auction_documents
+
+    take(district, "up")
+    _entry, _report, notice = request.getfixturevalue("unclaimed")
+
+    assert "needs the State" in readpdf_text(auction_documents.notice_pdf(notice))
+
+
+def readpdf_text(pdf):
+    return "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
