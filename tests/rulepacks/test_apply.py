@@ -32,7 +32,13 @@ EXPECTED = {
         {Route.AUCTION, Route.OTHER_LAWFUL},
     ),
     "kl": (None, {Route.AUCTION, Route.OTHER_LAWFUL}, {Route.AUCTION, Route.OTHER_LAWFUL}),
+    "tn": (8, {Route.AUCTION, Route.OTHER_LAWFUL}, {Route.AUCTION, Route.OTHER_LAWFUL}),
 }
+
+
+def test_every_shipped_pack_is_run_through_the_same_seizure():
+    """A pack added to the repository is added to the table above, or this fails."""
+    assert {path.parent.name for path in services.shipped_files()} == set(EXPECTED)
 
 
 @pytest.mark.parametrize("code", EXPECTED)
