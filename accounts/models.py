@@ -22,7 +22,7 @@ class BilingualNameMixin(models.Model):
     """English and Hindi names; `label` picks the one for the active language."""
 
     name = models.CharField(_("name (English)"), max_length=120)
-    name_hi = models.CharField(_("name (Hindi)"), max_length=120, blank=True)
+    name_hi = models.CharField(_("name (second language)"), max_length=120, blank=True)
 
     class Meta:
         abstract = True
@@ -40,7 +40,7 @@ class BilingualNameMixin(models.Model):
 class User(AbstractUser):
     """A member of staff. Phone and ID number feed the s.19 purchase-bar check at auctions."""
 
-    name_hi = models.CharField(_("name in Hindi"), max_length=150, blank=True)
+    name_hi = models.CharField(_("name in the second language"), max_length=150, blank=True)
     phone = models.CharField(_("mobile number"), max_length=15, blank=True, db_index=True)
     id_number = models.CharField(
         _("official ID number"),
@@ -73,7 +73,7 @@ class State(BilingualNameMixin):
     code = models.SlugField(_("code"), max_length=12, unique=True)
     # The first line of every document's letterhead; blank: "Government of <State>".
     government_line = models.CharField(_("government line"), max_length=200, blank=True)
-    government_line_hi = models.CharField(_("government line (Hindi)"), max_length=200, blank=True)
+    government_line_hi = models.CharField(_("government line (second language)"), max_length=200, blank=True)
 
     class Meta:
         verbose_name = _("State")
@@ -92,10 +92,10 @@ class District(BilingualNameMixin):
     code = models.SlugField(_("code"), max_length=12, unique=True)
     dm_office_name = models.CharField(_("District Magistrate's office"), max_length=200, blank=True)
     dm_office_name_hi = models.CharField(
-        _("District Magistrate's office (Hindi)"), max_length=200, blank=True
+        _("District Magistrate's office (second language)"), max_length=200, blank=True
     )
     dm_office_address = models.TextField(_("office address"), blank=True)
-    dm_office_address_hi = models.TextField(_("office address (Hindi)"), blank=True)
+    dm_office_address_hi = models.TextField(_("office address (second language)"), blank=True)
     dm_office_phone = models.CharField(_("office telephone"), max_length=40, blank=True)
 
     objects = DistrictQuerySet.as_manager()
@@ -150,7 +150,7 @@ class Pound(BilingualNameMixin):
     district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="pounds")
     code = models.SlugField(_("code"), max_length=20, unique=True)
     address = models.TextField(_("location"), blank=True)
-    address_hi = models.TextField(_("location (Hindi)"), blank=True)
+    address_hi = models.TextField(_("location (second language)"), blank=True)
     phone = models.CharField(_("telephone"), max_length=40, blank=True)
     hours = models.CharField(
         _("hours open"),
@@ -158,7 +158,7 @@ class Pound(BilingualNameMixin):
         blank=True,
         help_text=_("For example: 8 am to 6 pm, every day."),
     )
-    hours_hi = models.CharField(_("hours open (Hindi)"), max_length=120, blank=True)
+    hours_hi = models.CharField(_("hours open (second language)"), max_length=120, blank=True)
     slip_paper = models.CharField(
         _("paper for receipts and copies"),
         max_length=8,
@@ -416,7 +416,7 @@ class StateDocumentForm(models.Model):
     state = models.ForeignKey(State, on_delete=models.PROTECT, related_name="document_forms")
     kind = models.CharField(_("document"), max_length=40, choices=IssuedDocument.Kind.choices)
     number = models.CharField(_("form number"), max_length=40)
-    number_hi = models.CharField(_("form number (Hindi)"), max_length=40, blank=True)
+    number_hi = models.CharField(_("form number (second language)"), max_length=40, blank=True)
     rules = models.CharField(_("rules that give it"), max_length=200, blank=True)
 
     class Meta:

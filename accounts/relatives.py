@@ -63,7 +63,7 @@ class DeclaredRelative(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="relatives"
     )
     name = models.CharField(_("name"), max_length=150)
-    name_hi = models.CharField(_("name in Hindi"), max_length=150, blank=True)
+    name_hi = models.CharField(_("name in the second language"), max_length=150, blank=True)
     relation = models.CharField(_("relation"), max_length=20, choices=Relation.choices)
     phone = models.CharField(_("mobile number"), max_length=15, blank=True)
     id_number = models.CharField(

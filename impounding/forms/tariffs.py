@@ -155,7 +155,7 @@ class FineCategoryForm(RowForm):
     )
     code = forms.CharField(label=_("Number"), max_length=10)
     label = forms.CharField(label=_("Category (English)"), max_length=200)
-    label_hi = forms.CharField(label=_("Category (Hindi)"), max_length=200)
+    label_hi = forms.CharField(label=_("Category (second language)"), max_length=200)
     amount = forms.DecimalField(
         label=_("Fine per head (₹)"), max_digits=10, decimal_places=2, min_value=0
     )
@@ -183,7 +183,7 @@ class FeedingRateForm(AnimalMatchForm):
         ("label_hi", "col-6"),
     )
     label = forms.CharField(label=_("Description (English)"), max_length=200)
-    label_hi = forms.CharField(label=_("Description (Hindi)"), max_length=200)
+    label_hi = forms.CharField(label=_("Description (second language)"), max_length=200)
     amount = forms.DecimalField(
         label=_("Per head per day (₹)"), max_digits=10, decimal_places=2, min_value=0
     )

@@ -78,7 +78,7 @@ class FineCategory(models.Model):
     scale = models.ForeignKey(FineScale, on_delete=models.PROTECT, related_name="categories")
     code = models.CharField(_("category number"), max_length=10)
     label = models.CharField(_("category (English)"), max_length=200)
-    label_hi = models.CharField(_("category (Hindi)"), max_length=200)
+    label_hi = models.CharField(_("category (second language)"), max_length=200)
     amount = models.DecimalField(_("fine per head (₹)"), max_digits=10, decimal_places=2)
 
     class Meta:
@@ -166,7 +166,7 @@ class FeedingRateOrder(TariffOrder):
 class FeedingRate(AnimalMatchRule):
     order = models.ForeignKey(FeedingRateOrder, on_delete=models.PROTECT, related_name="rates")
     label = models.CharField(_("description (English)"), max_length=200)
-    label_hi = models.CharField(_("description (Hindi)"), max_length=200)
+    label_hi = models.CharField(_("description (second language)"), max_length=200)
     amount = models.DecimalField(_("per head per day (₹)"), max_digits=10, decimal_places=2)
 
     class Meta:
