@@ -73,7 +73,9 @@ class State(BilingualNameMixin):
     code = models.SlugField(_("code"), max_length=12, unique=True)
     # The first line of every document's letterhead; blank: "Government of <State>".
     government_line = models.CharField(_("government line"), max_length=200, blank=True)
-    government_line_hi = models.CharField(_("government line (second language)"), max_length=200, blank=True)
+    government_line_hi = models.CharField(
+        _("government line (second language)"), max_length=200, blank=True
+    )
 
     class Meta:
         verbose_name = _("State")
