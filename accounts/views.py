@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from kernel.documents import kept_drawing, pdf_response, verification_context
+from kernel.languages import documents_for
 from kernel.views import add_service_errors
 
 from . import services
@@ -189,7 +190,11 @@ def appointment_card(request, pk):
     assignment = get_object_or_404(qs, pk=pk)
     document = services.appointment_card_for(assignment=assignment, by=request.user)
     context = {"assignment": assignment, **verification_context(document)}
-    pdf = kept_drawing("appointment-card", "pdf/appointment_card.html", context)
+    # In English and the language of the appointment's district (ADR 0069), whoever reads it.
+    place = assignment.district or assignment.pound or assignment.police_station
+    district_id = getattr(place, "district_id", getattr(place, "pk", None))
+    with documents_for(district_id):
+        pdf = kept_drawing("appointment-card", "pdf/appointment_card.html", context, language="en")
     return pdf_response(pdf, f"{document.number}.pdf")
 
 

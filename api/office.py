@@ -7,6 +7,7 @@ permission, the same jurisdiction, the same figures from the same functions. Whe
 register does (api.entries): nothing of it is the caller's. Records are scoped by their models'
 `for_user`, with the permission the screen asks."""
 
+import functools
 import re
 
 from django.db.models import Prefetch
@@ -125,7 +126,8 @@ class SurplusOut(Schema):
     lot: int
     amount: str
     sale_date: str
-    at_least_until: str
+    # None where the district's rule pack leaves the holding period for the State to fill.
+    at_least_until: str | None
     received_on: str | None
     expires_on: str | None
     status: str
@@ -156,14 +158,18 @@ def _claim(c):
     return dump(ClaimOut, c, capacity=str(Capacity.label(c.capacity)))
 
 
-def _deposit(d):
+def _deposit(d, months=None):
+    """A surplus deposit; `months`, a memo of the districts' holding periods for a list's rows."""
+    months = {} if months is None else months
+    if d.district_id not in months:
+        months.update(statements.surplus_hold_months_by_district([d.district_id]))
     return dump(
         SurplusOut,
         d,
         auction=d.sale.lot.auction.number,
         lot=d.sale.lot.number,
         amount=money(d.amount),
-        at_least_until=day(statements.surplus_min_expiry(d)),
+        at_least_until=day(statements.surplus_min_expiry(d, months[d.district_id])),
         transfer_memo=d.transfer_memo.number if d.transfer_memo_id else None,
         claims=[_claim(c) for c in d.claims.all()],
     )
@@ -198,7 +204,9 @@ def surplus(
         deposits = deposits.filter(pound=data["pound"])
     if data["expires_by"]:
         deposits = deposits.filter(expires_on__lte=data["expires_by"])
-    return keyset_list(request, deposits, order, _cursor(order), after, _deposit, SURPLUS_PAGE)
+    months = {}  # each district's holding period read once for the page
+    row = functools.partial(_deposit, months=months)
+    return keyset_list(request, deposits, order, _cursor(order), after, row, SURPLUS_PAGE)
 
 
 @router.get(

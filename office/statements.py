@@ -202,6 +202,17 @@ def surplus_hold_months(deposit):
     return rulepacks.pack_for(deposit.district).rules.clocks.surplus_hold_months
 
 
-def surplus_min_expiry(deposit, months=3):
-    """Before the office receives a surplus: the earliest its holding period can end."""
-    return add_months(deposit.sale_date, months)
+def surplus_hold_months_by_district(district_ids):
+    """{district id: months its pack holds a surplus, or None where the State has to fill it},
+    in at most two queries for a list's rows."""
+    packs = rulepacks.district_pack_ids(district_ids)
+    return {
+        district_id: rulepacks.pack_of(pack_id).rules.clocks.surplus_hold_months
+        for district_id, pack_id in packs.items()
+    }
+
+
+def surplus_min_expiry(deposit, months):
+    """Before the office receives a surplus: the earliest its holding period can end; None where
+    the pack leaves the period for the State to fill (no figure is invented)."""
+    return add_months(deposit.sale_date, months) if months is not None else None

@@ -66,6 +66,9 @@ class DistrictRulePack(models.Model):
     )
     # The key of the form that made the last choice: the same form sent again changes nothing.
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+    # The keys of the forms that made the district's earlier choices: sent again, an older form
+    # must not bring an earlier pack back.
+    earlier_keys = models.JSONField(default=list, blank=True, editable=False)
 
     class Meta:
         verbose_name = _("district's rule pack")

@@ -113,9 +113,13 @@ def forget_packs():
     """Drop the packs kept by id: after a database is flushed or migrated afresh (a reset, a
     test), an id may name another pack."""
     _pinned.cache_clear()
+    _central_first.cache_clear()
 
 
+@functools.cache
 def _central_first():
+    # The first central version, which records made before packs read: kept once found (a
+    # later version is loaded after it, so the first stays the first).
     first = (
         RulePack.objects.filter(code=CENTRAL)
         .order_by("effective_from", "loaded_at")
@@ -147,6 +151,24 @@ def district_pack_id(district_id):
     query = RulePack.objects.filter(pk=Coalesce(Subquery(chosen), Subquery(central)))
     query = query.values_list("pk", flat=True)
     return query.first() or _reloaded(query)
+
+
+def district_pack_ids(district_ids):
+    """{district id: id of the pack it takes now} for several districts, in at most two queries
+    whatever their number (a list's rows read their districts' packs once)."""
+    ids = set(district_ids)
+    chosen = dict(
+        DistrictRulePack.objects.filter(district_id__in=ids).values_list("district_id", "pack_id")
+    )
+    if missing := ids - set(chosen):
+        central = (
+            RulePack.objects.filter(code=CENTRAL)
+            .order_by("-effective_from", "-loaded_at")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        chosen.update(dict.fromkeys(missing, central))
+    return chosen
 
 
 def pack_for(district):
@@ -183,10 +205,11 @@ def choose_pack(*, district, pack, by, idempotency_key=None):
     # One choice at a time for a district, made or not yet made.
     District.objects.select_for_update(of=("self",)).get(pk=district.pk)
     choice = DistrictRulePack.objects.filter(district=district).first()
-    if choice is not None and idempotency_key is not None:
-        if choice.idempotency_key == idempotency_key:
-            choice.replayed = True
-            return choice
+    if idempotency_key is not None and _chosen_with(district, idempotency_key):
+        # This form made a choice already, the last one or an earlier one: sent again, it
+        # changes nothing (an older form must not bring an earlier pack back).
+        choice.replayed = True
+        return choice
     if (
         idempotency_key is not None
         and DistrictRulePack.objects.filter(idempotency_key=idempotency_key).exists()
@@ -199,6 +222,8 @@ def choose_pack(*, district, pack, by, idempotency_key=None):
     if choice is None:
         choice = DistrictRulePack(district=district)
     choice.pack, choice.chosen_at, choice.chosen_by = pack, timezone.now(), by
+    if choice.idempotency_key is not None:
+        choice.earlier_keys = [*choice.earlier_keys, str(choice.idempotency_key)]
     choice.idempotency_key = idempotency_key
     choice.save()
     record_event(
@@ -207,10 +232,22 @@ def choose_pack(*, district, pack, by, idempotency_key=None):
         by=by,
         district=district,
         summary=Message(gettext_noop("Rule pack %(pack)s chosen"), pack=str(pack)),
-        data={"pack": pack.code, "version": pack.version, "before": old},
+        data={
+            "pack": pack.code,
+            "version": pack.version,
+            "before": old,
+            "key": str(idempotency_key) if idempotency_key else None,
+        },
     )
     choice.replayed = False
     return choice
+
+
+def _chosen_with(district, key):
+    """Whether a choice of the district's pack was made with the form's `key`."""
+    return DistrictRulePack.objects.filter(
+        Q(idempotency_key=key) | Q(earlier_keys__contains=[str(key)]), district=district
+    ).exists()
 
 
 def packs_for(district):

@@ -84,6 +84,8 @@ def choose(request, pk):
     context = {"district": district, "current": current, "form": form}
     if request.method == "POST" and form.is_valid():
         chosen = form.cleaned_data["pack"]
+        if "change" in request.POST:  # back from the check to the choice, as it was made
+            return render(request, "rulepacks/choose.html", context)
         if "confirm" not in request.POST:
             context["changes"] = selectors.diff(current, chosen)
             context["chosen"] = chosen

@@ -79,7 +79,7 @@ def amend_gaushala(*, gaushala, by, **fields):
     body = Gaushala.objects.select_for_update(of=("self",)).get(pk=gaushala.pk)
     authorise(by, Permission.MANAGE_TARIFFS, body.district)
     _fill(body, fields)
-    held = held_by(body)
+    held = held_by(body, pending=True)  # the orders awaiting approval hold their room too
     if body.capacity < held:
         raise ValidationError(
             {"capacity": _("The body already holds %(n)s head of cattle.") % {"n": held}}
@@ -193,14 +193,12 @@ def decide_handover(*, order, by, approve, note=""):
     body, and their dues are settled as the pack of their register entry says."""
     handover = Handover.objects.select_related("gaushala").get(order_id=order.pk)
     body = Gaushala.objects.select_for_update(of=("self",)).get(pk=handover.gaushala_id)
-    _check_capacity(body, extra=0)
+    if approve:  # a refusal frees the room it held; only taking the animals needs it
+        _check_capacity(body, extra=0)
     order = decide_disposal(order=order, by=by, approve=approve, note=note)
     if order.status != DisposalOrder.Status.APPROVED:
         return order
-    animal = order.animals.select_related("impoundment").first()
-    pinned = rulepacks.pack_of(animal.impoundment.rule_pack_id)
-    handover.dues_rule = dues_rule(pinned.rules)
-    handover.pack = f"{pinned.code} {pinned.version}"
+    handover.dues_rule, handover.pack = _order_dues_rule(order)
     handover.received_on = timezone.localdate(order.decided_at)
     handover.certificate = IssuedDocument.objects.issue(
         kind=IssuedDocument.Kind.HANDOVER_CERTIFICATE,
@@ -216,6 +214,17 @@ def decide_handover(*, order, by, approve, note=""):
     if handover.dues_rule == WRITE_OFF:
         _write_off(order, by=by, pack=handover.pack)
     return order
+
+
+def _order_dues_rule(order):
+    """(the dues rule, the packs named) of an order's animals: each entry's pinned pack says;
+    entries under packs that say differently (a pack changed between two seizures) keep the
+    claim, since one pack's write-off is not the other's."""
+    pack_ids = set(order.animals.values_list("impoundment__rule_pack_id", flat=True))
+    packs = sorted((rulepacks.pack_of(pk) for pk in pack_ids), key=lambda p: (p.code, p.version))
+    rules = {dues_rule(p.rules) for p in packs}
+    named = ", ".join(f"{p.code} {p.version}" for p in packs)
+    return (rules.pop() if len(rules) == 1 else CLAIM_OWNER), named[:40]
 
 
 def dues_rule(rules):
@@ -283,7 +292,7 @@ def upkeep_rate(body):
     pinned = rulepacks.pack_for(body.district)
     rate = pinned.rules.feeding.gaushala_daily
     if rate is not None:
-        return Decimal(rate), f"rule pack {pinned.code} {pinned.version}: feeding.gaushala_daily"
+        return Decimal(rate), f"{pinned.code} {pinned.version}: feeding.gaushala_daily"
     if body.agreed_daily_rate is not None:
         return body.agreed_daily_rate, body.rate_authority
     raise ValidationError(
@@ -337,7 +346,10 @@ def prepare_claim(*, gaushala, month, animal_days_claimed, by, idempotency_key=N
 
 
 def _claim_number(body, first):
-    return f"UPK/{body.district_id}/{body.pk}/{first:%Y-%m}"
+    """UPK/<district>/<body>/<YYYY-MM>, and -2, -3... for a claim made again after a refusal."""
+    number = f"UPK/{body.district_id}/{body.pk}/{first:%Y-%m}"
+    earlier = UpkeepClaim.objects.filter(gaushala=body, month=first).count()
+    return f"{number}-{earlier + 1}" if earlier else number
 
 
 @transaction.atomic
@@ -382,6 +394,10 @@ def pay_claim(*, claim, by, payment_mode, payment_reference):
     authorise(by, Permission.PREPARE_ORDERS, claim.gaushala.district)
     if claim.status != UpkeepClaim.Status.APPROVED:
         raise ValidationError(_("Only an approved claim, not yet paid, is paid."))
+    if payment_mode == PaymentMode.CASH:
+        raise ValidationError(
+            {"payment_mode": _("The upkeep is paid from the treasury by transfer, not in cash.")}
+        )
     if payment_mode not in PaymentMode.values or not payment_reference.strip():
         raise ValidationError({"payment_reference": _("Give the payment reference.")})
     claim.status, claim.paid_by, claim.paid_at = UpkeepClaim.Status.PAID, by, timezone.now()

@@ -225,6 +225,8 @@ def claim_decide(request, pk):
     if not has_permission(request.user, Permission.APPROVE, claim.gaushala.district):
         raise PermissionDenied
     claim.check_decider(request.user)
+    if request.method == "POST" and _done_by(claim, request.user, "decided_by_id"):
+        return _replayed(request, claim)  # the same decision sent again: its result, not an error
     form = ClaimDecisionForm(request.POST or None)
     if form.is_valid():
         try:
@@ -242,6 +244,8 @@ def claim_pay(request, pk):
     claim = get_object_or_404(_claims(request.user), pk=pk)
     if not has_permission(request.user, Permission.PREPARE_ORDERS, claim.gaushala.district):
         raise PermissionDenied
+    if request.method == "POST" and _done_by(claim, request.user, "paid_by_id"):
+        return _replayed(request, claim)  # the same payment sent again: its result, not an error
     form = PaymentForm(request.POST or None)
     if form.is_valid():
         try:
@@ -252,3 +256,13 @@ def claim_pay(request, pk):
             messages.success(request, _("Upkeep claim %(number)s paid.") % {"number": claim})
             return redirect("auctions:upkeep_claims")
     return render(request, "auctions/gaushala/claim_pay.html", {"claim": claim, "form": form})
+
+
+def _done_by(claim, user, field):
+    """Whether `user` already made this step of the claim (a form sent twice, a reload)."""
+    return getattr(claim, field) == user.pk
+
+
+def _replayed(request, claim):
+    messages.info(request, _("Upkeep claim %(number)s: already recorded.") % {"number": claim})
+    return redirect("auctions:upkeep_claims")

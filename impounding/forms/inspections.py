@@ -73,9 +73,22 @@ class FindingForm(forms.Form):
         label=_("Fitness"), choices=Fitness.choices, widget=forms.RadioSelect
     )
 
+    # The animal the form was drawn for: an animal released or dead meanwhile would otherwise
+    # shift every later finding onto the next animal.
+    animal_id = forms.IntegerField(widget=forms.HiddenInput)
+
     def __init__(self, *args, animal, **kwargs):
         super().__init__(*args, **kwargs)
         self.animal = animal
+        self.fields["animal_id"].initial = animal.pk
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("animal_id") != self.animal.pk:
+            raise forms.ValidationError(
+                _("The animals in the pound have changed since this form was opened: open it again.")
+            )
+        return cleaned
 
 
 class BaseFindingFormSet(forms.BaseFormSet):
@@ -93,7 +106,7 @@ class BaseFindingFormSet(forms.BaseFormSet):
         return {"animal": self.animals[index], "empty_permitted": False}
 
     def findings(self):
-        return [{"animal_id": f.animal.pk, **f.cleaned_data} for f in self.forms]
+        return [{**f.cleaned_data, "animal_id": f.animal.pk} for f in self.forms]
 
 
 FindingFormSet = forms.formset_factory(FindingForm, formset=BaseFindingFormSet, extra=0)

@@ -263,8 +263,9 @@ def surplus(request):
         Prefetch("claims", queryset=SurplusClaim.objects.order_by("filed_on", "pk")),
     )
     funds = local_fund_names({d.district_id for d in shown})
+    months = statements.surplus_hold_months_by_district({d.district_id for d in shown})
     for d in shown:
-        _annotate_deposit(user, d, today)
+        _annotate_deposit(user, d, today, months[d.district_id])
         d.local_fund_name = funds.get(d.district_id, "")
     return render(
         request,
@@ -282,7 +283,7 @@ def surplus(request):
     )
 
 
-def _annotate_deposit(user, deposit, today):
+def _annotate_deposit(user, deposit, today, hold_months):
     """What the user may do with a surplus, and its claims, for the register's rows."""
     claims = list(deposit.claims.all())
     for claim in claims:
@@ -296,7 +297,7 @@ def _annotate_deposit(user, deposit, today):
     held = deposit.status == SurplusDeposit.Status.HELD
     deposit.can_receive = prepares and deposit.status == SurplusDeposit.Status.AWAITING_RECEIPT
     deposit.can_claim = prepares and deposit.claimable_on(today)
-    deposit.at_least_until = statements.surplus_min_expiry(deposit)
+    deposit.at_least_until = statements.surplus_min_expiry(deposit, hold_months)
     deposit.days_left = (deposit.expires_on - today).days if held else None
 
 

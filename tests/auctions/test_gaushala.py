@@ -228,3 +228,52 @@ def test_a_claim_waits_on_the_magistrates_to_dos_until_decided(
         assert todos.for_user(magistrate).filter(key=key).exists()
         gaushalas.decide_claim(claim=claim, by=magistrate, approve=False, note="Not kept")
         assert not todos.for_user(magistrate).filter(key=key).exists()
+
+
+def test_a_month_claimed_again_after_a_refusal_gets_its_own_number(
+    cow_entry, pound, body, dm_clerk, magistrate
+):
+    order = hand_over(pound, cow_entry, body, dm_clerk, magistrate)
+    month = order.handover.received_on.replace(day=1)
+    with time_machine.travel(month + timedelta(days=40), tick=False):
+        claim = gaushalas.prepare_claim(
+            gaushala=body, month=month, animal_days_claimed=1, by=dm_clerk
+        )
+        gaushalas.decide_claim(claim=claim, by=magistrate, approve=False)
+        again = gaushalas.prepare_claim(
+            gaushala=body, month=month, animal_days_claimed=1, by=dm_clerk
+        )
+
+    assert again.number == f"{claim.number}-2"
+
+
+def test_a_refusal_is_not_held_to_the_bodys_capacity(cow_entry, pound, body, dm_clerk, magistrate):
+    order = gaushalas.propose_handover(
+        pound=pound,
+        gaushala_id=body.pk,
+        animal_ids=list(cow_entry.animals.values_list("pk", flat=True)),
+        by=dm_clerk,
+        reason="A cow may not be sold at auction in Uttar Pradesh",
+        idempotency_key=uuid.uuid4(),
+    )
+    type(body).objects.filter(pk=body.pk).update(capacity=0)
+
+    decided = gaushalas.decide_handover(order=order, by=magistrate, approve=False)
+
+    assert decided.status == DisposalOrder.Status.REJECTED
+
+
+def test_capacity_cannot_be_lowered_below_the_orders_awaiting_approval(
+    cow_entry, pound, body, dm_clerk
+):
+    gaushalas.propose_handover(
+        pound=pound,
+        gaushala_id=body.pk,
+        animal_ids=list(cow_entry.animals.values_list("pk", flat=True)),
+        by=dm_clerk,
+        reason="A cow may not be sold at auction in Uttar Pradesh",
+        idempotency_key=uuid.uuid4(),
+    )
+
+    with pytest.raises(ValidationError):
+        gaushalas.amend_gaushala(gaushala=body, by=dm_clerk, capacity=0)

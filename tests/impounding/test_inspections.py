@@ -84,8 +84,9 @@ def post_data(entry, **over):
         "findings-TOTAL_FORMS": str(len(animals)),
         "findings-INITIAL_FORMS": "0",
     }
-    for i, _animal in enumerate(animals):
+    for i, animal in enumerate(animals):
         data |= {
+            f"findings-{i}-animal_id": str(animal.pk),
             f"findings-{i}-condition": "Healthy",
             f"findings-{i}-marks": "White star",
             f"findings-{i}-marking_applied": "Ear tag",
@@ -322,3 +323,20 @@ def test_the_api_entry_shows_the_inspection_read_only(client, entry, pound_keepe
     after = client.get(path, **bearer(pound_keeper, "again")).json()["inspection"]
     assert after["latest"]["officer_registration"] == "UPSVC-4471"
     assert [f["fitness"] for f in after["latest"]["findings"]] == ["fit", "fit"]
+
+
+def test_findings_for_an_animal_that_left_meanwhile_are_refused_not_shifted(
+    client, pound_keeper, entry
+):
+    """The form was drawn for animals 1 and 2; animal 1 died before it was sent. The findings
+    are refused, not moved onto the next animal."""
+    client.force_login(pound_keeper)
+    data = post_data(entry)
+    first = entry.animals.order_by("number").first()
+    type(first).objects.filter(pk=first.pk).update(state="died")
+
+    response = client.post(url(entry), data)
+
+    assert response.status_code == 200
+    assert "have changed since this form was opened" in response.content.decode()
+    assert not entry.inspections.exists()

@@ -186,3 +186,33 @@ def test_the_s14_notice_of_a_district_under_a_draft_pack_says_so(district, reque
 
 def readpdf_text(pdf):
     return "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf)).pages)
+
+
+def test_an_older_choice_sent_again_does_not_bring_its_pack_back(client, administrator, district):
+    services.load_shipped("central")
+    district.state.code = "up"
+    district.state.save()
+    services.load_shipped("up")
+    up, central = RulePack.objects.latest_of("up"), RulePack.objects.latest_of("central")
+    client.force_login(administrator)
+    first, second = "7f0c7f3e-1f7e-4d8e-9b4e-2c3d4e5f6a7b", "8f0c7f3e-1f7e-4d8e-9b4e-2c3d4e5f6a7b"
+
+    _choose(client, district, up, first)
+    _choose(client, district, central, second)
+    again = _choose(client, district, up, first)
+
+    assert again.status_code == 302
+    assert services.pack_for(district).code == "central"
+    assert Event.objects.filter(action="rulepack.chosen", district_id=district.pk).count() == 2
+
+
+def test_change_on_the_check_page_goes_back_to_the_choice(client, administrator, district):
+    services.load_shipped("central")
+    central = RulePack.objects.latest_of("central")
+    client.force_login(administrator)
+    data = {"pack": central.pk, "idempotency_key": "9f0c7f3e-1f7e-4d8e-9b4e-2c3d4e5f6a7b"}
+
+    response = client.post(reverse("rulepacks:choose", args=[district.pk]), data | {"change": "1"})
+
+    assert response.status_code == 200
+    assert "rulepacks/choose.html" in [t.name for t in response.templates]
