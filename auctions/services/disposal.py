@@ -125,7 +125,8 @@ def _check_not_in_register(pound):
             {
                 "mode": _(
                     "This district keeps a register of gaushalas: hand the animals to one of "
-                    "them by a handover order (Gaushalas, then Prepare a handover order)."
+                    "them by a handover order (Gaushalas and welfare bodies, then Prepare a "
+                    "handover order)."
                 )
             }
         )
