@@ -138,9 +138,7 @@ def test_under_the_up_pack_a_buffalos_private_sale_passes(entry_under, pound, dm
     assert order.terms.permit_number == "" and not order.terms.use_declared
 
 
-def test_under_the_central_act_a_cows_private_sale_passes(
-    entry_under, pound, dm_clerk, magistrate
-):
+def test_under_the_central_act_a_cows_private_sale_passes(entry_under, pound, dm_clerk, magistrate):
     entry = entry_under("central")
 
     order = propose(pound, dm_clerk, entry, permit_number="ignored", use_declared=True)
@@ -150,9 +148,7 @@ def test_under_the_central_act_a_cows_private_sale_passes(
     assert order.terms.permit_number == ""  # no declared sale: nothing of it kept
 
 
-def test_under_the_up_pack_a_cow_may_go_to_a_gaushala_or_be_destroyed(
-    entry_under, pound, dm_clerk
-):
+def test_under_the_up_pack_a_cow_may_go_to_a_gaushala_or_be_destroyed(entry_under, pound, dm_clerk):
     entry = entry_under("up")
 
     order = propose(pound, dm_clerk, entry, mode="destroyed", certificate_number="VC/1")
@@ -219,13 +215,17 @@ def test_the_form_shows_the_refusal_beside_the_mode(entry_under, client, dm_cler
     # A buffalo makes the sale a kind on offer; the cow beside it is refused by the service.
     entry = entry_under("up", animals=[cow(), buffalo()])
     client.force_login(dm_clerk)
-    data = {
-        "idempotency_key": str(uuid.uuid4()),
-        "animals": [a.pk for a in entry.animals.all()],
-        "reason": "Old",
-        "mode": "private_sale",
-        "recipient": "Ram Prakash",
-    } | {k: v for k, v in BUYER.items() if k != "declaration_signed"} | {"declaration_signed": "on"}
+    data = (
+        {
+            "idempotency_key": str(uuid.uuid4()),
+            "animals": [a.pk for a in entry.animals.all()],
+            "reason": "Old",
+            "mode": "private_sale",
+            "recipient": "Ram Prakash",
+        }
+        | {k: v for k, v in BUYER.items() if k != "declaration_signed"}
+        | {"declaration_signed": "on"}
+    )
 
     response = client.post(reverse("auctions:disposal_new"), data)
 
