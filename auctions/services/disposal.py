@@ -68,17 +68,7 @@ def propose_disposal(
     private = mode == DisposalOrder.Mode.PRIVATE_SALE
     if private:
         check_buyer(recipient=recipient, terms=terms)  # s.19, as for a bidder
-    for animal in animals:
-        reported = Report.objects.filter(animals=animal).exists() or (
-            animal.dam_id and Report.objects.filter(animals=animal.dam_id).exists()
-        )
-        if not reported:
-            raise ValidationError(
-                {
-                    "animals": _("Animal %(a)s has not been reported as unclaimed (s.14).")
-                    % {"a": animal.reference}
-                }
-            )
+    _check_reported(animals)
     order = DisposalOrder.objects.create(
         pound=pound,
         number=serial("dsp", pound, today().year),
@@ -112,6 +102,20 @@ def propose_disposal(
         },
     )
     return order
+
+
+def _check_reported(animals):
+    for animal in animals:
+        reported = Report.objects.filter(animals=animal).exists() or (
+            animal.dam_id and Report.objects.filter(animals=animal.dam_id).exists()
+        )
+        if not reported:
+            raise ValidationError(
+                {
+                    "animals": _("Animal %(a)s has not been reported as unclaimed (s.14).")
+                    % {"a": animal.reference}
+                }
+            )
 
 
 def _check_not_in_register(pound):
