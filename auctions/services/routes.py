@@ -106,4 +106,6 @@ def modes_allowed(animals):
     the form offers these, the service checks each animal. One query, whatever the count."""
     pairs = animals.order_by().values_list("impoundment__rule_pack_id", "species").distinct()
     rules = [(rulepacks.pack_of(pack_id).rules, species) for pack_id, species in pairs]
+    if not rules:  # no animal to dispose of: every kind, as the central Act has them
+        return list(Mode)
     return [m for m in Mode if any(may_dispose(r, s, m) for r, s in rules)]
