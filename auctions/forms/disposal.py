@@ -24,6 +24,8 @@ TERMS = (
     "payment_mode",
     "payment_reference",
     "declaration_signed",
+    "use_declared",
+    "permit_number",
 )
 
 
@@ -117,10 +119,27 @@ class DisposalForm(forms.Form):
         ),
         required=False,
     )
+    # The rule pack's declared sale (ADR 0068): where the State's law allows a sale only so.
+    use_declared = forms.BooleanField(
+        label=_("The buyer signed the declaration of the use he will make of the animal"),
+        required=False,
+        help_text=_("Where the State's law allows the sale only to a buyer who declares the use."),
+    )
+    permit_number = forms.CharField(
+        label=_("Permit number"),
+        max_length=_max("permit_number"),
+        required=False,
+        help_text=_("The buyer's permit under the State's law, where it requires one."),
+    )
 
-    def __init__(self, *args, animals, **kwargs):
+    def __init__(self, *args, animals, modes=None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["animals"].queryset = animals
+        if modes is not None:
+            # Only the kinds the animals' rule packs allow; the service checks each animal.
+            self.fields["mode"].choices = [
+                (value, label) for value, label in DisposalOrder.Mode.choices if value in modes
+            ]
 
     def clean_animals(self):
         animals = self.cleaned_data["animals"]

@@ -50,6 +50,16 @@ class DisposalTerms(models.Model):
     declaration_signed = models.BooleanField(
         _("signed the buyer's declaration (s.19)"), default=False
     )
+    # A sale the State's law allows only to a buyer who declares the use (the rule pack's
+    # declared sale, ADR 0068): his declaration and the permit number the law requires.
+    use_declared = models.BooleanField(
+        _("signed the declaration of the use the State's law requires"),
+        default=False,
+        db_default=False,
+    )
+    permit_number = models.CharField(
+        _("permit number"), max_length=80, blank=True, default="", db_default=""
+    )
     matches = models.JSONField(default=list, blank=True)
     # On approval: the dues of the animals, and the price split over them (s.17).
     fines_due = _money(default=ZERO)

@@ -17,24 +17,41 @@ from kernel.idempotency import made_with_key
 from kernel.messages import THE_BUYER, Message, in_both
 
 from ..actions import Action
-from ..models import DisposalOrder, DisposalTerms, Lot, Report
+from ..models import DisposalOrder, DisposalTerms, Gaushala, Lot, Report
 from .common import serial, today
 from .disposal_terms import check_buyer, check_terms, settle_disposal
+from .routes import check_may_dispose, declared_sale
 
 
 @transaction.atomic
 def propose_disposal(
-    *, pound, animal_ids, by, reason, mode, recipient, terms=None, idempotency_key=None
+    *,
+    pound,
+    animal_ids,
+    by,
+    reason,
+    mode,
+    recipient,
+    terms=None,
+    idempotency_key=None,
+    handover=False,
 ):
     """The office prepares an order under the proviso to s.14 for the Magistrate, with the
-    terms of its kind (`disposal_terms.check_terms`). Once for each `idempotency_key`: the same
-    form sent again returns the order it prepared."""
+    terms of its kind (`disposal_terms.check_terms`), of a kind the rule pack each animal's
+    entry pinned allows for its species (`routes.check_may_dispose`). `handover`: a handover to
+    a body of the district's register (`gaushala.propose_handover`); where the register has a
+    gaushala, a transfer to a gaushala is made that way only. Once for each `idempotency_key`:
+    the same form sent again returns the order it prepared."""
     authorise(by, Permission.PREPARE_ORDERS, pound)
     type(pound).objects.select_for_update(of=("self",)).get(pk=pound.pk)  # one sending at a time
     done = made_with_key(DisposalOrder, idempotency_key, pound_id=pound.pk, prepared_by_id=by.pk)
     if done is not None:
         return done
-    animals = list(Animal.objects.in_custody().filter(pk__in=animal_ids, impoundment__pound=pound))
+    animals = list(
+        Animal.objects.in_custody()
+        .filter(pk__in=animal_ids, impoundment__pound=pound)
+        .select_related("impoundment")
+    )
     if not animals or len(animals) != len(set(animal_ids)):
         raise ValidationError({"animals": _("Choose animals in the pound.")})
     # A calf in the pound goes with its dam (docs/domain.md decision 12).
@@ -42,21 +59,16 @@ def propose_disposal(
     animals += [c for c in calves if c not in animals]
     if not reason.strip():
         raise ValidationError({"reason": _("Say why a fair price is unlikely at auction.")})
-    terms = check_terms(mode=mode, recipient=recipient, terms=terms)
+    check_may_dispose(animals, mode)
+    if mode == DisposalOrder.Mode.GAUSHALA and not handover:
+        _check_not_in_register(pound)
+    terms = check_terms(
+        mode=mode, recipient=recipient, terms=terms, declared=declared_sale(animals, mode)
+    )
     private = mode == DisposalOrder.Mode.PRIVATE_SALE
     if private:
         check_buyer(recipient=recipient, terms=terms)  # s.19, as for a bidder
-    for animal in animals:
-        reported = Report.objects.filter(animals=animal).exists() or (
-            animal.dam_id and Report.objects.filter(animals=animal.dam_id).exists()
-        )
-        if not reported:
-            raise ValidationError(
-                {
-                    "animals": _("Animal %(a)s has not been reported as unclaimed (s.14).")
-                    % {"a": animal.reference}
-                }
-            )
+    _check_reported(animals)
     order = DisposalOrder.objects.create(
         pound=pound,
         number=serial("dsp", pound, today().year),
@@ -92,6 +104,53 @@ def propose_disposal(
     return order
 
 
+def _check_reported(animals):
+    for animal in animals:
+        reported = Report.objects.filter(animals=animal).exists() or (
+            animal.dam_id and Report.objects.filter(animals=animal.dam_id).exists()
+        )
+        if not reported:
+            raise ValidationError(
+                {
+                    "animals": _("Animal %(a)s has not been reported as unclaimed (s.14).")
+                    % {"a": animal.reference}
+                }
+            )
+
+
+def _check_not_in_register(pound):
+    """A transfer to a gaushala typed in by hand is refused where the district's register has a
+    gaushala: the handover order names the body, minds its capacity and settles the dues
+    (ADR 0070)."""
+    if Gaushala.objects.filter(
+        district_id=pound.district_id, active=True, kind=Gaushala.Kind.GAUSHALA
+    ).exists():
+        raise ValidationError(
+            {
+                "mode": _(
+                    "This district keeps a register of gaushalas: hand the animals to one of "
+                    "them by a handover order (Gaushalas and welfare bodies, then Prepare a "
+                    "handover order)."
+                )
+            }
+        )
+
+
+def _check_route(order, animals):
+    """At the decision, again: the rule pack each entry pinned still governs the order, and a
+    declared sale carries the buyer's declaration and permit number."""
+    check_may_dispose(animals, order.mode)
+    if declared_sale(animals, order.mode):
+        terms = DisposalTerms.objects.filter(order=order).first()
+        if terms is None or not (terms.use_declared and terms.permit_number):
+            raise ValidationError(
+                _(
+                    "The State's law allows this sale only to a buyer who declares the use and "
+                    "gives his permit number: the order does not record them."
+                )
+            )
+
+
 @transaction.atomic
 def decide_disposal(*, order, by, approve, note=""):
     order = (
@@ -112,7 +171,12 @@ def decide_disposal(*, order, by, approve, note=""):
         # disposed of without an approved order naming it.
         order.status = DisposalOrder.Status.APPROVED
         order.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
-        animals = list(Animal.objects.select_for_update(of=("self",)).filter(disposal_orders=order))
+        animals = list(
+            Animal.objects.select_for_update(of=("self",))
+            .filter(disposal_orders=order)
+            .select_related("impoundment")
+        )
+        _check_route(order, animals)
         for animal in animals:
             if animal.state != AnimalState.IMPOUNDED:
                 raise ValidationError(

@@ -30,6 +30,7 @@ TEXT_FIELDS = (
     "details",
     "payment_mode",
     "payment_reference",
+    "permit_number",
 )
 # What each kind of disposal must say, beyond the recipient's name.
 REQUIRED = {
@@ -63,12 +64,15 @@ def _price(value):
     return price
 
 
-def check_terms(*, mode, recipient, terms):
+def check_terms(*, mode, recipient, terms, declared=False):
     """The terms of an order of this `mode`, checked and cleaned: a dict of DisposalTerms
-    fields. Raises ValidationError with every missing term beside its field."""
+    fields. Raises ValidationError with every missing term beside its field. `declared`: the
+    sale is the rule pack's declared sale (`routes.declared_sale`), which asks the buyer's
+    declaration of the use and his permit number."""
     terms = dict(terms or {})
     clean: dict[str, object] = {f: str(terms.get(f) or "").strip() for f in TEXT_FIELDS}
     clean["declaration_signed"] = bool(terms.get("declaration_signed"))
+    clean["use_declared"] = bool(terms.get("use_declared"))
     errors = {}
     if not (recipient or "").strip():
         errors["recipient"] = _("Name who receives the animals.")
@@ -89,16 +93,33 @@ def check_terms(*, mode, recipient, terms):
                 "Every buyer signs the declaration that he is not an officer or pound-keeper, "
                 "and does not buy for one (s.19)."
             )
+        if declared:
+            errors.update(_declared_sale(clean))
     else:
         if price is not None:
             errors["price"] = _("Only a sale by private treaty has a price.")
         for field in ("payment_mode", "payment_reference", "id_kind", "id_number"):
             clean[field] = ""
         clean["declaration_signed"] = False
+    if mode != Mode.PRIVATE_SALE or not declared:
+        clean["permit_number"], clean["use_declared"] = "", False
     if errors:
         raise ValidationError(errors)
     clean["price"] = price
     return clean
+
+
+def _declared_sale(clean):
+    """What the rule pack's declared sale asks beyond any sale's terms (ADR 0068)."""
+    errors = {}
+    if not clean["use_declared"]:
+        errors["use_declared"] = _(
+            "The State's law allows this sale only to a buyer who declares in writing the use "
+            "he will make of the animal."
+        )
+    if not clean["permit_number"]:
+        errors["permit_number"] = _("Give the number of the buyer's permit under the State's law.")
+    return errors
 
 
 def check_buyer(*, recipient, terms):

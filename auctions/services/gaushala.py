@@ -165,6 +165,7 @@ def propose_handover(*, pound, gaushala_id, animal_ids, by, reason, idempotency_
         recipient=body.name,
         terms={"address": body.address, "phone": body.phone, "registration": body.registration},
         idempotency_key=idempotency_key,
+        handover=True,
     )
     if getattr(order, "replayed", False):
         return order

@@ -17,9 +17,10 @@ from kernel.views import add_service_errors
 
 from .. import services
 from ..forms.disposal import DecisionForm, DisposalForm
-from ..models import DisposalOrder, DisposalTerms, Handover, Lot, LotAnimal, Report
+from ..models import DisposalOrder, DisposalTerms, Gaushala, Handover, Lot, LotAnimal, Report
 from ..selectors import DISPOSAL_LISTS, list_pages
 from ..services import gaushala as gaushalas
+from ..services.routes import modes_allowed
 
 
 def _orders(user):
@@ -89,7 +90,9 @@ def disposal_new(request):
     lot_id = request.GET.get("lot")
     if lot_id and lot_id.isdigit():
         initial["animals"] = list(animals.filter(lots__pk=lot_id).values_list("pk", flat=True))
-    form = DisposalForm(request.POST or None, animals=animals, initial=initial)
+    form = DisposalForm(
+        request.POST or None, animals=animals, initial=initial, modes=modes_allowed(animals)
+    )
     if form.is_valid():
         data = form.cleaned_data
         chosen = list(data["animals"])
@@ -109,7 +112,13 @@ def disposal_new(request):
             add_service_errors(form, exc)
         else:
             return _prepared(request, order)
-    return render(request, "auctions/disposal/new.html", {"form": form})
+    # Where the district keeps a register of gaushalas, a handover is made from it (ADR 0070).
+    register = (
+        Gaushala.objects.for_user(request.user, Permission.PREPARE_ORDERS)
+        .filter(active=True, kind=Gaushala.Kind.GAUSHALA)
+        .exists()
+    )
+    return render(request, "auctions/disposal/new.html", {"form": form, "register": register})
 
 
 def _prepared(request, order):

@@ -86,7 +86,10 @@ class FindingForm(forms.Form):
         cleaned = super().clean()
         if cleaned.get("animal_id") != self.animal.pk:
             raise forms.ValidationError(
-                _("The animals in the pound have changed since this form was opened: open it again.")
+                _(
+                    "The animals in the pound have changed since this form was opened: open it "
+                    "again."
+                )
             )
         return cleaned
 
