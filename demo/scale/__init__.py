@@ -59,6 +59,7 @@ from auctions.models import (
     Bidder,
     DisposalOrder,
     DisposalTerms,
+    Handover,
     Lot,
     LotAnimal,
     Notice,
@@ -91,7 +92,7 @@ from ledger.services import rebuild_months
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 
 from ..register import DEMO_SCAN
-from . import books, chain, master, office, plan, sales, write
+from . import books, chain, gaushalas, master, office, plan, sales, write
 from .rows import IdPool, Rows, animal_rows, register
 
 # The order tables are written in: their foreign keys are checked at commit, in any order, but
@@ -122,6 +123,7 @@ TABLES = [
     Sale,
     DisposalOrder,
     DisposalTerms,
+    Handover,
     Shortfall,
     SurplusDeposit,
     SurplusClaim,
@@ -211,6 +213,8 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
                 system_id=system_id,
                 scan=scan,
             )
+    # Each body's upkeep, once every pound of its district has handed cattle to it.
+    gaushalas.claims(infos, now, heads, ids)
     # The postings went in by COPY, past ledger.post(): set the month totals from them
     # (docs/decisions/0006).
     with transaction.atomic():
