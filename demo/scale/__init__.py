@@ -26,7 +26,13 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
   sold at the first Tuesday auction after the seven days, with bidders, a lot an animal and
   1-4 bids a lot; 80% of lots sold (the proceeds split as s.17 says, a shortfall recorded
   when short and written off after a month), the rest handed to a gaushala (70%) or an
-  institution by the Magistrate's order under the proviso;
+  institution by the Magistrate's order under the proviso (the central pack's "other lawful"
+  route); the gaushalas are the district's register, two a district of 300 head each, the
+  handover certified, and once they are full the cattle go to an institution;
+- gaushala upkeep (ADR 0070): each body's claim for every ended month its handovers give
+  animal-days in, all of them, at its agreed rate, prepared in the first days of the next
+  month, approved by the Magistrate three days later and paid from the DM's account six days
+  after that;
 - the office: the surplus of each sale received in deposit, 8% of them claimed (70% of
   decided claims allowed and paid), the rest credited to revenue after three months (s.17);
   each month's fines remitted from the cash box with a challan in the first days of the
