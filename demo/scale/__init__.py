@@ -139,7 +139,7 @@ TABLES = [
     Posting,
 ]
 COUNTED = {"entries": Impoundment, "animals": Animal, "receipts": Receipt, "postings": Posting}
-SERIES = ("register:", "receipt:", "rep:", "ntc:", "auc:", "dsp:", "rem:")
+SERIES = ("register:", "receipt:", "rep:", "ntc:", "auc:", "dsp:", "gcr:", "rem:")
 
 
 class ScaleRefused(Exception):
