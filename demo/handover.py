@@ -11,6 +11,9 @@ its payment, the last month's awaiting the Magistrate.
 from datetime import timedelta
 from decimal import Decimal
 
+from django.utils import timezone
+
+from accounts.models import IssuedDocument
 from auctions.models import DisposalOrder, Handover
 from auctions.services import gaushala as handovers
 from impounding.models import AgeClass, Sex, Species
@@ -60,10 +63,13 @@ def seed_handover(cast, *, old_entry, reported):
 
 
 def _back_date(order, then):
-    """The order was decided, and the bullock received, `then` (the claims need ended months)."""
+    """The order was decided, the bullock received and its certificate issued `then` (the
+    claims need ended months)."""
     DisposalOrder.objects.filter(pk=order.pk).update(decided_at=then)
     order.animals.update(custody_ended_at=then)
-    Handover.objects.filter(order_id=order.pk).update(received_on=then.date())
+    handover = Handover.objects.filter(order_id=order.pk)
+    handover.update(received_on=timezone.localdate(then))
+    IssuedDocument.objects.filter(pk=handover.get().certificate_id).update(issued_at=then)
 
 
 def _claims(cast, body):
