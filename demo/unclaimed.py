@@ -15,6 +15,7 @@ from auctions import services
 from auctions.models import Auction, AuctionConditions, Lot, Report, S16Case
 from impounding.models import AgeClass, AnimalState, Sex, Species
 
+from . import handover as handover_demo
 from . import media as demo_media
 from . import register as register_demo
 
@@ -134,7 +135,7 @@ def seed_unclaimed():
     _seed_claim_week(cast)
     _seed_auction_today(cast)
     _seed_sold(cast)
-    _seed_disposed(cast)
+    handover_demo.seed_handover(cast, old_entry=_old_entry, reported=_reported)
     _seed_s16(cast)
     return Report.objects.filter(pound=pound).count()
 
@@ -229,25 +230,6 @@ def _seed_sold(cast):
         expenses=Decimal("200.00"),
     )
     services.close_auction(auction=sold, by=cast.officer)
-
-
-def _seed_disposed(cast):
-    """An old, weak bullock nobody will pay a fair price for: the DM orders it to a gaushala."""
-    entry = _old_entry(
-        cast, 26, [animal(Species.CATTLE, C, ADULT, "White, very old", "Blind left eye")]
-    )
-    _reported(cast, entry, sent_days_ago=18, posted_days_ago=17)
-    order = services.propose_disposal(
-        pound=cast.pound,
-        animal_ids=[entry.animals.get().pk],
-        by=cast.clerk,
-        reason="Old and blind bullock: no bid at two auctions and no fair price likely",
-        mode="gaushala",
-        recipient="Shri Krishna Gaushala, Nigohan",
-    )
-    services.decide_disposal(
-        order=order, by=cast.magistrate, approve=True, note="Approved under the proviso to s.14"
-    )
 
 
 def _seed_s16(cast):

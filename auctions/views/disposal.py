@@ -37,7 +37,14 @@ def disposals(request):
     orders = [o for page in pages for o in page.rows]
     prefetch_related_objects(orders, "animals__impoundment")
     approve_in = set(visible_pound_ids(request.user, Permission.APPROVE))
+    # A handover approved has its certificate, signed by the body on receipt (ADR 0070).
+    certified = set(
+        Handover.objects.filter(order__in=orders, certificate__isnull=False).values_list(
+            "order_id", flat=True
+        )
+    )
     for order in orders:
+        order.certified = order.pk in certified
         order.can_decide = (
             order.status == DisposalOrder.Status.PROPOSED and order.pound_id in approve_in
         )

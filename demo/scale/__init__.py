@@ -26,7 +26,13 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
   sold at the first Tuesday auction after the seven days, with bidders, a lot an animal and
   1-4 bids a lot; 80% of lots sold (the proceeds split as s.17 says, a shortfall recorded
   when short and written off after a month), the rest handed to a gaushala (70%) or an
-  institution by the Magistrate's order under the proviso;
+  institution by the Magistrate's order under the proviso (the central pack's "other lawful"
+  route); the gaushalas are the district's register, two a district of 300 head each, the
+  handover certified, and once they are full the cattle go to an institution;
+- gaushala upkeep (ADR 0070): each body's claim for every ended month its handovers give
+  animal-days in, all of them, at its agreed rate, prepared in the first days of the next
+  month, approved by the Magistrate three days later and paid from the DM's account six days
+  after that;
 - the office: the surplus of each sale received in deposit, 8% of them claimed (70% of
   decided claims allowed and paid), the rest credited to revenue after three months (s.17);
   each month's fines remitted from the cash box with a challan in the first days of the
@@ -59,6 +65,7 @@ from auctions.models import (
     Bidder,
     DisposalOrder,
     DisposalTerms,
+    Handover,
     Lot,
     LotAnimal,
     Notice,
@@ -91,7 +98,7 @@ from ledger.services import rebuild_months
 from office.models import Remittance, SurplusClaim, SurplusDeposit
 
 from ..register import DEMO_SCAN
-from . import books, chain, master, office, plan, sales, write
+from . import books, chain, gaushalas, master, office, plan, sales, write
 from .rows import IdPool, Rows, animal_rows, register
 
 # The order tables are written in: their foreign keys are checked at commit, in any order, but
@@ -122,6 +129,7 @@ TABLES = [
     Sale,
     DisposalOrder,
     DisposalTerms,
+    Handover,
     Shortfall,
     SurplusDeposit,
     SurplusClaim,
@@ -131,7 +139,7 @@ TABLES = [
     Posting,
 ]
 COUNTED = {"entries": Impoundment, "animals": Animal, "receipts": Receipt, "postings": Posting}
-SERIES = ("register:", "receipt:", "rep:", "ntc:", "auc:", "dsp:", "rem:")
+SERIES = ("register:", "receipt:", "rep:", "ntc:", "auc:", "dsp:", "gcr:", "rem:")
 
 
 class ScaleRefused(Exception):
@@ -211,6 +219,8 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
                 system_id=system_id,
                 scan=scan,
             )
+    # Each body's upkeep, once every pound of its district has handed cattle to it.
+    gaushalas.claims(infos, now, heads, ids)
     # The postings went in by COPY, past ledger.post(): set the month totals from them
     # (docs/decisions/0006).
     with transaction.atomic():

@@ -15,14 +15,14 @@ def _normalised(value):
     return json.loads(json.dumps(value, cls=DjangoJSONEncoder))
 
 
-def link(rows, heads):
+def link(rows, heads, chain=None):
     """Give the pound's events their chain, seq, links and ids, continuing the chain's head;
     return the event rows and leave the new head in `heads`.
 
     An event's personal fields go, with their salt, to their own table, as record_event puts
     them; the link hashes their digest. They are written here, before their events: the
     foreign key is checked when the pound's transaction commits."""
-    chain = f"pound:{rows.info.pk}"
+    chain = chain or f"pound:{rows.info.pk}"  # or the district's, for district-wide changes
     seq, prev = heads.get(chain, (0, GENESIS))
     out, personal_rows = [], []
     for _at, _order, fields in sorted(rows.events, key=lambda e: (e[0], e[1])):

@@ -28,6 +28,8 @@ from impounding.models import FeedingRateOrder, FineScale
 from ledger import services as ledger
 from ledger.models import Account
 
+from . import gaushalas
+
 SINCE = date(2019, 7, 1)
 
 
@@ -54,6 +56,7 @@ class PoundInfo:
     conditions: list = field(default_factory=list)  # [(valid_from, id, place, max expenses)]
     local_fund: bool = False  # unclaimed surplus goes to the local fund (s.31), not the State
     district_name: str = ""
+    gaushalas: list = field(default_factory=list)  # the district's register, shared by its pounds
 
 
 def _user(username, role, **where):
@@ -209,7 +212,16 @@ def build(*, districts, pounds):
         if pound not in existing:
             existing.append(pound)
     register_demo.seed_tariffs()
-    return [_info(p) for p in existing[:pounds]]
+    infos = [_info(p) for p in existing[:pounds]]
+    registers = {}
+    for info in infos:
+        if info.district_id not in registers:
+            district = District.objects.get(pk=info.district_id)
+            registers[info.district_id] = gaushalas.bodies(
+                district, clerk_id=info.office_id, since=SINCE
+            )
+        info.gaushalas = registers[info.district_id]
+    return infos
 
 
 def _info(pound):

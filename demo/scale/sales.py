@@ -18,6 +18,7 @@ from auctions.models import (
     Bidder,
     DisposalOrder,
     DisposalTerms,
+    Handover,
     Lot,
     LotAnimal,
     Notice,
@@ -28,7 +29,7 @@ from auctions.models import (
 from impounding.models import AnimalState
 from ledger.models import AccountKind, TransactionKind, till
 
-from . import plan
+from . import gaushalas, plan
 from .names import PEOPLE, mobile
 from .rows import idempotency_key
 
@@ -39,7 +40,6 @@ SALE_WEEKDAY = 1  # Tuesday, the day the conditions of sale name
 # Sale expenses a lot is charged (drum, lot tickets, the auctioneer's fee), at most the
 # conditions' 250.
 EXPENSES = [Decimal("0.00"), Decimal("50.00"), Decimal("100.00"), Decimal("150.00")]
-GAUSHALAS = ["Shri Krishna Gaushala", "Kamdhenu Gau Seva Sadan", "Nandi Gaushala Samiti"]
 
 
 def dues_of(entry, animals, at):
@@ -381,9 +381,10 @@ def _dispose(rows, group, auction_number, held_at):
         return
     decided = prepared + timedelta(days=rng.randint(1, 5))
     approved = decided < rows.now
-    gaushala = rng.random() < 0.7
-    recipient = f"{rng.choice(GAUSHALAS)}, {info.district_name}" if gaushala else (
-        f"District SPCA, {info.district_name}")  # fmt: skip
+    # A body of the district's register with room, else an institution (ADR 0070).
+    body = gaushalas.with_room(info, len(animals)) if rng.random() < 0.7 else None
+    gaushala = body is not None
+    recipient = body["name"] if gaushala else f"District SPCA, {info.district_name}"
     year = plan.local_date(prepared).year
     number = f"DSP/{info.code.upper()}/{year}/{rows.serial(f'dsp:{info.pk}:{year}'):05d}"
     order_id = rows.add(
@@ -405,8 +406,9 @@ def _dispose(rows, group, auction_number, held_at):
     rows.add(
         DisposalTerms,
         order_id=order_id,
-        address=recipient,
-        registration=f"REG/{rng.randint(100, 999)}" if gaushala else "",
+        address=body["address"] if gaushala else recipient,
+        phone=body["phone"] if gaushala else "",
+        registration=body["registration"] if gaushala else "",
         details="Animals handed over with their register particulars",
         fines_due=fines,
         feeding_due=feeding,
@@ -429,3 +431,23 @@ def _dispose(rows, group, auction_number, held_at):
                by_id=info.magistrate_id,
                data={"order": number, "fines_due": fines, "feeding_due": feeding,
                      "shortfall": fines + feeding})  # fmt: skip
+    if gaushala:
+        _handover(rows, body, order_id, decided, len(animals))
+
+
+def _handover(rows, body, order_id, decided, head):
+    """The approved handover's certificate, signed by the body on receipt; the dues as the pack
+    says (the central pack says nothing: the claim against the owner is kept)."""
+    received_on = plan.local_date(decided)
+    year = received_on.year
+    info = rows.info
+    number = f"GCR/{info.code.upper()}/{year}/{rows.serial(f'gcr:{info.pk}:{year}'):05d}"
+    handover_id = rows.ids.next(Handover)
+    certificate = rows.document(kind=IssuedDocument.Kind.HANDOVER_CERTIFICATE, number=number,
+                                at=decided, subject_type="auctions.handover",
+                                subject_id=handover_id, by_id=info.magistrate_id)  # fmt: skip
+    rows.tables[IssuedDocument][-1]["animal_count"] = head
+    rows.tables[Handover].append({"id": handover_id, "order_id": order_id,
+                                  "gaushala_id": body["id"], "dues_rule": body["dues_rule"],
+                                  "pack": body["pack"], "received_on": received_on,
+                                  "certificate_id": certificate})  # fmt: skip

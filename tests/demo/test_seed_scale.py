@@ -186,6 +186,7 @@ def test_the_business_that_follows_the_register_in_proportion():
     assert Animal.objects.filter(state=AnimalState.DISPOSED).exists()
     assert Animal.objects.filter(state=AnimalState.SOLD).count() == sold
     assert Shortfall.objects.exists()
+    _gaushalas(approved)
     # s.15: deposits, about one claim in fourteen; complaints on about one in eight, decided.
     deposits, releases = Deposit.objects.count(), Release.objects.count()
     _between(deposits, releases, 0.04, 0.11, "deposits")
@@ -225,6 +226,28 @@ def test_the_business_that_follows_the_register_in_proportion():
     _people_and_tags()
     assert "every balance agrees" in _command("check_ledger", "--full")
     assert "every link holds" in _command("verify_chain", "--full")
+
+
+def _gaushalas(approved):
+    """Unsold cattle go to a body of the district's register (ADR 0070), with its certificate,
+    never beyond its capacity; each body's months claimed, approved and paid in the books."""
+    from auctions.models import DisposalOrder, Gaushala, Handover, UpkeepClaim
+    from auctions.services import gaushala
+
+    bodies = Gaushala.objects.all()
+    districts = Impoundment.objects.values("pound__district").distinct().count()
+    assert bodies.values("district").distinct().count() == districts
+    handed = approved.filter(mode=DisposalOrder.Mode.GAUSHALA)
+    assert handed.exists()
+    assert Handover.objects.filter(order__in=handed, certificate__isnull=False).count() == (
+        handed.count()
+    )
+    for body in bodies:
+        assert gaushala.held_by(body, pending=True) <= body.capacity
+    claims = UpkeepClaim.objects.all()
+    assert {"paid"} <= set(claims.values_list("status", flat=True))
+    for claim in claims:
+        assert claim.animal_days == gaushala.animal_days(claim.gaushala, claim.month)
 
 
 def _people_and_tags():
