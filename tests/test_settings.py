@@ -128,7 +128,7 @@ def test_localisation_settings():
 
     assert settings.TIME_ZONE == "Asia/Kolkata"
     assert settings.USE_TZ is True
-    assert [code for code, _ in settings.LANGUAGES] == ["en", "hi"]
+    assert [code for code, _ in settings.LANGUAGES] == ["en", "hi", "mr", "ta"]
 
 
 def test_security_headers_on_a_page(client):

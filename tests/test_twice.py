@@ -57,6 +57,11 @@ NO_KEY = {
     "impounding:deposit_refund": "a state transition refused once the deposit is refunded",
     "impounding:receipt_cancellation_decide": "a decision refused once decided",
     "office:claim_decide": "a decision refused once the claim is decided",
+    "auctions:gaushala_edit": "amends the body; the same amendment again changes nothing",
+    "auctions:upkeep_claim_decide": "a decision refused once the claim is decided; the same "
+    "decider's sending again shows its result",
+    "auctions:upkeep_claim_pay": "a payment refused once paid; the same clerk's sending again "
+    "shows its result",
     "office:deposit_confirm_application": "a confirmation refused once confirmed",
     "office:remittance_confirm": "a confirmation refused once confirmed (maker-checker)",
     "office:shortfall_write_off": "a write-off refused once written off",
@@ -514,7 +519,107 @@ def _tariff(kind):
     return recipe
 
 
+def _gaushala(client, get):
+    from auctions.models import Gaushala
+    from tests.auctions.test_gaushala import BODY
+
+    client.force_login(get("dm_clerk"))
+    data = {**BODY, "active": "on", "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1b01"}
+    return reverse("auctions:gaushala_new"), data, Gaushala
+
+
+def _handover_setup(get):
+    from auctions.services import gaushala as gaushalas
+    from tests.auctions.factories import conditions, ready_for_sale
+    from tests.auctions.test_gaushala import BODY
+    from tests.rulepacks.factories import take
+
+    keeper, officer, pound = get("pound_keeper"), get("police_officer"), get("pound")
+    get("tariffs")
+    take(get("district"), "up")
+    conditions(get("district"))
+    entry, _notice = ready_for_sale(pound=pound, keeper=keeper, officer=officer)
+    body = gaushalas.register_gaushala(district=get("district"), by=get("dm_clerk"), **BODY)
+    return entry, body
+
+
+def _handover(client, get):
+    from auctions.models import DisposalOrder
+
+    entry, body = _handover_setup(get)
+    client.force_login(get("dm_clerk"))
+    data = {
+        "gaushala": body.pk,
+        "animals": [entry.animals.get().pk],
+        "reason": "The State's law forbids the sale",
+        "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1b02",
+    }
+    return reverse("auctions:handover_new"), data, DisposalOrder
+
+
+def _upkeep_claim(client, get):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from auctions.models import Handover, UpkeepClaim
+    from auctions.services import gaushala as gaushalas
+    from tests.auctions.test_gaushala import hand_over
+
+    entry, body = _handover_setup(get)
+    order = hand_over(get("pound"), entry, body, get("dm_clerk"), get("magistrate"))
+    # Handed over two months ago: last month has ended and its animal-days are claimable.
+    month = (timezone.localdate().replace(day=1) - timedelta(days=1)).replace(day=1)
+    Handover.objects.filter(pk=order.handover.pk).update(received_on=month - timedelta(days=20))
+    client.force_login(get("dm_clerk"))
+    days = gaushalas.animal_days(body, month)
+    data = {
+        "gaushala": body.pk,
+        "month": f"{month:%Y-%m}",
+        "animal_days": days,
+        "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1b03",
+    }
+    return reverse("auctions:upkeep_claim_new"), data, UpkeepClaim
+
+
+def _inspection(client, get):
+    from impounding.models import Inspection
+    from tests.impounding.factories import make_entry
+    from tests.impounding.test_inspections import post_data
+
+    entry = make_entry(pound=get("pound"), by=get("pound_keeper"))
+    client.force_login(get("pound_keeper"))
+    data = post_data(entry, visited_at=_local_now())
+    url = reverse("impounding:inspection_new", kwargs={"pk": entry.pk})
+    return url, data, Inspection
+
+
+def _local_now():
+    from django.utils import timezone
+
+    return timezone.localtime().strftime("%d-%m-%Y %H:%M")
+
+
+def _pack_choice(client, get):
+    from rulepacks.models import DistrictRulePack, RulePack
+    from rulepacks.services import load_shipped
+
+    load_shipped("central")
+    client.force_login(get("administrator"))
+    data = {
+        "pack": RulePack.objects.latest_of("central").pk,
+        "confirm": "1",
+        "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1b04",
+    }
+    return reverse("rulepacks:choose", args=[get("district").pk]), data, DistrictRulePack
+
+
 SENT_TWICE = {
+    "auctions:gaushala_new": _gaushala,
+    "auctions:handover_new": _handover,
+    "auctions:upkeep_claim_new": _upkeep_claim,
+    "impounding:inspection_new": _inspection,
+    "rulepacks:choose": _pack_choice,
     "auctions:conditions_new": _conditions,
     "auctions:auction_new": _auction,
     "impounding:fine_scale_new": _tariff("fine_scale_new"),

@@ -37,6 +37,12 @@ class GaushalaForm(forms.ModelForm):
         }
 
 
+class GaushalaEditForm(GaushalaForm):
+    """The amendment of a body: the same amendment sent again changes nothing, so no key."""
+
+    idempotency_key = None
+
+
 class HandoverForm(forms.Form):
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     gaushala = forms.ModelChoiceField(label=_("Gaushala or welfare body"), queryset=None)

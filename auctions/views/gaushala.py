@@ -17,7 +17,14 @@ from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors, keyset_page
 
 from .. import documents
-from ..forms.gaushala import ClaimDecisionForm, ClaimForm, GaushalaForm, HandoverForm, PaymentForm
+from ..forms.gaushala import (
+    ClaimDecisionForm,
+    ClaimForm,
+    GaushalaEditForm,
+    GaushalaForm,
+    HandoverForm,
+    PaymentForm,
+)
 from ..models import DisposalOrder, Gaushala, Handover, UpkeepClaim
 from ..selectors import LIST_SIZE
 from ..services import gaushala as services
@@ -89,9 +96,9 @@ def gaushala_edit(request, pk):
     body = get_object_or_404(_bodies(request.user), pk=pk)
     if not has_permission(request.user, Permission.MANAGE_TARIFFS, body.district):
         raise PermissionDenied
-    form = GaushalaForm(request.POST or None, instance=body)
+    form = GaushalaEditForm(request.POST or None, instance=body)
     if form.is_valid():
-        fields = {k: v for k, v in form.cleaned_data.items() if k != "idempotency_key"}
+        fields = dict(form.cleaned_data)
         try:
             services.amend_gaushala(gaushala=body, by=request.user, **fields)
         except ValidationError as exc:

@@ -104,10 +104,11 @@ def record_inspection(
         row.full_clean(exclude=["inspection", "animal"])
     Finding.objects.bulk_create(rows)
     cite = requirement(entry).cite
+    summary = _summary(inspection, rows)
     record_event(
         action=Action.INSPECTION_RECORDED,
         section=SECTION,
-        summary=_summary(inspection, rows),
+        summary=summary,
         by=by,
         impoundment=entry,
         data={
