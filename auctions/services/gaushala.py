@@ -346,9 +346,14 @@ def prepare_claim(*, gaushala, month, animal_days_claimed, by, idempotency_key=N
     return claim
 
 
+def claim_number(body, first):
+    """A body's first claim for a month: UPK/<district>/<body>/<YYYY-MM>."""
+    return f"UPK/{body.district_id}/{body.pk}/{first:%Y-%m}"
+
+
 def _claim_number(body, first):
-    """UPK/<district>/<body>/<YYYY-MM>, and -2, -3... for a claim made again after a refusal."""
-    number = f"UPK/{body.district_id}/{body.pk}/{first:%Y-%m}"
+    """claim_number, and -2, -3... for a claim made again after a refusal."""
+    number = claim_number(body, first)
     earlier = UpkeepClaim.objects.filter(gaushala=body, month=first).count()
     return f"{number}-{earlier + 1}" if earlier else number
 

@@ -174,7 +174,7 @@ def _claim(rows, body, month, held, rate_source):
     claim = {
         "gaushala_id": body.pk,
         "month": month,
-        "number": service._claim_number(body, month),
+        "number": service.claim_number(body, month),  # the seed refuses no claim
         "animal_days": held,
         "held_days": held,
         "rate": rate,
@@ -216,8 +216,9 @@ def _post(rows, body, claim, by_id, kind, at, debit, credit):
         kind=kind,
         at=at,
         by_id=by_id,
-        memo=f"{claim['number']}: {claim['animal_days']} animal-days at ₹{claim['rate']}, "
-        f"{body.name}"[:300],
+        memo=f"{claim['number']}: {claim['animal_days']} animal-days at ₹{claim['rate']}, {body}"[
+            :300
+        ],
         section="s.14",
         source=f"auctions.upkeepclaim:{claim['id']}",
         impoundment_id=None,
