@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from auctions import services
 from auctions.models import Auction, DisposalOrder, Lot
@@ -51,7 +52,7 @@ def test_auction_screens_are_accessible(
     look(page, "conditions-new")
     page.get_by_role("button", name="Record the order").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     look(page, "conditions-errors")
 
     # The officer: an early date is refused beside the date field, with the lawful date.
@@ -63,7 +64,9 @@ def test_auction_screens_are_accessible(
     page.get_by_role("button", name="Schedule the auction").click()
     page.wait_for_load_state()
     lawful = early_notice.earliest_sale.strftime("%d-%m-%Y")
-    assert page.get_by_text(re.compile(f"earliest lawful date .* is {lawful}")).first.is_visible()
+    expect(
+        page.get_by_text(re.compile(f"earliest lawful date .* is {lawful}")).first
+    ).to_be_visible()
     look(page, "schedule-too-early")
 
     # No drum recorded: refused at the top of the page, in the error summary (s.14).
@@ -74,7 +77,7 @@ def test_auction_screens_are_accessible(
     page.get_by_role("button", name="Schedule the auction").click()
     page.wait_for_load_state()
     summary = page.locator("[data-error-summary]")
-    assert summary.get_by_text(re.compile("not been proclaimed by beat of drum")).is_visible()
+    expect(summary.get_by_text(re.compile("not been proclaimed by beat of drum"))).to_be_visible()
     look(page, "schedule-no-drums")
 
     # The ready one is scheduled; a staff member's namesake registers and is blocked.
@@ -96,7 +99,7 @@ def test_auction_screens_are_accessible(
         declaration_signed=True,
     )
     page.goto(base + auction.get_absolute_url())
-    assert page.get_by_text("Blocked: may not bid or buy").is_visible()
+    expect(page.get_by_text("Blocked: may not bid or buy")).to_be_visible()
     look(page, "blocked-bidder")
     page.goto(base + reverse("auctions:auctions"))
     look(page, "list")

@@ -5,6 +5,7 @@ axe-core finds no WCAG A/AA violation on any page visited (docs/decisions/0056).
 
 import pytest
 from django.utils import timezone, translation
+from playwright.sync_api import expect
 
 from impounding.models import AnimalState, CourtOrder
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot, sign_in
@@ -51,7 +52,7 @@ def check(page, base, t, lang):
     look(page, f"check-{lang}")
     page.get_by_role("button", name=t("Record the check")).click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()
+    expect(page.locator("[data-error-summary]")).to_be_visible()
     look(page, f"check-errors-{lang}")
     page.locator("input[name=outcome][value=confirmed]").check()
     page.locator("input[name=how][value=court_website]").check()
@@ -74,7 +75,7 @@ def test_record_then_check_then_released(
 
     sign_in(page, base, "pound_keeper", lang)
     record(page, base, entry, scan, t, lang)
-    assert page.get_by_test_id("awaiting-order").is_visible()
+    expect(page.get_by_test_id("awaiting-order")).to_be_visible()
     assert (
         t("Court-order release awaiting its check")
         in page.get_by_test_id("awaiting-order").inner_text()

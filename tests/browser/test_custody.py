@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from impounding import services
 from impounding.models import AnimalState, FeedingLog
@@ -44,7 +45,7 @@ def test_keeper_records_feeding_with_the_keyboard(page, live_server, pound, entr
     sign_in(page, base)
     page.goto(base + reverse("impounding:feeding_log", kwargs={"pk": pound.pk}))
     assert page.get_by_role("heading", level=1).inner_text() == "Feeding and watering"
-    assert page.get_by_text("3 days without a feeding record").is_visible()
+    expect(page.get_by_text("3 days without a feeding record")).to_be_visible()
     assert page.get_by_label("Animals fed and watered").input_value() == "2"
     look(page, "feeding-log")
 
@@ -62,7 +63,7 @@ def test_keeper_records_feeding_with_the_keyboard(page, live_server, pound, entr
     page.get_by_label("Animals fed and watered").fill("")
     page.get_by_role("button", name="Record feeding and watering").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     look(page, "feeding-log-errors")
 
 
@@ -75,7 +76,7 @@ def test_keeper_records_a_death_with_the_keyboard(page, live_server, entry):
 
     page.get_by_role("button", name="Record the death").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     look(page, "death-errors")
 
     page.get_by_label("Cause of death").fill("Bloat")

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from impounding import services
 from impounding.models import Complaint, Deposit, FeedingRateOrder
@@ -54,7 +55,7 @@ def test_clerk_records_a_feeding_rate_order(page, live_server, district, pound, 
     # Submitted without its reference first, to see the errors beside the fields.
     page.get_by_role("button", name="Record the feeding rate order").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     look(page, "feeding-order-errors")
 
     page.get_by_label("Order reference").fill("DM/Pounds/7/2026")
@@ -148,7 +149,9 @@ def test_complaint_decision_and_refund_screens(
     page.get_by_label("Orally (substance written down by the Magistrate)").check()
     page.get_by_role("button", name="Record the complaint").click()
     page.wait_for_load_state()
-    assert page.get_by_text("Write down the substance of the oral complaint.").first.is_visible()
+    expect(
+        page.get_by_text("Write down the substance of the oral complaint.").first
+    ).to_be_visible()
     look(page, "complaint-errors")
     page.get_by_label("Substance of the complaint").fill("The cattle were grazing on my own land.")
     page.get_by_role("button", name="Record the complaint").click()
@@ -176,7 +179,7 @@ def test_complaint_decision_and_refund_screens(
     page.get_by_label("UPI").check()
     page.get_by_role("button", name="Record the refund").click()
     page.wait_for_load_state()
-    assert page.get_by_text("Give the reference of the transfer.").first.is_visible()
+    expect(page.get_by_text("Give the reference of the transfer.").first).to_be_visible()
     look(page, "deposit-refund-errors")
     page.get_by_label("Reference of the transfer").fill("UPI-4455")
     page.get_by_role("button", name="Record the refund").click()

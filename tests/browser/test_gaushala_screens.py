@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 import time_machine
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from auctions.models import DisposalOrder, Gaushala
 from auctions.services import gaushala as gaushalas
@@ -46,7 +47,7 @@ def test_clerk_prepares_and_magistrate_approves_a_handover(
     page.get_by_label("Capacity (head of cattle)").fill("40")
     page.get_by_label("Agreed upkeep a head a day (₹)").fill("50.00")
     page.get_by_role("button", name="Save").click()
-    assert page.locator("[data-error-summary]").is_visible()
+    expect(page.locator("[data-error-summary]")).to_be_visible()
     look(page, "register-errors")
     page.get_by_label("Order or authority that fixed the rate").fill("DM order 112/2026")
     page.get_by_role("button", name="Save").click()
@@ -56,7 +57,7 @@ def test_clerk_prepares_and_magistrate_approves_a_handover(
 
     page.get_by_role("link", name="Prepare a handover order").click()
     page.get_by_role("button", name="Send for approval").click()
-    assert page.locator("[data-error-summary]").is_visible()
+    expect(page.locator("[data-error-summary]")).to_be_visible()
     look(page, "handover-errors")
     page.get_by_label("Gaushala or welfare body").select_option(str(body.pk))
     page.get_by_label(re.compile(entry.animals.get().reference)).check()

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from impounding.models import Inspection
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot, sign_in
@@ -49,7 +50,7 @@ def test_keeper_records_the_inspection_from_the_board(page, live_server, entry):
 
     page.get_by_role("button", name="Record the inspection").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     look(page, "errors")
 
     page.get_by_label("Veterinary officer's name").fill("Dr. Anita Verma")
@@ -74,5 +75,5 @@ def test_the_form_in_hindi(page, live_server, entry):
     look(page, "form-hi")
     page.get_by_role("button", name="निरीक्षण दर्ज करें").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()
+    expect(page.locator("[data-error-summary]")).to_be_visible()
     look(page, "errors-hi")

@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from auctions import services as auctions
 from impounding import services as impounding
@@ -84,13 +85,13 @@ def test_fines_remitted_and_surplus_claimed(
     look(page, "remittance-new")
     page.get_by_role("button", name="Record the remittance").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     page.get_by_label("Amount remitted (₹)").fill("45000.00")
     page.get_by_label("Challan or treasury reference").fill("CH/2026/0042")
     page.get_by_label("Treasury or bank").fill("District Treasury, Lucknow")
     page.get_by_role("button", name="Record the remittance").click()
     page.wait_for_load_state()
-    assert page.get_by_text("of fines is waiting to be remitted").first.is_visible()
+    expect(page.get_by_text("of fines is waiting to be remitted").first).to_be_visible()
     look(page, "remittance-errors")
     page.get_by_label("Amount remitted (₹)").fill("40000.00")
     page.get_by_role("button", name="Record the remittance").click()
@@ -114,7 +115,7 @@ def test_fines_remitted_and_surplus_claimed(
     look(page, "remittance-confirm")
     page.get_by_role("button", name="Confirm receipt").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     page.get_by_label("I have checked that this amount reached the treasury").check()
     page.get_by_role("button", name="Confirm receipt").click()
     page.wait_for_url(base + reverse("office:remittances"))
@@ -157,13 +158,13 @@ def test_fines_remitted_and_surplus_claimed(
     page.goto(base + reverse("office:surplus"))
     page.get_by_role("link", name="Decide the claim by Shyam Lal").click()
     page.wait_for_load_state()
-    assert page.get_by_role("link", name="Open the scan").is_visible()
+    expect(page.get_by_role("link", name="Open the scan")).to_be_visible()
     look(page, "claim-decide")
     page.get_by_label("Claim proved: pay the surplus to the claimant").check()
     page.get_by_label("Findings on the proof").fill("The certificate and the register agree.")
     page.get_by_role("button", name="Record the decision").click()
     page.wait_for_load_state()
-    assert page.get_by_text("Say how the surplus is paid to the claimant.").first.is_visible()
+    expect(page.get_by_text("Say how the surplus is paid to the claimant.").first).to_be_visible()
     look(page, "claim-decide-errors")
     page.get_by_label("Paid by").select_option("cash")
     page.get_by_role("button", name="Record the decision").click()
@@ -173,5 +174,7 @@ def test_fines_remitted_and_surplus_claimed(
     look(page, "surplus-paid")
 
     page.goto(base + reverse("office:money_trail", args=[money["sold"].pk]))
-    assert page.get_by_text("Surplus paid to the owner on a proved claim (s.17)").first.is_visible()
+    expect(
+        page.get_by_text("Surplus paid to the owner on a proved claim (s.17)").first
+    ).to_be_visible()
     look(page, "money-trail-sold")

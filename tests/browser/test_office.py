@@ -11,6 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from auctions import services as auction_services
 from auctions.models import Shortfall
@@ -106,8 +107,8 @@ def test_magistrate_works_through_the_office(page, live_server, district_at_work
         "Average days in custody, by month custody ended",
         "Outcomes per month",
     ):
-        assert page.get_by_role("img", name=title).is_visible()
-        assert page.get_by_role("table", name=f"{title}: the figures").is_visible()
+        expect(page.get_by_role("img", name=title)).to_be_visible()
+        expect(page.get_by_role("table", name=f"{title}: the figures")).to_be_visible()
     outcomes = page.get_by_role("table", name="Outcomes per month: the figures").inner_text()
     assert "Claimed (s.13)" in outcomes
     look(page, "dashboard")
@@ -139,7 +140,7 @@ def test_magistrate_works_through_the_office(page, live_server, district_at_work
     assert "₹25,500.00" in page.get_by_role("table", name="Dues left unpaid").inner_text()
     page.get_by_role("button", name="Write off the shortfall").click()
     page.wait_for_load_state()
-    assert page.locator("[data-error-summary]").is_visible()  # named messages (ADR 0030)
+    expect(page.locator("[data-error-summary]")).to_be_visible()  # named messages (ADR 0030)
     look(page, "shortfall-errors")
     page.get_by_label("Why the dues are written off").fill("Owner untraceable; cow was old")
     page.get_by_role("button", name="Write off the shortfall").click()
@@ -150,7 +151,7 @@ def test_magistrate_works_through_the_office(page, live_server, district_at_work
 
     page.get_by_role("link", name="Check Misc. 12/2026").click()
     page.wait_for_load_state()
-    assert page.get_by_role("link", name="Open the scan of the order").is_visible()
+    expect(page.get_by_role("link", name="Open the scan of the order")).to_be_visible()
     look(page, "court-order-review")
 
     page.get_by_role("button", name="Show or hide the menu").click()

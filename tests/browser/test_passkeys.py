@@ -7,6 +7,7 @@ axe finds no WCAG A/AA violation on any screen."""
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from accounts.models import Passkey, StaffEvent
 from tests.browser.conftest import PASSWORD, fresh_code, sign_in
@@ -68,7 +69,7 @@ def test_passkey_added_signs_in_and_is_removed_at_360px(page, base, magistrate, 
 
     # The next sign-in offers the passkey beside the app's code, and it signs in.
     password(page, base, lang)
-    assert page.locator("#use-passkey").is_visible()
+    expect(page.locator("#use-passkey")).to_be_visible()
     look(page, f"second-factor-passkey-{lang}")
     page.locator("#use-passkey").click()
     page.wait_for_url(f"{base}/")

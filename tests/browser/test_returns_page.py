@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from tests.browser.conftest import check_a11y, check_fits_width, pass_second_factor, screenshot
 from tests.impounding.factories import cow, goat, make_entry, pay, set_tariffs
@@ -72,7 +73,7 @@ def test_office_chooses_and_downloads_returns(
 
     page.get_by_role("button", name="Return as CSV").click()
     page.wait_for_load_state()
-    assert page.get_by_text("The file is ready.").is_visible()
+    expect(page.get_by_text("The file is ready.")).to_be_visible()
     screenshot(page, "returns-prepared")
     check_a11y(page, "returns, prepared file")
     with page.expect_download() as info:

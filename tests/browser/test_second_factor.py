@@ -10,6 +10,7 @@ import pytest
 from django_otp.oath import totp
 from django_otp.plugins.otp_static.models import StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from playwright.sync_api import expect
 
 from accounts.twofactor import stored_recovery_code
 from tests.browser.conftest import (
@@ -43,7 +44,7 @@ def wrong_code(page, name):
     page.locator("#id_code").fill("000")
     page.locator("#id_code").press("Enter")
     page.wait_for_load_state()
-    assert page.locator(".error-summary").is_visible()
+    expect(page.locator(".error-summary")).to_be_visible()
     assert page.locator('.error-summary a[href="#id_code"]').count() == 1
     assert page.locator("#id_code.is-invalid").count() == 1
     look(page, name)
@@ -57,7 +58,7 @@ def test_second_factor_screens_at_360px(page, live_server, magistrate, lang):
     password(page, base, lang)
     page.wait_for_url("**/accounts/second-factor/setup/**")
     assert page.locator("html").get_attribute("lang") == lang
-    assert page.locator(".second-factor-qr svg").is_visible()
+    expect(page.locator(".second-factor-qr svg")).to_be_visible()
     look(page, f"second-factor-setup-{lang}")
     wrong_code(page, f"second-factor-setup-error-{lang}")
 

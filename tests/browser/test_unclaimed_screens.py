@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
+from playwright.sync_api import expect
 
 from auctions.models import Auction, Lot, Notice, Proclamation, Report, Sale
 from impounding.models import AnimalState, Impoundment
@@ -82,17 +83,17 @@ def keeper_sends_report(page, base, entry, *, due, prefix=""):
     """The pound-keeper: the home page says a report is due; he sends it. `due` is the badge on
     the list of reports due ("due today", "2 days overdue")."""
     sign_in(page, base, "pound_keeper")
-    assert page.get_by_text(
-        "1 register entry has cattle not claimed within seven days"
-    ).is_visible()
+    expect(
+        page.get_by_text("1 register entry has cattle not claimed within seven days")
+    ).to_be_visible()
     look(page, f"{prefix}keeper-home")
     page.get_by_role("link", name="Reports due", exact=True).click()
     page.wait_for_load_state()
-    assert page.get_by_text(due, exact=True).is_visible()
+    expect(page.get_by_text(due, exact=True)).to_be_visible()
     look(page, f"{prefix}reports-due")
     page.get_by_role("link", name="Send the report").click()
     page.wait_for_load_state()
-    assert page.get_by_text("Wheat field by the canal bridge").is_visible()
+    expect(page.get_by_text("Wheat field by the canal bridge")).to_be_visible()
     look(page, f"{prefix}report-send")
     page.get_by_role("button", name="Send the report").click()
     page.wait_for_load_state()
@@ -107,7 +108,7 @@ def officer_posts_notice_and_proclaims(page, base, report, entry, *, prefix=""):
     """The officer: the report waits on his home page; he posts the notice (a blank place is
     refused first), then records the drum in the village and at the market-place."""
     sign_in(page, base, "police_officer")
-    assert page.get_by_role("link", name=report.number).is_visible()
+    expect(page.get_by_role("link", name=report.number)).to_be_visible()
     look(page, f"{prefix}officer-home")
     page.get_by_role("link", name="All reports and notices").click()
     page.wait_for_load_state()
@@ -123,14 +124,14 @@ def officer_posts_notice_and_proclaims(page, base, report, entry, *, prefix=""):
     page.wait_for_load_state()
     # The error summary names the field and links to it (ADR 0030).
     summary = page.locator("[data-error-summary]")
-    assert summary.get_by_role("link", name="Enter “Where it was stuck up”.").is_visible()
+    expect(summary.get_by_role("link", name="Enter “Where it was stuck up”.")).to_be_visible()
     look(page, f"{prefix}notice-post-errors")
     page.get_by_label("Where it was stuck up").fill("Notice board, Thana Nigohan")
     page.get_by_role("button", name="Record the notice").click()
     page.wait_for_load_state()
     notice = Notice.objects.get(report=report)
     assert page.url == base + report.get_absolute_url()
-    assert page.get_by_text("No drum proclamation in the village is recorded.").is_visible()
+    expect(page.get_by_text("No drum proclamation in the village is recorded.")).to_be_visible()
     look(page, f"{prefix}report-notice-posted")
 
     # The drum in the village, suggested from the place of seizure; then at the market-place.
@@ -169,9 +170,9 @@ def test_report_notice_proclamation_and_public_board(page, live_server, pound, e
     page.goto(base + "/login/")
     page.get_by_role("link", name="Public notice board").first.click()
     page.wait_for_url(base + reverse("board"))
-    assert page.get_by_role("heading", name=BOARD_COW).is_visible()
-    assert page.get_by_text("Brown cow with a white star on the forehead").first.is_visible()
-    assert page.get_by_text(f"{notice.last_day_to_claim:%d-%m-%Y}").first.is_visible()
+    expect(page.get_by_role("heading", name=BOARD_COW)).to_be_visible()
+    expect(page.get_by_text("Brown cow with a white star on the forehead").first).to_be_visible()
+    expect(page.get_by_text(f"{notice.last_day_to_claim:%d-%m-%Y}").first).to_be_visible()
     assert page.get_by_role("img").first.get_attribute("loading") == "lazy"
     assert "Shyam Lal" not in page.content() and "Ram Prasad" not in page.content()
     look(page, "board")
@@ -218,14 +219,14 @@ def test_officer_screens_at_every_stage_are_accessible(
     sign_in(page, base, "police_officer")
     look(page, "stages-officer-home")
     page.goto(base + reverse("auctions:reports"))
-    assert page.get_by_role("link", name=awaiting.number).is_visible()
+    expect(page.get_by_role("link", name=awaiting.number)).to_be_visible()
     look(page, "stages-reports")
     page.get_by_role("link", name=in_period.number).click()
     page.wait_for_load_state()
-    assert page.get_by_text("Released on payment (s.13)").is_visible()
+    expect(page.get_by_text("Released on payment (s.13)")).to_be_visible()
     look(page, "stages-report-claimed")
     page.goto(base + run_out.get_absolute_url())
-    assert page.get_by_role("link", name="Schedule the auction").is_visible()
+    expect(page.get_by_role("link", name="Schedule the auction")).to_be_visible()
     look(page, "stages-report-may-be-sold")
 
     page.context.clear_cookies()
@@ -234,7 +235,7 @@ def test_officer_screens_at_every_stage_are_accessible(
     page.get_by_role("link", name="Older notices").click()
     page.wait_for_load_state()
     assert page.get_by_role("article").count() == 1
-    assert page.get_by_text("the owner may still claim it until it is sold").is_visible()
+    expect(page.get_by_text("the owner may still claim it until it is sold")).to_be_visible()
     look(page, "stages-board-older")
 
 
@@ -316,17 +317,17 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     assert notice.posted_on == notice_day
     assert notice.last_day_to_claim == today - timedelta(days=1)
     assert notice.earliest_sale == today
-    assert page.get_by_text(f"An auction may be held from {today:%d-%m-%Y}.").is_visible()
+    expect(page.get_by_text(f"An auction may be held from {today:%d-%m-%Y}.")).to_be_visible()
     # Both drums beaten: the next step offered is the sale, scheduled ahead (ADR 0032).
-    assert page.locator("#drums-done").is_visible()
+    expect(page.locator("#drums-done")).to_be_visible()
     assert page.get_by_role("link", name="Schedule the auction").count() == 1
 
     # Anyone finds both animals on the public board.
     page.context.clear_cookies()
     page.goto(base + reverse("board"))
-    assert page.get_by_role("heading", name=BOARD_COW).is_visible()
-    assert page.get_by_role("heading", name=GOAT).is_visible()
-    assert page.get_by_text(f"{notice.last_day_to_claim:%d-%m-%Y}").first.is_visible()
+    expect(page.get_by_role("heading", name=BOARD_COW)).to_be_visible()
+    expect(page.get_by_role("heading", name=GOAT)).to_be_visible()
+    expect(page.get_by_text(f"{notice.last_day_to_claim:%d-%m-%Y}").first).to_be_visible()
     look(page, "sale-board")
 
     # Day N+8, today: the earliest lawful day of sale. The officer schedules the auction.
@@ -337,11 +338,13 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     look(page, "sale-reports")
     page.get_by_role("link", name=report.number).click()
     page.wait_for_load_state()
-    assert page.get_by_text("may be sold", exact=True).is_visible()
+    expect(page.get_by_text("may be sold", exact=True)).to_be_visible()
     look(page, "sale-report-may-be-sold")
     page.get_by_role("link", name="Schedule the auction").click()
     page.wait_for_load_state()
-    assert page.get_by_text(f"Every animal listed may be sold from {today:%d-%m-%Y}").is_visible()
+    expect(
+        page.get_by_text(f"Every animal listed may be sold from {today:%d-%m-%Y}")
+    ).to_be_visible()
     look(page, "sale-schedule")
     page.get_by_label("Date and time of sale (IST)").fill(f"{today.isoformat()}T10:15")
     page.get_by_role("button", name="Schedule the auction").click()
@@ -371,12 +374,12 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     bidder = auction.bidders.get()
     assert not bidder.blocked and bidder.declaration_signed
     assert "Bidder 1, Mohd. Salim Qureshi, registered." in page.get_by_role("status").inner_text()
-    assert page.locator(f"#bidder-{bidder.pk}").get_by_text("No match").is_visible()
+    expect(page.locator(f"#bidder-{bidder.pk}").get_by_text("No match")).to_be_visible()
 
     # Lot 1, the cow: a bid, the hammer, paid by UPI, checked, then recorded.
     page.get_by_role("link", name="Lot 1: bids and hammer").click()
     page.wait_for_load_state()
-    assert page.get_by_text(COW).is_visible()
+    expect(page.get_by_text(COW)).to_be_visible()
     look(page, "sale-lot")
     page.get_by_role("combobox", name=re.compile(r"^Bidder")).select_option(
         label="1. Mohd. Salim Qureshi"
@@ -447,7 +450,7 @@ def test_unclaimed_cow_from_arrival_to_auction_sale_and_certificate(
     page.context.clear_cookies()
     page.goto(base + reverse("board"))
     assert page.get_by_role("heading", name=BOARD_COW).count() == 0
-    assert page.get_by_role("heading", name=GOAT).is_visible()
+    expect(page.get_by_role("heading", name=GOAT)).to_be_visible()
     assert page.get_by_role("article").count() == 1
     look(page, "sale-board-after")
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 from PIL import Image
+from playwright.sync_api import expect
 
 from demo import register as register_demo
 from demo import staff as demo
@@ -67,7 +68,7 @@ def test_new_arrival_errors_photo_and_check_your_answers(page, live_server, demo
     s11 = page.locator("#s11-fields")
     assert s11.is_hidden()  # no basis chosen: no s.11 questions
     page.locator("input[name=basis][value=s11]").check()
-    assert s11.is_visible()
+    expect(s11).to_be_visible()
     page.locator("input[name=basis][value=s10]").check()
     assert s11.is_hidden()
     check_a11y(page, f"new arrival {lang}")
@@ -160,7 +161,7 @@ def test_a_half_filled_arrival_survives_the_end_of_the_session(
 
     page.locator("button.btn-lg[type=submit]").click()
     page.wait_for_url(re.compile(r"/login/\?"))
-    assert page.locator("#session-ended").is_visible()
+    expect(page.locator("#session-ended")).to_be_visible()
     check_a11y(page, f"login after the session ended {lang}")
     screenshot(page, f"usability-session-ended-{width}-{lang}")
     page.locator("#id_username").fill("keeper")
@@ -168,10 +169,10 @@ def test_a_half_filled_arrival_survives_the_end_of_the_session(
     page.locator("form[method=post] button[type=submit]").last.click()
     page.wait_for_url(f"{base}/pound/register/new/")
 
-    assert page.locator("#draft-restored").is_visible()
+    expect(page.locator("#draft-restored")).to_be_visible()
     assert page.locator("#id_seizure_place").input_value() == "Wheat field by the Sai canal"
     assert page.locator("input[name=basis][value=s11]").is_checked()
-    assert page.locator("#s11-fields").is_visible()
+    expect(page.locator("#s11-fields")).to_be_visible()
     assert page.locator("#id_s11_site").input_value() == "road"
     assert page.locator("#id_animals-1-colour").input_value() == "Black"
     assert page.evaluate("() => sessionStorage.length") == 0  # put back, then forgotten
@@ -224,7 +225,7 @@ def test_feeding_log_lands_on_the_form_and_takes_a_later_round(
     # A cow came after the first round: the page offers a later round for her.
     make_entry(pound=pound, by=keeper, animals=[cow()])
     page.reload()
-    assert page.locator("#later-round").is_visible()
+    expect(page.locator("#later-round")).to_be_visible()
     assert page.locator("#id_animals_fed").input_value() == "2"
     check_a11y(page, f"feeding log, later round {lang}")
     check_fits_width(page)
