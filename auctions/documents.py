@@ -28,8 +28,7 @@ from impounding.models import Animal, AnimalState
 from impounding.selectors import inspection_record
 from kernel.dates import days_between, ist_date
 from kernel.documents import Both, both, kept_drawing, render_pdf, verification_context
-from kernel.formatting import amount_in_words
-from kernel.languages import in_district_language, second_language
+from kernel.languages import amount_in_both, in_district_language
 
 from .models import (
     Auction,
@@ -301,8 +300,7 @@ def sale_certificate_pdf(sale):
         "buyer": buyer,
         "buyer_id_kind": both(buyer.get_id_kind_display),
         "payment_mode": both(sale.get_payment_mode_display),
-        "words_en": amount_in_words(sale.price, "en"),
-        "words_hi": amount_in_words(sale.price, second_language() or "en"),
+        **amount_in_both(sale.price),
         "officer": _person(auction.officer),
         "deputy": _person(auction.deputy),
         "printed_at": timezone.now(),
@@ -388,8 +386,7 @@ def s16_account_pdf(case):
         # The veterinary inspection at intake, where recorded or the pack requires it (ADR 71).
         "inspection": inspection_record(entry),
         "balance_mode": both(case.get_balance_mode_display) if case.balance_mode else None,
-        "words_en": amount_in_words(case.balance, "en"),
-        "words_hi": amount_in_words(case.balance, second_language() or "en"),
+        **amount_in_both(case.balance),
         "signature": _thumbnail(case.signature, px=480) if case.signature else None,
         "officer": _person(case.closed_by),
         "printed_at": timezone.now(),
@@ -427,10 +424,11 @@ def disposal_order_pdf(order):
         "payment_mode": both(terms.get_payment_mode_display)
         if terms and terms.payment_mode
         else None,
-        "words_en": amount_in_words(terms.price, "en") if terms and terms.price else "",
-        "words_hi": amount_in_words(terms.price, second_language() or "en")
-        if terms and terms.price
-        else "",
+        **(
+            amount_in_both(terms.price)
+            if terms and terms.price
+            else {"words_en": "", "words_hi": ""}
+        ),
         "animals": animals,
         "prepared_by": _person(order.prepared_by),
         "decided_by": _person(order.decided_by),

@@ -35,8 +35,8 @@ from kernel.documents import (
     verification_context,
 )
 from kernel.events import record_event
-from kernel.formatting import amount_in_words, indate
-from kernel.languages import in_district_language, second_language
+from kernel.formatting import indate
+from kernel.languages import amount_in_both, in_district_language, second_language
 from kernel.messages import Message
 
 from .actions import Action
@@ -265,8 +265,7 @@ def receipt_pdf(receipt, paper=None):
         "claimant_role": both(release.get_claimant_role_display) if release else None,
         "payment_mode": both(receipt.get_payment_mode_display),
         "deposit_status": both(deposit.get_status_display) if deposit else None,
-        "words_en": amount_in_words(receipt.amount, "en"),
-        "words_hi": amount_in_words(receipt.amount, second_language() or "en"),
+        **amount_in_both(receipt.amount),
         "issuer": Both(issuer.get_full_name() or issuer.username, issuer.name_hi or ""),
         "printed_at": timezone.now(),
         **letterhead(receipt.document.kind, pound=receipt.pound),
@@ -324,8 +323,7 @@ def dues_statement(entry, animals=None, as_of=None):
         "rule": both(lambda: FeedingRule(statement.rule).label),
         "generated_at": now,
         "as_of": statement.as_of,
-        "words_en": amount_in_words(statement.total, "en"),
-        "words_hi": amount_in_words(statement.total, second_language() or "en"),
+        **amount_in_both(statement.total),
         **letterhead(pound=entry.pound),
     }
     return kept_drawing(

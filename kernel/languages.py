@@ -21,6 +21,8 @@ from contextvars import ContextVar
 
 from django.conf import settings
 
+from .formatting import amount_in_words
+
 DEFAULT = "hi"
 _current: ContextVar[tuple[str | None, str]] = ContextVar(
     "second_language", default=(DEFAULT, DEFAULT)
@@ -50,6 +52,15 @@ def second_language():
     """The language of the second half of the document being drawn; None when the district's
     pack names one that is not shipped (the document is then in English alone)."""
     return _current.get()[0]
+
+
+def amount_in_both(amount):
+    """An amount in words in English and in the second half's language (English again when the
+    pack's language is not shipped), as the documents' `words_en` and `words_hi`."""
+    return {
+        "words_en": amount_in_words(amount, "en"),
+        "words_hi": amount_in_words(amount, second_language() or "en"),
+    }
 
 
 def awaited_language():

@@ -17,8 +17,7 @@ from accounts.models import DistrictPolicy, IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal
 from kernel.documents import Both, both, render_pdf, verification_context
-from kernel.formatting import amount_in_words
-from kernel.languages import in_district_language, second_language
+from kernel.languages import amount_in_both, in_district_language
 
 from .models import SurplusClaim, SurplusDeposit
 
@@ -67,8 +66,7 @@ def transfer_memo_pdf(deposit):
         "section": "s.31" if local else "s.17",
         "notification": policy.s31_notification if (policy and local) else "",
         "credited_on": timezone.localtime(deposit.transferred_at).date(),
-        "words_en": amount_in_words(deposit.amount, "en"),
-        "words_hi": amount_in_words(deposit.amount, second_language() or "en"),
+        **amount_in_both(deposit.amount),
         **letterhead(IssuedDocument.Kind.TRANSFER_MEMO, district=district),
         "pound_name": Both(deposit.pound.name, deposit.pound.name_hi or deposit.pound.name),
         "printed_at": timezone.now(),
