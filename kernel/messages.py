@@ -12,7 +12,8 @@ its gettext msgid, with its arguments, and the reader's language is applied at d
     shown(data, fallback)  # the stored message in the active language, or the fallback text
 
 An argument is a plain value (a number, a reference, a date already formatted), a name in
-both languages as `bilingual(en, hi)`, which is shown in the reader's language, or a message of
+both languages as `bilingual(en, hi)`, which is shown in the reader's language, a phrase in
+every language as `in_both(text)`, or a message of
 its own (`Message("the claimant")`), translated with the sentence: the words an event's summary
 says in place of a person's name (kernel.models.EventPersonal). Never change the
 wording of a template that rows already store: add a new one (old rows keep their English text).
@@ -27,15 +28,22 @@ from decimal import Decimal
 from django.utils import timezone, translation
 from django.utils.translation import gettext, gettext_noop
 
+# The script each shipped language besides English is written in: a name kept in the district's
+# second language (`name_hi`: Hindi, Marathi or Tamil as the district's pack says) is shown to a
+# reader of a language written in the same script.
+SCRIPTS = {"hi": (0x0900, 0x097F), "mr": (0x0900, 0x097F), "ta": (0x0B80, 0x0BFF)}
+
 
 def bilingual(en, hi=""):
-    """A name given in both languages (a pound, a village): shown in the reader's."""
+    """A name given in English and in the district's second language (a pound, a village):
+    shown in the reader's. The second is kept under "hi" whatever its language."""
     return {"en": str(en), "hi": str(hi or en)}
 
 
 def in_both(text):
-    """A phrase in both languages, as an argument: a choice's label (lazy), a callable that
-    gives it (`lambda: order.get_status_display()`), or an English phrase in the catalogue."""
+    """A phrase in every language shipped, as an argument: a choice's label (lazy), a callable
+    that gives it (`lambda: order.get_status_display()`), or an English phrase in the catalogue.
+    ("Both" from the days of English and Hindi alone: "hi" is kept for rows read before.)"""
 
     def say(language):
         with translation.override(language):
@@ -43,7 +51,7 @@ def in_both(text):
                 return str(text())
             return gettext(text) if isinstance(text, str) else str(text)
 
-    return bilingual(say("en"), say("hi"))
+    return {language: say(language) for language in ("en", "hi", *SCRIPTS)}
 
 
 def _plain(value):
@@ -52,7 +60,9 @@ def _plain(value):
     if isinstance(value, dict) and "msgid" in value:
         return value
     if isinstance(value, dict):
-        return {"en": str(value.get("en", "")), "hi": str(value.get("hi") or value.get("en", ""))}
+        en = str(value.get("en", ""))
+        kept = {"en": en, "hi": str(value.get("hi") or en)}
+        return kept | {code: str(value[code]) for code in SCRIPTS if value.get(code)}
     if isinstance(value, datetime):
         return timezone.localtime(value).strftime("%d-%m-%Y %H:%M")
     if isinstance(value, date):
@@ -65,16 +75,40 @@ def _plain(value):
 
 
 def _in_language(args):
-    hindi = (translation.get_language() or "").startswith("hi")
-    return {key: _one_in_language(value, hindi) for key, value in args.items()}
+    language = (translation.get_language() or "en").split("-")[0]
+    return {key: _one_in_language(value, language) for key, value in args.items()}
 
 
-def _one_in_language(value, hindi):
+def _one_in_language(value, language):
     if not isinstance(value, dict):
         return value
     if "msgid" in value:
         return str(Message.from_data(value))
-    return value["hi"] if hindi else value["en"]
+    if language == "en" or language not in SCRIPTS:
+        return value["en"]
+    if value.get(language):
+        return value[language]
+    return _older(value, language)
+
+
+def _older(value, language):
+    """A name or phrase kept in English and Hindi alone (every row written before phrases were
+    kept in every language, and every name), for a reader of `language`: the catalogue's phrase,
+    else the second-language name when it is written in the reader's script, else English. The
+    stored row is not changed: the event chain is hashed."""
+    en, second = value["en"], value.get("hi") or value["en"]
+    phrase = gettext(en) if en else en
+    if phrase != en:
+        return phrase
+    with translation.override("hi"):
+        hindi_phrase = gettext(en) if en else en
+    if hindi_phrase != en and hindi_phrase == second:
+        return en  # a Hindi phrase the reader's catalogue does not have: English, not Hindi
+    low, high = SCRIPTS[language]
+    letters = [c for c in second if c.isalpha()]
+    if letters and all(low <= ord(c) <= high for c in letters):
+        return second
+    return en
 
 
 class Message:

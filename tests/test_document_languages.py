@@ -5,6 +5,7 @@ Malayalam). Every bilingual document draws every glyph from the vendored Noto fo
 glyph (a box, or a system font WeasyPrint fell back to) fails here, for each shipped language."""
 
 import os
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -185,3 +186,36 @@ def test_the_handover_certificate_has_every_glyph(
     language = PACKS[code]
     pdf = auction_documents.handover_certificate_pdf(order.handover)
     _drawn(pdf, language, f"handover-{language}.pdf")
+
+
+def _separators_left(pdf):
+    """The lines keeping the " / " a bilingual document puts between English and the second
+    language, where there is no second language."""
+    lines = [" ".join(line.split()) for line in readpdf.text(pdf).splitlines()]
+    lines = [re.sub(r"\d+ / \d+", "", line) for line in lines]  # the page's number
+    return [line for line in lines if re.search(r" /($|\s*[^\s\w])|^/ ", line)]
+
+
+def test_kerala_documents_keep_no_separator_for_the_language_awaited(
+    district,
+    pound_keeper,
+    entry,  # noqa: F811
+    released,  # noqa: F811
+    unclaimed,  # noqa: F811
+    sale,  # noqa: F811
+):
+    paid, _held = released
+    _entry, report, notice = unclaimed
+    take(district, "kl")
+    pdfs = {
+        "receipt": documents.receipt_pdf(paid.receipt),
+        "register copy": documents.register_copy(entry, pound_keeper),
+        "dues statement": documents.dues_statement(entry),
+        "report": auction_documents.report_pdf(report),
+        "notice": auction_documents.notice_pdf(notice),
+        "sale certificate": auction_documents.sale_certificate_pdf(sale),
+        "schedule": documents.tariff_schedule(entry.pound),
+    }
+
+    assert {name: _separators_left(pdf) for name, pdf in pdfs.items()} == dict.fromkeys(pdfs, [])
+    assert "Receipt" in readpdf.text(pdfs["receipt"])

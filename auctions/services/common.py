@@ -11,7 +11,7 @@ from accounts.models import Counter
 from impounding.dues import dues
 from impounding.models import Animal
 from kernel.events import record_event
-from kernel.messages import Message, bilingual, in_both
+from kernel.messages import Message, in_both
 from ledger import services as ledger
 from ledger.models import AccountKind
 
@@ -120,7 +120,7 @@ def withdraw(lot, by, note):
             gettext_noop("%(auction)s lot %(lot)s withdrawn: %(note)s"),
             auction=lot.auction.number,
             lot=lot.number,
-            note=bilingual(note.lower(), in_both(note)["hi"]),
+            note=in_both(note) | {"en": note.lower()},
         ),
         data={"lot": lot.pk},
     )

@@ -20,7 +20,7 @@ from auctions import services as auction_services
 from impounding import services as impounding_services
 from impounding.models import Complaint
 from kernel.events import verify_chain
-from kernel.messages import Message, bilingual, shown
+from kernel.messages import Message, bilingual, in_both, shown
 from kernel.models import Event
 from tests.accounts.factories import VillageFactory
 from tests.auctions.factories import conditions, ready_for_sale, register, schedule
@@ -214,3 +214,40 @@ def test_a_sold_entrys_timeline_and_the_to_do_list_read_in_hindi(
         for todo in titles:
             assert escape(todo.title) not in html, todo.title
     assert ToDo.objects.filter(done_at__isnull=True).exists()
+
+
+DRUM = "Beat of drum in the village"
+
+
+def test_a_phrase_is_kept_in_every_language_and_shown_in_the_readers():
+    message = Message("%(channel)s", channel=in_both(DRUM))
+    assert set(message.as_data()["args"]["channel"]) == {"en", "hi", "mr", "ta"}
+    for language in ("en", "hi", "mr", "ta"):
+        with translation.override(language):
+            assert str(message) == translation.gettext(DRUM)
+            assert language == "en" or str(message) != DRUM
+
+
+@pytest.mark.parametrize(
+    ("stored", "language", "seen"),
+    [
+        # A Hindi phrase of an older row: the reader's catalogue has it.
+        ({"en": DRUM, "hi": "गाँव में डुगडुगी"}, "mr", "catalogue"),
+        ({"en": DRUM, "hi": "गाँव में डुगडुगी"}, "ta", "catalogue"),
+        # A name in Devanagari: a Marathi reader reads it, a Tamil reader gets English.
+        ({"en": "Dewa Kanji House", "hi": "देवा कांजी हाउस"}, "mr", "देवा कांजी हाउस"),
+        ({"en": "Dewa Kanji House", "hi": "देवा कांजी हाउस"}, "ta", "Dewa Kanji House"),
+        # A Tamil district's name kept in Tamil: the Tamil reader reads it.
+        ({"en": "Madurai Pound", "hi": "மதுரை பட்டி"}, "ta", "மதுரை பட்டி"),
+        ({"en": "Madurai Pound", "hi": "மதுரை பட்டி"}, "mr", "Madurai Pound"),
+        ({"en": "Madurai Pound", "hi": "மதுரை பட்டி"}, "hi", "மதுரை பட்டி"),
+    ],
+)
+def test_an_older_row_kept_in_english_and_hindi_is_read_in_marathi_and_tamil(
+    stored, language, seen
+):
+    """Rows already in the hashed event chain are not rewritten: they are read differently."""
+    message = Message.from_data({"msgid": "%(x)s", "args": {"x": stored}})
+    with translation.override(language):
+        expected = translation.gettext(DRUM) if seen == "catalogue" else seen
+        assert str(message) == expected
