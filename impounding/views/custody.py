@@ -202,7 +202,7 @@ def direction_new(request, pk, finding):
     )
     given = getattr(finding, "direction", None)
     form = DirectionForm(request.POST or None)
-    if given is None and request.method == "POST" and form.is_valid():
+    if request.method == "POST" and form.is_valid():  # a replay of its key redirects too
         done = _call(form, direction_services.record_direction, finding=finding, by=request.user)
         if done:
             messages.success(request, _("The Magistrate's direction is recorded."))
