@@ -16,6 +16,10 @@ class Action(EventAction):
     CUSTODY_BORN = "custody.born", _("Calf born in the pound")
     CUSTODY_FED = "custody.fed", _("Fed and watered")
     INSPECTION_RECORDED = "custody.inspected", _("Veterinary inspection recorded")
+    UNFIT_DIRECTED = (
+        "custody.unfit_directed",
+        _("Magistrate's direction for an unfit animal recorded"),
+    )
     RELEASE_PAID = "release.paid", _("Released on payment")
     RELEASE_DEPOSIT = "release.deposit", _("Released on deposit")
     RELEASE_COURT_ORDER = "release.court_order", _("Released by court order")

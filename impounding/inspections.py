@@ -51,3 +51,19 @@ def requiring_packs():
     if rulepacks.pack_of(None).id in ids:
         q |= Q(rule_pack__isnull=True)
     return q
+
+
+# An animal the officer found unfit (ADR 0071, "Found unfit"): rule 3(b) of the 2017 Rules lets
+# the Magistrate direct it to be housed at an infirmary, pinjrapole, SPCA, animal welfare
+# organisation or gaushala while the case is pending. The keeper's to-do, one per finding, stays
+# open until the direction is recorded or the animal leaves the pound. The Rules give no time
+# limit for the direction; none is invented.
+UNFIT_TODO = "unfit_direction:"
+# The section of the central Act the step belongs to (the keeper's charge of the cattle, s.9);
+# the rule itself is in the event's data.
+UNFIT_SECTION = "s.9"
+RULE_3B = {
+    "instrument": "Prevention of Cruelty to Animals (Care and Maintenance of Case Property "
+    "Animals) Rules, 2017",
+    "section": "rule 3(b)",
+}

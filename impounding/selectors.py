@@ -30,7 +30,10 @@ from .models import (
     Claim,
     CourtOrder,
     CustodyEvent,
+    Direction,
     FeedingLog,
+    Finding,
+    Fitness,
     Impoundment,
     Inspection,
 )
@@ -362,6 +365,7 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     books = TariffBook.for_pounds([p for p in pounds if by_pound[p.pk]])
     unfed = missing_feeding_by_pound(list(by_pound), today - timedelta(days=7), today)
     uninspected = inspections_due_by_pound(list(by_pound), now)
+    unfit = unfit_by_pound(list(by_pound))
     board = []
     for pound in pounds:
         animals = by_pound[pound.pk]
@@ -383,6 +387,7 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
                 "tariff_problem": problem,
                 "missing_feeding": unfed.get(pound.pk, []),
                 "inspections_due": uninspected.get(pound.pk, []),
+                "unfit": unfit.get(pound.pk, []),
             }
         )
     return board
@@ -459,10 +464,55 @@ def inspection_record(entry):
     )
     rule = requirement(entry)
     counts = Counter(f.fitness for f in latest.findings.all()) if latest else Counter()
+    unfit = [f for f in latest.findings.all() if f.fitness == Fitness.UNFIT] if latest else []
+    if unfit:  # a third query, only where the officer found an animal unfit
+        directions = {d.finding_id: d for d in Direction.objects.filter(finding__in=unfit)}
+        for f in unfit:
+            f.given = directions.get(f.pk)
     return {
+        "unfit": unfit,
         "inspection": latest,
         "required": rule.required,
         "due_at": rule.due_at,
         "overdue": latest is None and rule.overdue(timezone.now()),
         "counts": counts,
     }
+
+
+# --- An animal found unfit: the Magistrate's direction under rule 3(b) (ADR 0071) --------------
+
+
+def awaiting_direction(pound_ids=None):
+    """The findings of unfit whose animal is still in the pound, with no direction recorded
+    and no later inspection of the animal: only what is open is read."""
+    later = Finding.objects.filter(
+        animal=OuterRef("animal"), inspection__visited_at__gt=OuterRef("inspection__visited_at")
+    )
+    findings = Finding.objects.filter(
+        fitness=Fitness.UNFIT, animal__state=AnimalState.IMPOUNDED, direction__isnull=True
+    ).exclude(Exists(later))
+    if pound_ids is not None:
+        findings = findings.filter(animal__impoundment__pound_id__in=pound_ids)
+    return findings
+
+
+def unfit_by_pound(pound_ids):
+    """For the today board: each pound's unfit animals awaiting the Magistrate's direction, at
+    most INSPECTIONS_SHOWN a pound. One query."""
+    findings = (
+        awaiting_direction(pound_ids)
+        .select_related("animal__impoundment")
+        .annotate(
+            row=Window(
+                RowNumber(),
+                partition_by=F("animal__impoundment__pound_id"),
+                order_by=(F("inspection__visited_at"), F("pk")),
+            )
+        )
+        .filter(row__lte=INSPECTIONS_SHOWN)
+        .order_by("animal__impoundment__pound_id", "inspection__visited_at", "pk")
+    )
+    by_pound = defaultdict(list)
+    for finding in findings:
+        by_pound[finding.animal.impoundment.pound_id].append(finding)
+    return by_pound

@@ -24,6 +24,7 @@ entry_patterns = [
     path("claim/", claims.claim_new, name="claim_new"),
     path("claims/decide/", claims.claims_decide, name="claims_decide"),
     path("inspection/", custody.inspection_new, name="inspection_new"),
+    path("unfit/<int:finding>/", custody.direction_new, name="direction_new"),
     path("copy.pdf", documents.entry_copy_pdf, name="entry_copy_pdf"),
     path("statement.pdf", documents.statement_pdf, name="statement_pdf"),
 ]

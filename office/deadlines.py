@@ -34,9 +34,8 @@ from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
 from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall, UpkeepClaim
-from impounding.inspections import SECTION as INSPECTION_SECTION
 from impounding.inspections import TODO as INSPECTION_TODO
-from impounding.inspections import requirement
+from impounding.inspections import UNFIT_TODO, requirement
 from impounding.models import (
     AnimalState,
     Claim,
@@ -47,10 +46,13 @@ from impounding.models import (
 )
 from impounding.selectors import (
     REJECTED_SHOWN_DAYS,
+    awaiting_direction,
     awaiting_inspection,
     missing_feeding_by_pound,
 )
 from impounding.services import apply_deposit, deposit_awaiting_application
+from impounding.services.directions import direction_todo
+from impounding.services.inspections import todo_fields as inspection_todo
 from kernel import held_uploads
 from kernel.anchors import write_checkpoint
 from kernel.formatting import lakh
@@ -484,18 +486,23 @@ def court_orders_rejected(day):
 
 def inspections_due(day):
     """The keeper's: an open entry whose pack requires a veterinary inspection at intake and
-    that has none recorded (ADR 0071); due by the pack's hours where the State gives them."""
+    that has none recorded (ADR 0071); due by the pack's hours where the State gives them. The
+    to-do is the one intake opens (`inspection_todo`), so the two never differ."""
     for entry in awaiting_inspection().select_related("pound__district"):
-        rule = requirement(entry)
-        yield Due(
-            entry.pk,
-            entry.pound.district,
-            entry.pound,
-            _("Record the veterinary inspection of %(number)s") % {"number": entry.register_number},
-            url("impounding:inspection_new", entry.pk),
-            INSPECTION_SECTION,
-            timezone.localdate(rule.due_at) if rule.due_at else None,
-        )
+        fields = inspection_todo(entry, requirement(entry))
+        del fields["role"]  # the rule's
+        yield Due(entry.pk, **fields)
+
+
+def unfit_awaiting_direction(day):
+    """The keeper's: an animal in the pound the veterinary officer found unfit, awaiting the
+    Magistrate's direction under rule 3(b) of the 2017 Rules (ADR 0071). No due date: the Rules
+    give none. The to-do is the one the inspection opens (`direction_todo`)."""
+    findings = awaiting_direction().select_related("animal__impoundment__pound__district")
+    for finding in findings:
+        fields = direction_todo(finding, finding.animal.impoundment)
+        del fields["role"]  # the rule's
+        yield Due(finding.pk, **fields)
 
 
 RULES = (
@@ -517,6 +524,7 @@ RULES = (
     Rule("court_order_waiting:", Role.POUND_KEEPER, court_orders_waiting),
     Rule("court_order_rejected:", Role.POUND_KEEPER, court_orders_rejected),
     Rule(INSPECTION_TODO, Role.POUND_KEEPER, inspections_due, tally="inspections_due"),
+    Rule(UNFIT_TODO, Role.POUND_KEEPER, unfit_awaiting_direction),
 )
 # The kinds of to-do the run owns, and so closes when their condition has gone.
 PREFIXES = tuple(rule.prefix for rule in RULES)

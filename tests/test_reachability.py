@@ -138,6 +138,7 @@ NEEDS_A_STATE = {
     "auctions:disposal_decide": "a proposed disposal order",
     "impounding:claims_decide": "two people claiming the same animals",
     "impounding:receipt_cancellation_decide": "a receipt whose cancellation was asked for",
+    "impounding:direction_new": "an animal the veterinary officer found unfit",
     "webhooks:subscription": "a webhook made by the administrator",
     "webhooks:stop": "a webhook made by the administrator",
     "webhooks:send_again": "a webhook delivery that was given up",

@@ -594,6 +594,36 @@ def _inspection(client, get):
     return url, data, Inspection
 
 
+def _direction(client, get):
+    from impounding.models import Direction, Fitness
+    from impounding.services import record_inspection
+    from tests.impounding.factories import make_entry
+    from tests.impounding.test_inspections import finding
+    from tests.impounding.test_unfit import post_data
+
+    entry = make_entry(pound=get("pound"), by=get("pound_keeper"))
+    inspection = record_inspection(
+        entry=entry,
+        by=get("pound_keeper"),
+        visited_at=entry.arrived_at,
+        officer_name="Dr. Anita Verma",
+        officer_designation="Veterinary Officer",
+        officer_registration="UPSVC-4471",
+        findings=[finding(entry.animals.get(), Fitness.UNFIT)],
+    )
+    client.force_login(get("pound_keeper"))
+    found = inspection.findings.get()
+    data = post_data(ordered_on=timezone_today())
+    url = reverse("impounding:direction_new", kwargs={"pk": entry.pk, "finding": found.pk})
+    return url, data, Direction
+
+
+def timezone_today():
+    from django.utils import timezone
+
+    return timezone.localdate().strftime("%d-%m-%Y")
+
+
 def _local_now():
     from django.utils import timezone
 
@@ -619,6 +649,7 @@ SENT_TWICE = {
     "auctions:handover_new": _handover,
     "auctions:upkeep_claim_new": _upkeep_claim,
     "impounding:inspection_new": _inspection,
+    "impounding:direction_new": _direction,
     "rulepacks:choose": _pack_choice,
     "auctions:conditions_new": _conditions,
     "auctions:auction_new": _auction,

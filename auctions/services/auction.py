@@ -14,7 +14,7 @@ from django.utils.translation import gettext_noop
 from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
-from impounding.models import Animal, AnimalState
+from impounding.models import Animal, AnimalState, Direction
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.idempotency import made_with_key
@@ -188,6 +188,7 @@ def _lock_offered(pound, lots):
                     % {"animal": animal.reference}
                 }
             )
+    _check_not_housed_elsewhere(animals)
     busy = LotAnimal.objects.filter(
         animal__in=animals,
         lot__status=Lot.Status.OPEN,
@@ -196,6 +197,32 @@ def _lock_offered(pound, lots):
     if busy.exists():
         raise ValidationError({"lots": _("An animal is already in a lot of another auction.")})
     return animals
+
+
+def _check_not_housed_elsewhere(animals):
+    """An animal found unfit that the Magistrate directed to be housed at an infirmary,
+    pinjrapole, SPCA, animal welfare organisation or gaushala is kept there while the case is
+    pending (rule 3(b) of the Prevention of Cruelty to Animals (Care and Maintenance of Case
+    Property Animals) Rules, 2017; ADR 0071): the pound does not sell it."""
+    directed = (
+        Direction.objects.filter(finding__animal__in=animals)
+        .select_related("finding__animal__impoundment")
+        .first()
+    )
+    if directed is not None:
+        raise ValidationError(
+            {
+                "lots": _(
+                    "Animal %(animal)s is to be housed at %(place)s by the Magistrate's order "
+                    "%(order)s (rule 3(b) of the 2017 Rules): it is not sold."
+                )
+                % {
+                    "animal": directed.finding.animal.reference,
+                    "place": directed.place_name,
+                    "order": directed.order_reference,
+                }
+            }
+        )
 
 
 def _check_s14_day(animals, day, *, scheduled_on):

@@ -7,7 +7,9 @@ import uuid
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from ..models import Finding, Fitness, Inspection
+from kernel.forms import DateInput
+
+from ..models import Direction, Finding, Fitness, Inspection, Place
 from .custody import DATETIME_LOCAL, IstDateTimeField, now_minute
 
 
@@ -113,3 +115,24 @@ class BaseFindingFormSet(forms.BaseFormSet):
 
 
 FindingFormSet = forms.formset_factory(FindingForm, formset=BaseFindingFormSet, extra=0)
+
+
+class DirectionForm(forms.Form):
+    """The Magistrate's direction under rule 3(b) for an animal found unfit (ADR 0071). The
+    cleaned data are the keyword arguments of `services.record_direction`."""
+
+    # Made once with the form: sending it twice records one direction.
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+    place_kind = forms.ChoiceField(
+        label=_("To be housed at"), choices=Place.choices, widget=forms.RadioSelect
+    )
+    place_name = forms.CharField(
+        label=_("Name and address of the place"), max_length=_max(Direction, "place_name")
+    )
+    magistrate_name = forms.CharField(
+        label=_("Magistrate's name"), max_length=_max(Direction, "magistrate_name")
+    )
+    order_reference = forms.CharField(
+        label=_("Order number"), max_length=_max(Direction, "order_reference")
+    )
+    ordered_on = forms.DateField(label=_("Date of the order"), widget=DateInput())

@@ -14,7 +14,7 @@ from .choices import (
     Species,
 )
 from .claims import Claim
-from .inspections import Finding, Fitness, Inspection
+from .inspections import Direction, Finding, Fitness, Inspection, Place
 from .months import AnimalMonth
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
@@ -56,6 +56,7 @@ __all__ = [
     "FeedingLog",
     "FeedingRate",
     "FeedingRateOrder",
+    "Direction",
     "Finding",
     "Fitness",
     "FineCategory",
@@ -63,6 +64,7 @@ __all__ = [
     "FineScale",
     "Impoundment",
     "Inspection",
+    "Place",
     "Receipt",
     "ReceiptCancellation",
     "Release",

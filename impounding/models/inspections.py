@@ -76,3 +76,37 @@ class Finding(models.Model):
 
     def __str__(self):
         return f"{self.animal}: {self.get_fitness_display()}"
+
+
+class Place(models.TextChoices):
+    """Where rule 3(b) of the 2017 Rules lets the Magistrate direct an animal to be housed."""
+
+    INFIRMARY = "infirmary", _("Infirmary")
+    PINJRAPOLE = "pinjrapole", _("Pinjrapole")
+    SPCA = "spca", _("Society for the Prevention of Cruelty to Animals (SPCA)")
+    WELFARE = "welfare", _("Animal welfare organisation")
+    GAUSHALA = "gaushala", _("Gaushala")
+
+
+class Direction(models.Model):
+    """The Magistrate's direction under rule 3(b) of the 2017 Rules for an animal the officer
+    found unfit: where it is to be housed, by which order. Recorded by the pound-keeper from
+    the order he received; not changed afterwards."""
+
+    finding = models.OneToOneField(Finding, on_delete=models.PROTECT, related_name="direction")
+    place_kind = models.CharField(_("housed at"), max_length=12, choices=Place)
+    place_name = models.CharField(_("name and address of the place"), max_length=250)
+    magistrate_name = models.CharField(_("Magistrate's name"), max_length=150)
+    order_reference = models.CharField(_("order number"), max_length=100)
+    ordered_on = models.DateField(_("date of the order"))
+    recorded_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    # The form's single-use key: sent twice, one direction (null when recorded by code).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    class Meta:
+        verbose_name = _("Magistrate's direction for an unfit animal")
+        verbose_name_plural = _("Magistrate's directions for unfit animals")
+
+    def __str__(self):
+        return f"{self.finding.animal}: {self.get_place_kind_display()}"

@@ -18,6 +18,7 @@ from kernel.messages import Message
 from ..actions import Action
 from ..inspections import SECTION, TODO, requirement
 from ..models import AnimalState, Finding, Fitness, Impoundment, Inspection
+from .directions import open_direction_todos
 
 FINDING_FIELDS = ("condition", "injuries", "marks", "marking_applied", "fitness")
 
@@ -122,6 +123,7 @@ def record_inspection(
         },
     )
     todos.close(f"{TODO}{entry.pk}")
+    open_direction_todos(entry, inspection)
     return inspection
 
 

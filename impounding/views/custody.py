@@ -5,7 +5,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -24,9 +24,10 @@ from ..forms.custody import (
     FeedingForm,
     ReturnForm,
 )
-from ..forms.inspections import FindingFormSet, InspectionForm
-from ..models import TRANSITIONS, AnimalState, Sex
+from ..forms.inspections import DirectionForm, FindingFormSet, InspectionForm
+from ..models import TRANSITIONS, AnimalState, Finding, Fitness, Sex
 from ..services import custody as services
+from ..services import directions as direction_services
 from ..services import inspections as inspection_services
 from .common import get_animal, get_entry, get_pound
 
@@ -185,3 +186,26 @@ def inspection_new(request, pk):
         "record": selectors.inspection_record(entry),
     }
     return render(request, "impounding/custody/inspection.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@require_permission(Permission.RECORD_CUSTODY)
+def direction_new(request, pk, finding):
+    """The Magistrate's direction under rule 3(b) of the 2017 Rules for an animal the officer
+    found unfit, recorded by the pound-keeper from the order (ADR 0071)."""
+    entry = get_entry(request, pk, Permission.RECORD_CUSTODY)
+    finding = get_object_or_404(
+        Finding.objects.select_related("inspection", "animal__impoundment"),
+        pk=finding,
+        inspection__impoundment=entry,
+        fitness=Fitness.UNFIT,
+    )
+    given = getattr(finding, "direction", None)
+    form = DirectionForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():  # a replay of its key redirects too
+        done = _call(form, direction_services.record_direction, finding=finding, by=request.user)
+        if done:
+            messages.success(request, _("The Magistrate's direction is recorded."))
+            return redirect("impounding:entry", pk=entry.pk)
+    context = {"entry": entry, "finding": finding, "given": given, "form": form}
+    return render(request, "impounding/custody/direction.html", context)

@@ -843,3 +843,50 @@ def test_whole_auction_of_several_entries(
     )
     assert balances(district, pound)[AccountKind.POUND_CASH] == Decimal("33000.00")
     assert Shortfall.objects.count() == 1
+
+
+# --- An animal found unfit (rule 3(b) of the 2017 Rules, ADR 0071) ----------------------------
+
+
+def _found_unfit(entry, keeper, *, directed):
+    from impounding.models import Direction, Finding, Inspection
+
+    inspection = Inspection.objects.create(
+        impoundment=entry,
+        visited_at=entry.arrived_at,
+        officer_name="Dr. Anita Verma",
+        officer_designation="Veterinary Officer",
+        officer_registration="UPSVC-4471",
+        recorded_by=keeper,
+    )
+    found = Finding.objects.create(
+        inspection=inspection, animal=entry.animals.get(), condition="Weak", fitness="unfit"
+    )
+    if directed:
+        Direction.objects.create(
+            finding=found,
+            place_kind="infirmary",
+            place_name="Veterinary infirmary, Mohanlalganj",
+            magistrate_name="Smt. R. Sharma",
+            order_reference="DM/PCA/2026/41",
+            ordered_on=timezone.localdate(),
+            recorded_by=keeper,
+        )
+
+
+def test_an_animal_the_magistrate_directed_elsewhere_is_not_put_up_for_auction(
+    ready, pound, pound_keeper, police_officer
+):
+    _found_unfit(ready, pound_keeper, directed=True)
+    with pytest.raises(ValidationError, match=r"rule 3\(b\)"):
+        schedule(pound, police_officer, [ready.animals.all()])
+    assert not Auction.objects.exists()
+
+
+def test_an_unfit_animal_awaiting_a_direction_may_still_be_auctioned(
+    ready, pound, pound_keeper, police_officer
+):
+    """The Rules let the Magistrate direct the animal elsewhere; they do not bar its sale
+    before he does."""
+    _found_unfit(ready, pound_keeper, directed=False)
+    assert schedule(pound, police_officer, [ready.animals.all()]).pk

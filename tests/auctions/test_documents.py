@@ -654,6 +654,45 @@ def test_s16_account_gives_the_inspections_date_officer_and_findings(
     assert "Not recorded" not in text
 
 
+def test_s16_account_gives_the_magistrates_direction_for_an_unfit_animal(
+    inspecting_pack, pound, pound_keeper, police_officer, standing_order, tmp_path
+):
+    from datetime import date
+
+    from impounding.models import Direction, Finding, Inspection
+
+    case = _s16_case(pound, pound_keeper, police_officer, ["30000.00", "30000.00"])
+    entry = case.impoundment
+    inspection = Inspection.objects.create(
+        impoundment=entry,
+        visited_at=entry.arrived_at + timedelta(hours=5),
+        officer_name="Dr. Anita Verma",
+        officer_designation="Veterinary Officer",
+        officer_registration="UPSVC-4471",
+        recorded_by=pound_keeper,
+    )
+    animals = list(entry.animals.order_by("number"))
+    for animal, fitness in zip(animals, ["fit", "fit", "unfit"], strict=True):
+        Finding.objects.create(
+            inspection=inspection, animal=animal, condition="Weak", fitness=fitness
+        )
+    Direction.objects.create(
+        finding=Finding.objects.get(fitness="unfit"),
+        place_kind="infirmary",
+        place_name="Veterinary infirmary, Mohanlalganj",
+        magistrate_name="Smt. R. Sharma",
+        order_reference="DM/PCA/2026/41",
+        ordered_on=date(2026, 3, 15),
+        recorded_by=pound_keeper,
+    )
+    text = _text(documents.s16_account_pdf(_settle(case, police_officer)), tmp_path)
+    assert "2 fit, 0 needing treatment, 1 unfit." in text
+    flat = " ".join(text.split())
+    assert f"{animals[2].reference}: To be housed at Veterinary infirmary, Mohanlalganj" in flat
+    assert "(Infirmary) by the Magistrate's order DM/PCA/" in flat
+    assert "of 15-03-2026, Smt. R. Sharma (rule 3(b))." in flat
+
+
 def test_s16_account_under_the_central_act_has_no_inspection_line(s16_settled, tmp_path):
     text = _text(documents.s16_account_pdf(s16_settled), tmp_path)
     assert "Veterinary inspection" not in text
