@@ -248,7 +248,10 @@ def entries(
     data, error = filters(RegisterSearchForm, params, pounds=pounds)
     if error:
         return error
-    animals = Prefetch("animals", queryset=Animal.objects.only(*LIST_ANIMAL_COLUMNS))
+    # Each entry's animals by number, as Animal's own order gives them, without its join to the
+    # entries for their order (the entry's id orders them as well).
+    animals = Animal.objects.only(*LIST_ANIMAL_COLUMNS).order_by("impoundment_id", "number")
+    animals = Prefetch("animals", queryset=animals)
     qs = filter_register(qs, data).only(*LIST_COLUMNS).prefetch_related(animals)
     order = register_order(data)
     cursor = CURSOR if order is REGISTER_ORDER else MOMENT_CURSOR
