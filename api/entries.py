@@ -9,6 +9,7 @@ pounds whose register the token's user reads (the screen's file view, impounding
 
 import re
 
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from ninja import Field, Query, Router, Schema
@@ -17,7 +18,7 @@ from accounts.models import Pound
 from accounts.roles import Permission
 from impounding.dues import dues
 from impounding.forms.register import RegisterSearchForm
-from impounding.models import AnimalState, Impoundment
+from impounding.models import Animal, AnimalState, Impoundment
 from impounding.selectors import (
     REGISTER_ORDER,
     REGISTER_PAGE,
@@ -45,6 +46,10 @@ from .common import (
 from .schemas import AnimalOut, EntryOut, EventOut, Problem
 
 router = Router(tags=["register"])
+# The list reads the columns its rows answer (RegisterEntryOut, RegisterAnimalOut) and the
+# keyset's, not the whole entry and animal: the seizure, the seizer, the notes are not in it.
+LIST_COLUMNS = ("register_number", "pound", "arrived_at", "register_year", "register_serial")
+LIST_ANIMAL_COLUMNS = ("impoundment", "number", "species", "sex", "age_class", "state", "photo")
 # The register's keyset cursor: year|serial|id; searched between dates, arrival|id (the
 # register's order then, impounding.selectors.register_order).
 CURSOR = re.compile(r"\d{1,18}\|\d{1,18}\|\d{1,18}")
@@ -243,7 +248,11 @@ def entries(
     data, error = filters(RegisterSearchForm, params, pounds=pounds)
     if error:
         return error
-    qs = filter_register(qs, data).prefetch_related("animals")
+    # Each entry's animals by number, as Animal's own order gives them, without its join to the
+    # entries for their order (the entry's id orders them as well).
+    animals = Animal.objects.only(*LIST_ANIMAL_COLUMNS).order_by("impoundment_id", "number")
+    animals = Prefetch("animals", queryset=animals)
+    qs = filter_register(qs, data).only(*LIST_COLUMNS).prefetch_related(animals)
     order = register_order(data)
     cursor = CURSOR if order is REGISTER_ORDER else MOMENT_CURSOR
     return keyset_list(request, qs, order, cursor, after, entry_row, REGISTER_PAGE)

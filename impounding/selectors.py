@@ -42,6 +42,17 @@ from .tariffs import TariffBook, TariffMissing
 # The register's list: its order, and the entries on a page (paged by keyset).
 REGISTER_ORDER = ["-register_year", "-register_serial", "-pk"]
 REGISTER_PAGE = 25
+# What the register's page shows of an entry and its pound, and the keyset's fields: the other
+# columns (the seizure, the seizer, the notes) are not read for a list.
+REGISTER_COLUMNS = (
+    "register_number",
+    "register_year",
+    "register_serial",
+    "arrived_at",
+    "owner_name",
+    "pound__name",
+    "pound__name_hi",
+)
 # Searched between dates, by arrival, the latest first (ADR 0065): the days asked for are then an
 # index range (imp_arrived, imp_pound_arrived) read from its end and stopped at the page. In the
 # number's order the database walked every later entry in scope to reach an old month's.

@@ -34,9 +34,9 @@ from ..models import (
 )
 from ..selectors import (
     BOARD_ROWS,
+    REGISTER_COLUMNS,
     REGISTER_ORDER,
     REGISTER_PAGE,
-    animal_counts,
     filter_register,
     inspection_record,
     pound_day_board,
@@ -47,6 +47,7 @@ from ..tariffs import TariffMissing
 from ..warnings import describe_warnings
 from .answers import entry_answers
 from .common import get_animal, get_entry
+from .register_page import register_rows, search_fields
 
 # The board shows this many pounds a page: a keeper's one or two on one page, a district's or an
 # auditor's many a page at a time, so that neither the queries nor the page grow with them.
@@ -91,16 +92,11 @@ def register(request):
     # keeps its number, so the order of arrival would put 00001 after 00014. Searched
     # between dates, by arrival (register_order).
     page, next_cursor = keyset_page(
-        qs.select_related("pound"),
+        qs.select_related("pound").only(*REGISTER_COLUMNS),
         order,
         after=request.GET.get("after"),
         size=REGISTER_PAGE,
     )
-    # Counted for the page's rows only, after the LIMIT: a GROUP BY in the page's query runs
-    # over every entry in scope before the LIMIT, and sorts them all.
-    counts = animal_counts([e.pk for e in page])
-    for e in page:
-        e.animal_count, e.in_pound = counts.get(e.pk, (0, 0))
     params = request.GET.copy()
     params.pop("after", None)
     return render(
@@ -108,7 +104,9 @@ def register(request):
         "impounding/register.html",
         {
             "form": form,
+            "search_fields": search_fields(form),
             "entries": page,
+            "rows": register_rows(page),
             "next_cursor": next_cursor,
             "query": params.urlencode(),
             "is_first_page": not request.GET.get("after"),
