@@ -20,6 +20,7 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from .sweep import remove_older
 from .uploads import reencode_image
 
 logger = logging.getLogger(__name__)
@@ -69,21 +70,6 @@ def take(token, user):
 
 def sweep(now=None, storage=None):
     """Remove the held files older than a token lives (their forms were abandoned); returns how
-    many. Uses only the storage API (`listdir`, `get_modified_time`, `delete`), so it works on
-    the filesystem and on the object store alike."""
-    storage = storage or default_storage
+    many. On the filesystem and on the object store alike (kernel.sweep)."""
     cutoff = (now or timezone.now()) - timedelta(seconds=MAX_AGE)
-    try:
-        _folders, names = storage.listdir(FOLDER)
-    except FileNotFoundError:
-        return 0  # nothing was ever held
-    removed = 0
-    for name in names:
-        path = f"{FOLDER}/{name}"
-        try:
-            if storage.get_modified_time(path) < cutoff:
-                storage.delete(path)
-                removed += 1
-        except FileNotFoundError:
-            continue  # taken back meanwhile
-    return removed
+    return remove_older(FOLDER, cutoff, storage=storage)

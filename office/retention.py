@@ -26,6 +26,7 @@ from impounding.services.intake import PERSONAL_ENTRY_FIELDS
 from kernel.events import erase_personal, record_event
 from kernel.messages import Message
 from kernel.models import Event
+from kernel.sweep import remove_older
 
 from .actions import Action
 from .models import PreparedFile, SurplusClaim
@@ -182,4 +183,5 @@ def apply_retention(*, by, now=None):
         "declared_relatives": erase_departed_relatives(by=by, now=now),
         "prepared_files": prepared_count,
         "login_records": logins,
+        "kept_documents": remove_older("kept", now - timedelta(days=settings.RETENTION_KEPT_DAYS)),
     }

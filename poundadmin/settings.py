@@ -493,6 +493,9 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz"]
 RETENTION_PERSONAL_YEARS = env.int("RETENTION_PERSONAL_YEARS", default=8)
 RETENTION_LOGIN_DAYS = env.int("RETENTION_LOGIN_DAYS", default=180)
 RETENTION_PREPARED_DAYS = env.int("RETENTION_PREPARED_DAYS", default=30)
+# Days a document kept by what it says (kept/, ADR 0072) stays in the store; a file swept is drawn
+# again on its next download.
+RETENTION_KEPT_DAYS = env.int("RETENTION_KEPT_DAYS", default=30)
 # Years the relatives a member of staff declared (s.19) are kept after she left the service. No
 # rule publishes this period: the State fills it from its record retention schedule. Until it
 # does, they are kept as long as the bidders they were checked against (docs/retention.md).
