@@ -189,11 +189,11 @@ def test_the_handover_certificate_has_every_glyph(
 
 
 def _separators_left(pdf):
-    """The lines keeping the " / " a bilingual document puts between English and the second
-    language, where there is no second language."""
+    """The lines keeping the " / " or " · " a bilingual document puts between English and the
+    second language, where there is no second language."""
     lines = [" ".join(line.split()) for line in readpdf.text(pdf).splitlines()]
     lines = [re.sub(r"\d+ / \d+", "", line) for line in lines]  # the page's number
-    return [line for line in lines if re.search(r" /($|\s*[^\s\w])|^/ ", line)]
+    return [line for line in lines if re.search(r" [/·]($|\s*[^\s\w])|^[/·] ", line)]
 
 
 def test_kerala_documents_keep_no_separator_for_the_language_awaited(
