@@ -15,9 +15,9 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from kernel.messages import for_reader
 from kernel.uploads import UploadName, stored_name
 
 logger = logging.getLogger(__name__)
@@ -203,9 +203,7 @@ class IssuedDocument(models.Model):
 
     @property
     def office_label(self):
-        if self.issuing_office_hi and (get_language() or "").startswith("hi"):
-            return self.issuing_office_hi
-        return self.issuing_office
+        return for_reader(self.issuing_office, self.issuing_office_hi)
 
     def is_valid(self, on=None):
         on = on or timezone.localdate()

@@ -5,10 +5,9 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from kernel.messages import shown
+from kernel.messages import for_reader, shown
 
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
@@ -32,9 +31,7 @@ class BilingualNameMixin(models.Model):
 
     @property
     def label(self):
-        if self.name_hi and (get_language() or "").startswith("hi"):
-            return self.name_hi
-        return self.name
+        return for_reader(self.name, self.name_hi)
 
 
 class User(AbstractUser):
@@ -64,9 +61,7 @@ class User(AbstractUser):
 
     @property
     def display_name(self):
-        if self.name_hi and (get_language() or "").startswith("hi"):
-            return self.name_hi
-        return self.get_full_name() or self.username
+        return for_reader(self.get_full_name() or self.username, self.name_hi)
 
 
 class State(BilingualNameMixin):
@@ -109,11 +104,11 @@ class District(BilingualNameMixin):
 
     @property
     def office_label(self):
-        if self.dm_office_name_hi and (get_language() or "").startswith("hi"):
-            return self.dm_office_name_hi
-        return self.dm_office_name or _("Office of the District Magistrate, %(district)s") % {
-            "district": self.label
-        }
+        return (
+            for_reader(None, self.dm_office_name_hi)
+            or self.dm_office_name
+            or _("Office of the District Magistrate, %(district)s") % {"district": self.label}
+        )
 
 
 class PoliceStationQuerySet(DistrictScopedQuerySet):
@@ -207,15 +202,11 @@ class Pound(BilingualNameMixin):
 
     @property
     def address_label(self):
-        if self.address_hi and (get_language() or "").startswith("hi"):
-            return self.address_hi
-        return self.address
+        return for_reader(self.address, self.address_hi)
 
     @property
     def hours_label(self):
-        if self.hours_hi and (get_language() or "").startswith("hi"):
-            return self.hours_hi
-        return self.hours
+        return for_reader(self.hours, self.hours_hi)
 
     def villages_served(self, on=None):
         on = on or timezone.localdate()

@@ -104,11 +104,25 @@ def _older(value, language):
         hindi_phrase = gettext(en) if en else en
     if hindi_phrase != en and hindi_phrase == second:
         return en  # a Hindi phrase the reader's catalogue does not have: English, not Hindi
+    return second if written_in(second, language) else en
+
+
+def written_in(text, language):
+    """Whether every letter of `text` is in the script `language` (one of SCRIPTS) is written in."""
     low, high = SCRIPTS[language]
-    letters = [c for c in second if c.isalpha()]
-    if letters and all(low <= ord(c) <= high for c in letters):
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and all(low <= ord(c) <= high for c in letters)
+
+
+def for_reader(name, second):
+    """A name kept in English and in the district's second language (`name_hi`, in Hindi,
+    Marathi or Tamil as its pack says), as the active language reads it: the second where it is
+    written in the reader's script (Devanagari for Hindi and Marathi, Tamil for Tamil), else the
+    English. A Tamil district's names are not shown to a Hindi reader in Tamil letters."""
+    language = (translation.get_language() or "en").split("-")[0]
+    if second and language in SCRIPTS and written_in(second, language):
         return second
-    return en
+    return name
 
 
 class Message:

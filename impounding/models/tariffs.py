@@ -8,11 +8,11 @@ the history is the list of orders.
 
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, InForceQuerySet, Pound, User
 from accounts.scoping import DistrictScopedQuerySet
+from kernel.messages import for_reader
 
 from .choices import AgeClass, Sex, Species
 
@@ -95,9 +95,7 @@ class FineCategory(models.Model):
 
     @property
     def display_label(self):
-        if self.label_hi and (get_language() or "").startswith("hi"):
-            return self.label_hi
-        return self.label
+        return for_reader(self.label, self.label_hi)
 
 
 class AnimalMatchRule(models.Model):
@@ -184,6 +182,4 @@ class FeedingRate(AnimalMatchRule):
 
     @property
     def display_label(self):
-        if self.label_hi and (get_language() or "").startswith("hi"):
-            return self.label_hi
-        return self.label
+        return for_reader(self.label, self.label_hi)
