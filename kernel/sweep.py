@@ -4,11 +4,9 @@ RETENTION_KEPT_DAYS: docs/decisions/0072, docs/retention.md).
 
 On an S3 store the listing's pages give each file's age, a thousand at a time, and each page's
 old files go in one request, where the storage API would ask for each file's age in a request of
-its own; on a file system, a walk of the folder. Neither holds more than a page of names at once,
-and nothing outside the folder is read or touched. Two sweeps at once only find each other's
-files gone."""
-
-import os
+its own; on any other store, folder by folder through the storage API. Neither holds more than a
+page or a folder of names at once, and nothing outside the folder is read or touched. Two sweeps
+at once only find each other's files gone."""
 
 from django.core.files.storage import default_storage
 
@@ -22,7 +20,7 @@ def remove_older(folder, before, *, storage=None):
     folder = folder.strip("/")
     if hasattr(storage, "bucket"):  # django-storages' S3 store
         return _from_bucket(storage, folder, before)
-    return _from_directory(storage.path(folder), before.timestamp())
+    return _through_the_api(storage, folder, before)
 
 
 def _from_bucket(storage, folder, before):
@@ -37,14 +35,23 @@ def _from_bucket(storage, folder, before):
     return removed
 
 
-def _from_directory(root, before):
+def _through_the_api(storage, folder, before):
+    """Any other store (the file system, a store without paths): folder by folder, through
+    `listdir`, `get_modified_time` and `delete` alone."""
     removed = 0
-    for folder, _folders, names in os.walk(root):  # nothing when the folder was never made
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            folders, names = storage.listdir(current)
+        except FileNotFoundError:  # the folder was never made
+            continue
+        pending += [f"{current}/{sub}" for sub in folders]
         for name in names:
-            path = os.path.join(folder, name)
+            path = f"{current}/{name}"
             try:
-                if os.stat(path).st_mtime < before:
-                    os.remove(path)
+                if storage.get_modified_time(path) < before:
+                    storage.delete(path)
                     removed += 1
             except FileNotFoundError:  # taken back, or swept by another run, meanwhile
                 continue
