@@ -239,3 +239,24 @@ def _record(end, *, animal, by):
             "to_gaushala": end.to_gaushala_id,
         },
     )
+
+
+def animals_held(body):
+    """[(animal, since)] the body holds now, oldest first: two queries."""
+    handed = (
+        HandedAnimal.objects.filter(
+            disposalorder__handover__gaushala=body,
+            disposalorder__status=DisposalOrder.Status.APPROVED,
+        )
+        .exclude(Exists(_ended(body, OuterRef("disposalorder__handover__received_on"))))
+        .annotate(since=F("disposalorder__handover__received_on"))
+        .select_related("animal__impoundment")
+    )
+    moved_in = (
+        HoldingEnd.objects.filter(to_gaushala=body)
+        .exclude(Exists(_ended(body, OuterRef("on"))))
+        .select_related("animal__impoundment")
+    )
+    rows = [(row.animal, row.since) for row in handed]
+    rows += [(row.animal, row.on) for row in moved_in]
+    return sorted(rows, key=lambda row: (row[1], row[0].pk))
