@@ -127,7 +127,7 @@ def record_end(
     authorise(by, Permission.PREPARE_ORDERS, order.pound)
     animal = (
         Animal.objects.select_for_update(of=("self",))
-        .filter(pk=animal_id, disposalorder=order)
+        .filter(pk=animal_id, disposal_orders=order)
         .select_related("impoundment__pound__district")
         .first()
     )
