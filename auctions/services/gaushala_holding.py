@@ -241,22 +241,45 @@ def _record(end, *, animal, by):
     )
 
 
-def animals_held(body):
-    """[(animal, since)] the body holds now, oldest first: two queries."""
+def animals_held(bodies, *, limit=500):
+    """[(animal, body, since)] the bodies hold now, oldest first, at most `limit`: two
+    queries."""
     handed = (
         HandedAnimal.objects.filter(
-            disposalorder__handover__gaushala=body,
+            disposalorder__handover__gaushala__in=bodies,
             disposalorder__status=DisposalOrder.Status.APPROVED,
         )
-        .exclude(Exists(_ended(body, OuterRef("disposalorder__handover__received_on"))))
-        .annotate(since=F("disposalorder__handover__received_on"))
+        .exclude(
+            Exists(
+                HoldingEnd.objects.filter(
+                    animal_id=OuterRef("animal_id"),
+                    gaushala_id=OuterRef("disposalorder__handover__gaushala_id"),
+                    since=OuterRef("disposalorder__handover__received_on"),
+                )
+            )
+        )
+        .annotate(
+            since=F("disposalorder__handover__received_on"),
+            body_id=F("disposalorder__handover__gaushala_id"),
+        )
         .select_related("animal__impoundment")
+        .order_by("since", "pk")[:limit]
     )
     moved_in = (
-        HoldingEnd.objects.filter(to_gaushala=body)
-        .exclude(Exists(_ended(body, OuterRef("on"))))
+        HoldingEnd.objects.filter(to_gaushala__in=bodies)
+        .exclude(
+            Exists(
+                HoldingEnd.objects.filter(
+                    animal_id=OuterRef("animal_id"),
+                    gaushala_id=OuterRef("to_gaushala_id"),
+                    since=OuterRef("on"),
+                )
+            )
+        )
         .select_related("animal__impoundment")
+        .order_by("on", "pk")[:limit]
     )
-    rows = [(row.animal, row.since) for row in handed]
-    rows += [(row.animal, row.on) for row in moved_in]
-    return sorted(rows, key=lambda row: (row[1], row[0].pk))
+    names = dict(Gaushala.objects.filter(pk__in=bodies).values_list("pk", "name"))
+    rows = [(row.animal, names.get(row.body_id), row.since) for row in handed]
+    rows += [(row.animal, names.get(row.to_gaushala_id), row.on) for row in moved_in]
+    return sorted(rows, key=lambda row: (row[2], row[0].pk))[:limit]

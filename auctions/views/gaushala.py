@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
@@ -281,16 +282,21 @@ def _replayed(request, claim):
 
 
 @require_permission(Permission.VIEW_RECORDS)
-def held_animals(request, pk):
-    """The animals a body holds now, each with the link to record its death or transfer."""
-    body = get_object_or_404(_bodies(request.user), pk=pk)
+def held_animals(request):
+    """The animals the district's bodies hold now (or one body's, `?body=`), each with the link
+    to record its death or transfer."""
+    bodies = _bodies(request.user)
+    body = None
+    if request.GET.get("body", "").isdigit():
+        body = get_object_or_404(bodies, pk=request.GET["body"])
+        bodies = bodies.filter(pk=body.pk)
     return render(
         request,
         "auctions/gaushala/animals.html",
         {
             "body": body,
-            "animals": holding.animals_held(body),
-            "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS, body.district),
+            "animals": holding.animals_held(bodies),
+            "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
         },
     )
 
@@ -336,4 +342,4 @@ def holding_end_new(request, pk):
 
 def _ended(request, end):
     messages.success(request, _("The death or transfer is recorded."))
-    return redirect("auctions:gaushala_animals", pk=end.gaushala_id)
+    return redirect(f"{reverse('auctions:gaushala_animals')}?body={end.gaushala_id}")
