@@ -73,18 +73,17 @@ def animal_days(body, month):
             disposalorder__status=DisposalOrder.Status.APPROVED,
             disposalorder__handover__received_on__lte=last,
         )
-        .annotate(
+        .values(
+            start=F("disposalorder__handover__received_on"),
             end=Subquery(
                 _ended(body, OuterRef("disposalorder__handover__received_on")).values("on")[:1]
-            )
+            ),
         )
-        .values("end", start=F("disposalorder__handover__received_on"))
         .annotate(n=Count("pk"))
     )
     moved_in = (
         HoldingEnd.objects.filter(to_gaushala=body, on__lte=last)
-        .annotate(end=Subquery(_ended(body, OuterRef("on")).values("on")[:1]))
-        .values("end", start=F("on"))
+        .values(start=F("on"), end=Subquery(_ended(body, OuterRef("on")).values("on")[:1]))
         .annotate(n=Count("pk"))
     )
     total = 0
@@ -242,8 +241,8 @@ def _record(end, *, animal, by):
 
 
 def animals_held(bodies, *, limit=500):
-    """[(animal, body, since)] the bodies hold now, oldest first, at most `limit`: two
-    queries."""
+    """[(animal, body's name, since)] the bodies hold now, oldest first, at most `limit`: four
+    queries whatever the number."""
     handed = (
         HandedAnimal.objects.filter(
             disposalorder__handover__gaushala__in=bodies,
@@ -258,12 +257,12 @@ def animals_held(bodies, *, limit=500):
                 )
             )
         )
-        .annotate(
-            since=F("disposalorder__handover__received_on"),
-            body_id=F("disposalorder__handover__gaushala_id"),
-        )
-        .select_related("animal__impoundment")
-        .order_by("since", "pk")[:limit]
+        .order_by("disposalorder__handover__received_on", "pk")
+        .values_list(
+            "animal_id",
+            "disposalorder__handover__gaushala_id",
+            "disposalorder__handover__received_on",
+        )[:limit]
     )
     moved_in = (
         HoldingEnd.objects.filter(to_gaushala__in=bodies)
@@ -276,10 +275,10 @@ def animals_held(bodies, *, limit=500):
                 )
             )
         )
-        .select_related("animal__impoundment")
-        .order_by("on", "pk")[:limit]
+        .order_by("on", "pk")
+        .values_list("animal_id", "to_gaushala_id", "on")[:limit]
     )
+    held = sorted([*handed, *moved_in], key=lambda row: (row[2], row[0]))[:limit]
+    animals = Animal.objects.select_related("impoundment").in_bulk([row[0] for row in held])
     names = dict(Gaushala.objects.filter(pk__in=bodies).values_list("pk", "name"))
-    rows = [(row.animal, names.get(row.body_id), row.since) for row in handed]
-    rows += [(row.animal, names.get(row.to_gaushala_id), row.on) for row in moved_in]
-    return sorted(rows, key=lambda row: (row[2], row[0].pk))[:limit]
+    return [(animals[a], names.get(b or 0, ""), since) for a, b, since in held]
