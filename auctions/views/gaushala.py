@@ -4,7 +4,6 @@ orders' decision screen), its certificate, and the monthly upkeep claims."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -43,11 +42,7 @@ def _bodies(user, perm=None):
 
 @require_permission(Permission.VIEW_RECORDS)
 def gaushalas(request):
-    held = Count(
-        "handovers__order__animals",
-        filter=Q(handovers__order__status=DisposalOrder.Status.APPROVED),
-    )
-    qs = _bodies(request.user).select_related("district").annotate(held=held)
+    qs = _bodies(request.user).select_related("district").annotate(held=holding.held_count())
     rows, cursor = keyset_page(qs, BODY_ORDER, after=request.GET.get("after"), size=LIST_SIZE)
     return render(
         request,

@@ -171,3 +171,13 @@ def test_another_districts_animal_is_not_found(client, held, other_district):
     response, _data = _post(client, animals[0])
     assert response.status_code == 404
     assert client.get(reverse("auctions:holding_end_new", args=[animals[0].pk])).status_code == 404
+
+
+def test_the_register_counts_only_the_animals_still_held(client, held, body, dm_clerk):  # noqa: F811
+    handover, animals, _first = held
+    client.force_login(dm_clerk)
+    listed = client.get(reverse("auctions:gaushalas")).context["bodies"]
+    assert [b.held for b in listed] == [len(animals)]
+    end(handover, animals[0], dm_clerk)
+    listed = client.get(reverse("auctions:gaushalas")).context["bodies"]
+    assert [b.held for b in listed] == [len(animals) - 1] == [holding.held_by(body)]
