@@ -27,6 +27,11 @@ class Action(EventAction):
     GAUSHALA_REGISTERED = "gaushala.registered", _("Gaushala or welfare body registered")
     GAUSHALA_AMENDED = "gaushala.amended", _("Gaushala or welfare body amended")
     HANDOVER_DUES_WRITTEN_OFF = "handover.dues_written_off", _("Dues written off on a handover")
+    GAUSHALA_ANIMAL_DIED = "gaushala.animal_died", _("Death at a gaushala recorded")
+    GAUSHALA_ANIMAL_TRANSFERRED = (
+        "gaushala.animal_transferred",
+        _("Transfer between gaushalas recorded"),
+    )
     UPKEEP_CLAIMED = "upkeep.proposed", _("Upkeep claim prepared")
     UPKEEP_APPROVED = "upkeep.approved", _("Upkeep claim approved")
     UPKEEP_REJECTED = "upkeep.rejected", _("Upkeep claim not approved")

@@ -55,6 +55,8 @@ urlpatterns = [
         gaushala.handover_certificate_pdf,
         name="handover_certificate_pdf",
     ),
+    path("gaushalas/animals/", gaushala.held_animals, name="gaushala_animals"),
+    path("gaushalas/animals/<int:pk>/end/", gaushala.holding_end_new, name="holding_end_new"),
     path("gaushalas/upkeep/", gaushala.claims, name="upkeep_claims"),
     path("gaushalas/upkeep/new/", gaushala.claim_new, name="upkeep_claim_new"),
     path("gaushalas/upkeep/<int:pk>/decide/", gaushala.claim_decide, name="upkeep_claim_decide"),

@@ -582,6 +582,25 @@ def _upkeep_claim(client, get):
     return reverse("auctions:upkeep_claim_new"), data, UpkeepClaim
 
 
+def _holding_end(client, get):
+    from django.utils import timezone
+
+    from auctions.models import HoldingEnd
+    from tests.auctions.test_gaushala import hand_over
+
+    entry, body = _handover_setup(get)
+    hand_over(get("pound"), entry, body, get("dm_clerk"), get("magistrate"))
+    client.force_login(get("dm_clerk"))
+    data = {
+        "kind": "died",
+        "on": timezone.localdate().isoformat(),
+        "cause": "old age, as the body reported",
+        "reference": "GS/LKO/2026/118",
+        "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1b04",
+    }
+    return reverse("auctions:holding_end_new", args=[entry.animals.get().pk]), data, HoldingEnd
+
+
 def _inspection(client, get):
     from impounding.models import Inspection
     from tests.impounding.factories import make_entry
@@ -648,6 +667,7 @@ SENT_TWICE = {
     "auctions:gaushala_new": _gaushala,
     "auctions:handover_new": _handover,
     "auctions:upkeep_claim_new": _upkeep_claim,
+    "auctions:holding_end_new": _holding_end,
     "impounding:inspection_new": _inspection,
     "impounding:direction_new": _direction,
     "rulepacks:choose": _pack_choice,

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from ledger.models import PaymentMode
 
-from ..models import Gaushala
+from ..models import Gaushala, HoldingEnd
 from .disposal import DisposalAnimalField
 
 
@@ -120,3 +120,28 @@ class PaymentForm(forms.Form):
         choices=[(v, label) for v, label in PaymentMode.choices if v != PaymentMode.CASH],
     )
     payment_reference = forms.CharField(label=_("Payment reference"), max_length=120)
+
+
+class HoldingEndForm(forms.Form):
+    """An animal's death at the body holding it, or its transfer to another body."""
+
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+    kind = forms.ChoiceField(
+        label=_("What happened"), choices=HoldingEnd.Kind.choices, widget=forms.RadioSelect
+    )
+    on = forms.DateField(label=_("Date"), widget=forms.DateInput(attrs={"type": "date"}))
+    cause = forms.CharField(label=_("Cause of death as reported"), max_length=200, required=False)
+    to_gaushala = forms.ModelChoiceField(
+        label=_("Body the animal was transferred to"), queryset=None, required=False
+    )
+    reference = forms.CharField(
+        label=_("Reference"),
+        max_length=120,
+        help_text=_(
+            "For a death, the body's letter number; for a transfer, the order or authority."
+        ),
+    )
+
+    def __init__(self, *args, bodies, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["to_gaushala"].queryset = bodies

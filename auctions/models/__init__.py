@@ -20,7 +20,7 @@ from .base import (
     Shortfall,
 )
 from .disposal import DisposalTerms
-from .gaushala import Gaushala, Handover, UpkeepClaim
+from .gaushala import Gaushala, Handover, HoldingEnd, UpkeepClaim
 
 __all__ = [
     "Auction",
@@ -33,6 +33,7 @@ __all__ = [
     "DisposalTerms",
     "Gaushala",
     "Handover",
+    "HoldingEnd",
     "Lot",
     "LotAnimal",
     "LotQuerySet",

@@ -173,3 +173,53 @@ class UpkeepClaim(MakerChecker):
     @property
     def due(self):
         return self.amount if self.status == self.Status.APPROVED else Decimal("0.00")
+
+
+class HoldingEndQuerySet(DistrictScopedQuerySet):
+    scope = "gaushala__district_id"
+
+
+class HoldingEnd(models.Model):
+    """The end of a body's holding of an animal handed over: its death at the body, or its
+    transfer to another body of the district's register (which then holds it from that day)."""
+
+    class Kind(models.TextChoices):
+        DIED = "died", _("Died")
+        TRANSFERRED = "transferred", _("Transferred to another body")
+
+    handover = models.ForeignKey(Handover, on_delete=models.PROTECT, related_name="ends")
+    animal = models.ForeignKey("impounding.Animal", on_delete=models.PROTECT, related_name="+")
+    gaushala = models.ForeignKey(Gaushala, on_delete=models.PROTECT, related_name="ends")
+    since = models.DateField()  # the day this body's holding began (handover or transfer in)
+    kind = models.CharField(_("what happened"), max_length=12, choices=Kind.choices)
+    on = models.DateField(_("date"))
+    cause = models.CharField(_("cause of death as reported"), max_length=200, blank=True)
+    reference = models.CharField(_("reference"), max_length=120)
+    to_gaushala = models.ForeignKey(
+        Gaushala, on_delete=models.PROTECT, null=True, blank=True, related_name="transfers_in"
+    )
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
+
+    objects = HoldingEndQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("death or transfer at a gaushala")
+        verbose_name_plural = _("deaths and transfers at gaushalas")
+        ordering = ["on", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["animal", "gaushala", "since"], name="holding_ends_once"
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="transferred") & Q(to_gaushala__isnull=False))
+                | (Q(kind="died") & Q(to_gaushala__isnull=True)),
+                name="holding_end_transfer_names_body",
+            ),
+            models.CheckConstraint(condition=Q(on__gte=F("since")), name="holding_end_after"),
+        ]
+        indexes = [models.Index(fields=["to_gaushala", "on"], name="holding_transfer_in")]
+
+    def __str__(self):
+        return f"{self.animal_id} @ {self.gaushala_id}: {self.kind} {self.on}"

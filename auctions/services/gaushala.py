@@ -11,14 +11,11 @@ handovers give, at the pack's rate or, where the State gave none, the body's agr
 order that fixed it. The approved claim is an expense and a payable; its payment leaves the
 District Magistrate's account."""
 
-import calendar
 from datetime import date
 from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.db.models import Count
-from django.db.models.functions import TruncDate
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -39,6 +36,7 @@ from ..actions import Action
 from ..models import DisposalOrder, Gaushala, Handover, Shortfall, UpkeepClaim
 from .common import serial, today
 from .disposal import decide_disposal, propose_disposal
+from .gaushala_holding import animal_days, held_by, month_bounds
 
 PAISA = Decimal("0.01")
 WRITE_OFF, CLAIM_OWNER = "write_off", "claim_owner"
@@ -123,17 +121,6 @@ def _record_register(body, *, by, action):
             "active": body.active,
         },
     )
-
-
-def held_by(body, *, pending=False):
-    """Head of cattle handed to `body` by approved orders (and, with `pending`, those awaiting
-    the Magistrate's approval too)."""
-    statuses = [DisposalOrder.Status.APPROVED]
-    if pending:
-        statuses.append(DisposalOrder.Status.PROPOSED)
-    return DisposalOrder.animals.through.objects.filter(
-        disposalorder__handover__gaushala=body, disposalorder__status__in=statuses
-    ).count()
 
 
 # --- The handover order ------------------------------------------------------------------------
@@ -265,28 +252,6 @@ def _write_off(order, *, by, pack):
 # --- The monthly upkeep ------------------------------------------------------------------------
 
 
-def month_bounds(month):
-    first = month.replace(day=1)
-    last = first.replace(day=calendar.monthrange(first.year, first.month)[1])
-    return first, last
-
-
-def animal_days(body, month):
-    """The animal-days of `month` the body's approved handovers give: each animal from the day
-    it was handed over to the month's last day. One grouped query."""
-    first, last = month_bounds(month)
-    rows = (
-        DisposalOrder.animals.through.objects.filter(
-            disposalorder__handover__gaushala=body,
-            disposalorder__status=DisposalOrder.Status.APPROVED,
-            disposalorder__handover__received_on__lte=last,
-        )
-        .values(on=TruncDate("disposalorder__handover__received_on"))
-        .annotate(n=Count("pk"))
-    )
-    return sum(((last - max(row["on"], first)).days + 1) * row["n"] for row in rows)
-
-
 def upkeep_rate(body):
     """The rate a head a day and its source: the State's pack, else the body's agreed rate and
     the order that fixed it. Refused when neither gives one: no figure is invented."""
@@ -323,8 +288,8 @@ def prepare_claim(*, gaushala, month, animal_days_claimed, by, idempotency_key=N
         raise ValidationError(
             {
                 "animal_days": _(
-                    "The handovers give this body %(held)s animal-days in the month: claim at "
-                    "least one and no more."
+                    "The body held its cattle for %(held)s animal-days in the month, counting "
+                    "their deaths and transfers: claim at least one and no more."
                 )
                 % {"held": held}
             }

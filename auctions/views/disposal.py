@@ -38,13 +38,14 @@ def disposals(request):
     prefetch_related_objects(orders, "animals__impoundment")
     approve_in = set(visible_pound_ids(request.user, Permission.APPROVE))
     # A handover approved has its certificate, signed by the body on receipt (ADR 0070).
-    certified = set(
+    certified = dict(
         Handover.objects.filter(order__in=orders, certificate__isnull=False).values_list(
-            "order_id", flat=True
+            "order_id", "gaushala_id"
         )
     )
     for order in orders:
         order.certified = order.pk in certified
+        order.held_by = certified.get(order.pk)  # the body's animals, to record a death
         order.can_decide = (
             order.status == DisposalOrder.Status.PROPOSED and order.pound_id in approve_in
         )

@@ -4,8 +4,8 @@ orders' decision screen), its certificate, and the monthly upkeep claims."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
@@ -23,11 +23,13 @@ from ..forms.gaushala import (
     GaushalaEditForm,
     GaushalaForm,
     HandoverForm,
+    HoldingEndForm,
     PaymentForm,
 )
-from ..models import DisposalOrder, Gaushala, Handover, UpkeepClaim
+from ..models import DisposalOrder, Gaushala, Handover, HoldingEnd, UpkeepClaim
 from ..selectors import LIST_SIZE
 from ..services import gaushala as services
+from ..services import gaushala_holding as holding
 from .disposal import disposable_animals
 
 BODY_ORDER = ("name", "pk")
@@ -40,11 +42,7 @@ def _bodies(user, perm=None):
 
 @require_permission(Permission.VIEW_RECORDS)
 def gaushalas(request):
-    held = Count(
-        "handovers__order__animals",
-        filter=Q(handovers__order__status=DisposalOrder.Status.APPROVED),
-    )
-    qs = _bodies(request.user).select_related("district").annotate(held=held)
+    qs = _bodies(request.user).select_related("district").annotate(held=holding.held_count())
     rows, cursor = keyset_page(qs, BODY_ORDER, after=request.GET.get("after"), size=LIST_SIZE)
     return render(
         request,
@@ -273,3 +271,70 @@ def _done_by(claim, user, field):
 def _replayed(request, claim):
     messages.info(request, _("Upkeep claim %(number)s: already recorded.") % {"number": claim})
     return redirect("auctions:upkeep_claims")
+
+
+# --- Deaths and transfers ----------------------------------------------------------------------
+
+
+@require_permission(Permission.VIEW_RECORDS)
+def held_animals(request):
+    """The animals the district's bodies hold now (or one body's, `?body=`), each with the link
+    to record its death or transfer."""
+    bodies = _bodies(request.user)
+    body = None
+    if request.GET.get("body", "").isdigit():
+        body = get_object_or_404(bodies, pk=request.GET["body"])
+        bodies = bodies.filter(pk=body.pk)
+    return render(
+        request,
+        "auctions/gaushala/animals.html",
+        {
+            "body": body,
+            "animals": holding.animals_held(bodies),
+            "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
+        },
+    )
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def holding_end_new(request, pk):
+    handover = get_object_or_404(
+        Handover.objects.filter(
+            order__in=DisposalOrder.objects.for_user(request.user),
+            order__status=DisposalOrder.Status.APPROVED,
+            order__animals=pk,
+        ).select_related("order__pound__district", "gaushala")
+    )
+    if not has_permission(request.user, Permission.PREPARE_ORDERS, handover.order.pound):
+        raise PermissionDenied
+    made = replayed_row(request, HoldingEnd, recorded_by=request.user, animal_id=pk)
+    if made is not None:
+        return _ended(request, made)
+    bodies = Gaushala.objects.filter(district_id=handover.gaushala.district_id, active=True)
+    form = HoldingEndForm(request.POST or None, bodies=bodies)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            end = holding.record_end(
+                handover=handover,
+                animal_id=pk,
+                kind=data["kind"],
+                on=data["on"],
+                cause=data["cause"],
+                reference=data["reference"],
+                to_gaushala_id=data["to_gaushala"].pk if data["to_gaushala"] else None,
+                by=request.user,
+                idempotency_key=data["idempotency_key"],
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            return _ended(request, end)
+    return render(
+        request, "auctions/gaushala/holding_end.html", {"form": form, "handover": handover}
+    )
+
+
+def _ended(request, end):
+    messages.success(request, _("The death or transfer is recorded."))
+    return redirect(f"{reverse('auctions:gaushala_animals')}?body={end.gaushala_id}")
