@@ -179,9 +179,17 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
     media = str(tmp_path / "media")
     runtime_env = _env(DATABASE_URL=_url(runtime, name, PASSWORD), MEDIA_ROOT=media)
     runtime_env.pop("DATABASE_MIGRATE_URL", None)
+    # A document kept by what it says two months ago: the retention job sweeps it (README).
+    old_kept = Path(media, "kept", "statement", "ab", "ab12.pdf")
+    old_kept.parent.mkdir(parents=True)
+    old_kept.write_bytes(b"%PDF-")
+    os.utime(old_kept, (0, 0))
     for job in documented_jobs(tmp_path / "backup"):
         code, out, err = _shell(f"manage.py {shlex.join(job.split())}", runtime_env)
         assert code == 0, f"{job} as the runtime role: {out[-1000:]}{err[-2000:]}"
+        if job == "apply_retention":
+            assert "kept documents 1" in out, out
+    assert not old_kept.exists()
 
 
 @pytest.mark.postgres
