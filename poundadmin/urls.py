@@ -7,6 +7,7 @@ from accounts import second_factor as account_second_factor
 from accounts import signed_heads
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
+from impounding.views import field as field_views
 from kernel import health
 from office.views import home as home_views
 
@@ -41,6 +42,11 @@ urlpatterns = [
     path("notices/", auction_views.board, name="board"),
     path("api/", include("api.urls")),
     path("webhooks/", include("webhooks.urls")),
+    # The pound-keeper's field app (ADR 0073): public shells; its records go through the API.
+    path("field/", field_views.app, name="field_app"),
+    path("field/manifest.webmanifest", field_views.manifest, name="field_manifest"),
+    path("field/sw.js", field_views.worker, name="field_worker"),
+    path("field/jsi18n/<str:lang>/", field_views.catalogue, name="field_catalogue"),
 ]
 # The admin, for superuser repair, signs in through the app's own login; ADMIN_ENABLED=false
 # removes it altogether.

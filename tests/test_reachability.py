@@ -84,6 +84,12 @@ OUTSIDE = {
     # user who has one, and each passkey has its remove button (tests/accounts/test_passkeys.py).
     "accounts:passkeys",
     "accounts:passkey_remove",
+    # The field app (ADR 0073): public, opened on the phone from its pairing page; its worker,
+    # manifest and catalogues are fetched by the app (tests/browser/test_field_app.py).
+    "field_app",
+    "field_manifest",
+    "field_worker",
+    "field_catalogue",
 }
 
 

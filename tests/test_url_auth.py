@@ -20,6 +20,12 @@ PUBLIC = {
     "healthz",  # liveness, with no data
     "readyz",  # readiness: ok or fail per check, with no data
     "queuez",  # the worker's queue: ages, counts and stuck tasks' ids, with no data
+    # The field app's shell, manifest, worker and catalogues: no data; its records go through
+    # the API with the phone's device token (ADR 0073).
+    "field_app",
+    "field_manifest",
+    "field_worker",
+    "field_catalogue",
     # The API's schema and reference page (no data), and its two public reads (no names).
     "api:openapi-json",
     "api:openapi-view",

@@ -1,0 +1,125 @@
+// The field app's forms: what they hold as an API body, filled again to correct a record, and the
+// server's field errors shown beside the fields they name (api/common.py's problem JSON).
+(function (scope) {
+  "use strict";
+  const ENTRY_FIELDS = [
+    "seized_at", "arrived_at", "seizure_place", "seizure_village", "basis", "basis_other",
+    "seizer_name", "seizer_residence", "seizer_capacity", "owner_name",
+  ];
+  const ANIMAL_FIELDS = ["species", "sex", "age_class", "colour", "marks", "ear_tag"];
+
+  function field(form, name) {
+    return form.querySelector('[name="' + name + '"]');
+  }
+
+  function animalBlocks(form) {
+    return Array.from(form.querySelectorAll("[data-animal]"));
+  }
+
+  // A new animal's fieldset, from the template: its fields are named as the API names them
+  // (animals.0.colour), so an error the server names lands beside its field.
+  function addAnimal(form) {
+    const box = form.querySelector("#animals");
+    const index = animalBlocks(form).length;
+    const block = form.querySelector("#animal-template").content.firstElementChild.cloneNode(true);
+    block.querySelector("[data-animal-title]").textContent =
+      interpolate(gettext("Animal %s"), [index + 1]);
+    for (const input of block.querySelectorAll("[data-name]")) {
+      const name = input.dataset.name;
+      input.id = "f-animals-" + index + "-" + name;
+      input.name = name === "photo" ? "" : "animals." + index + "." + name;
+      block.querySelector('[data-for="' + name + '"]').htmlFor = input.id;
+    }
+    box.appendChild(block);
+    return block;
+  }
+
+  function value(form, name) {
+    const input = field(form, name);
+    if (!input) return "";
+    return input.type === "checkbox" ? input.checked : input.value.trim();
+  }
+
+  function entryBody(form) {
+    const body = {};
+    for (const name of ENTRY_FIELDS) body[name] = value(form, name);
+    body.seizure_village = body.seizure_village ? Number(body.seizure_village) : null;
+    body.seizer_residence = body.seizer_residence || "";
+    body.animals = animalBlocks(form).map((block, i) => {
+      const animal = {};
+      for (const name of ANIMAL_FIELDS) animal[name] = value(form, "animals." + i + "." + name);
+      return animal;
+    });
+    return body;
+  }
+
+  function fillEntry(form, body) {
+    form.reset();
+    animalBlocks(form).forEach((block) => block.remove());
+    for (const name of ENTRY_FIELDS) {
+      const input = field(form, name);
+      if (input && name in body) input.value = body[name] === null ? "" : body[name];
+    }
+    (body.animals || []).forEach((animal, i) => {
+      addAnimal(form);
+      for (const name of ANIMAL_FIELDS) field(form, "animals." + i + "." + name).value = animal[name];
+    });
+    if (!animalBlocks(form).length) addAnimal(form);
+  }
+
+  function clearErrors(form) {
+    form.querySelectorAll(".field-error").forEach((e) => e.remove());
+    form.querySelectorAll("[aria-invalid]").forEach((input) => {
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+      input.classList.remove("is-invalid");
+    });
+    form.querySelectorAll("[data-errors-for]").forEach((box) => {
+      box.hidden = true;
+      box.textContent = "";
+    });
+  }
+
+  // Each error beside its field; one the form has no field for, at the top of the form.
+  function showErrors(form, errors) {
+    clearErrors(form);
+    let first = null;
+    errors.forEach((error, i) => {
+      const input = field(form, error.field);
+      if (!input) {
+        const box = form.querySelector('[data-errors-for="' + error.field + '"]') ||
+          form.querySelector('[data-errors-for="request"]');
+        const line = document.createElement("p");
+        line.className = "mb-0 field-error";
+        line.textContent = error.message;
+        box.appendChild(line);
+        box.hidden = false;
+        first = first || box;
+        return;
+      }
+      const note = document.createElement("div");
+      note.className = "invalid-feedback d-block field-error";
+      note.id = input.id + "-error-" + i;
+      note.textContent = error.message;
+      input.insertAdjacentElement("afterend", note);
+      input.classList.add("is-invalid");
+      input.setAttribute("aria-invalid", "true");
+      input.setAttribute("aria-describedby", note.id);
+      first = first || input;
+    });
+    return first;
+  }
+
+  // The browser's own check of a required field, before anything is saved.
+  function missing(form) {
+    const errors = [];
+    for (const input of form.querySelectorAll("[required]")) {
+      if (input.name && !input.value.trim()) {
+        errors.push({ field: input.name, message: gettext("This field is required.") });
+      }
+    }
+    return errors;
+  }
+
+  scope.FieldForms = { addAnimal, entryBody, fillEntry, showErrors, clearErrors, missing, value };
+})(self);

@@ -1,0 +1,31 @@
+// A photo is shrunk when it is taken (issue 22): at most 1280 px on its longer side, as a JPEG.
+// Drawing it on a canvas and encoding it again drops its EXIF data (the place and the camera);
+// the date and place the keeper needs are kept as fields of the photo's record instead.
+(function (scope) {
+  "use strict";
+  const LONGEST_SIDE = 1280;
+  const QUALITIES = [0.8, 0.7, 0.6, 0.5];
+  const MOST_BYTES = 380 * 1024;
+
+  function encode(canvas, quality) {
+    return new Promise((done) => canvas.toBlob(done, "image/jpeg", quality));
+  }
+
+  async function shrink(file) {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    const scale = Math.min(1, LONGEST_SIDE / Math.max(bitmap.width, bitmap.height));
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(bitmap.width * scale);
+    canvas.height = Math.round(bitmap.height * scale);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    bitmap.close();
+    let blob = null;
+    for (const quality of QUALITIES) {
+      blob = await encode(canvas, quality);
+      if (blob && blob.size <= MOST_BYTES) break;
+    }
+    return { blob, width: canvas.width, height: canvas.height };
+  }
+
+  scope.FieldPhotos = { shrink, LONGEST_SIDE };
+})(self);

@@ -1,0 +1,58 @@
+// The field app's service worker (issue 22, ADR 0073), served by impounding/views/field.py so
+// that its scope is /field/. Workbox's modules and the outbox's scripts are loaded from our own
+// static files; nothing comes from another origin.
+importScripts({% for url in workbox %}"{{ url }}"{% if not forloop.last %}, {% endif %}{% endfor %});
+importScripts({% for url in store %}"{{ url }}"{% if not forloop.last %}, {% endif %}{% endfor %});
+
+const { cacheableResponse, core, expiration, precaching, routing, strategies } = workbox;
+const SHELL = {{ shell|safe }};
+const REFERENCE = {{ reference|safe }};
+const CATALOGUES = {{ catalogues|safe }};
+const DATA_CACHE = "field-data";
+const SYNC_TAG = "field-outbox";
+
+core.setCacheNameDetails({ prefix: "poundadmin-field" });
+self.skipWaiting();
+core.clientsClaim();
+
+// Pages under /field/: the network first, so a change of language shows; offline, the page
+// last seen, else the shell precached when the worker was installed.
+routing.registerRoute(new routing.NavigationRoute(
+  new strategies.NetworkFirst({ cacheName: "field-pages", networkTimeoutSeconds: 4 }),
+  { allowlist: [new RegExp("^" + SHELL)] },
+));
+precaching.precacheAndRoute({{ precache|safe }});
+precaching.cleanupOutdatedCaches();
+
+// The pound's reference data, the animals in the pound and the two catalogues: the copy kept
+// at once, refreshed from the network behind it (stale-while-revalidate).
+function keptData({ url, request }) {
+  if (request.method !== "GET") return false;
+  if (url.pathname === REFERENCE || CATALOGUES.includes(url.pathname)) return true;
+  return url.pathname.endsWith("/entries/") && url.searchParams.has("pound");
+}
+routing.registerRoute(keptData, new strategies.StaleWhileRevalidate({
+  cacheName: DATA_CACHE,
+  plugins: [
+    new cacheableResponse.CacheableResponsePlugin({ statuses: [200] }),
+    new expiration.ExpirationPlugin({ maxEntries: 20, maxAgeSeconds: 30 * 24 * 60 * 60 }),
+  ],
+}));
+
+routing.setCatchHandler(async ({ request }) => {
+  if (request.destination === "document") return precaching.matchPrecache(SHELL);
+  return Response.error();
+});
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(DATA_CACHE).then((cache) => cache.addAll(CATALOGUES)));
+});
+
+// Background Sync, where the browser has it: the same outbox as the page. A pass that leaves
+// records waiting fails, so the browser tries again later.
+self.addEventListener("sync", (event) => {
+  if (event.tag !== SYNC_TAG) return;
+  event.waitUntil(self.FieldOutbox.run(false).then((result) => {
+    if (result.waiting) throw new Error("records are still waiting");
+  }));
+});

@@ -1,0 +1,174 @@
+"""The pound-keeper's field app on a 360 px phone (issue 22): records captured with no signal are
+kept on the phone and reach the server exactly once, whatever the network and the server do."""
+
+import io
+import random
+
+import pytest
+from PIL import Image
+from playwright.sync_api import expect
+
+from impounding.models import Impoundment
+from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+
+from . import field_helpers
+from .field_helpers import capture_entry, forgive_noise, moment, open_app, outbox
+
+phone = field_helpers.phone  # the fixtures, for this module's tests
+contract = field_helpers.contract
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+PROBLEM = "application/problem+json"
+
+
+def send_until(page, state, count, tries=30):
+    """Press "Send now" until `count` entries are in `state` (a retry waits 5 s otherwise)."""
+    for _ in range(tries):
+        if outbox(page, state).count() == count:
+            return
+        page.get_by_role("button", name="Send now").click()
+        page.wait_for_timeout(500)
+    expect(outbox(page, state)).to_have_count(count)
+
+
+def test_three_entries_captured_offline_reach_the_server_once(
+    page, context, live_server, phone, contract
+):
+    base = live_server.url
+    open_app(page, base, phone)
+    context.set_offline(True)
+    for place in ("North field", "Canal bank", "School road"):
+        capture_entry(page, place)
+    page.goto(base + "/field/#outbox")
+    expect(outbox(page, "waiting")).to_have_count(3)
+
+    page.reload()  # offline: the worker opens the app, the outbox is still there
+    expect(page.locator("#network-state")).to_contain_text("Offline")
+    expect(outbox(page, "waiting")).to_have_count(3)
+
+    context.set_offline(False)  # the connection returns: the app sends on its own
+    expect(outbox(page, "sent")).to_have_count(3, timeout=20_000)
+    places = sorted(Impoundment.objects.values_list("seizure_place", flat=True))
+    assert places == ["Canal bank", "North field", "School road"]
+    expect(outbox(page, "sent").first).to_contain_text("Register number")
+    forgive_noise(page)
+
+
+def test_two_server_errors_then_one_entry(page, context, live_server, phone, contract):
+    keys = []
+
+    def flaky(route):
+        if route.request.method != "POST":
+            return route.fallback()
+        keys.append(route.request.headers["idempotency-key"])
+        if len(keys) <= 2:
+            return route.fulfill(status=500, content_type=PROBLEM, body='{"status": 500}')
+        return route.fallback()
+
+    open_app(page, live_server.url, phone)
+    context.route("**/api/v1/entries/", flaky)
+    capture_entry(page, "Mango grove")
+    page.goto(live_server.url + "/field/#outbox")
+    send_until(page, "sent", 1)
+    assert len(keys) == 3 and len(set(keys)) == 1  # one record, one key, every try
+    assert Impoundment.objects.count() == 1
+    forgive_noise(page)
+
+
+def test_a_refused_entry_never_holds_back_the_others(page, context, live_server, phone, contract):
+    keys = []
+    context.on(
+        "request",
+        lambda r: keys.append(r.headers.get("idempotency-key")) if r.method == "POST" else None,
+    )
+    open_app(page, live_server.url, phone)
+    context.set_offline(True)
+    capture_entry(page, "River ghat")
+    capture_entry(page, "Wrong times", seized_hours_ago=1)  # seized after it arrived: a 400
+    capture_entry(page, "Temple lane")
+    context.set_offline(False)
+    page.goto(live_server.url + "/field/#outbox")
+    expect(outbox(page, "sent")).to_have_count(2, timeout=20_000)
+    expect(outbox(page, "fixing")).to_have_count(1)
+    expect(outbox(page, "fixing")).to_contain_text("The seizure must come before the arrival.")
+    assert Impoundment.objects.count() == 2
+
+    outbox(page, "fixing").get_by_role("button", name="Correct it").click()
+    seized = page.get_by_label("Seized at")
+    expect(seized).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#entry-form")).to_contain_text("The seizure must come before the arrival.")
+    seized.fill(moment(3))
+    page.get_by_role("button", name="Save and send").click()
+    page.goto(live_server.url + "/field/#outbox")
+    expect(outbox(page, "sent")).to_have_count(3, timeout=20_000)
+    assert sorted(Impoundment.objects.values_list("seizure_place", flat=True)) == [
+        "River ghat",
+        "Temple lane",
+        "Wrong times",
+    ]
+    assert len(set(keys)) == 4  # three records, and the corrected one with a new key
+    forgive_noise(page)
+
+
+def camera_photo(path):
+    """A 12-megapixel photo of about 5 MB, as a phone's camera makes it."""
+    width, height = 4000, 3000
+    image = Image.linear_gradient("L").resize((width, height)).convert("RGB")
+    grain = (width // 3, height // 3)
+    noise = Image.frombytes("RGB", grain, random.randbytes(grain[0] * grain[1] * 3))
+    image = Image.blend(image, noise.resize((width, height)), 0.4)
+    buffer = io.BytesIO()
+    image.save(buffer, "JPEG", quality=95)
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def test_a_5_mb_photo_reaches_the_server_under_400_kb(
+    page, context, live_server, phone, contract, tmp_path
+):
+    photo = camera_photo(tmp_path / "camera.jpg")
+    assert photo.stat().st_size > 4_500_000
+    sizes = []
+    context.on(
+        "request",
+        lambda r: sizes.append(len(r.post_data_buffer or b"")) if "/photos/" in r.url else None,
+    )
+    open_app(page, live_server.url, phone)
+    capture_entry(page, "Bus stand", photo=photo)
+    page.goto(live_server.url + "/field/#outbox")
+    expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
+    expect(page.locator('[data-kind="photo"][data-state="sent"]')).to_have_count(1, timeout=20_000)
+    assert sizes and max(sizes) < 400 * 1024
+    forgive_noise(page)
+
+
+def test_the_app_opens_offline_from_a_cold_cache_after_one_visit(
+    page, context, live_server, phone, contract
+):
+    open_app(page, live_server.url, phone)
+    page.wait_for_timeout(500)  # the worker's install has precached the shell by now
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.clearBrowserCache")
+    context.set_offline(True)
+    page.close()
+    offline = context.new_page()
+    offline.console_errors = []
+    offline.goto(live_server.url + "/field/")
+    expect(offline.get_by_role("heading", name="New register entry")).to_be_visible()
+    expect(offline.locator("#network-state")).to_contain_text("Offline")  # the catalogue's words
+    offline.get_by_role("link", name="Outbox").click()
+    expect(offline.get_by_role("button", name="Send now")).to_be_visible()
+
+
+@pytest.mark.parametrize("lang", ["en", "hi"])
+def test_field_screens_pass_axe_at_360_px(page, context, live_server, phone, contract, lang):
+    base = live_server.url
+    context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+    open_app(page, base, phone)
+    for screen in ("entry", "feeding", "custody", "outbox"):
+        page.goto(f"{base}/field/#{screen}")
+        expect(page.locator(f"#{screen}-title")).to_be_visible()
+        check_a11y(page, f"field {screen} {lang}")
+        check_fits_width(page)
+        screenshot(page, f"field-{screen}-{lang}")
+    forgive_noise(page)
