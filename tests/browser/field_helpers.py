@@ -35,9 +35,11 @@ def contract(context, pound):
     """The field server's endpoints as the contract gives them, while they are not merged: the
     reference data from the database, and `captured_at` taken off a new entry (the present API
     refuses a field it does not know). Inert once the field server is merged."""
-    photos = []
+    # The stand-in answers even when the context is offline: `offline` makes it fail as the
+    # network would.
+    writes = {"photos": [], "feeding": [], "custody": [], "offline": False}
     if not STAND_IN:
-        return photos
+        return writes
     villages = Village.objects.filter(district_id=pound.district_id)
     reference = {
         "version": "stand-in",
@@ -58,14 +60,30 @@ def contract(context, pound):
         body.pop("captured_at", None)
         return route.fallback(post_data=json.dumps(body))
 
-    def photo(route):
-        photos.append(len(route.request.post_data_buffer))
-        route.fulfill(status=201, json={"id": len(photos)})
+    def kept(kind):
+        def answer(route):
+            if writes["offline"]:
+                return route.abort("internetdisconnected")
+            writes[kind].append(route.request.post_data_buffer)
+            route.fulfill(status=201, json={"id": len(writes[kind])})
+
+        return answer
 
     context.route("**/api/v1/field/reference/", answer_reference)
     context.route("**/api/v1/entries/", without_capture_time)
-    context.route(re.compile(r".*/api/v1/entries/\d+/photos/$"), photo)
-    return photos
+    context.route(re.compile(r".*/api/v1/entries/\d+/photos/$"), kept("photos"))
+    context.route(re.compile(r".*/api/v1/pounds/\d+/feeding/$"), kept("feeding"))
+    context.route(re.compile(r".*/api/v1/animals/\d+/custody-events/$"), kept("custody"))
+    return writes
+
+
+@pytest.fixture(params=["background sync", "no background sync"])
+def sync(request, context):
+    """Each scenario with Background Sync, as Chrome has it, and without, as Firefox and Safari
+    (and Android's WebView) behave: the page alone sends, on start, online and "Send now"."""
+    if request.param == "no background sync":
+        context.add_init_script("delete ServiceWorkerRegistration.prototype.sync;")
+    return request.param
 
 
 def forgive_noise(page):
@@ -104,5 +122,10 @@ def capture_entry(page, place, seized_hours_ago=3, photo=None):
     expect(page.locator("#field-message")).to_contain_text("Saved on this phone")
 
 
-def outbox(page, state):
-    return page.locator(f'#outbox-list [data-kind="entry"][data-state="{state}"]')
+def outbox(page, state, kind="entry"):
+    return page.locator(f'#outbox-list [data-kind="{kind}"][data-state="{state}"]')
+
+
+def set_offline(context, contract, offline):
+    context.set_offline(offline)
+    contract["offline"] = offline

@@ -8,14 +8,16 @@ import pytest
 from PIL import Image
 from playwright.sync_api import expect
 
-from impounding.models import Impoundment
+from impounding.models import AnimalState, FeedingLog, Impoundment
 from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.impounding.factories import cow, make_entry
 
 from . import field_helpers
-from .field_helpers import capture_entry, forgive_noise, moment, open_app, outbox
+from .field_helpers import capture_entry, forgive_noise, moment, open_app, outbox, set_offline
 
 phone = field_helpers.phone  # the fixtures, for this module's tests
 contract = field_helpers.contract
+sync = field_helpers.sync
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PROBLEM = "application/problem+json"
@@ -32,7 +34,7 @@ def send_until(page, state, count, tries=30):
 
 
 def test_three_entries_captured_offline_reach_the_server_once(
-    page, context, live_server, phone, contract
+    page, context, live_server, phone, contract, sync
 ):
     base = live_server.url
     open_app(page, base, phone)
@@ -54,7 +56,7 @@ def test_three_entries_captured_offline_reach_the_server_once(
     forgive_noise(page)
 
 
-def test_two_server_errors_then_one_entry(page, context, live_server, phone, contract):
+def test_two_server_errors_then_one_entry(page, context, live_server, phone, contract, sync):
     keys = []
 
     def flaky(route):
@@ -75,7 +77,9 @@ def test_two_server_errors_then_one_entry(page, context, live_server, phone, con
     forgive_noise(page)
 
 
-def test_a_refused_entry_never_holds_back_the_others(page, context, live_server, phone, contract):
+def test_a_refused_entry_never_holds_back_the_others(
+    page, context, live_server, phone, contract, sync
+):
     keys = []
     context.on(
         "request",
@@ -171,4 +175,40 @@ def test_field_screens_pass_axe_at_360_px(page, context, live_server, phone, con
         check_a11y(page, f"field {screen} {lang}")
         check_fits_width(page)
         screenshot(page, f"field-{screen}-{lang}")
+    forgive_noise(page)
+
+
+def test_a_feeding_round_and_a_death_recorded_offline(
+    page, context, live_server, phone, contract, sync, pound, pound_keeper
+):
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow(), cow(colour="Black")])
+    base = live_server.url
+    open_app(page, base, phone)  # online once: the animals in the pound are kept on the phone
+    set_offline(context, contract, True)
+    page.goto(base + "/field/#feeding")
+    rows = page.locator("#feeding-animals li")
+    expect(rows).to_have_count(2)
+    page.get_by_label("Fodder given").fill("Dry straw 20 kg")
+    rows.first.get_by_role("textbox").fill("10")
+    page.locator("#feeding-form").get_by_role("button", name="Save and send").click()
+    expect(page.locator("#field-message")).to_contain_text("Feeding round saved")
+
+    page.goto(base + "/field/#custody")
+    page.get_by_label("What happened").select_option("death")
+    page.get_by_label("When").fill(moment(1))
+    page.get_by_label("Remarks").fill("Found dead at dawn")
+    page.locator("#custody-form").get_by_role("button", name="Save and send").click()
+    page.goto(base + "/field/#outbox")
+    expect(outbox(page, "waiting", "feeding")).to_have_count(1)
+    expect(outbox(page, "waiting", "custody")).to_have_count(1)
+
+    set_offline(context, contract, False)
+    expect(outbox(page, "sent", "feeding")).to_have_count(1, timeout=20_000)
+    expect(outbox(page, "sent", "custody")).to_have_count(1, timeout=20_000)
+    if field_helpers.STAND_IN:  # the field server's endpoints: pending in this branch
+        assert len(contract["feeding"]) == 1 and len(contract["custody"]) == 1
+    else:
+        assert FeedingLog.objects.filter(pound=pound).count() == 1
+        died = entry.animals.filter(state=AnimalState.DIED)
+        assert died.count() == 1
     forgive_noise(page)
