@@ -40,6 +40,7 @@ check: .venv/.stamp-dev
 
 messages: .venv/.stamp-dev
 	$(DEV) $(PY) manage.py makemessages -l hi --ignore=.venv --ignore="static/vendor/*" --ignore="tests/*" --no-obsolete
+	$(DEV) $(PY) manage.py makemessages -d djangojs -l hi --ignore=.venv --ignore="static/vendor/*" --ignore="tests/*" --ignore="staticfiles/*" --no-obsolete
 	$(DEV) $(PY) manage.py compilemessages --ignore=.venv
 
 # the digest of the API's schema, for the latest entry of docs/api-changes.md.
