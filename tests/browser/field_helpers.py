@@ -108,7 +108,7 @@ def moment(hours_ago):
 def capture_entry(page, place, seized_hours_ago=3, photo=None):
     """A new register entry with one animal, typed as the keeper types it, saved."""
     page.goto(page.url.split("#")[0] + "#entry")
-    page.get_by_label("Seized at").fill(moment(seized_hours_ago))
+    page.get_by_label("Time of seizure").fill(moment(seized_hours_ago))
     page.get_by_label("Arrived at the pound").fill(moment(2))
     page.get_by_label("Place of seizure").fill(place)
     page.get_by_label("Seizer's name").fill("Ramesh Kumar")

@@ -98,7 +98,7 @@ def test_a_refused_entry_never_holds_back_the_others(
     assert Impoundment.objects.count() == 2
 
     outbox(page, "fixing").get_by_role("button", name="Correct it").click()
-    seized = page.get_by_label("Seized at")
+    seized = page.get_by_label("Time of seizure")
     expect(seized).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#entry-form")).to_contain_text("The seizure must come before the arrival.")
     seized.fill(moment(3))
@@ -211,4 +211,26 @@ def test_a_feeding_round_and_a_death_recorded_offline(
         assert FeedingLog.objects.filter(pound=pound).count() == 1
         died = entry.animals.filter(state=AnimalState.DIED)
         assert died.count() == 1
+    forgive_noise(page)
+
+
+def test_signing_out_warns_of_unsent_records(page, context, live_server, phone, contract):
+    base = live_server.url
+    if field_helpers.STAND_IN:  # the pairing page is the field server's
+        context.route("**/field/pair/", lambda route: route.fulfill(body="<p>Pair</p>"))
+    open_app(page, base, phone)
+    set_offline(context, contract, True)
+    capture_entry(page, "Old well")
+    page.goto(base + "/field/#outbox")
+    page.get_by_role("button", name="Sign out", exact=True).click()
+    warning = page.locator("#sign-out-warning")
+    expect(warning).to_contain_text("1 record has not reached the office.")
+    expect(page.get_by_role("button", name="Sign out and delete them")).to_be_focused()
+    check_a11y(page, "field sign-out warning")
+    set_offline(context, contract, False)
+    page.get_by_role("button", name="Sign out and delete them").click()
+    page.wait_for_url("**/field/pair/")
+    page.goto(base + "/field/#outbox")
+    expect(page.locator("#not-paired")).to_be_visible()
+    assert page.evaluate("async () => (await FieldStore.records()).length") == 0
     forgive_noise(page)

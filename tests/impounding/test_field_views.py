@@ -1,0 +1,50 @@
+"""The field app's shell, manifest, worker and catalogues (ADR 0073): public, holding no record,
+and what a browser needs to install the app and open it offline."""
+
+import json
+import re
+
+from django.urls import reverse
+
+
+def test_shell_is_public_and_names_its_manifest_and_worker(client):
+    response = client.get(reverse("field_app"))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert reverse("field_manifest") in page
+    config = json.loads(re.search(r'id="field-config"[^>]*>(.*?)</script>', page).group(1))
+    assert config["worker"] == reverse("field_worker")
+    assert config["api"] == "/api/v1/"
+
+
+def test_manifest_installs_a_standalone_app_scoped_to_field(client):
+    response = client.get(reverse("field_manifest"))
+    assert response["Content-Type"] == "application/manifest+json"
+    manifest = response.json()
+    assert manifest["start_url"] == manifest["scope"] == "/field/"
+    assert manifest["display"] == "standalone"
+    assert {"192x192", "512x512"} <= {icon["sizes"] for icon in manifest["icons"]}
+
+
+def test_worker_covers_field_and_is_never_kept_by_the_http_cache(client):
+    response = client.get(reverse("field_worker"))
+    assert response["Content-Type"].startswith("text/javascript")
+    assert response["Service-Worker-Allowed"] == "/field/"
+    assert response["Cache-Control"] == "no-cache"
+    script = response.content.decode()
+    assert "workbox-core.prod.js" in script and "outbox.js" in script
+    precache = json.loads(script.split("precacheAndRoute(", 1)[1].split(");", 1)[0])
+    urls = {entry["url"] for entry in precache}
+    assert "/field/" in urls and all(entry["revision"] != "missing" for entry in precache)
+
+
+def test_catalogue_of_each_language_by_its_url(client):
+    english = client.get(reverse("field_catalogue", args=["en"]))
+    hindi = client.get(reverse("field_catalogue", args=["hi"]))
+    assert english.status_code == hindi.status_code == 200
+    assert json.dumps("सुधार चाहिए")[1:-1] in hindi.content.decode()
+    assert "\\u0938" not in english.content.decode()
+
+
+def test_catalogue_of_an_unknown_language_is_not_found(client):
+    assert client.get(reverse("field_catalogue", args=["xx"])).status_code == 404
