@@ -2,6 +2,7 @@
 kept on the phone and reach the server exactly once, whatever the network and the server do."""
 
 import io
+import json
 import random
 
 import pytest
@@ -73,6 +74,36 @@ def test_two_server_errors_then_one_entry(page, context, live_server, phone, con
     page.goto(live_server.url + "/field/#outbox")
     send_until(page, "sent", 1)
     assert len(keys) == 3 and len(set(keys)) == 1  # one record, one key, every try
+    assert Impoundment.objects.count() == 1
+    forgive_noise(page)
+
+
+def test_a_reply_lost_after_the_server_saved_makes_one_entry(
+    page, context, live_server, phone, contract, sync
+):
+    """The server commits, then the connection is cut before its answer arrives (the socket
+    reset, as a proxy or a phone's radio drops it): the phone tries again with the same key and
+    gets the first answer, not a second entry."""
+    keys, first = [], []
+
+    def cut_after_commit(route):
+        if route.request.method != "POST":
+            return route.fallback()
+        keys.append(route.request.headers["idempotency-key"])
+        if len(keys) == 1:
+            body = json.loads(route.request.post_data)
+            if field_helpers.STAND_IN:
+                body.pop("captured_at")
+            first.append(route.fetch(post_data=json.dumps(body)).status)  # the server has it
+            return route.abort("connectionreset")
+        return route.fallback()
+
+    open_app(page, live_server.url, phone)
+    context.route("**/api/v1/entries/", cut_after_commit)
+    capture_entry(page, "Railway crossing")
+    page.goto(live_server.url + "/field/#outbox")
+    send_until(page, "sent", 1)
+    assert first == [201] and len(keys) == 2 and len(set(keys)) == 1
     assert Impoundment.objects.count() == 1
     forgive_noise(page)
 
