@@ -48,11 +48,12 @@ self.addEventListener("install", (event) => {
   event.waitUntil(caches.open(DATA_CACHE).then((cache) => cache.addAll(CATALOGUES)));
 });
 
-// Background Sync, where the browser has it: the same outbox as the page. A pass that leaves
-// records waiting fails, so the browser tries again later.
+// Background Sync, where the browser has it: the same outbox as the page, sent when the browser
+// sees the connection back (so all of it, as "Send now"). A pass that leaves records waiting
+// fails, so the browser tries again later.
 self.addEventListener("sync", (event) => {
   if (event.tag !== SYNC_TAG) return;
-  event.waitUntil(self.FieldOutbox.run(false).then((result) => {
+  event.waitUntil(self.FieldOutbox.run(true).then((result) => {
     if (result.waiting) throw new Error("records are still waiting");
   }));
 });

@@ -256,7 +256,8 @@
     $("sign-out").addEventListener("click", () => signOut(false));
     $("sign-out-anyway").addEventListener("click", () => signOut(true));
     window.addEventListener("hashchange", () => showScreen(true));
-    window.addEventListener("online", () => { showNetwork(); send(false); });
+    // The connection is back: what waited for it goes now, whatever its wait after failing.
+    window.addEventListener("online", () => { showNetwork(); send(true); });
     window.addEventListener("offline", showNetwork);
     if ("BroadcastChannel" in self) new BroadcastChannel("poundadmin-field").onmessage = refresh;
   }

@@ -15,6 +15,7 @@
   const UNSENT = new Set(["draft", "waiting", "sending", "fixing"]);
   const channel = "BroadcastChannel" in scope ? new BroadcastChannel("poundadmin-field") : null;
   let running = null;
+  let forcedNext = null;
 
   function changed() {
     if (channel) channel.postMessage("changed");
@@ -143,6 +144,8 @@
   async function pass(force) {
     const device = await store.setting("device");
     if (!device || !device.token) return { unpaired: true };
+    // Offline, nothing is tried: a try then would only push the next one further away.
+    if (scope.navigator.onLine === false) return summary();
     for (const photos of [false, true]) {
       const all = await store.records();
       const byId = Object.fromEntries(all.map((r) => [r.id, r]));
@@ -169,9 +172,12 @@
   // Sends what is due (everything waiting, when `force`: the "Send now" button). One pass at a
   // time in this page or worker; the records' own states keep the page and the worker apart.
   function run(force) {
-    if (!running) {
-      running = pass(Boolean(force)).finally(() => { running = null; });
+    if (running) {
+      // "Send now" during a pass that left out what was not due: one more pass, after it.
+      if (force && !forcedNext) forcedNext = running.then(() => { forcedNext = null; return run(true); });
+      return forcedNext || running;
     }
+    running = pass(Boolean(force)).finally(() => { running = null; });
     return running;
   }
 
