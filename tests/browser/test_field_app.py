@@ -132,6 +132,10 @@ def test_a_refused_entry_never_holds_back_the_others(
     seized = page.get_by_label("Time of seizure")
     expect(seized).to_have_attribute("aria-invalid", "true")
     expect(page.locator("#entry-form")).to_contain_text("The seizure must come before the arrival.")
+    if sync == "background sync":  # the errors beside their fields, once
+        check_a11y(page, "field entry needing fixing")
+        check_fits_width(page)
+        screenshot(page, "field-entry-fixing-en")
     seized.fill(moment(3))
     page.get_by_role("button", name="Save and send").click()
     page.goto(live_server.url + "/field/#outbox")
@@ -265,3 +269,30 @@ def test_signing_out_warns_of_unsent_records(page, context, live_server, phone, 
     expect(page.locator("#not-paired")).to_be_visible()
     assert page.evaluate("async () => (await FieldStore.records()).length") == 0
     forgive_noise(page)
+
+
+def test_keeper_captures_and_sends_with_the_keyboard(page, live_server, phone, contract):
+    base = live_server.url
+    open_app(page, base, phone)
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to main content")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="New entry")).to_be_focused()
+    # A date and time field takes its value in parts; the keyboard types the rest.
+    page.get_by_label("Time of seizure").fill(moment(3))
+    page.get_by_label("Arrived at the pound").fill(moment(2))
+    for label, value in [
+        ("Place of seizure", "Keyboard lane"),
+        ("Seizer's name", "Ramesh Kumar"),
+        ("Seizer's residence", "Rampur"),
+        ("Colour", "Grey"),
+    ]:
+        page.get_by_label(label).focus()
+        page.keyboard.type(value)
+    page.keyboard.press("Enter")  # from the last field: the form is saved and sent
+    expect(page.locator("#field-message")).to_contain_text("Saved on this phone")
+    page.get_by_role("link", name="Outbox").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Outbox")).to_be_focused()
+    expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
+    assert Impoundment.objects.get().seizure_place == "Keyboard lane"
