@@ -296,3 +296,23 @@ def test_keeper_captures_and_sends_with_the_keyboard(page, live_server, phone, c
     expect(page.get_by_role("heading", name="Outbox")).to_be_focused()
     expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
     assert Impoundment.objects.get().seizure_place == "Keyboard lane"
+
+
+def test_a_tag_failing_its_check_comes_back_beside_the_tag(page, live_server, phone, contract):
+    """The register's check-digit warning, on the phone: the entry needs fixing, the message is
+    beside the tag, and ticking that it reads as written sends it."""
+    open_app(page, live_server.url, phone)
+    page.get_by_label("Ear tag").fill("123456789012")
+    capture_entry(page, "Tag check")
+    page.goto(live_server.url + "/field/#outbox")
+    expect(outbox(page, "fixing")).to_contain_text("fails its check digit", timeout=20_000)
+    outbox(page, "fixing").get_by_role("button", name="Correct it").click()
+    tag = page.get_by_label("Ear tag")
+    expect(tag).to_have_value("123456789012")
+    expect(tag).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("The tag reads as written: keep it although it fails the check").check()
+    page.get_by_role("button", name="Save and send").click()
+    page.goto(live_server.url + "/field/#outbox")
+    expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
+    assert Impoundment.objects.get().animals.get().ear_tag == "123456789012"
+    forgive_noise(page)

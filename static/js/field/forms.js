@@ -6,7 +6,9 @@
     "seized_at", "arrived_at", "seizure_place", "seizure_village", "basis", "basis_other",
     "seizer_name", "seizer_residence", "seizer_capacity", "owner_name",
   ];
-  const ANIMAL_FIELDS = ["species", "sex", "age_class", "colour", "marks", "ear_tag"];
+  // The ear tag's check-digit warning is the server's (impounding/tags.py): a tag that fails it
+  // comes back to be fixed, or confirmed as it reads.
+  const ANIMAL_FIELDS = ["species", "sex", "age_class", "colour", "marks", "ear_tag", "tag_confirmed"];
 
   function field(form, name) {
     return form.querySelector('[name="' + name + '"]');
@@ -62,7 +64,11 @@
     }
     (body.animals || []).forEach((animal, i) => {
       addAnimal(form);
-      for (const name of ANIMAL_FIELDS) field(form, "animals." + i + "." + name).value = animal[name];
+      for (const name of ANIMAL_FIELDS) {
+        const input = field(form, "animals." + i + "." + name);
+        if (input.type === "checkbox") input.checked = Boolean(animal[name]);
+        else input.value = animal[name] === undefined ? "" : animal[name];
+      }
     });
     if (!animalBlocks(form).length) addAnimal(form);
   }
