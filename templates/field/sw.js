@@ -24,11 +24,12 @@ routing.registerRoute(new routing.NavigationRoute(
 precaching.precacheAndRoute({{ precache|safe }});
 precaching.cleanupOutdatedCaches();
 
-// The pound's reference data, the animals in the pound and the two catalogues: the copy kept
-// at once, refreshed from the network behind it (stale-while-revalidate).
+// The pound's reference data, the animals in the pound and the catalogues (English and Hindi
+// from the install, another language once used): the copy kept at once, refreshed from the
+// network behind it (stale-while-revalidate).
 function keptData({ url, request }) {
   if (request.method !== "GET") return false;
-  if (url.pathname === REFERENCE || CATALOGUES.includes(url.pathname)) return true;
+  if (url.pathname === REFERENCE || url.pathname.startsWith(SHELL + "jsi18n/")) return true;
   return url.pathname.endsWith("/entries/") && url.searchParams.has("pound");
 }
 routing.registerRoute(keptData, new strategies.StaleWhileRevalidate({

@@ -181,22 +181,28 @@ def test_a_5_mb_photo_reaches_the_server_under_400_kb(
     forgive_noise(page)
 
 
+@pytest.mark.parametrize(
+    ("lang", "heading", "offline"),
+    [("en", "New register entry", "Offline"), ("hi", "रजिस्टर में नई प्रविष्टि", "ऑफ़लाइन")],
+)
 def test_the_app_opens_offline_from_a_cold_cache_after_one_visit(
-    page, context, live_server, phone, contract
+    page, context, live_server, phone, contract, lang, heading, offline
 ):
+    """One online visit, then the browser's HTTP cache emptied and the network gone: the worker
+    opens the app, in the keeper's language, with its catalogue's words."""
+    context.add_cookies([{"name": "django_language", "value": lang, "url": live_server.url}])
     open_app(page, live_server.url, phone)
     page.wait_for_timeout(500)  # the worker's install has precached the shell by now
     cdp = context.new_cdp_session(page)
     cdp.send("Network.clearBrowserCache")
     context.set_offline(True)
     page.close()
-    offline = context.new_page()
-    offline.console_errors = []
-    offline.goto(live_server.url + "/field/")
-    expect(offline.get_by_role("heading", name="New register entry")).to_be_visible()
-    expect(offline.locator("#network-state")).to_contain_text("Offline")  # the catalogue's words
-    offline.get_by_role("link", name="Outbox").click()
-    expect(offline.get_by_role("button", name="Send now")).to_be_visible()
+    cold = context.new_page()
+    cold.goto(live_server.url + "/field/")
+    expect(cold.get_by_role("heading", name=heading)).to_be_visible()
+    expect(cold.locator("#network-state")).to_contain_text(offline)  # the catalogue's words
+    cold.locator('.field-nav a[href="#outbox"]').click()
+    expect(cold.locator("#send-now")).to_be_visible()
 
 
 @pytest.mark.parametrize("lang", ["en", "hi"])
