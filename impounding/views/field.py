@@ -99,6 +99,7 @@ def app(request):
             "scope": reverse("field_app"),
             "pair": reverse("field_app") + "pair/",
             "lang": _language(),
+            "species": {c["value"]: c["label"] for c in _choices(Species.choices)},
         },
     }
     return render(request, "field/app.html", context)

@@ -206,10 +206,14 @@ def test_the_app_opens_offline_from_a_cold_cache_after_one_visit(
 
 
 @pytest.mark.parametrize("lang", ["en", "hi"])
-def test_field_screens_pass_axe_at_360_px(page, context, live_server, phone, contract, lang):
+def test_field_screens_pass_axe_at_360_px(
+    page, context, live_server, phone, contract, lang, pound, pound_keeper
+):
+    make_entry(pound=pound, by=pound_keeper, animals=[cow(), cow(colour="Black")])
     base = live_server.url
     context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
     open_app(page, base, phone)
+    expect(page.locator("#feeding-animals li")).to_have_count(2)
     for screen in ("entry", "feeding", "custody", "outbox"):
         page.goto(f"{base}/field/#{screen}")
         expect(page.locator(f"#{screen}-title")).to_be_visible()

@@ -4,6 +4,7 @@
 (function () {
   "use strict";
   const config = JSON.parse(document.getElementById("field-config").textContent);
+  self.FieldSpecies = config.species;  // the species' names in the page's language
   const store = self.FieldStore;
   const outbox = self.FieldOutbox;
   const forms = self.FieldForms;

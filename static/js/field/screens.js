@@ -79,7 +79,8 @@
   }
 
   function animalLabel(animal, entry) {
-    return interpolate(gettext("%s, animal %s (%s)"), [entry.register_number, animal.number, animal.species]);
+    const species = (scope.FieldSpecies || {})[animal.species] || animal.species;
+    return interpolate(gettext("%s, animal %s (%s)"), [entry.register_number, animal.number, species]);
   }
 
   // The animals the pound holds now, from the register's latest page.
@@ -97,11 +98,11 @@
     const list = document.getElementById("feeding-animals");
     document.getElementById("feeding-none").hidden = animals.length > 0;
     list.replaceChildren(...animals.map((animal, i) => {
-      const item = element("li", "d-flex flex-wrap align-items-center gap-2 mb-2");
+      const item = element("li", "field-feed-row mb-2");
       const tick = element("input", "form-check-input");
       Object.assign(tick, { type: "checkbox", id: "feed-" + i, checked: true });
       tick.dataset.animal = animal.value;
-      const label = element("label", "form-check-label flex-grow-1", animal.label);
+      const label = element("label", "form-check-label", animal.label);
       label.htmlFor = tick.id;
       const quantity = element("input", "form-control field-quantity");
       Object.assign(quantity, { id: "feed-qty-" + i, inputMode: "decimal" });
