@@ -150,14 +150,17 @@ def test_a_refused_entry_never_holds_back_the_others(
 
 
 def camera_photo(path):
-    """A 12-megapixel photo of about 5 MB, as a phone's camera makes it."""
+    """A 12-megapixel photo of about 5 MB with its EXIF data, as a phone's camera makes it."""
     width, height = 4000, 3000
     image = Image.linear_gradient("L").resize((width, height)).convert("RGB")
     grain = (width // 3, height // 3)
     noise = Image.frombytes("RGB", grain, random.randbytes(grain[0] * grain[1] * 3))
     image = Image.blend(image, noise.resize((width, height)), 0.4)
+    exif = Image.Exif()
+    exif[0x010F] = "PhoneMaker"  # the camera's make, and where and when it was
+    exif[0x0132] = "2026:12:05 08:00:00"
     buffer = io.BytesIO()
-    image.save(buffer, "JPEG", quality=95)
+    image.save(buffer, "JPEG", quality=95, exif=exif)
     path.write_bytes(buffer.getvalue())
     return path
 
@@ -167,17 +170,18 @@ def test_a_5_mb_photo_reaches_the_server_under_400_kb(
 ):
     photo = camera_photo(tmp_path / "camera.jpg")
     assert photo.stat().st_size > 4_500_000
-    sizes = []
+    bodies = []
     context.on(
         "request",
-        lambda r: sizes.append(len(r.post_data_buffer or b"")) if "/photos/" in r.url else None,
+        lambda r: bodies.append(r.post_data_buffer or b"") if "/photos/" in r.url else None,
     )
     open_app(page, live_server.url, phone)
     capture_entry(page, "Bus stand", photo=photo)
     page.goto(live_server.url + "/field/#outbox")
     expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
     expect(page.locator('[data-kind="photo"][data-state="sent"]')).to_have_count(1, timeout=20_000)
-    assert sizes and max(sizes) < 400 * 1024
+    assert bodies and max(len(b) for b in bodies) < 400 * 1024
+    assert not any(b"Exif" in b or b"PhoneMaker" in b for b in bodies)  # EXIF dropped
     forgive_noise(page)
 
 
@@ -326,3 +330,23 @@ def test_a_tag_failing_its_check_comes_back_beside_the_tag(page, live_server, ph
     expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
     assert Impoundment.objects.get().animals.get().ear_tag == "123456789012"
     forgive_noise(page)
+
+
+def test_a_draft_stays_on_the_phone_until_it_is_sent(page, live_server, phone, contract):
+    open_app(page, live_server.url, phone)
+    expect(page.locator("#storage-state")).not_to_be_empty()  # persistent storage, asked
+    page.get_by_label("Place of seizure").fill("Half typed")
+    page.get_by_role("button", name="Keep as draft").click()
+    expect(page.locator("#field-message")).to_contain_text("Kept as a draft")
+    page.goto(live_server.url + "/field/#outbox")
+    page.get_by_role("button", name="Send now").click()
+    expect(outbox(page, "draft")).to_have_count(1)
+    assert Impoundment.objects.count() == 0
+
+    outbox(page, "draft").get_by_role("button", name="Open").click()
+    expect(page.get_by_label("Place of seizure")).to_have_value("Half typed")
+    capture_entry(page, "Half typed, now whole")
+    page.goto(live_server.url + "/field/#outbox")
+    expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
+    expect(outbox(page, "draft")).to_have_count(0)
+    assert Impoundment.objects.get().seizure_place == "Half typed, now whole"
