@@ -29,6 +29,9 @@ def navigation(request):
             (_("Tariffs"), reverse("impounding:tariffs"), None),
             (_("Jurisdiction"), reverse("accounts:jurisdiction"), None),
         ]
+    if has_permission(user, Permission.RECORD_IMPOUNDMENT):
+        # The keeper's phone app, for a pound where the signal comes and goes (ADR 0073).
+        items.append((_("Field app"), reverse("field_app"), None))
     if has_permission(user, Permission.VIEW_LEDGER):
         after_register = next(
             (i + 1 for i, item in enumerate(items) if item[1] == reverse("impounding:register")),

@@ -48,3 +48,10 @@ def test_catalogue_of_each_language_by_its_url(client):
 
 def test_catalogue_of_an_unknown_language_is_not_found(client):
     assert client.get(reverse("field_catalogue", args=["xx"])).status_code == 404
+
+
+def test_the_menu_offers_the_field_app_to_whoever_records_arrivals(client, pound_keeper, auditor):
+    client.force_login(pound_keeper)
+    assert reverse("field_app") in [i["url"] for i in client.get("/").context["nav_items"]]
+    client.force_login(auditor)
+    assert reverse("field_app") not in [i["url"] for i in client.get("/").context["nav_items"]]
