@@ -350,3 +350,22 @@ def test_a_draft_stays_on_the_phone_until_it_is_sent(page, live_server, phone, c
     expect(outbox(page, "sent")).to_have_count(1, timeout=20_000)
     expect(outbox(page, "draft")).to_have_count(0)
     assert Impoundment.objects.get().seizure_place == "Half typed, now whole"
+
+
+def test_sent_records_are_forgotten_after_thirty_days(page, live_server, phone, contract):
+    open_app(page, live_server.url, phone)
+    page.evaluate(
+        """async () => {
+            const day = 24 * 60 * 60 * 1000, body = {animals: [], seizure_place: "x"};
+            const old = {kind: "entry", state: "sent", body, created: 1};
+            old.sentAt = Date.now() - 31 * day;
+            await FieldStore.put({...old, id: "old"});
+            await FieldStore.put({...old, id: "recent", sentAt: Date.now() - day});
+            await FieldStore.put({...old, id: "unsent", state: "fixing", errors: []});
+        }"""
+    )
+    page.reload()
+    page.goto(live_server.url + "/field/#outbox")
+    expect(page.locator("#outbox-list [data-record]")).to_have_count(2)
+    ids = page.evaluate("async () => (await FieldStore.records()).map(r => r.id).sort()")
+    assert ids == ["recent", "unsent"]

@@ -272,7 +272,7 @@
     askPersistence();
     if ("serviceWorker" in navigator) navigator.serviceWorker.register(config.worker, { scope: config.scope });
     loadReference();
-    send(false);
+    outbox.forgetOldSent().then(() => send(false));
   }
 
   self.FieldApp = { send, refresh, loadReference };

@@ -12,6 +12,7 @@
   // with the same key, so the server answers the first reply if it had the record.
   const STALE = 2 * 60 * 1000;
   const RETRIED = new Set([408, 425, 429]);
+  const KEEP_SENT = 30 * 24 * 60 * 60 * 1000;
   const UNSENT = new Set(["draft", "waiting", "sending", "fixing"]);
   const channel = "BroadcastChannel" in scope ? new BroadcastChannel("poundadmin-field") : null;
   let running = null;
@@ -181,5 +182,14 @@
     return running;
   }
 
-  scope.FieldOutbox = { save, run, summary, UNSENT };
+  // Sent records are shown for a while (the register number the server gave), then forgotten:
+  // the server has them, and the phone's space is small.
+  async function forgetOldSent() {
+    const before = Date.now() - KEEP_SENT;
+    for (const record of await store.records()) {
+      if (record.state === "sent" && record.sentAt < before) await store.remove(record.id);
+    }
+  }
+
+  scope.FieldOutbox = { save, run, summary, forgetOldSent, UNSENT };
 })(self);

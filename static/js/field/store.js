@@ -49,11 +49,15 @@
     return changed ? found : null;
   }
 
+  async function remove(id) {
+    return (await db()).delete("records", id);
+  }
+
   async function clearAll() {
     const database = await db();
     await database.clear("records");
     await database.clear("settings");
   }
 
-  scope.FieldStore = { setting, setSetting, records, record, put, update, clearAll };
+  scope.FieldStore = { setting, setSetting, records, record, put, update, remove, clearAll };
 })(self);
