@@ -77,6 +77,16 @@
     return result;
   }
 
+  // "Send now": everything waiting goes, and the keeper is told what is left.
+  async function sendNow() {
+    say(gettext("Sending…"));
+    const result = await send(true);
+    if (result.unpaired) return say("");
+    say(result.unsent
+      ? interpolate(ngettext("%s record is not sent yet.", "%s records are not sent yet.", result.unsent), [result.unsent])
+      : gettext("Everything is sent."));
+  }
+
   async function askSync() {
     if (!("serviceWorker" in navigator)) return;
     const registration = await navigator.serviceWorker.ready;
@@ -253,7 +263,7 @@
     entry.addEventListener("change", (e) => { if (e.target.dataset.name === "photo") shrinkPhoto(e.target); });
     $("feeding-form").addEventListener("submit", (e) => { e.preventDefault(); saveFeeding(e.target); });
     $("custody-form").addEventListener("submit", (e) => { e.preventDefault(); saveCustody(e.target); });
-    $("send-now").addEventListener("click", () => send(true));
+    $("send-now").addEventListener("click", sendNow);
     $("sign-out").addEventListener("click", () => signOut(false));
     $("sign-out-anyway").addEventListener("click", () => signOut(true));
     window.addEventListener("hashchange", () => showScreen(true));
