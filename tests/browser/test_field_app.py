@@ -38,6 +38,15 @@ def test_three_entries_captured_offline_reach_the_server_once(
     page, context, live_server, phone, contract, sync
 ):
     base = live_server.url
+    senders = []  # who sent each entry: the page, or the worker on Background Sync
+    context.on(
+        "request",
+        lambda r: (
+            senders.append("worker" if r.service_worker else "page")
+            if r.method == "POST" and r.url.endswith("/entries/")
+            else None
+        ),
+    )
     open_app(page, base, phone)
     context.set_offline(True)
     for place in ("North field", "Canal bank", "School road"):
@@ -54,6 +63,8 @@ def test_three_entries_captured_offline_reach_the_server_once(
     places = sorted(Impoundment.objects.values_list("seizure_place", flat=True))
     assert places == ["Canal bank", "North field", "School road"]
     expect(outbox(page, "sent").first).to_contain_text("Register number")
+    if sync == "no background sync":
+        assert set(senders) == {"page"}  # as Firefox and Safari: the page alone sends
     forgive_noise(page)
 
 
