@@ -210,6 +210,23 @@
       [photo.width, photo.height, Math.ceil(photo.blob.size / 1024)]);
   }
 
+  async function scanTag(input) {
+    const block = input.closest("[data-animal]");
+    const note = block.querySelector("[data-scan-note]");
+    const file = input.files && input.files[0];
+    if (!file) return;
+    const tag = await self.FieldPhotos.readTag(file).catch(() => null);
+    input.value = "";
+    if (!tag) {
+      note.textContent = gettext("No tag barcode found in the photo. Type the tag instead.");
+      return;
+    }
+    const field = block.querySelector('[data-name="ear_tag"]');
+    field.value = tag;
+    note.textContent = "";
+    field.focus();
+  }
+
   // --- The pound's reference data ------------------------------------------------------------
 
   async function readJson(url, device, name) {
@@ -260,7 +277,10 @@
     entry.addEventListener("submit", (e) => { e.preventDefault(); saveEntry(entry, false); });
     entry.querySelector("[data-save-draft]").addEventListener("click", () => saveEntry(entry, true));
     $("add-animal").addEventListener("click", () => forms.addAnimal(entry).querySelector("select").focus());
-    entry.addEventListener("change", (e) => { if (e.target.dataset.name === "photo") shrinkPhoto(e.target); });
+    entry.addEventListener("change", (e) => {
+      if (e.target.dataset.name === "photo") shrinkPhoto(e.target);
+      if (e.target.dataset.name === "scan") scanTag(e.target);
+    });
     $("feeding-form").addEventListener("submit", (e) => { e.preventDefault(); saveFeeding(e.target); });
     $("custody-form").addEventListener("submit", (e) => { e.preventDefault(); saveCustody(e.target); });
     $("send-now").addEventListener("click", sendNow);

@@ -29,9 +29,10 @@
     for (const input of block.querySelectorAll("[data-name]")) {
       const name = input.dataset.name;
       input.id = "f-animals-" + index + "-" + name;
-      input.name = name === "photo" ? "" : "animals." + index + "." + name;
+      input.name = name === "photo" || name === "scan" ? "" : "animals." + index + "." + name;
       block.querySelector('[data-for="' + name + '"]').htmlFor = input.id;
     }
+    block.querySelector("[data-scan]").hidden = !scope.FieldPhotos.canScan();
     box.appendChild(block);
     return block;
   }

@@ -27,5 +27,23 @@
     return { blob, width: canvas.width, height: canvas.height };
   }
 
-  scope.FieldPhotos = { shrink, LONGEST_SIDE };
+  // An ear tag's barcode read from a photo of it, where the browser has BarcodeDetector (Chrome
+  // on Android); elsewhere the keeper types the tag. The number is the digits of what it reads.
+  function canScan() {
+    return "BarcodeDetector" in scope;
+  }
+
+  async function readTag(file) {
+    const detector = new scope.BarcodeDetector();
+    const bitmap = await createImageBitmap(file);
+    try {
+      const found = await detector.detect(bitmap);
+      const digits = found.map((code) => (code.rawValue || "").replace(/\D/g, "")).find(Boolean);
+      return digits || null;
+    } finally {
+      bitmap.close();
+    }
+  }
+
+  scope.FieldPhotos = { shrink, canScan, readTag, LONGEST_SIDE };
 })(self);
