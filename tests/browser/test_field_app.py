@@ -4,6 +4,7 @@ kept on the phone and reach the server exactly once, whatever the network and th
 import io
 import json
 import random
+import re
 
 import pytest
 from PIL import Image
@@ -291,7 +292,7 @@ def test_signing_out_warns_of_unsent_records(page, context, live_server, phone, 
     check_a11y(page, "field sign-out warning")
     set_offline(context, contract, False)
     page.get_by_role("button", name="Sign out and delete them").click()
-    page.wait_for_url("**/field/pair/")
+    page.wait_for_url(re.compile(r"/field/pair/|/login/"))  # pairing asks who signs in
     page.goto(base + "/field/#outbox")
     expect(page.locator("#not-paired")).to_be_visible()
     assert page.evaluate("async () => (await FieldStore.records()).length") == 0
