@@ -97,7 +97,7 @@ def app(request):
             "api": reverse("api:index"),
             "worker": reverse("field_worker"),
             "scope": reverse("field_app"),
-            "pair": reverse("field_app") + "pair/",
+            "pair": reverse("accounts:api_tokens"),  # a token made there pairs the phone
             "lang": _language(),
             "species": {c["value"]: c["label"] for c in _choices(Species.choices)},
         },

@@ -279,8 +279,6 @@ def test_a_feeding_round_and_a_death_recorded_offline(
 
 def test_signing_out_warns_of_unsent_records(page, context, live_server, phone, contract):
     base = live_server.url
-    if field_helpers.STAND_IN:  # the pairing page is the field server's
-        context.route("**/field/pair/", lambda route: route.fulfill(body="<p>Pair</p>"))
     open_app(page, base, phone)
     set_offline(context, contract, True)
     capture_entry(page, "Old well")
@@ -292,7 +290,7 @@ def test_signing_out_warns_of_unsent_records(page, context, live_server, phone, 
     check_a11y(page, "field sign-out warning")
     set_offline(context, contract, False)
     page.get_by_role("button", name="Sign out and delete them").click()
-    page.wait_for_url(re.compile(r"/field/pair/|/login/"))  # pairing asks who signs in
+    page.wait_for_url(re.compile(r"/accounts/tokens/|/login/"))  # pairing asks who signs in
     page.goto(base + "/field/#outbox")
     expect(page.locator("#not-paired")).to_be_visible()
     assert page.evaluate("async () => (await FieldStore.records()).length") == 0
