@@ -17,7 +17,9 @@ from django.template.loader import get_template
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import translation
+from django.utils.csp import CSP
 from django.utils.translation import gettext as _
+from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET
 from django.views.i18n import JavaScriptCatalog
 
@@ -46,6 +48,9 @@ FONTS = [
     "fonts/noto-sans-devanagari-devanagari-700-normal.woff2",
 ]
 ICONS = ["field/icon.svg", "field/icon-192.png", "field/icon-512.png"]
+# The ear-tag scanner for browsers without BarcodeDetector (static/vendor/zxing): not precached,
+# as the pounds' Android phones have BarcodeDetector; the worker keeps it where they do not.
+SCANNER = {"script": "vendor/zxing/barcode-detector.js", "wasm": "vendor/zxing/zxing_reader.wasm"}
 WORKBOX = ["core", "routing", "strategies", "precaching", "expiration", "cacheable-response"]
 # The catalogues the worker keeps: the app's two languages (issue 22).
 CATALOGUE_LANGUAGES = ["en", "hi"]
@@ -80,8 +85,21 @@ def _choices(choices):
     return [{"value": v, "label": str(label)} for v, label in choices]
 
 
+def _scanner():
+    return {name: static(path) for name, path in SCANNER.items()}
+
+
+# The app's page may compile WebAssembly (the ZXing scanner), and nothing else more than the
+# site's policy allows: 'wasm-unsafe-eval' permits WebAssembly.instantiate, not eval().
+APP_CSP = {
+    **settings.SECURE_CSP,
+    "script-src": [*settings.SECURE_CSP["script-src"], CSP.WASM_UNSAFE_EVAL],
+}
+
+
 @login_not_required
 @require_GET
+@csp_override(APP_CSP)
 def app(request):
     """The app: one page with its screens, the same online and offline."""
     context = {
@@ -99,6 +117,7 @@ def app(request):
             "scope": reverse("field_app"),
             "pair": reverse("accounts:api_tokens"),  # a token made there pairs the phone
             "lang": _language(),
+            "scanner": _scanner(),
             "species": {c["value"]: c["label"] for c in _choices(Species.choices)},
         },
     }
@@ -145,6 +164,7 @@ def worker(request):
         "catalogues": json.dumps(catalogues),
         "shell": json.dumps(reverse("field_app")),
         "reference": json.dumps(reverse("api:index") + "field/reference/"),
+        "scanner": json.dumps(list(_scanner().values())),
     }
     response = render(request, "field/sw.js", context, content_type="text/javascript")
     response["Service-Worker-Allowed"] = reverse("field_app")

@@ -8,7 +8,9 @@ const { cacheableResponse, core, expiration, precaching, routing, strategies } =
 const SHELL = {{ shell|safe }};
 const REFERENCE = {{ reference|safe }};
 const CATALOGUES = {{ catalogues|safe }};
+const SCANNER = {{ scanner|safe }};
 const DATA_CACHE = "field-data";
+const SCANNER_CACHE = "field-scanner";
 const SYNC_TAG = "field-outbox";
 
 core.setCacheNameDetails({ prefix: "poundadmin-field" });
@@ -40,13 +42,26 @@ routing.registerRoute(keptData, new strategies.StaleWhileRevalidate({
   ],
 }));
 
+// The ear-tag scanner for browsers without BarcodeDetector: its files are named by their
+// content, so the copy kept is good until the app names others.
+routing.registerRoute(({ url }) => SCANNER.includes(url.pathname) || SCANNER.includes(url.href), new strategies.CacheFirst({
+  cacheName: SCANNER_CACHE,
+  plugins: [new cacheableResponse.CacheableResponsePlugin({ statuses: [200] })],
+}));
+
 routing.setCatchHandler(async ({ request }) => {
   if (request.destination === "document") return precaching.matchPrecache(SHELL);
   return Response.error();
 });
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(DATA_CACHE).then((cache) => cache.addAll(CATALOGUES)));
+  const kept = [caches.open(DATA_CACHE).then((cache) => cache.addAll(CATALOGUES))];
+  // Where the browser cannot read a barcode itself, the scanner is fetched now, with a signal.
+  if (!("BarcodeDetector" in self)) {
+    // Not a reason to refuse the install: a scan then tries again, and the tag can be typed.
+    kept.push(caches.open(SCANNER_CACHE).then((cache) => cache.addAll(SCANNER)).catch(() => {}));
+  }
+  event.waitUntil(Promise.all(kept));
 });
 
 // Background Sync, where the browser has it: the same outbox as the page, sent when the browser

@@ -38,6 +38,34 @@ def test_worker_covers_field_and_is_never_kept_by_the_http_cache(client):
     assert "/field/" in urls and all(entry["revision"] != "missing" for entry in precache)
 
 
+def test_only_the_app_may_compile_the_scanners_webassembly_and_nothing_may_eval(client):
+    app = client.get(reverse("field_app"))["Content-Security-Policy"]
+    script_src = re.search(r"script-src ([^;]*)", app).group(1).split()
+    assert "'wasm-unsafe-eval'" in script_src and "'unsafe-eval'" not in script_src
+    assert (
+        "wasm-unsafe-eval" not in client.get(reverse("field_manifest"))["Content-Security-Policy"]
+    )
+    assert "wasm-unsafe-eval" not in client.get("/accounts/login/")["Content-Security-Policy"]
+
+
+def test_the_worker_keeps_the_scanner_it_does_not_precache(client):
+    script = client.get(reverse("field_worker")).content.decode()
+    precache = script.split("precacheAndRoute(", 1)[1].split(");", 1)[0]
+    scanner = json.loads(script.split("const SCANNER = ", 1)[1].split(";", 1)[0])
+    assert [url.rsplit("/", 1)[-1].split(".")[0] for url in scanner] == [
+        "barcode-detector",
+        "zxing_reader",
+    ]
+    assert not any(url in precache for url in scanner)
+    config = json.loads(
+        re.search(
+            r'id="field-config"[^>]*>(.*?)</script>',
+            client.get(reverse("field_app")).content.decode(),
+        ).group(1)
+    )
+    assert sorted(config["scanner"].values()) == sorted(scanner)
+
+
 def test_catalogue_of_each_language_by_its_url(client):
     english = client.get(reverse("field_catalogue", args=["en"]))
     hindi = client.get(reverse("field_catalogue", args=["hi"]))

@@ -5,6 +5,7 @@
   "use strict";
   const config = JSON.parse(document.getElementById("field-config").textContent);
   self.FieldSpecies = config.species;  // the species' names in the page's language
+  self.FieldScanner = config.scanner;  // the ear-tag scanner for browsers without BarcodeDetector
   const store = self.FieldStore;
   const outbox = self.FieldOutbox;
   const forms = self.FieldForms;
@@ -215,7 +216,14 @@
     const note = block.querySelector("[data-scan-note]");
     const file = input.files && input.files[0];
     if (!file) return;
-    const tag = await self.FieldPhotos.readTag(file).catch(() => null);
+    let tag = null;
+    try {
+      tag = await self.FieldPhotos.readTag(file);
+    } catch (error) {
+      input.value = "";
+      note.textContent = gettext("The scanner needs a signal the first time it is used. Type the tag instead.");
+      return;
+    }
     input.value = "";
     if (!tag) {
       note.textContent = gettext("No tag barcode found in the photo. Type the tag instead.");

@@ -27,17 +27,47 @@
     return { blob, width: canvas.width, height: canvas.height };
   }
 
-  // An ear tag's barcode read from a photo of it, where the browser has BarcodeDetector (Chrome
-  // on Android); elsewhere the keeper types the tag. The number is the digits of what it reads.
-  function canScan() {
-    return "BarcodeDetector" in scope;
+  // An ear tag's barcode read from a photo of it: by the browser's BarcodeDetector where it has
+  // one (Chrome on Android), else by the vendored ZXing build (static/vendor/zxing), loaded the
+  // first time it is needed and kept by the service worker for the days without signal. Where
+  // neither can be had, the keeper types the tag. The number is the digits of what it reads.
+  let fallback = null;
+
+  function loadFallback(scanner) {
+    if (!fallback) {
+      fallback = new Promise((resolve, reject) => {
+        if (scope.BarcodeDetectionAPI) return resolve(scope.BarcodeDetectionAPI);
+        const script = document.createElement("script");
+        script.src = scanner.script;
+        script.onload = () => resolve(scope.BarcodeDetectionAPI);
+        script.onerror = () => reject(new Error("the scanner could not be loaded"));
+        document.head.appendChild(script);
+      }).then((api) => {
+        api.setZXingModuleOverrides({
+          locateFile: (path, prefix) => (path.endsWith(".wasm") ? scanner.wasm : prefix + path),
+        });
+        return api;
+      });
+      fallback.catch(() => { fallback = null; });  // tried again on the next scan
+    }
+    return fallback;
   }
 
-  async function readTag(file) {
-    const detector = new scope.BarcodeDetector();
+  function canScan(scanner = scope.FieldScanner) {
+    return "BarcodeDetector" in scope || Boolean(scanner && scanner.script);
+  }
+
+  async function detector(scanner = scope.FieldScanner) {
+    if ("BarcodeDetector" in scope) return new scope.BarcodeDetector();
+    const api = await loadFallback(scanner);
+    return new api.BarcodeDetector();
+  }
+
+  async function readTag(file, scanner = scope.FieldScanner) {
+    const reader = await detector(scanner);
     const bitmap = await createImageBitmap(file);
     try {
-      const found = await detector.detect(bitmap);
+      const found = await reader.detect(bitmap);
       const digits = found.map((code) => (code.rawValue || "").replace(/\D/g, "")).find(Boolean);
       return digits || null;
     } finally {
