@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 import uuid
+from datetime import datetime
 
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
@@ -75,6 +76,38 @@ def json_response(body, status=200, location=""):
     return response
 
 
+DEVICE_TIME = "Device-Time"
+
+
+def device_time(request):
+    """The caller's clock when it sent the request (the field app's `Device-Time` header, ISO
+    8601 with its offset), or None when it sent none that reads."""
+    raw = request.headers.get(DEVICE_TIME, "")
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00")) if raw else None
+    except ValueError:
+        return None
+    return moment if moment is not None and moment.tzinfo is not None else None
+
+
+def request_digest(request):
+    """What makes two requests with one key the same request: the body's bytes, or for a form
+    with files (whose boundary a browser draws afresh for each try) its fields and files."""
+    if request.content_type != "multipart/form-data":
+        return hashlib.sha256(request.body).hexdigest()
+    digest = hashlib.sha256()
+    for name, values in sorted(request.POST.lists()):
+        for value in values:
+            digest.update(f"{name}={value}\0".encode())
+    for name, files in sorted(request.FILES.lists()):
+        for upload in files:
+            digest.update(f"{name}:{upload.name}\0".encode())
+            for chunk in upload.chunks():
+                digest.update(chunk)
+            upload.seek(0)
+    return digest.hexdigest()
+
+
 def service_key(user, key):
     """A UUID for the services' own idempotency keys, fixed by (caller, header value)."""
     return uuid.uuid5(uuid.NAMESPACE_URL, f"poundadmin-api:{user.pk}:{key}")
@@ -110,7 +143,7 @@ def is_replay(request, user):
     key = request.headers.get(HEADER, "")
     if not KEY.fullmatch(key) or request.resolver_match is None:
         return False
-    digest = hashlib.sha256(request.body).hexdigest()
+    digest = request_digest(request)
     earlier = IdempotentRequest.objects.filter(user=user, key=key, request_digest=digest)
     return earlier.filter(operation=_operation(request)).exclude(status=0).exists()
 
@@ -157,7 +190,7 @@ def idempotent(view):
             return bad(HEADER, _("Send a new key (8 to 255 characters) with each new request."))
         user = request.auth
         operation = _operation(request)
-        digest = hashlib.sha256(request.body).hexdigest()
+        digest = request_digest(request)
         earlier = _answer_of_earlier(user, key, operation, digest)
         if earlier is not None:
             return _replayed(request, earlier)

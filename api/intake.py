@@ -54,7 +54,7 @@ from ledger.models import PaymentMode
 from .common import call_service, dump, invalid, json_body, not_allowed, problem
 from .custody import ReceiptOut, receipt_row
 from .entries import RegisterEntryOut, StatementOut, entry_row, statement_row
-from .idempotency import documented, idempotent, json_response
+from .idempotency import device_time, documented, idempotent, json_response
 from .schemas import Problem
 
 # The release has its own path. The new entry shares /entries/ with the register's list, and one
@@ -139,6 +139,11 @@ class EntryIn(Body):
     # No animal at all is refused with the screen's own words (_animals), not the schema's.
     animals: Annotated[list[AnimalIn], OBJECTS] = Field(
         max_length=100, json_schema_extra={"minItems": 1}
+    )
+    captured_at: Moment | None = Field(
+        None,
+        description="The field app's: when the entry was made on the phone, by its clock. Kept "
+        "beside the server's receipt; the statutory clocks run from seized_at and arrived_at.",
     )
 
 
@@ -264,7 +269,7 @@ def _enter(request, pounds):
     body, refusal = json_body(request, EntryIn)
     if refusal:
         return refusal
-    values = body.model_dump(exclude={"pound", "seizure_village", "animals"})
+    values = body.model_dump(exclude={"pound", "seizure_village", "animals", "captured_at"})
     values |= {"s11_site": body.s11_site or "", "s11_ground": body.s11_ground or ""}
     animals, errors = _animals(body)
     chosen = body.pound if body.pound is not None or len(pounds) > 1 else next(iter(pounds))
@@ -285,6 +290,8 @@ def _enter(request, pounds):
             by=request.auth,
             seizure_village=village,
             animals=animals,
+            captured_at=body.captured_at,
+            device_now=device_time(request),
             **values,
         )
     except PermissionDenied:

@@ -14,7 +14,18 @@ from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError
 from ninja.errors import ValidationError as NinjaValidationError
 
-from . import custody, entries, intake, office, public, tariffs, unclaimed, unclaimed_sales, writes
+from . import (
+    custody,
+    entries,
+    field,
+    intake,
+    office,
+    public,
+    tariffs,
+    unclaimed,
+    unclaimed_sales,
+    writes,
+)
 from .auth import InvalidToken, TokenAuth
 from .common import CONTENT_TYPE, invalid, not_found, problem
 from .docs import VendoredSwagger
@@ -67,6 +78,7 @@ api.add_router("", writes.router)
 api.add_router("", office.router)
 api.add_router("", tariffs.router)
 api.add_router("", custody.router)
+api.add_router("", field.router)
 
 BEARER = {"WWW-Authenticate": "Bearer"}
 

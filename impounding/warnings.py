@@ -46,4 +46,12 @@ def describe_warnings(warnings):
                 )
                 % {"animal": w["animal"], "tag": w["tag"]}
             )
+        elif code == "device_clock":
+            out.append(
+                _(
+                    "The phone's clock was %(minutes)s minutes off the server's when this entry "
+                    "was sent: check the times entered against the seizer's account."
+                )
+                % {"minutes": abs(w["minutes"])}
+            )
     return out

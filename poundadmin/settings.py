@@ -272,6 +272,14 @@ AXES_ADDRESS_FAILURE_LIMIT = env.int("AXES_ADDRESS_FAILURE_LIMIT", default=20)
 VERIFY_RATE_PER_MINUTE = env.int("VERIFY_RATE_PER_MINUTE", default=30)
 # Requests a minute each API token may make (api/ratelimit.py); a token may carry its own.
 API_RATE_PER_MINUTE = env.int("API_RATE_PER_MINUTE", default=120)
+# The field app (issue 22, ADR 0074). A phone's clock further than this from the server's when
+# it sends a record is flagged for the office, never refused.
+FIELD_CLOCK_TOLERANCE_MINUTES = env.int("FIELD_CLOCK_TOLERANCE_MINUTES", default=15)
+# An answered Idempotency-Key is kept this many days: a phone may hold a record offline for up
+# to 30 days and still send it once. Fewer than 30 is refused at start.
+IDEMPOTENCY_KEEP_DAYS = env.int("IDEMPOTENCY_KEEP_DAYS", default=30)
+if IDEMPOTENCY_KEEP_DAYS < 30:
+    raise ImproperlyConfigured("IDEMPOTENCY_KEEP_DAYS must be 30 or more (the field app's window).")
 # Outbound webhooks (webhooks/, docs/webhooks.md): a receiver's time to answer, the tries
 # before a delivery is given up, the networks besides the public Internet that a webhook may
 # call (a State data centre's, say "10.20.0.0/16") and the ports. Plain http:// only where

@@ -36,7 +36,9 @@ PUBLIC = {
 # a path under /api/v1/ that names nothing is a problem 404.
 API_TOKEN_REQUIRED = {"api:entries", "api:entry", "api:entry_create", "api:entry_release"}
 # The writes are asked with their own method: a GET of a write's path is ninja's 405.
-API_POST_ONLY = {"api:entry_release"}
+API_POST_ONLY = {"api:entry_release", "api:pound_feeding", "api:animal_custody_event"}
+API_POST_ONLY |= {"api:entry_photo"}  # the field app's writes (api.field)
+API_TOKEN_REQUIRED |= {"api:field_reference"} | API_POST_ONLY
 API_TOKEN_REQUIRED |= {  # unclaimed cattle and sales (api.unclaimed, api.unclaimed_sales)
     "api:reports",
     "api:report",

@@ -98,6 +98,10 @@ class Impoundment(models.Model):
     owner_name = models.CharField(_("owner's name, if known"), max_length=150, blank=True)
     owner_residence = models.CharField(_("owner's residence, if known"), max_length=250, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
+    # The phone's own time of capture, for an entry made offline in the field app (issue 22):
+    # kept beside the server's receipt (recorded_at). The statutory clocks run from seized_at
+    # and arrived_at, never from either.
+    captured_at = models.DateTimeField(_("captured on the phone at"), null=True, blank=True)
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     # The new-entry form's key: the same form sent twice, or ten times at once, is one entry.
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)

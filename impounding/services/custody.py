@@ -79,7 +79,12 @@ def end_custody(animals, *, state, at, release=None, court_order=None):
         animal.save(update_fields=fields)
 
 
-def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
+def _captured(captured_at):
+    """The field app's time of capture on the phone, for the event beside the server's time."""
+    return {"captured_at": captured_at} if captured_at else {}
+
+
+def _custody_event(animal, kind, at, by, to_state, section, summary, captured_at=None, **details):
     ensure_transition(animal, to_state)
     _check_time(animal, at)
     event = CustodyEvent(animal=animal, kind=kind, at=at, recorded_by=by, **details)
@@ -99,13 +104,15 @@ def _custody_event(animal, kind, at, by, to_state, section, summary, **details):
         by=by,
         animal=animal,
         at=None,
-        data={"from": old, "to": to_state, "at": at, **details},
+        data={"from": old, "to": to_state, "at": at, **details, **_captured(captured_at)},
     )
     return event
 
 
 @transaction.atomic
-def record_death(*, animal, by, at, cause, vet_name="", certificate="", carcass_disposal=""):
+def record_death(
+    *, animal, by, at, cause, vet_name="", certificate="", carcass_disposal="", captured_at=None
+):
     """Death ends custody: feeding stops accruing at the time of death (docs/domain.md,
     decision 12)."""
     animal = _lock(animal)
@@ -121,6 +128,7 @@ def record_death(*, animal, by, at, cause, vet_name="", certificate="", carcass_
         "s.9",
         f"{animal.reference} died: {cause}",
         cause=cause,
+        captured_at=captured_at,
         vet_name=vet_name,
         certificate=certificate,
         carcass_disposal=carcass_disposal,
@@ -128,7 +136,9 @@ def record_death(*, animal, by, at, cause, vet_name="", certificate="", carcass_
 
 
 @transaction.atomic
-def record_escape(*, animal, by, at, rescued=False, police_reference="", notes=""):
+def record_escape(
+    *, animal, by, at, rescued=False, police_reference="", notes="", captured_at=None
+):
     """Escape, or rescue by force from custody (s.24). Feeding pauses while it is out."""
     animal = _lock(animal)
     authorise(by, Permission.RECORD_CUSTODY, animal.impoundment.pound)
@@ -143,6 +153,7 @@ def record_escape(*, animal, by, at, rescued=False, police_reference="", notes="
             f"{animal.reference} rescued from custody",
             police_reference=police_reference,
             notes=notes,
+            captured_at=captured_at,
         )
     return _custody_event(
         animal,
@@ -154,6 +165,7 @@ def record_escape(*, animal, by, at, rescued=False, police_reference="", notes="
         f"{animal.reference} escaped",
         police_reference=police_reference,
         notes=notes,
+        captured_at=captured_at,
     )
 
 
@@ -175,7 +187,7 @@ def record_return(*, animal, by, at, notes=""):
 
 
 @transaction.atomic
-def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None):
+def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None, captured_at=None):
     """A calf born in the pound: a new animal linked to its dam, with no fine (decision 12).
     Once for each `idempotency_key`: the same form sent again returns the calf it entered."""
     dam = _lock(dam)
@@ -221,7 +233,13 @@ def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None):
         ),
         by=by,
         animal=calf,
-        data={"dam": dam.reference, "at": at, "sex": sex, "colour": colour},
+        data={
+            "dam": dam.reference,
+            "at": at,
+            "sex": sex,
+            "colour": colour,
+            **_captured(captured_at),
+        },
     )
     return calf
 
@@ -260,6 +278,7 @@ def log_feeding(
     cost=None,
     remarks="",
     idempotency_key=None,
+    captured_at=None,
 ):
     """The day's feeding and watering record (s.9). A day may have a second round (and more)
     for animals that came after the first: together the rounds feed no more animals than were
@@ -314,6 +333,7 @@ def log_feeding(
             "watered": watered,
             "cost": cost,
             "round": log.round,
+            **_captured(captured_at),
         },
     )
     todos.close(f"feeding_missed:{pound.pk}:{date.isoformat()}")

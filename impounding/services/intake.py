@@ -21,6 +21,7 @@ from ..actions import Action
 from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
 from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
 from .common import blank_errors
+from .field import flag_device_clock
 from .inspections import open_inspection_todo
 
 PHOTO_MAX_PX = 1280
@@ -159,6 +160,7 @@ def _record_entered(entry, animals, by):
         data={
             "register_number": entry.register_number,
             "arrived_at": entry.arrived_at,
+            **({"captured_at": entry.captured_at} if entry.captured_at else {}),
             "seized_at": entry.seized_at,
             "seizure_place": entry.seizure_place,
             "notice_description": entry.notice_description,  # confirmed fit to publish
@@ -224,9 +226,10 @@ def _create_entry(
     owner_name="",
     owner_residence="",
     notice_description="",
+    captured_at=None,  # the field app's (services.field)
+    device_now=None,
 ):
     """Enter cattle in the register when they are brought to the pound (s.8).
-
     `animals` is a list of dicts with species, sex, age_class, colour, marks, ear_tag and an
     optional photo (an uploaded file, resized here).
     """
@@ -259,6 +262,7 @@ def _create_entry(
         owner_residence=owner_residence,
         recorded_by=by,
         idempotency_key=idempotency_key,
+        captured_at=captured_at,
         warnings=intake_warnings(
             pound=pound,
             seized_at=seized_at,
@@ -277,6 +281,7 @@ def _create_entry(
     ledger.open_accounts(pound=pound)
     _record_entered(entry, created, by)
     open_inspection_todo(entry)
+    flag_device_clock(entry, device_now)
     return entry
 
 

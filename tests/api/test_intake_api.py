@@ -475,7 +475,8 @@ def test_schema_publishes_the_bodies_of_the_forms_and_the_key(client):
         assert {"201", "400", "403", "422"} <= set(operation["responses"])
     entry_schema = create["requestBody"]["content"]["application/json"]["schema"]
     entry_fields = set(EntryForm.base_fields) - {"idempotency_key"}  # the header's
-    assert set(entry_schema["properties"]) == entry_fields | {"animals"}
+    # `captured_at` is the field app's: the phone's time of capture (api.field).
+    assert set(entry_schema["properties"]) == entry_fields | {"animals", "captured_at"}
     animal_schema = entry_schema["properties"]["animals"]["items"]
     assert set(animal_schema["properties"]) == set(AnimalForm.base_fields) - {"photo_held"}
     release_schema = release["requestBody"]["content"]["application/json"]["schema"]

@@ -26,6 +26,7 @@ from tests.api import test_schemathesis as fuzz
 from tests.api.test_intake_api import entry_body, release_body
 from tests.api.test_schemathesis import CHECKS, ROLES, _operations, _token_for
 from tests.auctions.factories import unclaimed_entry
+from tests.impounding.factories import cow, make_entry
 from tests.office.factories import fines_collected, remit
 
 pytestmark = [pytest.mark.postgres, pytest.mark.timeout(230)]
@@ -166,8 +167,25 @@ def _confirmation(request):
     return {"pk": sent.pk}, {"challan_number": sent.challan_number, "checked": True}
 
 
+def _feeding(request):
+    """A round for one animal brought in for it, so that each call has one not yet fed."""
+    keeper, pound = _keeper_and_pound(request)
+    make_entry(pound=pound, by=keeper, animals=[cow()])
+    body = {"date": timezone.localdate().isoformat(), "fodder": "Straw", "animals_fed": 1}
+    return {"pk": pound.pk}, body
+
+
+def _custody_event(request):
+    keeper, pound = _keeper_and_pound(request)
+    animal = make_entry(pound=pound, by=keeper, animals=[cow()]).animals.get()
+    body = {"kind": "death", "occurred_at": timezone.now().isoformat(), "remarks": "Snake bite"}
+    return {"pk": animal.pk}, body
+
+
 # (method, path): (the permission its screen asks, how to build the call).
 WRITES = {
+    ("POST", "/api/v1/pounds/{pk}/feeding/"): (Permission.RECORD_CUSTODY, _feeding),
+    ("POST", "/api/v1/animals/{pk}/custody-events/"): (Permission.RECORD_CUSTODY, _custody_event),
     ("POST", "/api/v1/entries/"): (Permission.RECORD_IMPOUNDMENT, _new_entry),
     ("POST", "/api/v1/entries/{pk}/release/"): (Permission.RELEASE_ANIMAL, _release),
     ("POST", "/api/v1/reports/"): (Permission.SEND_REPORT, _report),
@@ -175,7 +193,10 @@ WRITES = {
     ("POST", "/api/v1/remittances/{pk}/confirm/"): (Permission.PREPARE_ORDERS, _confirmation),
 }
 # (method, path): why it is not called with a valid body. Empty: every write is.
-NOT_CALLED: dict[tuple[str, str], str] = {}
+NOT_CALLED: dict[tuple[str, str], str] = {
+    ("POST", "/api/v1/entries/{pk}/photos/"): "multipart, not JSON: tests/api/test_field_api.py "
+    "sends photos and checks the answers",
+}
 
 
 def _callers(permission):

@@ -1,8 +1,6 @@
-"""What the field app's browser tests share: a paired phone, an entry captured on it, and, until
-the field server's endpoints are merged, a stand-in for the two parts of their contract that the
-present API lacks (the reference data, and `captured_at` on a new entry)."""
+"""What the field app's browser tests share: a paired phone, an entry captured on it, and the
+network switched off and on."""
 
-import json
 import re
 from datetime import timedelta
 
@@ -10,12 +8,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from accounts.models import Village
 from accounts.services import create_api_token
-from api import intake
 
-# The field server's contract is not in this branch yet: the stand-in answers for it.
-STAND_IN = "captured_at" not in intake.EntryIn.model_fields
 # What a phone's browser logs when it is offline or a test answers 4xx/5xx on purpose.
 EXPECTED_NOISE = re.compile(
     r"ERR_INTERNET_DISCONNECTED|ERR_NAME_NOT_RESOLVED|net::ERR_FAILED|Failed to load resource|"
@@ -31,50 +25,9 @@ def phone(pound_keeper, pound):
 
 
 @pytest.fixture
-def contract(context, pound):
-    """The field server's endpoints as the contract gives them, while they are not merged: the
-    reference data from the database, and `captured_at` taken off a new entry (the present API
-    refuses a field it does not know). Inert once the field server is merged."""
-    # The stand-in answers even when the context is offline: `offline` makes it fail as the
-    # network would.
-    writes = {"photos": [], "feeding": [], "custody": [], "offline": False}
-    if not STAND_IN:
-        return writes
-    villages = Village.objects.filter(district_id=pound.district_id)
-    reference = {
-        "version": "stand-in",
-        "pound": {"id": pound.pk, "name": pound.name},
-        "villages": [{"id": v.pk, "name": v.name} for v in villages],
-        "species": [],
-        "tariffs": [],
-        "staff": [{"id": 1, "name": "Ramesh Kumar"}],
-    }
-
-    def answer_reference(route):
-        route.fulfill(status=200, json=reference)
-
-    def without_capture_time(route):
-        if route.request.method != "POST":
-            return route.fallback()
-        body = json.loads(route.request.post_data)
-        body.pop("captured_at", None)
-        return route.fallback(post_data=json.dumps(body))
-
-    def kept(kind):
-        def answer(route):
-            if writes["offline"]:
-                return route.abort("internetdisconnected")
-            writes[kind].append(route.request.post_data_buffer)
-            route.fulfill(status=201, json={"id": len(writes[kind])})
-
-        return answer
-
-    context.route("**/api/v1/field/reference/", answer_reference)
-    context.route("**/api/v1/entries/", without_capture_time)
-    context.route(re.compile(r".*/api/v1/entries/\d+/photos/$"), kept("photos"))
-    context.route(re.compile(r".*/api/v1/pounds/\d+/feeding/$"), kept("feeding"))
-    context.route(re.compile(r".*/api/v1/animals/\d+/custody-events/$"), kept("custody"))
-    return writes
+def contract():
+    """What the tests know of the phone's network beside the browser's own offline switch."""
+    return {"offline": False}
 
 
 @pytest.fixture(params=["background sync", "no background sync"])

@@ -256,7 +256,7 @@
     $("not-paired").hidden = Boolean(device);
     if (!device) return;
     const [reference, register] = await Promise.all([
-      readJson(device.api + "field/reference/", device, "reference"),
+      readJson(device.api + "field/reference/?pound=" + device.pound, device, "reference"),
       readJson(device.api + "entries/?pound=" + device.pound, device, "register"),
     ]);
     screens.renderReference(reference, register && register.results);

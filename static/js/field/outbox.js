@@ -111,6 +111,8 @@
       "Idempotency-Key": record.key,
       "Accept-Language": record.lang || "en",
       Accept: "application/json",
+      // The phone's clock now: the server flags a record whose phone's clock is off.
+      "Device-Time": new Date().toISOString(),
     };
     if (record.kind !== "photo") headers["Content-Type"] = "application/json";
     let response;
