@@ -36,9 +36,9 @@ from impounding.tariffs import in_force_in
 
 from .common import bad, invalid, json_body, not_allowed, problem, with_etag
 from .idempotency import OPENAPI, documented, idempotent, json_response
-from .intake import NOT_A_CHOICE, Body, Moment, _named
+from .intake import NOT_A_CHOICE, Body, Moment, named_errors
 from .schemas import Problem
-from .tariffs import _order, _scale
+from .tariffs import order_row, scale_row
 
 router = Router(tags=["field app"])
 ANSWERS = {400: Problem, 401: Problem, 403: Problem, 404: Problem, 422: Problem}
@@ -87,8 +87,8 @@ def _tariffs(pound):
     _pound, scale, order = applies[0]
     return {
         "on": timezone.localdate().isoformat(),
-        "fine_scale": _scale(scale) if scale else None,
-        "feeding_order": _order(order) if order else None,
+        "fine_scale": scale_row(scale) if scale else None,
+        "feeding_order": order_row(order) if order else None,
     }
 
 
@@ -209,7 +209,7 @@ def _feed(request, pound):
     except PermissionDenied:
         return not_allowed()
     except ValidationError as exc:
-        return invalid(_named(exc))
+        return invalid(named_errors(exc))
     answer = {"id": log.pk, "pound": pound.pk, "date": log.date.isoformat(), "round": log.round}
     return json_response(answer, 201)
 
@@ -285,7 +285,7 @@ def _record_custody(request, animal):
     except PermissionDenied:
         return not_allowed()
     except ValidationError as exc:
-        return invalid([(RENAMED.get(f, f), m) for f, m in _named(exc)])
+        return invalid([(RENAMED.get(f, f), m) for f, m in named_errors(exc)])
     answer = {"kind": body.kind, "animal": animal.pk, "calf": calf.pk if calf else None}
     return json_response(answer, 201)
 
@@ -369,7 +369,7 @@ def _add_photo(request, entry):
     except PermissionDenied:
         return not_allowed()
     except ValidationError as exc:
-        named = _named(exc)
+        named = named_errors(exc)
         if any(m == _("This animal already has a photo.") for _f, m in named):
             return problem(409, named[0][1])
         return invalid(named)

@@ -188,7 +188,7 @@ class DuesProblem(Problem):
     dues: StatementOut | None = None
 
 
-def _named(exc, where=""):
+def named_errors(exc, where=""):
     """A service's ValidationError as (field, message) pairs, each field under `where`; its errors
     of no field go under `where` itself, or "request"."""
     pairs = exc.error_dict.items() if hasattr(exc, "error_dict") else [(NON_FIELD_ERRORS, [exc])]
@@ -206,7 +206,7 @@ def _checked(check, values, where=""):
     try:
         return check(values), []
     except ValidationError as exc:
-        return values, _named(exc, where)
+        return values, named_errors(exc, where)
 
 
 # --- POST /entries/ ------------------------------------------------------------------------
@@ -297,7 +297,7 @@ def _enter(request, pounds):
     except PermissionDenied:
         return not_allowed()
     except ValidationError as exc:
-        return invalid(_named(exc))
+        return invalid(named_errors(exc))
     answer = entry_row(entry) | {"warnings": [str(w) for w in describe_warnings(entry.warnings)]}
     return json_response(answer, 201, reverse("api:entry", args=[entry.pk]))
 
@@ -329,7 +329,7 @@ def _claim(entry, body):
     answers = body.model_dump(exclude={"animals", "amount", "signature_data", "replaces"})
     errors = list(claim_errors(answers, owner_named=True).items())
     answers["signature"], wrong = _checked(read_signature, body.signature_data)
-    errors += _signature_named(wrong)
+    errors += _signaturenamed_errors(wrong)
     replaceable = {r.pk: r for r in Receipt.objects.replaceable_for(entry)} if body.replaces else {}
     answers["replaces"] = _choice(body.replaces, replaceable, "replaces", errors)
     return answers, errors
@@ -350,7 +350,7 @@ def _release(request, entry):
     except services.ReleaseRefused as exc:
         if not hasattr(exc, "error_dict"):
             return problem(409, exc.messages[0])  # no tariff covers a day
-        statement, errors = None, errors + _named(exc)
+        statement, errors = None, errors + named_errors(exc)
     if errors:
         return invalid(errors)
     try:
@@ -383,9 +383,9 @@ def _refused(exc, statement):
         body = json.loads(response.content) | {"dues": statement_row(statement)}
         response.content = json.dumps(body, ensure_ascii=False)
         return response
-    return invalid(_signature_named(_named(exc)))
+    return invalid(_signaturenamed_errors(named_errors(exc)))
 
 
-def _signature_named(errors):
+def _signaturenamed_errors(errors):
     """The services' `signature` is the body's `signature_data`."""
     return [("signature_data" if f == "signature" else f, m) for f, m in errors]

@@ -89,7 +89,7 @@ def _animals(rows):
     return sorted(rows, key=lambda r: (r.species, r.sex, r.age_class))
 
 
-def _scale(s):
+def scale_row(s):
     return dump(
         FineScaleOut,
         s,
@@ -102,7 +102,7 @@ def _scale(s):
     )
 
 
-def _order(o):
+def order_row(o):
     rates = [dump(FeedingRateOut, r, amount=money(r.amount)) for r in _animals(o.rates.all())]
     return dump(FeedingOrderOut, o, pounds=sorted(p.pk for p in o.pounds.all()), rates=rates)
 
@@ -149,8 +149,8 @@ def tariffs(request, on: Query[str | None] = None, district: Query[str | None] =
         None,
         on=when.isoformat(),
         district=subject.pk,
-        fine_scales=[_scale(s) for s in scales],
-        feeding_orders=[_order(o) for o in orders],
+        fine_scales=[scale_row(s) for s in scales],
+        feeding_orders=[order_row(o) for o in orders],
         pounds=[
             dump(
                 PoundTariffOut,

@@ -77,7 +77,9 @@ def add_photo(*, animal, by, photo, taken_at=None, place=""):
 
     check_photo(photo)
     animal = (
-        Animal.objects.select_for_update().select_related("impoundment__pound").get(pk=animal.pk)
+        Animal.objects.select_for_update(of=("self",))
+        .select_related("impoundment__pound")
+        .get(pk=animal.pk)
     )
     pound = animal.impoundment.pound
     authorise(by, Permission.RECORD_IMPOUNDMENT, pound)
