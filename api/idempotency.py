@@ -20,10 +20,12 @@ import hashlib
 import json
 import re
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from . import ratelimit
@@ -212,3 +214,22 @@ def idempotent(view):
         return response
 
     return wrapper
+
+
+PRUNE_BATCH = 1000
+
+
+def prune(*, now=None, batch=PRUNE_BATCH):
+    """Delete the keys older than IDEMPOTENCY_KEEP_DAYS, `batch` rows to a transaction, so that
+    no delete holds the table's rows long; returns how many went. Idempotent: a second run
+    finds nothing older. A key inside the window is kept, and a retry with it is still a
+    replay."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.IDEMPOTENCY_KEEP_DAYS)
+    old = IdempotentRequest.objects.filter(created_at__lt=cutoff).order_by("pk")
+    removed = 0
+    while True:
+        with transaction.atomic():
+            pks = list(old.values_list("pk", flat=True)[:batch])
+            if not pks:
+                return removed
+            removed += IdempotentRequest.objects.filter(pk__in=pks).delete()[0]

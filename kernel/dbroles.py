@@ -11,9 +11,9 @@ role gets SELECT, INSERT and UPDATE, and only where the code needs them:
   failed attempts on a good sign-in and its records past retention, the ledger's and the
   register's derived month totals when they are rebuilt, and the months `check_ledger --full`
   verified afresh, throttle windows and cache keys past their time, the leases of workers that
-  stopped, prepared exports and task records past retention, relatives withdrawn from a staff
-  declaration or past retention, docs/retention.md, and the second factor's used recovery codes
-  and replaced devices);
+  stopped, prepared exports, task records and the API's Idempotency-Keys past retention,
+  relatives withdrawn from a staff declaration or past retention, docs/retention.md, and the
+  second factor's used recovery codes and replaced devices);
 - the events' personal fields: SELECT, INSERT and DELETE (erasure), never UPDATE;
 - Django's record of the migrations is read, never written;
 - every other table: SELECT, INSERT and UPDATE (UPDATE is also what SELECT ... FOR UPDATE needs);
@@ -55,6 +55,8 @@ DELETES = frozenset(
         "accounts_passkey",
         # The background tasks' records past 14 days (docs/retention.md).
         "django_tasks_database_dbtaskresult",
+        # The API's Idempotency-Keys past IDEMPOTENCY_KEEP_DAYS (prune_idempotency_keys).
+        "api_idempotentrequest",
     }
 )
 # Every extension a migration creates (`impounding` 0003: the register's trigram search).

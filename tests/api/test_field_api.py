@@ -280,3 +280,45 @@ def test_the_field_writes_need_a_key(client, pound, pound_keeper, entry):
         **bearer(pound_keeper),
     )
     assert answer.status_code == 400
+
+
+# --- Pruning the keys --------------------------------------------------------------------------
+
+
+def test_keys_older_than_the_window_are_pruned_in_batches_and_a_retry_inside_it_is_a_replay(
+    client, pound, pound_keeper, entry
+):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from api.models import IdempotentRequest
+
+    url = f"/api/v1/pounds/{pound.pk}/feeding/"
+    body = feeding_body(entry)
+    first = post(client, url, body, pound_keeper, key="feed-kept-001")
+    assert first.status_code == 201, first.content
+    now = timezone.now()
+    IdempotentRequest.objects.filter(key="feed-kept-001").update(
+        created_at=now - timedelta(days=29)
+    )
+    for key, days in (("feed-old-000a", 31), ("feed-old-000b", 45)):
+        IdempotentRequest.objects.create(
+            user=pound_keeper,
+            key=key,
+            operation="POST x",
+            request_digest="0" * 64,
+            status=201,
+            content_type="application/json",
+            body=b"{}",
+            created_at=now - timedelta(days=days),
+        )
+    out = StringIO()
+    call_command("prune_idempotency_keys", "--batch", "1", stdout=out)
+    assert out.getvalue() == "prune_idempotency_keys: keys 2\n"
+    assert list(IdempotentRequest.objects.values_list("key", flat=True)) == ["feed-kept-001"]
+    again = post(client, url, body, pound_keeper, key="feed-kept-001")
+    assert again.content == first.content and again["Idempotent-Replayed"] == "true"
+    assert FeedingLog.objects.filter(pound=pound).count() == 1
+    call_command("prune_idempotency_keys", stdout=out)  # nothing older left: idempotent
+    assert out.getvalue().endswith("keys 0\n")
