@@ -272,6 +272,42 @@ def test_a_feeding_round_and_a_death_recorded_offline(
     forgive_noise(page)
 
 
+def test_a_birth_recorded_offline_reaches_the_server_once_with_its_sex_and_colour(
+    page, context, live_server, phone, contract, pound, pound_keeper
+):
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+    dam = entry.animals.get()
+    base = live_server.url
+    open_app(page, base, phone)
+    set_offline(context, contract, True)
+    page.goto(base + "/field/#custody")
+    form = page.locator("#custody-form")
+    expect(form.get_by_label("Sex of the calf")).to_be_hidden()  # a death has no calf
+    form.get_by_label("What happened").select_option("birth")
+    form.get_by_label("When").fill(moment(1))
+    form.get_by_label("Sex of the calf").select_option("female")
+    form.get_by_role("button", name="Save and send").click()
+    # The colour is asked for beside its field before anything is kept.
+    colour = form.get_by_label("Colour")
+    expect(colour).to_have_attribute("aria-invalid", "true")
+    expect(form.locator(".field-error")).to_have_text(["This field is required."])
+    colour.fill("White")
+    form.get_by_role("button", name="Save and send").click()
+    expect(page.locator("#field-message")).to_contain_text("Saved on this phone")
+    expect(form.get_by_label("Sex of the calf")).to_be_hidden()  # the form is fresh again
+    check_fits_width(page)
+    page.goto(base + "/field/#outbox")
+    expect(outbox(page, "waiting", "custody")).to_have_count(1)
+
+    set_offline(context, contract, False)
+    expect(outbox(page, "sent", "custody")).to_have_count(1, timeout=20_000)
+    page.get_by_role("button", name="Send now").click()
+    page.wait_for_timeout(500)
+    calves = Animal.objects.filter(impoundment=entry).exclude(pk=dam.pk)
+    assert [(c.sex, c.colour) for c in calves] == [("female", "White")]
+    forgive_noise(page)
+
+
 def test_signing_out_warns_of_unsent_records(page, context, live_server, phone, contract):
     base = live_server.url
     open_app(page, base, phone)

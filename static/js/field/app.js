@@ -175,12 +175,22 @@
     if (errors.length) return refuse(form, errors);
     const kind = form.querySelector("[name=kind]");
     const body = { kind: kind.value, occurred_at: forms.value(form, "occurred_at"), remarks: forms.value(form, "remarks") };
+    // A birth enters the calf: the server needs its sex and colour (api/field.py).
+    if (kind.value === "birth") Object.assign(body, { sex: forms.value(form, "sex"), colour: forms.value(form, "colour") });
     body.captured_at = await firstCapture(form);
     const animal = Number(forms.value(form, "animal"));
     const kindLabel = kind.options[kind.selectedIndex].text;
     await saveRecord(form, { kind: "custody", animal, kindLabel, body, state: "waiting" });
     form.reset();
+    showBirthFields(form);
     queued(gettext("Saved on this phone. It is sent as soon as there is a connection."));
+  }
+
+  // The calf's sex and colour, shown and asked for only when the event is a birth.
+  function showBirthFields(form) {
+    const birth = form.querySelector("[name=kind]").value === "birth";
+    $("birth-fields").hidden = !birth;
+    form.querySelectorAll("[data-birth]").forEach((input) => { input.required = birth; });
   }
 
   // A record the server refused, or a draft, back in its form with the server's errors.
@@ -192,6 +202,7 @@
       const input = form.querySelector('[name="' + name + '"]');
       if (input && input.type !== "checkbox" && typeof v !== "object") input.value = v === null ? "" : v;
     }
+    if (record.kind === "custody") showBirthFields(form);
     correcting[form.id] = record.id;
     const first = forms.showErrors(form, record.errors || []);
     if (first) first.focus();
@@ -291,6 +302,7 @@
     });
     $("feeding-form").addEventListener("submit", (e) => { e.preventDefault(); saveFeeding(e.target); });
     $("custody-form").addEventListener("submit", (e) => { e.preventDefault(); saveCustody(e.target); });
+    $("f-kind").addEventListener("change", (e) => showBirthFields(e.target.form));
     $("send-now").addEventListener("click", sendNow);
     $("sign-out").addEventListener("click", () => signOut(false));
     $("sign-out-anyway").addEventListener("click", () => signOut(true));
