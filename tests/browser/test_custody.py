@@ -47,6 +47,11 @@ def test_keeper_records_feeding_with_the_keyboard(page, live_server, pound, entr
     assert page.get_by_role("heading", level=1).inner_text() == "Feeding and watering"
     expect(page.get_by_text("3 days without a feeding record")).to_be_visible()
     assert page.get_by_label("Animals fed and watered").input_value() == "2"
+    # On a 360 px phone today's round starts on the first screen; the missing days are a link.
+    fed = page.get_by_label("Animals fed and watered").bounding_box()
+    assert fed["y"] + fed["height"] < page.viewport_size["height"], fed
+    page.get_by_role("link", name="3 days without a feeding record").click()
+    expect(page.locator("#missing-days")).to_be_in_viewport()
     look(page, "feeding-log")
 
     page.get_by_label("Fodder given").fill("Dry straw 20 kg, green fodder 10 kg")

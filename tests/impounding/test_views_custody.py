@@ -447,6 +447,39 @@ def test_feeding_log_flags_the_days_without_a_record(keeper_client, pound, anima
     assert body.count("Not yet recorded") == 1  # today
     assert body.count("No animals") == 30 - 4
     assert 'href="?date=2026-03-14#day-heading"' in body  # lands on the form
+    assert '<a class="alert-link" href="#missing-days">2 days without a feeding record</a>' in body
+
+
+def test_feeding_log_puts_todays_form_first_and_the_missing_days_below_it(
+    keeper_client, pound, animal
+):
+    """On a phone the form comes first: above it one line counts the days with no record and
+    links to their list, which comes after the form."""
+    body = keeper_client.get(url_of("feeding_log", animal)).content.decode()
+    count = body.index('id="missing-count"')
+    form = body.index('name="fodder"')
+    listed = body.index('id="missing-days"')
+    assert count < form < listed
+    assert body.count("Missing (s.27)") == 3  # the list holds every day, below the form
+    assert body[:form].count("Record it") == 0
+    assert body.count('href="?date=2026-03-13#day-heading"') == 2  # the list's and the table's
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [
+        ("en", "3 days without a feeding record"),
+        ("hi", "चारा-पानी के अभिलेख के बिना 3 दिन"),
+        ("mr", "चाऱ्याची नोंद नसलेले 3 दिवस"),
+        ("ta", "தீவனப் பதிவு இல்லாத 3 நாட்கள்"),
+    ],
+)
+def test_the_missing_days_line_is_counted_in_the_language(keeper_client, animal, language, line):
+    keeper_client.cookies["django_language"] = language
+    response = keeper_client.get(url_of("feeding_log", animal), HTTP_ACCEPT_LANGUAGE=language)
+    body = response.content.decode()
+    top = body[body.index('id="missing-count"') : body.index('name="fodder"')]
+    assert line in top
 
 
 def test_feeding_log_offers_a_later_round_for_animals_that_came_after(
