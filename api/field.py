@@ -29,7 +29,7 @@ from accounts.models import Pound, StaffAssignment, Village
 from accounts.roles import Permission
 from impounding import services
 from impounding.models import Animal, AnimalState, Sex, Species
-from impounding.selectors import animal_for, entry_for, pound_for
+from impounding.selectors import animal_for, entry_for, past_feeding_gaps, pound_for
 from impounding.services.common import REQUIRED
 from impounding.services.field import add_photo
 from impounding.tariffs import in_force_in
@@ -65,6 +65,10 @@ class ReferenceOut(Schema):
     species: list[Choice]
     staff: list[Named]
     tariffs: dict
+    missing_feeding_days: int = Field(
+        description="Days of the last 30 before today on which animals were in the pound and "
+        "no feeding and watering is recorded (s.27)."
+    )
 
 
 def _staff(pound):
@@ -117,6 +121,7 @@ def reference(request, pound: Query[str | None] = None):
         "species": [{"value": v, "label": str(label)} for v, label in Species.choices],
         "staff": _staff(place),
         "tariffs": _tariffs(place),
+        "missing_feeding_days": len(past_feeding_gaps(place)),
     }
     text = json.dumps(body, sort_keys=True, ensure_ascii=False, default=str).encode()
     body = {"version": hashlib.sha256(text).hexdigest()[:16]} | body

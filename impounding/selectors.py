@@ -171,6 +171,18 @@ def missing_feeding_days(pound, first, last):
     return missing_feeding_by_pound([pound.pk], first, last).get(pound.pk, [])
 
 
+# The feeding page's period, and the field app's count of its gaps (api/field.py).
+FEEDING_LOG_DAYS = 30
+
+
+def past_feeding_gaps(pound, today=None):
+    """The days of the feeding page's period before today with no feeding record: the count the
+    page's first line and the field app's feeding round show."""
+    today = today or timezone.localdate()
+    first = today - timedelta(days=FEEDING_LOG_DAYS - 1)
+    return missing_feeding_days(pound, first, today - timedelta(days=1))
+
+
 def missing_feeding_by_pound(pound_ids, first, last):
     """{pound id: [dates]}: missing_feeding_days for several pounds at once, in at most four
     queries whatever the number of pounds or animals. The days with a record need no custody

@@ -31,8 +31,6 @@ from ..services import directions as direction_services
 from ..services import inspections as inspection_services
 from .common import get_animal, get_entry, get_pound
 
-FEEDING_LOG_DAYS = 30
-
 
 def _can_become(animal, state):
     return state in TRANSITIONS.get(animal.state, ())
@@ -140,7 +138,9 @@ def feeding_log(request, pk):
     if form.is_bound and form.cleaned_data.get("date"):
         day = min(form.cleaned_data["date"], today)
 
-    rows = selectors.feeding_days(pound, today - timedelta(days=FEEDING_LOG_DAYS - 1), today)
+    rows = selectors.feeding_days(
+        pound, today - timedelta(days=selectors.FEEDING_LOG_DAYS - 1), today
+    )
     shown = next((row for row in rows if row.date == day), None)
     if shown is None:  # a day before the listed period
         rounds = selectors.feeding_rounds(pound, day, day)[day]

@@ -72,6 +72,29 @@ def test_reference_changes_its_version_when_a_village_is_added(client, pound, po
     assert "Zafarpur" in [v["name"] for v in after.json()["villages"]]
 
 
+def test_reference_counts_the_past_days_without_a_feeding_record(client, pound, pound_keeper):
+    from impounding.services import log_feeding
+
+    assert client.get(REFERENCE, **bearer(pound_keeper)).json()["missing_feeding_days"] == 0
+    make_entry(
+        pound=pound,
+        by=pound_keeper,
+        animals=[cow()],
+        arrived_at=timezone.now() - timedelta(days=3),
+    )
+    before = client.get(REFERENCE, **bearer(pound_keeper))
+    assert before.json()["missing_feeding_days"] == 3  # today is not missing yet
+    log_feeding(
+        pound=pound,
+        by=pound_keeper,
+        date=timezone.localdate() - timedelta(days=1),
+        animals_fed=1,
+        fodder="Straw",
+    )
+    after = client.get(REFERENCE, HTTP_IF_NONE_MATCH=before["ETag"], **bearer(pound_keeper))
+    assert after.status_code == 200 and after.json()["missing_feeding_days"] == 2
+
+
 def test_reference_of_another_districts_pound_is_404_and_a_pound_is_needed(
     client, pound, other_pound, pound_keeper, outsider
 ):

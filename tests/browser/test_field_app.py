@@ -4,9 +4,11 @@ kept on the phone and reach the server exactly once, whatever the network and th
 import io
 import random
 import re
+from datetime import timedelta
 
 import pytest
 import segno
+from django.utils import timezone
 from PIL import Image
 from playwright.sync_api import expect
 
@@ -272,14 +274,20 @@ def test_a_feeding_round_and_a_death_recorded_offline(
     forgive_noise(page)
 
 
-def test_a_birth_recorded_offline_reaches_the_server_once_with_its_sex_and_colour(
+def test_a_birth_recorded_offline_reaches_the_server_once_with_its_sex_and_colour_and_gaps_show(
     page, context, live_server, phone, contract, pound, pound_keeper
 ):
-    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+    arrived = timezone.now() - timedelta(days=2)
+    entry = make_entry(pound=pound, by=pound_keeper, animals=[cow()], arrived_at=arrived)
     dam = entry.animals.get()
     base = live_server.url
     open_app(page, base, phone)
     set_offline(context, contract, True)
+    # The feeding round counts the past days with no record, as the feeding page does.
+    page.goto(base + "/field/#feeding")
+    expect(page.locator("#feeding-gaps")).to_have_text(
+        "2 days without a feeding record in the last 30 days"
+    )
     page.goto(base + "/field/#custody")
     form = page.locator("#custody-form")
     expect(form.get_by_label("Sex of the calf")).to_be_hidden()  # a death has no calf

@@ -121,6 +121,13 @@
     const animals = inPound(entries);
     options(document.getElementById("f-custody-animal"), animals, false);
     feedingRows(animals);
+    // The past days with no feeding record, as the office knew them at the last connection.
+    const gaps = (reference && reference.missing_feeding_days) || 0;
+    const line = document.getElementById("feeding-gaps");
+    line.hidden = !gaps;
+    line.textContent = gaps ? interpolate(ngettext(
+      "%s day without a feeding record in the last 30 days",
+      "%s days without a feeding record in the last 30 days", gaps), [gaps]) : "";
   }
 
   scope.FieldScreens = { renderOutbox, renderReference, describe };
