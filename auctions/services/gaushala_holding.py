@@ -8,11 +8,11 @@ death. A body's capacity counts only the animals it still holds, and its monthly
 may not pass the animal-days it actually held them."""
 
 import calendar
-from datetime import timedelta
+from datetime import date, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Exists, F, OuterRef, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -241,11 +241,30 @@ def _record(end, *, animal, by):
     )
 
 
-def animals_held(bodies, *, limit=500):
-    """[(animal, body's name, since)] the bodies hold now, oldest first, at most `limit`: four
-    queries whatever the number."""
+def _cursor(after):
+    """The (day, animal id) an `after` cursor "YYYY-MM-DD|id" names, or None for the first page."""
+    day, _, animal = (after or "").partition("|")
+    try:
+        return date.fromisoformat(day), int(animal)
+    except ValueError:
+        return None
+
+
+def _later(since, animal, cursor):
+    """Rows after the cursor in (since, animal) order."""
+    if cursor is None:
+        return Q()
+    return Q(**{f"{since}__gt": cursor[0]}) | Q(**{since: cursor[0], f"{animal}__gt": cursor[1]})
+
+
+def animals_held(bodies, *, after=None, size=25):
+    """One page of [(animal, body's name, since)] the bodies hold now, oldest first, and the next
+    page's cursor (None on the last page): keyset pages on (since, animal), four queries however
+    many the bodies hold and however deep the page."""
+    cursor = _cursor(after)
     handed = (
         HandedAnimal.objects.filter(
+            _later("disposalorder__handover__received_on", "animal_id", cursor),
             disposalorder__handover__gaushala__in=bodies,
             disposalorder__status=DisposalOrder.Status.APPROVED,
         )
@@ -258,15 +277,15 @@ def animals_held(bodies, *, limit=500):
                 )
             )
         )
-        .order_by("disposalorder__handover__received_on", "pk")
+        .order_by("disposalorder__handover__received_on", "animal_id")
         .values_list(
             "animal_id",
             "disposalorder__handover__gaushala_id",
             "disposalorder__handover__received_on",
-        )[:limit]
+        )[: size + 1]
     )
     moved_in = (
-        HoldingEnd.objects.filter(to_gaushala__in=bodies)
+        HoldingEnd.objects.filter(_later("on", "animal_id", cursor), to_gaushala__in=bodies)
         .exclude(
             Exists(
                 HoldingEnd.objects.filter(
@@ -276,13 +295,17 @@ def animals_held(bodies, *, limit=500):
                 )
             )
         )
-        .order_by("on", "pk")
-        .values_list("animal_id", "to_gaushala_id", "on")[:limit]
+        .order_by("on", "animal_id")
+        .values_list("animal_id", "to_gaushala_id", "on")[: size + 1]
     )
-    held = sorted([*handed, *moved_in], key=lambda row: (row[2], row[0]))[:limit]
+    held = sorted([*handed, *moved_in], key=lambda row: (row[2], row[0]))[: size + 1]
+    next_cursor = None
+    if len(held) > size:
+        held = held[:size]
+        next_cursor = f"{held[-1][2].isoformat()}|{held[-1][0]}"
     animals = Animal.objects.select_related("impoundment").in_bulk([row[0] for row in held])
     names = dict(Gaushala.objects.filter(pk__in=bodies).values_list("pk", "name"))
-    return [(animals[a], names.get(b or 0, ""), since) for a, b, since in held]
+    return [(animals[a], names.get(b or 0, ""), since) for a, b, since in held], next_cursor
 
 
 def held_count():
