@@ -225,3 +225,32 @@ def test_the_animals_held_page_by_keyset_in_constant_queries(
     held_now = holding.held_by(body) + holding.held_by(other)
     assert len(seen) == len(set(seen)) == held_now >= 4
     assert len(counts) == 1
+
+
+def test_a_transfer_back_on_the_handovers_day_starts_a_holding_of_its_own(
+    cow_entry,  # noqa: F811
+    pound,
+    body,  # noqa: F811
+    district,
+    dm_clerk,
+    magistrate,
+):
+    """Handed over, moved to another body and moved back the same day: the first body holds
+    it again, its death there is recorded once, and its days are counted from that day."""
+    order = hand_over(pound, cow_entry, body, dm_clerk, magistrate)
+    handover, animals = order.handover, list(order.animals.order_by("pk"))
+    other = gaushalas.register_gaushala(district=district, by=dm_clerk, **OTHER)
+    on = handover.received_on
+    end(handover, animals[0], dm_clerk, kind="transferred", on=on, to_gaushala_id=other.pk)
+    back = end(handover, animals[0], dm_clerk, kind="transferred", on=on, to_gaushala_id=body.pk)
+
+    assert back.gaushala == other and back.since == on
+    assert holding.holding_of(handover, animals[0].pk)[:2] == (body.pk, on)
+    assert holding.held_by(body) == len(animals) and holding.held_by(other) == 0
+    assert [a.pk for a, _name, _since in holding.animals_held(Gaushala.objects.all())[0]] == [
+        a.pk for a in animals
+    ]
+    died = end(handover, animals[0], dm_clerk, on=on)
+    assert died.began_by == back and holding.held_by(body) == len(animals) - 1
+    with pytest.raises(ValidationError, match="already recorded"):
+        end(handover, animals[0], dm_clerk, on=on)
