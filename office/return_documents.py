@@ -23,7 +23,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
 from django.utils.dateformat import format as date_format
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 
 from accounts.letterhead import letterhead
 from accounts.models import District, IssuedDocument, Pound
@@ -405,7 +405,7 @@ def cash_book_csv(pound, day):
         _("Particulars"),
         _("Reference"),
         _("Cash or UPI"),
-        _("Receipt"),
+        pgettext("cash book column: money received", "Receipt"),
         _("Payment"),
         _("Balance"),
     ]

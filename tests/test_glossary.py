@@ -71,3 +71,15 @@ def test_the_statutory_terms_are_those_the_catalogue_uses(language):
     )
     assert len(terms) >= 9
     assert [t for t in terms if t not in printed] == []
+
+
+def test_the_hindi_for_seized_uses_the_glossarys_seizure_and_seizer():
+    """ "Seized at/as/under" name the seizure (अभिग्रहण) and the seizer (अभिग्रहणकर्ता) as the
+    glossary does, not the everyday ज़ब्त; the board's "Seized at" shows a place and a date."""
+    forms = glossary()["seizure"]
+    hindi = {english: text for english, text in _pairs() if re.match(r"Seized\b", english)}
+    assert {"Seized at", "Seized as", "Seized under"} <= hindi.keys()
+    wrong = {e: t for e, t in hindi.items() if "ज़ब्त" in t or not any(f in t for f in forms)}
+    assert wrong == {}
+    assert "अभिग्रहणकर्ता" in hindi["Seized as"]
+    assert "स्थान" in hindi["Seized at"] and "तिथि" in hindi["Seized at"]

@@ -144,3 +144,15 @@ def test_the_django_strings_are_still_djangos():
     with translation.override("en"):  # the singular, untranslated
         ours = [*django_strings.STRINGS, *(str(p) for p in django_strings.PLURALS)]
     assert set(ours) - djangos == set()
+
+
+@pytest.mark.parametrize(
+    ("language", "money", "paper"),
+    [("hi", "प्राप्ति", "रसीद"), ("mr", "जमा", "पावती"), ("ta", "வரவு", "ரசீது")],
+)
+def test_receipt_says_which_receipt_it_is(language, money, paper):
+    """ "Receipt" is the cash book's column of money received and the paper given for it: each
+    has its context and its own word (the glossaries), and none is left without one."""
+    with _po(language).open("rb") as f:
+        found = {m.context: m.string for m in read_po(f) if m.id == "Receipt"}
+    assert found == {"cash book column: money received": money, "the paper receipt": paper}

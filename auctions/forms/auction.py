@@ -185,6 +185,8 @@ class LotRowForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.units = units
         self.unit = units.get(self.initial.get("head"))
+        if self.unit and self.unit.get("refusals"):  # its pinned pack forbids an auction
+            self.fields["include"].disabled = True
 
     def clean_head(self):
         head = self.cleaned_data["head"]

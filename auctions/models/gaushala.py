@@ -191,6 +191,10 @@ class HoldingEnd(models.Model):
     animal = models.ForeignKey("impounding.Animal", on_delete=models.PROTECT, related_name="+")
     gaushala = models.ForeignKey(Gaushala, on_delete=models.PROTECT, related_name="ends")
     since = models.DateField()  # the day this body's holding began (handover or transfer in)
+    # The transfer that began this holding; None for the holding the handover began.
+    began_by = models.OneToOneField(
+        "self", on_delete=models.PROTECT, null=True, blank=True, related_name="next_end"
+    )
     kind = models.CharField(_("what happened"), max_length=12, choices=Kind.choices)
     on = models.DateField(_("date"))
     cause = models.CharField(_("cause of death as reported"), max_length=200, blank=True)
@@ -209,8 +213,10 @@ class HoldingEnd(models.Model):
         verbose_name_plural = _("deaths and transfers at gaushalas")
         ordering = ["on", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["animal", "gaushala", "since"], name="holding_ends_once"
+            models.UniqueConstraint(  # a transfer's holding ends once: `began_by` is one to one
+                fields=["animal", "handover"],
+                condition=Q(began_by__isnull=True),
+                name="holding_ends_once",
             ),
             models.CheckConstraint(
                 condition=(Q(kind="transferred") & Q(to_gaushala__isnull=False))

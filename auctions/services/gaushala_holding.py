@@ -8,11 +8,11 @@ death. A body's capacity counts only the animals it still holds, and its monthly
 may not pass the animal-days it actually held them."""
 
 import calendar
-from datetime import timedelta
+from datetime import date, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Exists, F, OuterRef, Subquery
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -37,9 +37,21 @@ def month_bounds(month):
     return first, last
 
 
-def _ended(body, since):
-    """The end of `body`'s holding that began on `since` (an OuterRef), for a subquery."""
-    return HoldingEnd.objects.filter(animal_id=OuterRef("animal_id"), gaushala=body, since=since)
+def _handover_ended():
+    """The end of the holding a handover began (its animal at the body it was handed to), for a
+    subquery on a handed-animal row."""
+    return HoldingEnd.objects.filter(
+        animal_id=OuterRef("animal_id"),
+        handover_id=OuterRef("disposalorder__handover__id"),
+        began_by__isnull=True,
+    )
+
+
+def _transfer_ended():
+    """The end of the holding a transfer in began, for a subquery on the transfer's row: a
+    holding is named by what began it, so an animal moved back on the day it left (or the day
+    it was handed over) starts a holding of its own."""
+    return HoldingEnd.objects.filter(began_by=OuterRef("pk"))
 
 
 def held_by(body, *, pending=False):
@@ -52,13 +64,11 @@ def held_by(body, *, pending=False):
         HandedAnimal.objects.filter(
             disposalorder__handover__gaushala=body, disposalorder__status__in=statuses
         )
-        .exclude(Exists(_ended(body, OuterRef("disposalorder__handover__received_on"))))
+        .exclude(Exists(_handover_ended()))
         .count()
     )
     moved_in = (
-        HoldingEnd.objects.filter(to_gaushala=body)
-        .exclude(Exists(_ended(body, OuterRef("on"))))
-        .count()
+        HoldingEnd.objects.filter(to_gaushala=body).exclude(Exists(_transfer_ended())).count()
     )
     return handed + moved_in
 
@@ -76,15 +86,13 @@ def animal_days(body, month):
         )
         .values(
             start=F("disposalorder__handover__received_on"),
-            end=Subquery(
-                _ended(body, OuterRef("disposalorder__handover__received_on")).values("on")[:1]
-            ),
+            end=Subquery(_handover_ended().values("on")[:1]),
         )
         .annotate(n=Count("pk"))
     )
     moved_in = (
         HoldingEnd.objects.filter(to_gaushala=body, on__lte=last)
-        .values(start=F("on"), end=Subquery(_ended(body, OuterRef("on")).values("on")[:1]))
+        .values(start=F("on"), end=Subquery(_transfer_ended().values("on")[:1]))
         .annotate(n=Count("pk"))
     )
     total = 0
@@ -96,16 +104,19 @@ def animal_days(body, month):
 
 
 def holding_of(handover, animal_id):
-    """(the body holding the animal now, the day it began) or None once it died; the ends are
-    few (one per body that held it)."""
-    body_id, since = handover.gaushala_id, handover.received_on
-    for end in HoldingEnd.objects.filter(handover=handover, animal_id=animal_id).order_by(
-        "on", "id"
-    ):
+    """(the body holding the animal now, the day it began, the end that began it: None for the
+    handover) or None once it died; the ends are few (one per holding), each naming the one
+    before it."""
+    body_id, since, began_by = handover.gaushala_id, handover.received_on, None
+    ends = {
+        end.began_by_id: end
+        for end in HoldingEnd.objects.filter(handover=handover, animal_id=animal_id)
+    }
+    while (end := ends.get(began_by.pk if began_by else None)) is not None:
         if end.kind == HoldingEnd.Kind.DIED:
             return None
-        body_id, since = end.to_gaushala_id, end.on
-    return body_id, since
+        body_id, since, began_by = end.to_gaushala_id, end.on, end
+    return body_id, since, began_by
 
 
 @transaction.atomic
@@ -151,6 +162,7 @@ def record_end(
         animal=animal,
         gaushala=body,
         since=holding[1],
+        began_by=holding[2],
         kind=kind,
         on=on,
         cause=cause.strip() if kind == HoldingEnd.Kind.DIED else "",
@@ -241,48 +253,55 @@ def _record(end, *, animal, by):
     )
 
 
-def animals_held(bodies, *, limit=500):
-    """[(animal, body's name, since)] the bodies hold now, oldest first, at most `limit`: four
-    queries whatever the number."""
+def _cursor(after):
+    """The (day, animal id) an `after` cursor "YYYY-MM-DD|id" names, or None for the first page."""
+    day, _, animal = (after or "").partition("|")
+    try:
+        return date.fromisoformat(day), int(animal)
+    except ValueError:
+        return None
+
+
+def _later(since, animal, cursor):
+    """Rows after the cursor in (since, animal) order."""
+    if cursor is None:
+        return Q()
+    return Q(**{f"{since}__gt": cursor[0]}) | Q(**{since: cursor[0], f"{animal}__gt": cursor[1]})
+
+
+def animals_held(bodies, *, after=None, size=25):
+    """One page of [(animal, body's name, since)] the bodies hold now, oldest first, and the next
+    page's cursor (None on the last page): keyset pages on (since, animal), four queries however
+    many the bodies hold and however deep the page."""
+    cursor = _cursor(after)
     handed = (
         HandedAnimal.objects.filter(
+            _later("disposalorder__handover__received_on", "animal_id", cursor),
             disposalorder__handover__gaushala__in=bodies,
             disposalorder__status=DisposalOrder.Status.APPROVED,
         )
-        .exclude(
-            Exists(
-                HoldingEnd.objects.filter(
-                    animal_id=OuterRef("animal_id"),
-                    gaushala_id=OuterRef("disposalorder__handover__gaushala_id"),
-                    since=OuterRef("disposalorder__handover__received_on"),
-                )
-            )
-        )
-        .order_by("disposalorder__handover__received_on", "pk")
+        .exclude(Exists(_handover_ended()))
+        .order_by("disposalorder__handover__received_on", "animal_id")
         .values_list(
             "animal_id",
             "disposalorder__handover__gaushala_id",
             "disposalorder__handover__received_on",
-        )[:limit]
+        )[: size + 1]
     )
     moved_in = (
-        HoldingEnd.objects.filter(to_gaushala__in=bodies)
-        .exclude(
-            Exists(
-                HoldingEnd.objects.filter(
-                    animal_id=OuterRef("animal_id"),
-                    gaushala_id=OuterRef("to_gaushala_id"),
-                    since=OuterRef("on"),
-                )
-            )
-        )
-        .order_by("on", "pk")
-        .values_list("animal_id", "to_gaushala_id", "on")[:limit]
+        HoldingEnd.objects.filter(_later("on", "animal_id", cursor), to_gaushala__in=bodies)
+        .exclude(Exists(_transfer_ended()))
+        .order_by("on", "animal_id")
+        .values_list("animal_id", "to_gaushala_id", "on")[: size + 1]
     )
-    held = sorted([*handed, *moved_in], key=lambda row: (row[2], row[0]))[:limit]
+    held = sorted([*handed, *moved_in], key=lambda row: (row[2], row[0]))[: size + 1]
+    next_cursor = None
+    if len(held) > size:
+        held = held[:size]
+        next_cursor = f"{held[-1][2]}|{held[-1][0]}"
     animals = Animal.objects.select_related("impoundment").in_bulk([row[0] for row in held])
     names = dict(Gaushala.objects.filter(pk__in=bodies).values_list("pk", "name"))
-    return [(animals[a], names.get(b or 0, ""), since) for a, b, since in held]
+    return [(animals[a], names.get(b or 0, ""), since) for a, b, since in held], next_cursor
 
 
 def held_count():
@@ -293,15 +312,7 @@ def held_count():
             disposalorder__handover__gaushala=OuterRef("pk"),
             disposalorder__status=DisposalOrder.Status.APPROVED,
         )
-        .exclude(
-            Exists(
-                HoldingEnd.objects.filter(
-                    animal_id=OuterRef("animal_id"),
-                    gaushala_id=OuterRef("disposalorder__handover__gaushala_id"),
-                    since=OuterRef("disposalorder__handover__received_on"),
-                )
-            )
-        )
+        .exclude(Exists(_handover_ended()))
         .order_by()
         .values("disposalorder__handover__gaushala")
         .annotate(c=Count("pk"))
@@ -309,15 +320,7 @@ def held_count():
     handed_count = handed.values("c")  # type: ignore[misc]  # the plugin misses `c` here
     moved_in = (
         HoldingEnd.objects.filter(to_gaushala=OuterRef("pk"))
-        .exclude(
-            Exists(
-                HoldingEnd.objects.filter(
-                    animal_id=OuterRef("animal_id"),
-                    gaushala_id=OuterRef("to_gaushala_id"),
-                    since=OuterRef("on"),
-                )
-            )
-        )
+        .exclude(Exists(_transfer_ended()))
         .order_by()
         .values("to_gaushala")
         .annotate(c=Count("pk"))

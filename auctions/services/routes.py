@@ -57,17 +57,30 @@ def _refusal(message, *, animal, pinned, **extra):
     }
 
 
+def pinned_pack(animal):
+    """The rule pack the animal's register entry pinned at intake."""
+    return _pinned(animal)
+
+
+def auction_refusal(animal):
+    """Why the animal's pinned pack forbids its sale at auction, naming the law; None when the
+    pack allows it. The lot screens show it before anything is sent."""
+    pinned = _pinned(animal)
+    if pinned.rules.may_auction(animal.species):
+        return None
+    message = _(
+        "Animal %(animal)s (%(species)s) may not be sold at auction: %(law)s, "
+        "%(section)s (rule pack %(pack)s). The law allows: %(routes)s."
+    )
+    return _refusal(message, animal=animal, pinned=pinned)
+
+
 def check_may_auction(animals):
     """Refuse, under "lots", an auction of an animal its entry's rule pack forbids to auction."""
     for animal in animals:
-        pinned = _pinned(animal)
-        if pinned.rules.may_auction(animal.species):
-            continue
-        message = _(
-            "Animal %(animal)s (%(species)s) may not be sold at auction: %(law)s, "
-            "%(section)s (rule pack %(pack)s). The law allows: %(routes)s."
-        )
-        raise ValidationError({"lots": _refusal(message, animal=animal, pinned=pinned)})
+        refusal = auction_refusal(animal)
+        if refusal is not None:
+            raise ValidationError({"lots": refusal})
 
 
 def may_dispose(rules, species, mode):

@@ -39,6 +39,7 @@ from ..forms.auction import (
 )
 from ..models import Auction, AuctionConditions, Lot, LotAnimal, Notice, Report, S16Case
 from ..selectors import AUCTION_LISTS, auction_lots, list_pages, with_lot_counts
+from ..services import routes
 from ..services.common import before_the_hour
 from .sale_common import (
     auction_officers,
@@ -187,6 +188,9 @@ def _units(pound, case=None):
     for animal in animals:
         if animal.dam_id in units and animal.pk not in units:
             units[animal.dam_id]["animals"].append(animal)
+    for unit in units.values():  # each animal's pinned pack, not the district's pack now
+        unit["refusals"] = [r for a in unit["animals"] if (r := routes.auction_refusal(a))]
+        unit["packs"] = [routes.pinned_pack(a) for a in unit["animals"]]
     return units
 
 
@@ -217,7 +221,7 @@ def auction_new(request):
     if case is None:
         chosen = {h for h, u in units.items() if report and u["head"].report_id == report.pk}
     initial = [
-        {"head": head, "include": head in chosen, "sequence": n}
+        {"head": head, "include": head in chosen and not units[head]["refusals"], "sequence": n}
         for n, head in enumerate(units, start=1)
     ]
     data = request.POST or None
@@ -269,6 +273,7 @@ def auction_new(request):
             "form": form,
             "formset": formset,
             "lot_errors": lot_errors,
+            "pinned_packs": list({p.id: p for u in units.values() for p in u["packs"]}.values()),
             "latest_earliest": max(earliest) if earliest else None,
             "gap_from": gap_from,
         },

@@ -285,12 +285,15 @@ def held_animals(request):
     if request.GET.get("body", "").isdigit():
         body = get_object_or_404(bodies, pk=request.GET["body"])
         bodies = bodies.filter(pk=body.pk)
+    animals, cursor = holding.animals_held(bodies, after=request.GET.get("after"), size=LIST_SIZE)
     return render(
         request,
         "auctions/gaushala/animals.html",
         {
             "body": body,
-            "animals": holding.animals_held(bodies),
+            "animals": animals,
+            "next_cursor": cursor,
+            "is_first_page": not request.GET.get("after"),
             "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
         },
     )

@@ -57,6 +57,9 @@ def draft_packs_in_context(context, *, spanning=True):
     """The draft packs a screen or document applies, and whether they are its entry's: the
     entry's own, else its place's district's now, else (a list or board spanning districts,
     when `spanning`) those of the districts the user works in now."""
+    pinned = context.get("pinned_packs")
+    if pinned:  # a screen of many entries' animals (the lots): each entry's pinned pack
+        return sorted({(p.code, p.version) for p in pinned if not p.verified}), True
     pack = entry_pack_in_context(context)
     if pack is not None:
         return ([] if pack.verified else [(pack.code, pack.version)]), True

@@ -263,3 +263,31 @@ def test_without_a_register_a_typed_gaushala_is_still_prepared(entry_under, poun
     order = propose(pound, dm_clerk, entry, mode="gaushala", recipient="Some Gaushala")
 
     assert order.mode == DisposalOrder.Mode.GAUSHALA
+
+
+def _lot_page(client, pound):
+    return client.get(reverse("auctions:auction_new") + f"?pound={pound.pk}")
+
+
+def test_the_lot_screen_refuses_a_cow_by_its_pinned_pack_not_the_districts(
+    entry_under, district, pound, client, police_officer, pound_keeper
+):
+    """A cow taken in under the UP pack may not be offered in a lot even after the district
+    moves to the central Act; a cow taken in under the central Act stays offered though the
+    district now takes the UP pack. Each row warns by its own entry's pack."""
+    under_up = entry_under("up")
+    take(district, "central")
+    under_central, _notice = ready_for_sale(
+        pound=pound, keeper=pound_keeper, officer=police_officer, animals=[cow(colour="Brown")]
+    )
+    take(district, "up")
+    client.force_login(police_officer)
+    page = _lot_page(client, pound)
+    assert page.status_code == 200
+    rows = {row.unit["head"].impoundment_id: row for row in page.context["formset"]}
+    refused, offered = rows[under_up.pk], rows[under_central.pk]
+    assert refused.unit["refusals"] and UP_LAW in refused.unit["refusals"][0]
+    assert refused.fields["include"].disabled and not refused.initial["include"]
+    assert not offered.unit["refusals"] and not offered.fields["include"].disabled
+    assert page.content.decode().count('data-testid="lot-refused"') == 1
+    assert {p.code for p in page.context["pinned_packs"]} == {"up", "central"}

@@ -7,6 +7,8 @@ from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.roles import Role
@@ -17,6 +19,7 @@ from auctions.services.common import today
 from kernel.events import PACK_KEY
 from kernel.models import Event
 from tests.accounts.factories import staff
+from tests.auctions.factories import ready_for_sale
 from tests.auctions.test_gaushala import BODY, body, cow_entry, hand_over  # noqa: F401
 
 OTHER = {**BODY, "name": "Kamdhenu Gaushala", "registration": "UP/GS/2020/0007", "capacity": 5}
@@ -79,7 +82,7 @@ def test_a_transfer_moves_the_days_to_the_receiving_body(held, body, district, d
     # The receiving body may itself report the death: its days end there.
     end(handover, animals[0], dm_clerk, on=on + timedelta(days=5))
     assert holding.animal_days(other, first) == 5 and holding.held_by(other) == 0
-    assert holding.animals_held(Gaushala.objects.filter(pk=other.pk)) == []
+    assert holding.animals_held(Gaushala.objects.filter(pk=other.pk)) == ([], None)
 
 
 def test_a_claim_over_the_days_held_is_refused(held, body, dm_clerk):  # noqa: F811
@@ -181,3 +184,73 @@ def test_the_register_counts_only_the_animals_still_held(client, held, body, dm_
     end(handover, animals[0], dm_clerk)
     listed = client.get(reverse("auctions:gaushalas")).context["bodies"]
     assert [b.held for b in listed] == [len(animals) - 1] == [holding.held_by(body)]
+
+
+def test_the_animals_held_page_by_keyset_in_constant_queries(
+    client,
+    held,
+    pound,
+    body,  # noqa: F811
+    district,
+    dm_clerk,
+    magistrate,
+    pound_keeper,
+    police_officer,  # noqa: F811
+    django_assert_num_queries,
+    monkeypatch,
+):
+    """The list pages on (held since, animal), merging the handed and the transferred-in
+    animals: every animal once, and each page costs the same queries however many are held."""
+    handover, animals, _first = held
+    Gaushala.objects.filter(pk=body.pk).update(capacity=50)
+    for _ in range(3):
+        entry, _notice = ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
+        hand_over(pound, entry, body, dm_clerk, magistrate)
+    other = gaushalas.register_gaushala(district=district, by=dm_clerk, **OTHER)
+    end(handover, animals[0], dm_clerk, kind="transferred", to_gaushala_id=other.pk)
+    monkeypatch.setattr("auctions.views.gaushala.LIST_SIZE", 1)
+    client.force_login(dm_clerk)
+    url = reverse("auctions:gaushala_animals")
+    client.get(url)  # the session and the permissions, once
+    seen, after, counts = [], "", set()
+    for _ in range(20):
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(url + (f"?after={after}" if after else ""))
+        counts.add(len(queries))
+        assert len(page.context["animals"]) == 1
+        seen += [animal.pk for animal, _name, _since in page.context["animals"]]
+        after = page.context["next_cursor"]
+        if after is None:
+            break
+    held_now = holding.held_by(body) + holding.held_by(other)
+    assert len(seen) == len(set(seen)) == held_now >= 4
+    assert len(counts) == 1
+
+
+def test_a_transfer_back_on_the_handovers_day_starts_a_holding_of_its_own(
+    cow_entry,  # noqa: F811
+    pound,
+    body,  # noqa: F811
+    district,
+    dm_clerk,
+    magistrate,
+):
+    """Handed over, moved to another body and moved back the same day: the first body holds
+    it again, its death there is recorded once, and its days are counted from that day."""
+    order = hand_over(pound, cow_entry, body, dm_clerk, magistrate)
+    handover, animals = order.handover, list(order.animals.order_by("pk"))
+    other = gaushalas.register_gaushala(district=district, by=dm_clerk, **OTHER)
+    on = handover.received_on
+    end(handover, animals[0], dm_clerk, kind="transferred", on=on, to_gaushala_id=other.pk)
+    back = end(handover, animals[0], dm_clerk, kind="transferred", on=on, to_gaushala_id=body.pk)
+
+    assert back.gaushala == other and back.since == on
+    assert holding.holding_of(handover, animals[0].pk)[:2] == (body.pk, on)
+    assert holding.held_by(body) == len(animals) and holding.held_by(other) == 0
+    assert [a.pk for a, _name, _since in holding.animals_held(Gaushala.objects.all())[0]] == [
+        a.pk for a in animals
+    ]
+    died = end(handover, animals[0], dm_clerk, on=on)
+    assert died.began_by == back and holding.held_by(body) == len(animals) - 1
+    with pytest.raises(ValidationError, match="already recorded"):
+        end(handover, animals[0], dm_clerk, on=on)

@@ -271,3 +271,23 @@ def test_a_role_without_custody_is_refused(client, unfit, auditor):
     client.force_login(auditor)
     assert client.post(url(unfit), post_data()).status_code == 403
     assert not Direction.objects.exists()
+
+
+@pytest.mark.parametrize("refusal", ["recorded", "gone"])
+def test_a_direction_resent_with_a_new_key_after_a_refusal_shows_it_beside_the_form(
+    client, unfit, pound_keeper, refusal
+):
+    """Sent again with a new key once the direction is recorded (or the animal has left), the
+    page answers with the refusal in the error summary, not an error page or a silent redirect."""
+    client.force_login(pound_keeper)
+    if refusal == "recorded":
+        assert client.post(url(unfit), post_data()).status_code == 302
+        message = "The Magistrate&#x27;s direction for this finding is recorded already."
+    else:
+        type(unfit.animal).objects.filter(pk=unfit.animal_id).update(state="died")
+        message = "This animal is no longer in the pound."
+    response = client.post(url(unfit), post_data(order_reference="DM/PCA/2026/42"))
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "There is a problem" in body and message in body
+    assert Direction.objects.count() == (1 if refusal == "recorded" else 0)
