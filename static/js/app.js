@@ -49,3 +49,15 @@ document.addEventListener("change", (event) => {
   const input = event.target;
   if (input.matches && input.matches('input[type="file"][accept^="image"]')) shrinkPhoto(input);
 });
+
+// Folded sections (<details data-open-wide>): a phone shows their summaries, a wide screen opens
+// them all, and a link to one (#overdue) opens it before the page goes there.
+function openFold(hash) {
+  const fold = hash.length > 1 && document.getElementById(decodeURIComponent(hash.slice(1)));
+  if (fold && fold.tagName === "DETAILS") fold.open = true;
+}
+if (window.matchMedia("(min-width: 992px)").matches) {
+  document.querySelectorAll("details[data-open-wide]").forEach((fold) => { fold.open = true; });
+}
+openFold(window.location.hash);
+window.addEventListener("hashchange", () => openFold(window.location.hash));
