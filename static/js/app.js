@@ -61,3 +61,29 @@ if (window.matchMedia("(min-width: 992px)").matches) {
 }
 openFold(window.location.hash);
 window.addEventListener("hashchange", () => openFold(window.location.hash));
+
+// A long form's parts strip (nav[data-form-steps]): the part in view is marked as the current
+// step, and the count of animals follows "Add another animal".
+const steps = document.querySelector("[data-form-steps]");
+if (steps) {
+  const links = [...steps.querySelectorAll('a[href^="#"]')];
+  const parts = links.map((link) => document.getElementById(link.hash.slice(1))).filter(Boolean);
+  const mark = () => {
+    const edge = steps.getBoundingClientRect().bottom + 8;
+    let current = parts[0];
+    for (const part of parts) if (part.getBoundingClientRect().top <= edge) current = part;
+    links.forEach((link) => {
+      if (current && link.hash === "#" + current.id) link.setAttribute("aria-current", "step");
+      else link.removeAttribute("aria-current");
+    });
+  };
+  mark();
+  window.addEventListener("scroll", mark, { passive: true });
+  const count = steps.querySelector("[data-animal-count]");
+  const animals = document.getElementById("animal-forms");
+  if (count && animals) {
+    new MutationObserver(() => {
+      count.textContent = animals.querySelectorAll(".animal-form").length;
+    }).observe(animals, { childList: true });
+  }
+}
