@@ -234,6 +234,12 @@ class Approvals:
     def total(self):
         return sum(self.counts.values())
 
+    @property
+    def to_decide(self):
+        """What waits for a decision now: every queue but the deposits that may be confirmed
+        in advance (they are not late)."""
+        return self.total - self.counts.get("deposits_in_window", 0)
+
 
 def _queues(pound_ids, district_ids, today):
     """Each approval queue: its rows (with their relations) and the order it pages in."""
@@ -338,6 +344,11 @@ class Dashboard:
     approvals: Approvals
     overdue: list
     charts: list
+
+    @property
+    def overdue_count(self):
+        """Every overdue step in the district's pounds: reports, notices, sales, feeding days."""
+        return sum(r.reports + r.notices + r.auctions + len(r.feeding_days) for r in self.overdue)
 
     @property
     def fines_total(self):

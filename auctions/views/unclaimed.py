@@ -287,5 +287,7 @@ def board(request):
             "today": timezone.localdate(),
             "query": params.urlencode(),
             "is_first_page": not request.GET.get("after"),
+            # The filters stay folded on the page unless one is in use (or has an error).
+            "filtering": bool(filters) or bool(form.errors),
         },
     )

@@ -49,3 +49,41 @@ document.addEventListener("change", (event) => {
   const input = event.target;
   if (input.matches && input.matches('input[type="file"][accept^="image"]')) shrinkPhoto(input);
 });
+
+// Folded sections (<details data-open-wide>): a phone shows their summaries, a wide screen opens
+// them all, and a link to one (#overdue) opens it before the page goes there.
+function openFold(hash) {
+  const fold = hash.length > 1 && document.getElementById(decodeURIComponent(hash.slice(1)));
+  if (fold && fold.tagName === "DETAILS") fold.open = true;
+}
+if (window.matchMedia("(min-width: 992px)").matches) {
+  document.querySelectorAll("details[data-open-wide]").forEach((fold) => { fold.open = true; });
+}
+openFold(window.location.hash);
+window.addEventListener("hashchange", () => openFold(window.location.hash));
+
+// A long form's parts strip (nav[data-form-steps]): the part in view is marked as the current
+// step, and the count of animals follows "Add another animal".
+const steps = document.querySelector("[data-form-steps]");
+if (steps) {
+  const links = [...steps.querySelectorAll('a[href^="#"]')];
+  const parts = links.map((link) => document.getElementById(link.hash.slice(1))).filter(Boolean);
+  const mark = () => {
+    const edge = steps.getBoundingClientRect().bottom + 8;
+    let current = parts[0];
+    for (const part of parts) if (part.getBoundingClientRect().top <= edge) current = part;
+    links.forEach((link) => {
+      if (current && link.hash === "#" + current.id) link.setAttribute("aria-current", "step");
+      else link.removeAttribute("aria-current");
+    });
+  };
+  mark();
+  window.addEventListener("scroll", mark, { passive: true });
+  const count = steps.querySelector("[data-animal-count]");
+  const animals = document.getElementById("animal-forms");
+  if (count && animals) {
+    new MutationObserver(() => {
+      count.textContent = animals.querySelectorAll(".animal-form").length;
+    }).observe(animals, { childList: true });
+  }
+}

@@ -101,6 +101,8 @@ def test_magistrate_works_through_the_office(page, live_server, district_at_work
     assert (
         page.get_by_role("heading", level=1).inner_text().startswith("District Magistrate's office")
     )
+    # On a phone the charts are behind a tap, as is each table (a wide screen opens them all).
+    page.get_by_text("Charts", exact=True).click()
     for title in (
         "Impoundments per month, by pound",
         "Money by destination (₹)",
@@ -113,6 +115,7 @@ def test_magistrate_works_through_the_office(page, live_server, district_at_work
     assert "Claimed (s.13)" in outcomes
     look(page, "dashboard")
 
+    page.get_by_text("Approvals waiting, by kind").click()
     page.get_by_role("link", name="Deposits to apply as payment (s.15)").click()
     page.wait_for_url(f"{base}/office/approvals/#deposits")
     look(page, "approvals")
