@@ -103,8 +103,8 @@ def test_refusal_recorded_under_s16(herd, pound_keeper, refused_to_pay, word):
     assert set(case.animals.all()) == set(animals)
     event = Event.objects.get(action="s16.refused")
     assert (event.section, event.impoundment, event.by) == ("s.16", herd, pound_keeper)
-    assert f"the owner {word} to pay for 3 animal(s)" in event.summary  # its link names no one
-    assert f"Shyam Lal {word} to pay for 3 animal(s)" in event.summary_text
+    assert f"the owner {word} to pay for 3 animals" in event.summary  # its link names no one
+    assert f"Shyam Lal {word} to pay for 3 animals" in event.summary_text
     assert event.data["animals"] == [a.reference for a in animals]
 
 
