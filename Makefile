@@ -1,5 +1,7 @@
 # PoundAdmin. `make run` serves the demo; `make test` runs the whole check.
 PORT ?= 8000
+# The seed reads it too: its documents' QR codes point at the port served on.
+export PORT
 PY := .venv/bin/python
 DEV := DEBUG=true
 

@@ -208,6 +208,11 @@ class Pound(BilingualNameMixin):
     def hours_label(self):
         return for_reader(self.hours, self.hours_hi)
 
+    @property
+    def slip_paper_name(self):
+        """The paper its slips are offered on first, as a link to one names it."""
+        return _("80 mm slip") if self.slip_paper == SlipPaper.ROLL_80 else _("A4")
+
     def villages_served(self, on=None):
         on = on or timezone.localdate()
         return Village.objects.filter(

@@ -7,6 +7,7 @@ Render after the database transaction has committed: never hold row locks while 
 
 import functools
 import hashlib
+import os
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,10 +129,11 @@ def render_pdf(template_name, context, *, language=None):
 
 def public_base_url():
     """PUBLIC_BASE_URL; in development, when it is not set, the request's own scheme, host and
-    port (so QR codes drawn on `PORT=8001 make run` point at 8001)."""
+    port (so QR codes drawn on `PORT=8001 make run` point at 8001); outside a request (the demo's
+    seed, run by `make run` before it serves), the port `make run` serves on, PORT."""
     if settings.PUBLIC_BASE_URL:
         return settings.PUBLIC_BASE_URL
-    return request_origin() or "http://127.0.0.1:8000"
+    return request_origin() or f"http://127.0.0.1:{os.environ.get('PORT') or 8000}"
 
 
 # An 80 mm thermal roll prints about 72 mm wide (static/css/pdf-roll.css sets the margins). The

@@ -22,11 +22,14 @@ wording of a template that rows already store: add a new one (old rows keep thei
 templates: `from kernel.messages import Message as _` and `_("... %(x)s ...") % {"x": 1}`.
 """
 
+import re
 from datetime import date, datetime
 from decimal import Decimal
 
 from django.utils import timezone, translation
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
+
+from .formatting import lakh
 
 # The script each shipped language besides English is written in: a name kept in the district's
 # second language (`name_hi`: Hindi, Marathi or Tamil as the district's pack says) is shown to a
@@ -125,6 +128,97 @@ def for_reader(name, second):
     return name
 
 
+# An amount after "₹" in a template is shown with Indian grouping (₹24,800.00), in rows old and
+# new alike: the stored argument stays the plain Decimal string.
+MONEY = re.compile(r"₹%\((\w+)\)s")
+
+
+def plural_forms(n):
+    """The singular and plural of each stored template that counts with "(s)", keyed by that
+    template (its code, which rows keep): shown with the reader's plural for `n` (issue 27)."""
+    # fmt: off
+    return {
+        "%(number)s: %(count)s animal(s) entered": ngettext(
+            "%(number)s: %(count)s animal entered",
+            "%(number)s: %(count)s animals entered", n),
+        "Fed and watered %(count)s animal(s) on %(date)s": ngettext(
+            "Fed and watered %(count)s animal on %(date)s",
+            "Fed and watered %(count)s animals on %(date)s", n),
+        "%(count)s animal(s) released to %(name)s on payment of ₹%(amount)s (%(receipt)s)":
+            ngettext(
+                "%(count)s animal released to %(name)s on payment of ₹%(amount)s (%(receipt)s)",
+                "%(count)s animals released to %(name)s on payment of ₹%(amount)s (%(receipt)s)",
+                n),
+        "%(count)s animal(s) released to %(name)s on deposit of ₹%(amount)s (%(receipt)s); "
+        "complaint due by %(due)s": ngettext(
+            "%(count)s animal released to %(name)s on deposit of ₹%(amount)s (%(receipt)s); "
+            "complaint due by %(due)s",
+            "%(count)s animals released to %(name)s on deposit of ₹%(amount)s (%(receipt)s); "
+            "complaint due by %(due)s", n),
+        "%(count)s animal(s) released by order of %(court)s, case %(case)s": ngettext(
+            "%(count)s animal released by order of %(court)s, case %(case)s",
+            "%(count)s animals released by order of %(court)s, case %(case)s", n),
+        "Order of %(court)s, case %(case)s, recorded for %(count)s animal(s): they stay until "
+        "it is checked": ngettext(
+            "Order of %(court)s, case %(case)s, recorded for %(count)s animal: it stays until "
+            "it is checked",
+            "Order of %(court)s, case %(case)s, recorded for %(count)s animals: they stay until "
+            "it is checked", n),
+        "%(count)s animal(s) released by order of %(court)s, case %(case)s, checked against the "
+        "court's record": ngettext(
+            "%(count)s animal released by order of %(court)s, case %(case)s, checked against "
+            "the court's record",
+            "%(count)s animals released by order of %(court)s, case %(case)s, checked against "
+            "the court's record", n),
+        "%(auction)s on %(at)s at %(place)s: %(count)s lot(s)": ngettext(
+            "%(auction)s on %(at)s at %(place)s: %(count)s lot",
+            "%(auction)s on %(at)s at %(place)s: %(count)s lots", n),
+        "%(number)s: %(count)s unclaimed animal(s) reported to %(to)s": ngettext(
+            "%(number)s: %(count)s unclaimed animal reported to %(to)s",
+            "%(number)s: %(count)s unclaimed animals reported to %(to)s", n),
+        "%(number)s: %(count)s animal(s) to %(recipient)s proposed": ngettext(
+            "%(number)s: %(count)s animal to %(recipient)s proposed",
+            "%(number)s: %(count)s animals to %(recipient)s proposed", n),
+        "%(name)s refused to pay for %(count)s animal(s): as many as necessary to be sold":
+            ngettext(
+                "%(name)s refused to pay for %(count)s animal: to be sold if necessary",
+                "%(name)s refused to pay for %(count)s animals: as many as necessary to be sold",
+                n),
+        "%(name)s omitted to pay for %(count)s animal(s): as many as necessary to be sold":
+            ngettext(
+                "%(name)s omitted to pay for %(count)s animal: to be sold if necessary",
+                "%(name)s omitted to pay for %(count)s animals: as many as necessary to be sold",
+                n),
+        "%(count)s animal(s) and ₹%(balance)s returned to %(name)s with account %(account)s":
+            ngettext(
+                "%(count)s animal and ₹%(balance)s returned to %(name)s with account %(account)s",
+                "%(count)s animals and ₹%(balance)s returned to %(name)s with account "
+                "%(account)s", n),
+    }
+    # fmt: on
+
+
+def _template(msgid, args):
+    """The template in the active language: the reader's plural where the code counts with
+    "(s)", else the catalogue's translation."""
+    count = args.get("count")
+    if "(s)" in msgid and isinstance(count, int | str) and str(count).isdigit():
+        plural = plural_forms(int(count)).get(msgid)
+        if plural is not None:
+            return plural
+    return gettext(msgid)
+
+
+def _with_money(template, args):
+    """Each argument written after "₹" in `template`, with Indian grouping."""
+    for key in MONEY.findall(template):
+        try:
+            args[key] = lakh(args[key])
+        except (KeyError, TypeError, ValueError):
+            continue
+    return args
+
+
 class Message:
     """A template (the gettext msgid) and its arguments, translated when made into text."""
 
@@ -136,8 +230,8 @@ class Message:
         return Message(self.msgid, **{**self.args, **args})
 
     def __str__(self):
-        template = gettext(self.msgid)
-        args = _in_language(self.args)
+        template = _template(self.msgid, self.args)
+        args = _with_money(template, _in_language(self.args))
         try:
             return template % args if args else template
         except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder

@@ -564,6 +564,9 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
+    # Django's own records (a task run, a request refused) reach the console once, through the
+    # root: not also through Django's default console handler, as in DEBUG they did (issue 27).
+    "loggers": {"django": {"handlers": [], "level": "INFO", "propagate": True}},
 }
 # Python's warnings (a library's deprecation, a missing static folder) are log records too, in
 # the same format, rather than bare lines on standard error.

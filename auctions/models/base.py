@@ -349,6 +349,15 @@ class Auction(models.Model):
     def get_absolute_url(self):
         return reverse("auctions:auction", kwargs={"pk": self.pk})
 
+    def status_label(self):
+        """The status as a person reads it: it follows the lots. A scheduled auction whose lots
+        have all left OPEN (sold, not sold, withdrawn, not needed) has been held and waits only for
+        the officer to close it; it no longer reads "Scheduled"."""
+        if self.status == self.Status.SCHEDULED and self.lots.exists():
+            if not self.lots.filter(status=Lot.Status.OPEN).exists():
+                return _("Held: every lot decided, to be closed")
+        return self.get_status_display()
+
 
 class LotQuerySet(PoundScopedQuerySet):
     scope = "auction__pound_id"

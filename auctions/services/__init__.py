@@ -17,7 +17,7 @@ from .auction import (
 )
 from .common import ZERO, allocate
 from .disposal import decide_disposal, propose_disposal
-from .hammer import sell_lot
+from .hammer import sell_lot, shortfall_if_sold
 from .s16 import open_s16_case, s16_position, settle_s16_case
 from .unclaimed import (
     conditions_on,
@@ -48,5 +48,6 @@ __all__ = [
     "sell_lot",
     "set_auction_conditions",
     "settle_s16_case",
+    "shortfall_if_sold",
     "withdraw_claimed_lots",
 ]

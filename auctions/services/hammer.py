@@ -31,6 +31,7 @@ from ..models import Auction, Bidder, Lot, LotAnimal, S16Case, Sale
 from .auction import assert_may_buy
 from .common import (
     ZERO,
+    allocate,
     before_the_hour,
     district_account,
     move_lot,
@@ -40,7 +41,31 @@ from .common import (
     withdraw,
 )
 from .order import check_s14_order
-from .s16 import check_s16_covered, s16_gap_message
+from .s16 import check_s16_covered, s16_gap_message, s16_position
+
+
+def shortfall_if_sold(lot, *, price, expenses=ZERO, at=None):
+    """The dues a hammer at `price` would leave unpaid, for the officer's check page, split as the
+    sale itself would split them (s.17; docs/domain.md decision 7). A s.14 lot's shortfall is its
+    animals' dues less the price; a s.16 lot's only when it is the case's last open lot, since the
+    next lot may still cover the dues. Reads only: nothing is locked or written."""
+    at = at or timezone.now()
+    price, expenses = Decimal(price), Decimal(expenses)
+    auction = lot.auction
+    if auction.s16_case_id is None:
+        animals = list(lot.animals.all())
+        _statement, split = split_dues(animals, price=price, expenses=expenses, at=at)
+        return sum(split[4].values(), ZERO)
+    if auction.lots.open().exclude(pk=lot.pk).exists():
+        return ZERO
+    position = s16_position(auction.s16_case, as_of=at)
+    split = allocate(
+        position["proceeds"] + price,
+        fines=position["fines"],
+        feeding=position["feeding"],
+        expenses=position["expenses"] + expenses,
+    )
+    return sum(split[4].values(), ZERO)
 
 
 class _AnimalGone(Exception):

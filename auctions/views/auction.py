@@ -438,6 +438,11 @@ def lot_sell(request, pk):
             sale_form.add_error(None, not_yet)
         elif "confirm" not in request.POST:
             context |= _sell_context(lot)
+            context["shortfall"] = services.shortfall_if_sold(
+                lot,
+                price=sale_form.cleaned_data["price"],
+                expenses=sale_form.cleaned_data.get("expenses") or 0,
+            )
             return render(request, "auctions/auction/lot_sell_check.html", context)
         else:
             try:

@@ -103,8 +103,8 @@ def test_refusal_recorded_under_s16(herd, pound_keeper, refused_to_pay, word):
     assert set(case.animals.all()) == set(animals)
     event = Event.objects.get(action="s16.refused")
     assert (event.section, event.impoundment, event.by) == ("s.16", herd, pound_keeper)
-    assert f"the owner {word} to pay for 3 animal(s)" in event.summary  # its link names no one
-    assert f"Shyam Lal {word} to pay for 3 animal(s)" in event.summary_text
+    assert f"the owner {word} to pay for 3 animals" in event.summary  # its link names no one
+    assert f"Shyam Lal {word} to pay for 3 animals" in event.summary_text
     assert event.data["animals"] == [a.reference for a in animals]
 
 
@@ -291,6 +291,11 @@ def sell(lot, bidder, price, by, expenses="150.00"):
     return services.sell_lot(
         lot=lot, buyer=bidder, price=Decimal(price), by=by, expenses=Decimal(expenses)
     )
+
+
+def test_no_shortfall_is_foretold_while_another_lot_may_cover_the_dues(auction):
+    first = lots_of(auction)[0]
+    assert services.shortfall_if_sold(first, price="1000", expenses="150") == ZERO
 
 
 def test_lots_are_sold_one_at_a_time_in_the_officers_order(auction, bidder, police_officer):
@@ -498,6 +503,8 @@ def test_sale_that_does_not_cover_the_dues_records_the_shortfall_for_write_off(
     case = refused(entry, pound_keeper)
     auction = s16_auction(pound, police_officer, case, [entry.animals.all()])
     bidder = register(auction, police_officer)
+    # The officer's check page foretells it: the case's last lot, so its shortfall is final.
+    warned = services.shortfall_if_sold(auction.lots.get(), price=price, expenses=expenses)
     sell(auction.lots.get(), bidder, price, police_officer, expenses=expenses)
     case.refresh_from_db()
     assert case.status == S16Case.Status.OPEN  # never covered; nothing left to sell
@@ -520,6 +527,7 @@ def test_sale_that_does_not_cover_the_dues_records_the_shortfall_for_write_off(
         short_fines,
     )
     assert (settled.balance, settled.shortfall) == (ZERO, record.total)
+    assert warned == record.total
     assert settled.proceeds + settled.shortfall == Decimal("22000.00") + Decimal(expenses)
     expected = {
         AccountKind.POUND_CASH: Decimal(price),

@@ -852,6 +852,55 @@ def test_hammer_is_checked_then_recorded(client, police_officer, lot, bidder, au
     assert run_checks() == []
 
 
+def test_check_page_warns_of_the_shortfall_the_sale_then_records(
+    client, police_officer, lot, bidder
+):
+    """Issue 27: the officer sees, before the hammer is recorded, the shortfall that the sale
+    will record for the District Magistrate to write off, to the rupee."""
+    from auctions.models import Shortfall
+    from kernel.formatting import inr
+
+    client.force_login(police_officer)
+    url_ = reverse("auctions:lot_sell", kwargs={"pk": lot.pk})
+    low = sale_data(bidder, **{"sale-price": "1000"})
+    page = client.post(url_, low | {"hammer": "1"}).content.decode()
+    assert 'id="shortfall-warning"' in page
+    client.post(url_, low | {"confirm": "1"})
+    recorded = Shortfall.objects.get(sale__lot=lot)
+    assert recorded.total > 0
+    assert f"This price leaves a shortfall of {inr(recorded.total)}." in page
+
+
+def test_check_page_does_not_warn_when_the_price_covers_the_dues(
+    client, police_officer, lot, bidder
+):
+    from auctions.models import Shortfall
+
+    client.force_login(police_officer)
+    url_ = reverse("auctions:lot_sell", kwargs={"pk": lot.pk})
+    high = sale_data(bidder, **{"sale-price": "500000"})
+    page = client.post(url_, high | {"hammer": "1"}).content.decode()
+    assert "shortfall-warning" not in page
+    client.post(url_, high | {"confirm": "1"})
+    assert Sale.objects.filter(lot=lot).exists() and not Shortfall.objects.exists()
+
+
+def test_an_auction_whose_lots_are_all_decided_no_longer_reads_scheduled(
+    client, police_officer, lot, bidder, auction
+):
+    client.force_login(police_officer)
+    assert auction.status_label() == "Scheduled"
+    assert "<strong>Scheduled</strong>" in client.get(auction.get_absolute_url()).content.decode()
+    client.post(
+        reverse("auctions:lot_sell", kwargs={"pk": lot.pk}), sale_data(bidder) | {"confirm": "1"}
+    )
+    auction.refresh_from_db()
+    assert auction.status == Auction.Status.SCHEDULED  # the officer still closes it
+    page = client.get(auction.get_absolute_url()).content.decode()
+    assert "Held: every lot decided, to be closed" in page
+    assert "<strong>Scheduled</strong>" not in page
+
+
 def test_hammer_sent_twice_leaves_one_sale_and_shows_why(client, police_officer, lot, bidder):
     client.force_login(police_officer)
     url_ = reverse("auctions:lot_sell", kwargs={"pk": lot.pk})

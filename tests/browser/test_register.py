@@ -72,7 +72,8 @@ def _claim(page, base, entry, animals, claimant, *, deposit):
     number = panel.locator(".confirmation-reference").inner_text()
     assert f"{kind} {number}." in panel.inner_text()
     assert panel.get_by_role("link", name=re.compile(r"^Print the (deposit )?receipt \(PDF\)$"))
-    link = page.get_by_role("link", name=f"Receipt {number} (PDF)")
+    # The pound's own paper first, named (issue 27); the other paper's link follows it.
+    link = page.get_by_role("link", name=f"Receipt {number} — ").first
     return number, _download_pdf(page, link)
 
 

@@ -593,6 +593,11 @@ def test_the_pounds_choice_of_paper_is_the_default_and_the_other_one_click_away(
     assert _width_and_height(client.get(url).content)[0] > 590  # A4 by default
     page = client.get(entry.get_absolute_url()).content.decode()
     assert f"{url}?paper=roll80" in page
+    # Each link says which paper it is (issue 27): the A4 first, the slip one click away.
+    number = paid.receipt.number
+    assert f"Receipt {number} — A4 (PDF)" in page
+    assert "Copy for the seizer — A4 (PDF)" in page
+    assert page.count("— 80 mm slip (PDF)") >= 2
 
     pound.slip_paper = "roll80"
     pound.save()
@@ -601,6 +606,9 @@ def test_the_pounds_choice_of_paper_is_the_default_and_the_other_one_click_away(
     assert _width_and_height(client.get(url, {"paper": "legal"}).content)[0] < 230  # unknown
     page = client.get(entry.get_absolute_url()).content.decode()
     assert f"{url}?paper=a4" in page
+    assert f"Receipt {number} — 80 mm slip (PDF)" in page
+    assert "Copy for the seizer — 80 mm slip (PDF)" in page
+    assert "on A4" not in page
 
 
 def test_a_document_is_drawn_once_while_what_it_says_is_unchanged(

@@ -72,7 +72,7 @@ def test_timeline_entry_is_stored_as_a_message_and_shown_in_hindi(
 ):
     entry = make_entry(pound=pound, by=pound_keeper, animals=[cow(), goat()])
     event = Event.objects.filter(impoundment_id=entry.pk).order_by("seq").first()
-    assert event.summary == f"{entry.register_number}: 2 animal(s) entered"  # the English kept
+    assert event.summary == f"{entry.register_number}: 2 animals entered"  # the English kept
     assert event.data["_summary"]["args"] == {"number": entry.register_number, "count": 2}
     assert verify_chain() == []  # the message is in the hashed data
     client.force_login(pound_keeper)
@@ -80,6 +80,68 @@ def test_timeline_entry_is_stored_as_a_message_and_shown_in_hindi(
     html = client.get(reverse("impounding:entry", args=[entry.pk])).content.decode()
     assert f"{entry.register_number}: 2 पशु दर्ज किए गए" in html
     assert "animal(s) entered" not in html
+
+
+def test_a_count_takes_the_readers_plural_in_rows_old_and_new():
+    """Issue 27: "1 animal(s)" no more. The stored template (the code) keeps its "(s)"; the
+    reader sees the singular or the plural of their language."""
+    one = Message("%(number)s: %(count)s animal(s) entered", number="E/1", count=1)
+    two = Message.from_data(
+        {"msgid": "%(number)s: %(count)s animal(s) entered", "args": {"number": "E/2", "count": 2}}
+    )
+    assert one.english() == "E/1: 1 animal entered"
+    assert two.english() == "E/2: 2 animals entered"
+    with translation.override("hi"):
+        assert str(one) == "E/1: 1 पशु दर्ज किया गया"
+        assert str(two) == "E/2: 2 पशु दर्ज किए गए"
+    lots = Message(
+        "%(auction)s on %(at)s at %(place)s: %(count)s lot(s)",
+        auction="A/1",
+        at="05-12-2026 11:00",
+        place="Dewa",
+        count=1,
+    )
+    assert lots.english() == "A/1 on 05-12-2026 11:00 at Dewa: 1 lot"
+
+
+def test_every_counting_template_has_itsplural_forms():
+    """Each stored template counting with "(s)" that the code writes is in the plural table."""
+    from kernel.messages import plural_forms
+
+    with_s = set()
+    for path in Path(__file__).resolve().parents[2].glob("*/services/*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if "(s)" in node.value and "%(count)s" in node.value:
+                    with_s.add(node.value)
+    assert with_s and with_s <= set(plural_forms(1))
+
+
+def test_an_amount_after_the_rupee_sign_is_shown_with_indian_grouping():
+    """Issue 27: "₹24800.00" no more, in rows old and new; the stored argument stays plain."""
+    message = Message(
+        "%(count)s animal(s) released to %(name)s on payment of ₹%(amount)s (%(receipt)s)",
+        count=1,
+        name="Ram",
+        amount=Decimal("24800.00"),
+        receipt="R/1",
+    )
+    assert message.as_data()["args"]["amount"] == "24800.00"
+    assert message.english() == "1 animal released to Ram on payment of ₹24,800.00 (R/1)"
+    with translation.override("hi"):
+        assert str(message) == "₹24,800.00 के भुगतान पर 1 पशु Ram को छोड़ा गया (R/1)"
+    big = Message("%(auction)s lot %(lot)s (%(animals)s) sold to bidder %(bidder)s for ₹%(price)s")
+    big = big % {"auction": "A/1", "lot": 1, "animals": "C1", "bidder": 2, "price": "1234567.5"}
+    assert big.english().endswith("for ₹12,34,567.50")
+
+
+def test_a_death_and_an_escape_are_told_in_the_readers_language():
+    died = Message("%(animal)s died: %(cause)s", animal="E/1-1", cause="snakebite")
+    escaped = Message("%(animal)s escaped", animal="E/1-2")
+    assert died.english() == "E/1-1 died: snakebite"
+    with translation.override("hi"):
+        assert str(died) == "E/1-1 की मृत्यु: snakebite"
+        assert str(escaped) == "E/1-2 भाग गया"
 
 
 def test_todo_title_is_kept_in_english_and_shown_in_the_readers_language(district, pound):
@@ -205,7 +267,7 @@ def test_a_sold_entrys_timeline_and_the_to_do_list_read_in_hindi(
             assert escape(event.summary) not in html, event.summary
             with translation.override("hi"):
                 assert escape(event.summary_text) in html
-    assert "बोलीदाता 1 को ₹40000.00 में बेचा गया" in _hindi(
+    assert "बोलीदाता 1 को ₹40,000.00 में बेचा गया" in _hindi(
         client, pound_keeper, reverse("impounding:entry", args=[entry.pk])
     )
     for user in (pound_keeper, dm_clerk, magistrate):

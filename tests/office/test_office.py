@@ -806,7 +806,7 @@ def test_magistrate_writes_off_a_shortfall(shortfall, magistrate):
     assert Transaction.objects.count() == transactions  # nothing was received: no money moves
     event = last_event("ledger.shortfall_written_off")
     assert (event.by, event.data["note"]) == (magistrate, "Old, sick cow")
-    assert "₹5500.00" in event.summary
+    assert "₹5,500.00" in event.summary
 
 
 @pytest.mark.parametrize("who", ["dm_clerk", "pound_keeper", "other_magistrate"])
