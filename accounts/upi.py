@@ -16,7 +16,7 @@ class UpiPayeeFields(models.Model):
         max_length=255,
         blank=True,
         validators=[validate_vpa],
-        help_text=_("The account the dues are paid into by UPI, for example pound.lucknow@sbi."),
+        help_text=_("The account the dues are paid into by UPI, for example dm.lucknow@sbi."),
     )
     upi_payee_name = models.CharField(_("UPI payee name"), max_length=99, blank=True)
 

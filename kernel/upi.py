@@ -35,7 +35,7 @@ def validate_vpa(value):
     """A UPI virtual payment address, `name@handle`."""
     if not VPA_RE.match(value or ""):
         raise ValidationError(
-            _("Enter a UPI ID in the form name@bank, for example pound.lucknow@sbi."),
+            _("Enter a UPI ID in the form name@bank, for example dm.lucknow@sbi."),
             code="invalid_vpa",
         )
 

@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='district',
             name='upi_vpa',
-            field=models.CharField(blank=True, help_text='The account the dues are paid into by UPI, for example pound.lucknow@sbi.', max_length=255, validators=[kernel.upi.validate_vpa], verbose_name='UPI ID for collections'),
+            field=models.CharField(blank=True, help_text='The account the dues are paid into by UPI, for example dm.lucknow@sbi.', max_length=255, validators=[kernel.upi.validate_vpa], verbose_name='UPI ID for collections'),
         ),
         migrations.AddField(
             model_name='pound',
@@ -29,6 +29,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='pound',
             name='upi_vpa',
-            field=models.CharField(blank=True, help_text='The account the dues are paid into by UPI, for example pound.lucknow@sbi.', max_length=255, validators=[kernel.upi.validate_vpa], verbose_name='UPI ID for collections'),
+            field=models.CharField(blank=True, help_text='The account the dues are paid into by UPI, for example dm.lucknow@sbi.', max_length=255, validators=[kernel.upi.validate_vpa], verbose_name='UPI ID for collections'),
         ),
     ]
