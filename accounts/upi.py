@@ -15,10 +15,14 @@ class UpiPayeeFields(models.Model):
         _("UPI ID for collections"),
         max_length=255,
         blank=True,
+        default="",
+        db_default="",  # the previous release writes pounds and districts without it (ADR 0062)
         validators=[validate_vpa],
         help_text=_("The account the dues are paid into by UPI, for example dm.lucknow@sbi."),
     )
-    upi_payee_name = models.CharField(_("UPI payee name"), max_length=99, blank=True)
+    upi_payee_name = models.CharField(
+        _("UPI payee name"), max_length=99, blank=True, default="", db_default=""
+    )
 
     class Meta:
         abstract = True
