@@ -15,6 +15,7 @@ from .passkeys import Passkey  # noqa: F401 (kept here)
 from .relatives import DeclaredRelative  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import DistrictScopedQuerySet, PoundScopedQuerySet
+from .upi import UpiPayeeFields
 
 
 class BilingualNameMixin(models.Model):
@@ -82,7 +83,7 @@ class DistrictQuerySet(DistrictScopedQuerySet):
     scope = "pk"
 
 
-class District(BilingualNameMixin):
+class District(UpiPayeeFields, BilingualNameMixin):
     """A district, and with it the office of its District Magistrate."""
 
     state = models.ForeignKey(State, on_delete=models.PROTECT, related_name="districts")
@@ -141,7 +142,7 @@ class SlipPaper(models.TextChoices):
     ROLL_80 = "roll80", _("80 mm thermal roll")
 
 
-class Pound(BilingualNameMixin):
+class Pound(UpiPayeeFields, BilingualNameMixin):
     """A pound established by the District Magistrate under s.4."""
 
     district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="pounds")
@@ -191,6 +192,7 @@ class Pound(BilingualNameMixin):
         ]
 
     def clean(self):
+        super().clean()
         if (
             self.nearest_police_station_id
             and self.district_id

@@ -8,6 +8,8 @@ messages), then the screen's service, whose refusals are a 422 (a rule of the Ac
 (the record is no longer in the state the request expects), in the reader's language.
 """
 
+from datetime import date
+
 from django import forms
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import gettext as _
@@ -212,6 +214,17 @@ class ConfirmIn(Schema):
         None,
         description="True: the amount is checked as received by the treasury under this challan.",
     )
+    cin: str | None = Field(
+        None, max_length=40, description="The bank's CIN of the challan (ADR 0076)."
+    )
+    scroll_number: str | None = Field(
+        None, max_length=40, description="The number of the treasury scroll that lists it."
+    )
+    scroll_date: date | None = Field(
+        None,
+        description="The scroll's date. With the CIN and the scroll number, the challan's GRN "
+        "is confirmed by this caller, never by its sender; all three or none.",
+    )
 
 
 class RemittanceConfirmedOut(RemittanceOut):
@@ -255,6 +268,9 @@ def _confirm_remittance(request, remittance):
         remittance=remittance,
         by=request.auth,
         challan_number=payload.challan_number,
+        cin=payload.cin,
+        scroll_number=payload.scroll_number,
+        scroll_date=payload.scroll_date,
     )
     if refusal:
         return refusal

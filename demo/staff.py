@@ -32,6 +32,10 @@ DISTRICTS = [
         "dm_office_address": "Collectorate, Kaiserbagh, Lucknow 226001",
         "dm_office_address_hi": "कलेक्ट्रेट, कैसरबाग, लखनऊ 226001",
         "dm_office_phone": "0522-2623000",
+        # The dues are paid by UPI into the District Magistrate's account (ADR 0076); Barabanki
+        # has none, and shows why there is no QR code.
+        "upi_vpa": "dm.lucknow@sbi",
+        "upi_payee_name": "District Magistrate Lucknow",
         "stations": [
             {"code": "lko-mlg", "name": "Mohanlalganj", "name_hi": "मोहनलालगंज"},
             {"code": "lko-mlh", "name": "Malihabad", "name_hi": "मलिहाबाद"},
@@ -198,6 +202,8 @@ def seed_jurisdictions():
                         "dm_office_phone",
                     )
                 },
+                "upi_vpa": d.get("upi_vpa", ""),
+                "upi_payee_name": d.get("upi_payee_name", ""),
             },
         )
         for s in d["stations"]:

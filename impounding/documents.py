@@ -50,6 +50,7 @@ from .models import (
     ReleaseLine,
 )
 from .tariffs import TariffBook
+from .upi import dues_qr
 from .warnings import describe_warnings
 
 log = logging.getLogger(__name__)
@@ -278,11 +279,12 @@ def receipt_pdf(receipt, paper=None):
 
 
 @in_district_language(lambda obj, *args, **kwargs: obj.pound.district_id)
-def dues_statement(entry, animals=None, as_of=None):
+def dues_statement(entry, animals=None, as_of=None, paper=None):
     """What is owed for the animals of an entry (default: those still in the pound) at `as_of`
-    (default: now): fine, days in custody and feeding periods per animal, and the totals.
-    Not a receipt, so not registered; it carries the moment it was made. Raises TariffMissing
-    when no order covers a day."""
+    (default: now): fine, days in custody and feeding periods per animal, and the totals, with
+    the UPI QR code for the total when a VPA is set (impounding.upi), on A4 or an 80 mm roll
+    (`paper`; default: the pound's choice). Not a receipt, so not registered; it carries the
+    moment it was made. Raises TariffMissing when no order covers a day."""
     entry = Impoundment.objects.select_related("pound__district").get(pk=entry.pk)
     if animals is None:
         animals = entry.animals.in_custody()
@@ -323,11 +325,14 @@ def dues_statement(entry, animals=None, as_of=None):
         "rule": both(lambda: FeedingRule(statement.rule).label),
         "generated_at": now,
         "as_of": statement.as_of,
+        "dues_qr": dues_qr(entry, statement),
         **amount_in_both(statement.total),
         **letterhead(pound=entry.pound),
     }
+    roll = (paper or entry.pound.slip_paper) == SlipPaper.ROLL_80
+    template = "pdf/roll/dues_statement.html" if roll else "pdf/dues_statement.html"
     return kept_drawing(
-        "dues", "pdf/dues_statement.html", context, stamps=["generated_at", "as_of"], language="en"
+        "dues", template, context, stamps=["generated_at", "as_of"], roll=roll, language="en"
     )
 
 

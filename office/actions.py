@@ -14,6 +14,8 @@ class Action(EventAction):
     SURPLUS_CLAIM_ALLOWED = "ledger.surplus_claim_allowed", _("Claim to the surplus allowed: paid")
     SURPLUS_CLAIM_REJECTED = "ledger.surplus_claim_rejected", _("Claim to the surplus rejected")
     SURPLUS_TRANSFERRED = "ledger.surplus_transferred", _("Surplus credited to revenue")
+    TREASURY_GRN_RECORDED = "treasury.grn_recorded", _("Treasury challan's GRN recorded")
+    TREASURY_GRN_CONFIRMED = "treasury.grn_confirmed", _("Treasury challan's GRN confirmed")
     SHORTFALL_WRITTEN_OFF = "ledger.shortfall_written_off", _("Shortfall written off")
     # Recorded before ADR 0056 moved the check ahead of the release (impounding's actions now):
     # kept so that the events already in the log keep their label.

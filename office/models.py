@@ -316,3 +316,76 @@ class KeptCashBook(models.Model):
 
     def __str__(self):
         return f"{self.pound} {self.day}"
+
+
+class TreasuryChallan(MakerChecker):
+    """The treasury's proof of one transfer to the State: a remittance of fines, or a surplus
+    credited to the State's revenues (s.17). An e-GRAS or GRAS challan's GRN, the bank's CIN,
+    and the treasury scroll that lists it, by number and date.
+
+    A row is the GRN's defacement (ADR 0076): the unique index refuses the same GRN for a
+    second transfer, of either kind, compared without case or spaces. Whoever records it does
+    not confirm it."""
+
+    grn = models.CharField(_("GRN (challan's government reference number)"), max_length=80)
+    cin = models.CharField(
+        _("CIN (bank's challan identification number)"), max_length=40, blank=True
+    )
+    scroll_number = models.CharField(_("treasury scroll number"), max_length=40, blank=True)
+    scroll_date = models.DateField(_("scroll date"), null=True, blank=True)
+    remittance = models.OneToOneField(
+        Remittance, on_delete=models.PROTECT, null=True, blank=True, related_name="treasury_challan"
+    )
+    surplus = models.OneToOneField(
+        SurplusDeposit,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="treasury_challan",
+    )
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+    confirmed_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    maker_field = "recorded_by"
+    maker_refusal = _("You recorded this GRN: another person confirms it.")
+
+    class Meta:
+        verbose_name = _("treasury challan")
+        verbose_name_plural = _("treasury challans")
+        constraints = [
+            # The defacement: a GRN settles one transfer only.
+            models.UniqueConstraint(
+                Upper(Replace("grn", Value(" "), Value(""))),
+                name="treasury_grn_once",
+                violation_error_message=_(
+                    "This GRN is already defaced: it settled another transfer to the State."
+                ),
+            ),
+            models.CheckConstraint(
+                condition=Q(remittance__isnull=True, surplus__isnull=False)
+                | Q(remittance__isnull=False, surplus__isnull=True),
+                name="treasury_challan_one_transfer",
+            ),
+            models.CheckConstraint(
+                condition=~Q(confirmed_by=F("recorded_by")),
+                name="treasury_challan_confirmed_by_another",
+            ),
+            models.CheckConstraint(
+                condition=Q(confirmed_by__isnull=True)
+                | Q(confirmed_at__isnull=False, scroll_date__isnull=False)
+                & ~Q(cin="")
+                & ~Q(scroll_number=""),
+                name="treasury_challan_confirmed_complete",
+            ),
+        ]
+
+    def __str__(self):
+        return self.grn
+
+    @staticmethod
+    def grn_key(grn):
+        return grn.replace(" ", "").upper()

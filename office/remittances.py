@@ -25,8 +25,9 @@ from ledger.models import AccountKind, PaymentMode, TransactionKind, till
 
 from . import statements
 from .actions import Action
-from .models import Remittance
+from .models import Remittance, TreasuryChallan
 from .statements import fines_credited
+from .treasury import complete, deface_grn, grn_used
 
 ZERO = Decimal("0.00")
 
@@ -104,6 +105,8 @@ def send_remittance(
         # Another pound recorded the same challan while this one was being checked.
         _refuse_used_challan(challan_number)
         raise
+    # The GRN is defaced: no other transfer to the State may be proved by it (ADR 0076).
+    deface_grn(grn=challan_number, by=by, remittance=remittance, field="challan_number")
     _book_sent(remittance, by)
     if statements.pound_positions([pound])[pound.pk].fines_due <= 0:
         todos.close(f"remit_fines:{pound.pk}")
@@ -168,7 +171,7 @@ def _refuse_used_challan(challan_number):
         .filter(challan_key=Remittance.challan_key(challan_number))
         .exists()
     )
-    if used:
+    if used or grn_used(challan_number):
         raise ValidationError(
             {
                 "challan_number": _(
@@ -180,10 +183,12 @@ def _refuse_used_challan(challan_number):
 
 
 @transaction.atomic
-def confirm_remittance(*, remittance, by, challan_number=None):
+def confirm_remittance(*, remittance, by, challan_number=None, **scroll):
     """The office confirms the money reached the treasury: the fines are the District
     Magistrate's (s.17). Given the `challan_number` the treasury holds (the API asks for it), it
-    must be the remittance's, compared as the unique index compares challans."""
+    must be the remittance's, compared as the unique index compares challans. Given the bank's
+    `cin` and the treasury's `scroll_number` and `scroll_date` (`scroll`), the challan's GRN is
+    confirmed with them, by this other person than its sender (ADR 0076)."""
     remittance = (
         Remittance.objects.select_for_update(of=("self",))
         .select_related("pound__district", "sent_by")
@@ -204,6 +209,8 @@ def confirm_remittance(*, remittance, by, challan_number=None):
     remittance.status, remittance.confirmed_by = Remittance.Status.CONFIRMED, by
     remittance.confirmed_at = timezone.now()
     remittance.save(update_fields=["status", "confirmed_by", "confirmed_at"])
+    if any(value is not None for value in scroll.values()):
+        _confirm_grn(remittance, by, scroll)
     amount = remittance.amount
     ledger.post(
         district=district,
@@ -242,6 +249,18 @@ def confirm_remittance(*, remittance, by, challan_number=None):
     )
     todos.close(f"remittance_confirm:{remittance.pk}")
     return remittance
+
+
+def _confirm_grn(remittance, by, scroll):
+    """The remittance's GRN confirmed with the CIN and the scroll, by its confirmer."""
+    locked = TreasuryChallan.objects.select_for_update(of=("self",))
+    challan = locked.filter(remittance=remittance).first() or deface_grn(
+        grn=remittance.challan_number, by=remittance.sent_by, remittance=remittance
+    )
+    complete(challan, **scroll)
+    challan.confirmed_by, challan.confirmed_at = by, remittance.confirmed_at
+    fields = ["cin", "scroll_number", "scroll_date", "confirmed_by", "confirmed_at"]
+    challan.save(update_fields=fields)
 
 
 def _remittable(pound, amount, remitted_on, from_cash):

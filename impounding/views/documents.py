@@ -51,7 +51,7 @@ def statement_pdf(request, pk):
             return HttpResponseBadRequest()
         animals = animals.filter(pk__in=chosen)
     try:
-        pdf = documents.dues_statement(entry, animals=list(animals))
+        pdf = documents.dues_statement(entry, animals=list(animals), paper=_paper(request))
     except TariffMissing as exc:
         messages.error(request, " ".join(exc.messages))
         return redirect(entry)

@@ -44,6 +44,7 @@ from ..selectors import (
 )
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS, PHOTO_MAX_PX
 from ..tariffs import TariffMissing
+from ..upi import dues_qr
 from ..warnings import describe_warnings
 from .answers import entry_answers
 from .common import get_animal, get_entry
@@ -287,6 +288,7 @@ def entry(request, pk):
             "animals": animals,
             "in_pound": in_pound,
             "statement": statement,
+            "dues_qr": dues_qr(entry, statement),
             "tariff_problem": tariff_problem,
             "warnings": describe_warnings(entry.warnings),
             "record": inspection_record(entry),

@@ -436,6 +436,26 @@ def test_confirmation_without_challan_is_400(client, remittance, dm_clerk):
     assert fields(body) == {"challan_number": "Enter the challan number the treasury gave."}
 
 
+def test_the_scroll_given_confirms_the_grn_by_the_caller(client, remittance, dm_clerk):
+    from office.models import TreasuryChallan
+
+    scroll = {"cin": "0002390260511200012", "scroll_number": "SC-9", "scroll_date": "2020-01-15"}
+    response = post(client, confirm_url(remittance), confirmation(**scroll), dm_clerk)
+
+    assert response.status_code == 200, response.content
+    challan = TreasuryChallan.objects.get(remittance=remittance)
+    assert (challan.cin, challan.scroll_number, str(challan.scroll_date)) == tuple(scroll.values())
+    assert (challan.recorded_by, challan.confirmed_by) == (remittance.sent_by, dm_clerk)
+
+
+def test_half_a_scroll_is_409_and_confirms_nothing(client, remittance, dm_clerk):
+    before = snapshot()
+    response = post(client, confirm_url(remittance), confirmation(cin="0002390"), dm_clerk)
+    body = problem_of(response, 409)
+    assert set(fields(body)) == {"scroll_number", "scroll_date"}
+    assert snapshot() == before
+
+
 def test_another_challan_number_is_409_and_confirms_nothing(client, remittance, dm_clerk):
     before = snapshot()
     response = post(client, confirm_url(remittance), confirmation(challan_number="CH-9"), dm_clerk)
