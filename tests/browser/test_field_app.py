@@ -296,7 +296,7 @@ def test_a_birth_recorded_offline_reaches_the_server_once_with_its_sex_and_colou
     form.get_by_label("Sex of the calf").select_option("female")
     form.get_by_role("button", name="Save and send").click()
     # The colour is asked for beside its field before anything is kept.
-    colour = form.get_by_label("Colour")
+    colour = form.get_by_label("Colour of the calf")
     expect(colour).to_have_attribute("aria-invalid", "true")
     expect(form.locator(".field-error")).to_have_text(["This field is required."])
     colour.fill("White")
