@@ -12,8 +12,10 @@ from kernel.views import add_service_errors
 from . import device_tokens
 from .decorators import require_permission
 from .forms import PairDeviceForm
+from .roles import Permission
 
 
+@require_permission(Permission.RECORD_IMPOUNDMENT)
 def pair(request):
     """Pair this phone: a device token for the keeper's pound, handed to the field app once
     (the page keeps it in the app's store, ADR 0073), its secret never shown again."""

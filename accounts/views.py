@@ -156,6 +156,7 @@ def profile(request):
         "assignments": assignments,
         "has_second_factor": has_second_factor(request.user),
         "codes_left": recovery_codes_left(request.user),
+        "may_pair": has_permission(request.user, Permission.RECORD_IMPOUNDMENT),
     }
     return render(request, "accounts/profile.html", context)
 
