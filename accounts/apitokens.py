@@ -45,6 +45,16 @@ class ApiTokenQuerySet(models.QuerySet):
 
 
 class ApiToken(models.Model):
+    class Kind(models.TextChoices):
+        PERSONAL = "personal", _("personal")
+        # A keeper's phone paired with the field app (ADR 0074): one pound, one phone, the
+        # field writes only, and a sliding expiry (FIELD_DEVICE_IDLE_DAYS without a sync).
+        DEVICE = "device", _("device")
+
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices, default=Kind.PERSONAL)
+    pound = models.ForeignKey(
+        "accounts.Pound", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
@@ -71,9 +81,19 @@ class ApiToken(models.Model):
         verbose_name = _("API token")
         verbose_name_plural = _("API tokens")
         ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="personal") | Q(pound__isnull=False),
+                name="device_token_has_pound",
+            )
+        ]
 
     def __str__(self):
         return f"{self.name} ({self.hint}…)"
+
+    @property
+    def is_device(self):
+        return self.kind == self.Kind.DEVICE
 
     @property
     def is_live(self):

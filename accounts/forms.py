@@ -68,6 +68,18 @@ class ApiTokenForm(forms.Form):
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
 
 
+class PairDeviceForm(forms.Form):
+    """Pair this phone with the field app (accounts.device_tokens.pair_device)."""
+
+    label = forms.CharField(
+        label=_("Name of this phone"),
+        max_length=80,
+        initial=_("Pound phone"),
+        help_text=_("Pairing a phone of the same name again replaces its earlier token."),
+    )
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+
 class ServiceTokenForm(forms.Form):
     """A State system's token (services.create_service_token checks the rules again)."""
 

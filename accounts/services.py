@@ -8,6 +8,7 @@ an event on the document's pound's chain (or its district's).
 
 from datetime import datetime, time, timedelta
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -229,6 +230,9 @@ def reissue_document(*, document, by, reason):
 
 # The last use is written at most this often: not a write for every request of a busy client.
 TOKEN_USE_RESOLUTION = timedelta(minutes=1)
+# A paired phone's last sync (and so its sliding expiry) is written at most this often: an
+# outbox of 200 entries sent at once is one write, not 200 (ADR 0074).
+DEVICE_SYNC_RESOLUTION = timedelta(minutes=5)
 
 
 # A personal token expires: PERSONAL_TOKEN_DAYS after today unless its owner chooses another
@@ -318,10 +322,14 @@ def live_api_token(secret):
     if token is None:
         return None
     now = timezone.now()
-    if token.last_used_at is None or now - token.last_used_at >= TOKEN_USE_RESOLUTION:
+    every = DEVICE_SYNC_RESOLUTION if token.is_device else TOKEN_USE_RESOLUTION
+    if token.last_used_at is None or now - token.last_used_at >= every:
+        changes: dict = {"last_used_at": now}
+        if token.is_device:  # the sliding expiry (ADR 0074): each sync moves it on
+            changes["expires_at"] = now + timedelta(days=settings.FIELD_DEVICE_IDLE_DAYS)
         ApiToken.objects.filter(pk=token.pk).filter(
-            Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - TOKEN_USE_RESOLUTION)
-        ).update(last_used_at=now)
+            Q(last_used_at__isnull=True) | Q(last_used_at__lte=now - every)
+        ).update(**changes)
     return token
 
 

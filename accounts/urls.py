@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import second_factor, service_tokens, views
+from . import device_views, second_factor, service_tokens, views
 
 app_name = "accounts"
 
@@ -11,6 +11,13 @@ urlpatterns = [
     path("staff/<int:pk>/relatives/", views.staff_relatives, name="staff_relatives"),
     path("tokens/", views.api_tokens, name="api_tokens"),
     path("tokens/<int:pk>/revoke/", views.api_token_revoke, name="api_token_revoke"),
+    path("tokens/pair/", device_views.pair, name="pair_device"),
+    path("device-tokens/", device_views.device_tokens_list, name="device_tokens"),
+    path(
+        "device-tokens/<int:pk>/revoke/",
+        device_views.device_token_revoke,
+        name="device_token_revoke",
+    ),
     path("service-tokens/", service_tokens.service_tokens, name="service_tokens"),
     path(
         "service-tokens/<int:pk>/revoke/",

@@ -33,7 +33,7 @@ from .models import (
 )
 from .relatives import staff_in_reach
 from .roles import Permission
-from .scoping import has_permission, visible_pound_ids
+from .scoping import has_permission
 from .selectors import pounds_with_villages
 from .throttle import address_locked_out, verify_rate_exceeded
 from .twofactor import has_second_factor, recovery_codes_left, second_factor_not_required
@@ -156,6 +156,7 @@ def profile(request):
         "assignments": assignments,
         "has_second_factor": has_second_factor(request.user),
         "codes_left": recovery_codes_left(request.user),
+        "may_pair": has_permission(request.user, Permission.RECORD_IMPOUNDMENT),
     }
     return render(request, "accounts/profile.html", context)
 
@@ -278,20 +279,8 @@ def api_tokens(request):
             "form": form,
             "tokens": tokens,
             "secret": secret,
-            "device": _field_device(request, secret),
         },
     )
-
-
-def _field_device(request, secret):
-    """A token just made by a keeper of one pound pairs the phone it was made on with the field
-    app (ADR 0073): the page hands the app the token, the API's address and the pound."""
-    if secret is None:
-        return None
-    pounds = visible_pound_ids(request.user, Permission.RECORD_IMPOUNDMENT)
-    if len(pounds) != 1:
-        return None
-    return {"token": secret, "api": reverse("api:index"), "pound": pounds[0]}
 
 
 @require_POST

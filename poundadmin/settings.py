@@ -275,6 +275,8 @@ API_RATE_PER_MINUTE = env.int("API_RATE_PER_MINUTE", default=120)
 # The field app (issue 22, ADR 0074). A phone's clock further than this from the server's when
 # it sends a record is flagged for the office, never refused.
 FIELD_CLOCK_TOLERANCE_MINUTES = env.int("FIELD_CLOCK_TOLERANCE_MINUTES", default=15)
+# A paired phone's device token lapses after this many days without a sync (ADR 0074).
+FIELD_DEVICE_IDLE_DAYS = env.int("FIELD_DEVICE_IDLE_DAYS", default=60)
 # An answered Idempotency-Key is kept this many days: a phone may hold a record offline for up
 # to 30 days and still send it once. Fewer than 30 is refused at start.
 IDEMPOTENCY_KEEP_DAYS = env.int("IDEMPOTENCY_KEEP_DAYS", default=30)

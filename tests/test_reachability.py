@@ -69,6 +69,8 @@ OUTSIDE = {
     # A POST button beside each token on the tokens page (tests/api/test_api.py).
     "accounts:api_token_revoke",
     "accounts:service_token_revoke",  # the same, on the service tokens page
+    # A check page beside each paired phone on its list (tests/accounts/test_device_tokens.py).
+    "accounts:device_token_revoke",
     # A POST button beside each bidder on the auction's page (tests/auctions/test_s19_relatives.py).
     "auctions:bidder_recheck",
     # The second factor after the password (the sign-in's second step), the recovery codes shown

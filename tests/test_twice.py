@@ -35,6 +35,7 @@ NO_KEY = {
     "made",
     "accounts:api_token_revoke": "a state toggle: a revoked token stays revoked",
     "accounts:service_token_revoke": "a state toggle: a revoked token stays revoked",
+    "accounts:device_token_revoke": "a state toggle: a revoked token stays revoked",
     "webhooks:stop": "a state toggle: a stopped webhook stays stopped",
     "webhooks:send_again": "a state toggle: only a given-up delivery is queued again",
     "auctions:auction_close": "a state transition refused from a closed auction",
@@ -203,6 +204,14 @@ def _api_token(client, get):
     client.force_login(get("pound_keeper"))
     data = {"name": "dashboard", "idempotency_key": "5b0f7c1e-8c2a-4c53-9a7e-2f2d1f0d1a11"}
     return reverse("accounts:api_tokens"), data, ApiToken
+
+
+def _device_pairing(client, get):
+    from accounts.apitokens import ApiToken
+
+    client.force_login(get("pound_keeper"))
+    data = {"label": "Pound phone", "idempotency_key": "6c1f8d2e-9d3b-4d64-8b8f-3e3e2a1e2b22"}
+    return reverse("accounts:pair_device"), data, ApiToken
 
 
 def _passkey(client, get):
@@ -688,6 +697,7 @@ SENT_TWICE = {
     "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,
     "accounts:api_tokens": _api_token,
+    "accounts:pair_device": _device_pairing,
     "accounts:relatives": _relatives(own=True),
     "accounts:staff_relatives": _relatives(own=False),
     "accounts:service_tokens": _service_token,

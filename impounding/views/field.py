@@ -115,7 +115,7 @@ def app(request):
             "api": reverse("api:index"),
             "worker": reverse("field_worker"),
             "scope": reverse("field_app"),
-            "pair": reverse("accounts:api_tokens"),  # a token made there pairs the phone
+            "pair": reverse("accounts:pair_device"),  # a device token made there pairs the phone
             "lang": _language(),
             "scanner": _scanner(),
             "species": {c["value"]: c["label"] for c in _choices(Species.choices)},

@@ -2,13 +2,14 @@
 network switched off and on."""
 
 import re
+import uuid
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from accounts.services import create_api_token
+from accounts.device_tokens import pair_device
 
 # What a phone's browser logs when it is offline or a test answers 4xx/5xx on purpose.
 EXPECTED_NOISE = re.compile(
@@ -19,8 +20,10 @@ EXPECTED_NOISE = re.compile(
 
 @pytest.fixture
 def phone(pound_keeper, pound):
-    """The pairing the phone keeps: its token, the API and its pound."""
-    _token, secret = create_api_token(user=pound_keeper, name="Field phone")
+    """The pairing the phone keeps: its device token (ADR 0074), the API and its pound."""
+    _token, secret = pair_device(
+        user=pound_keeper, label="Field phone", idempotency_key=uuid.uuid4()
+    )
     return {"token": secret, "api": "/api/v1/", "pound": pound.pk}
 
 

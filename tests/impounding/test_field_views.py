@@ -88,8 +88,8 @@ def test_the_menu_offers_the_field_app_to_whoever_records_arrivals(client, pound
 def _pair(client, user):
     client.force_login(user)
     return client.post(
-        reverse("accounts:api_tokens"),
-        {"name": "Pound phone", "idempotency_key": "0c5e4a52-1f1b-4a4e-9d7e-6a2b0b8c9d10"},
+        reverse("accounts:pair_device"),
+        {"label": "Pound phone", "idempotency_key": "0c5e4a52-1f1b-4a4e-9d7e-6a2b0b8c9d10"},
     )
 
 
@@ -98,7 +98,7 @@ def _device(page):
     return json.loads(found.group(1)) if found else None
 
 
-def test_a_token_made_by_a_keeper_pairs_the_phone_with_the_app(client, pound_keeper, pound):
+def test_pairing_hands_the_phone_a_device_token_for_the_app(client, pound_keeper, pound):
     from accounts.services import live_api_token
 
     page = _pair(client, pound_keeper)
@@ -106,6 +106,7 @@ def test_a_token_made_by_a_keeper_pairs_the_phone_with_the_app(client, pound_kee
 
     assert device["api"] == "/api/v1/" and device["pound"] == pound.pk
     assert live_api_token(device["token"]).user == pound_keeper
+    assert live_api_token(device["token"]).kind == "device"
     assert 'id="open-field-app"' in page.content.decode()
     # The same form again: its secret was shown once, so nothing pairs a second phone with it.
     assert _pair(client, pound_keeper).status_code == 302
@@ -115,7 +116,7 @@ def test_no_pairing_for_whoever_records_no_arrivals(client, auditor):
     assert _device(_pair(client, auditor)) is None
 
 
-def test_the_app_sends_an_unpaired_phone_to_the_tokens_page(client):
+def test_the_app_sends_an_unpaired_phone_to_the_pairing_page(client):
     page = client.get(reverse("field_app")).content.decode()
     config = json.loads(re.search(r'id="field-config"[^>]*>(.*?)</script>', page).group(1))
-    assert config["pair"] == reverse("accounts:api_tokens")
+    assert config["pair"] == reverse("accounts:pair_device")
