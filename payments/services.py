@@ -170,6 +170,20 @@ def sweep(*, now=None):
     return asked, settled
 
 
+def ensure_none_open(entry):
+    """Refuse to take the dues at the till while a payment of them through the gateway is open
+    (in progress, or succeeded and not yet released on): they would be paid twice."""
+    if Payment.objects.filter(impoundment=entry).open().exists():
+        raise PaymentRefused(
+            {
+                "payment_mode": _(
+                    "These dues are being paid online. Release on that payment, or wait for "
+                    "the gateway to answer."
+                )
+            }
+        )
+
+
 def take_for_release(*, payment, release):
     """A release takes a succeeded payment of its entry's dues, for exactly its amount: the
     payment becomes reconciled, once. Runs inside the release's transaction."""

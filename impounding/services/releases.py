@@ -303,6 +303,8 @@ def _book_payment(release, animals, payment=None):
         payments.take_for_release(payment=payment, release=release)
         paid_into = ledger.account(district=pound.district, kind=AccountKind.GATEWAY_CLEARING)
     else:
+        # The same dues paid online and again at the till would be paid twice.
+        payments.ensure_none_open(entry)
         paid_into = ledger.till_account(pound, release.payment_mode)
     ledger.post(
         district=pound.district,

@@ -200,3 +200,10 @@ def test_the_start_is_a_404_in_another_district(entry, outsider, fake_gateway, c
     response = client.post(reverse("payments:start", args=[entry.pk]))
     assert response.status_code in (403, 404)
     assert not Payment.objects.exists()
+
+
+def test_the_till_refuses_dues_being_paid_online(entry, pound_keeper, fake_gateway):
+    start(entry, pound_keeper)
+    with pytest.raises(ValidationError, match="being paid online"):
+        pay(entry, pound_keeper)
+    assert not entry.releases.exists()
