@@ -4,4 +4,4 @@ from django.utils.translation import gettext_lazy as _
 
 class PaymentsConfig(AppConfig):
     name = "payments"
-    verbose_name = _("Payments")
+    verbose_name = _("Online payments")

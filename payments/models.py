@@ -60,6 +60,10 @@ class PaymentQuerySet(PoundScopedQuerySet):
     def in_progress(self):
         return self.filter(state__in=IN_PROGRESS)
 
+    def succeeded_for(self, entry):
+        """The entry's payment the gateway confirmed, which its release takes; or None."""
+        return self.filter(impoundment=entry, state=PaymentState.SUCCEEDED).first()
+
 
 class Payment(models.Model):
     impoundment = models.ForeignKey(
