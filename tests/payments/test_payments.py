@@ -207,3 +207,11 @@ def test_the_till_refuses_dues_being_paid_online(entry, pound_keeper, fake_gatew
     with pytest.raises(ValidationError, match="being paid online"):
         pay(entry, pound_keeper)
     assert not entry.releases.exists()
+
+
+def test_the_adapter_asks_a_refund_with_a_signed_request(entry, pound_keeper, fake_gateway):
+    payment, order = start(entry, pound_keeper)
+    fake_gateway.take_order(order)
+    fake_gateway.pay(payment.reference)
+    answer = fake_gateway.adapter.refund(reference=payment.reference, amount=payment.amount)
+    assert answer.reference == payment.reference and answer.amount == payment.amount
