@@ -53,6 +53,8 @@ class AccountKind(models.TextChoices):
     LOCAL_FUND = "local_fund", _("Credited to the local fund (s.31)")
     UPKEEP_EXPENSE = "upkeep_expense", _("Upkeep of cattle handed to gaushalas")
     UPKEEP_PAYABLE = "upkeep_payable", _("Upkeep payable to gaushalas")
+    # Money an owner paid through the gateway, held by the gateway until it settles to us.
+    GATEWAY_CLEARING = "gateway_clearing", _("Paid online, held by the payment gateway")
 
 
 # Which accounts exist once per pound, and which once per district.
@@ -73,6 +75,9 @@ DISTRICT_ACCOUNTS = (
     AccountKind.UPKEEP_EXPENSE,
     AccountKind.UPKEEP_PAYABLE,
 )
+# District accounts made on their first posting, not opened ahead with a pound's chart: a pound
+# that takes no online payment needs none (and a new entry's path stays as short).
+DISTRICT_ACCOUNTS_ON_USE = (AccountKind.GATEWAY_CLEARING,)
 
 
 class AccountQuerySet(DistrictScopedQuerySet):

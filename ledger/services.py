@@ -12,6 +12,7 @@ from kernel.formatting import PAISA
 
 from .models import (
     DISTRICT_ACCOUNTS,
+    DISTRICT_ACCOUNTS_ON_USE,
     POUND_ACCOUNTS,
     Account,
     AccountMonth,
@@ -44,7 +45,7 @@ def account(*, district, kind, pound=None):
         if pound is None:
             raise ValueError(f"{kind} is kept per pound")
         acc, _ = Account.objects.get_or_create(district=district, pound=pound, kind=kind)
-    elif kind in DISTRICT_ACCOUNTS:
+    elif kind in DISTRICT_ACCOUNTS or kind in DISTRICT_ACCOUNTS_ON_USE:
         acc, _ = Account.objects.get_or_create(district=district, pound=None, kind=kind)
     else:
         raise ValueError(f"unknown account kind {kind}")

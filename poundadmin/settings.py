@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "impounding",
     "auctions",
     "office",
+    "payments",
     "api",
     "webhooks",
 ]
@@ -115,6 +116,7 @@ LEDGER_EXPECTATIONS = [
     "impounding.ledger_checks.expectations",
     "auctions.ledger_checks.expectations",
     "office.ledger_checks.expectations",
+    "payments.ledger_checks.expectations",
 ]
 
 # The demo and scale data generators and their commands (seed_demo, seed_scale): a development
@@ -294,6 +296,13 @@ WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
 # The keys that seal the webhooks' signing secrets in the database (webhooks/secrets.py, ADR
 # 0060): Fernet keys, newest first, kept outside the database. Required once a webhook exists.
 WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[])
+# The payment gateway (payments/gateways.py, ADR 0075): its adapter, URL, our merchant id, the
+# shared key (base64, 32 bytes) that signs and seals its messages, and its time to answer.
+PAYMENT_GATEWAY = env.str("PAYMENT_GATEWAY", default="sbiepay")
+PAYMENT_GATEWAY_URL = env.str("PAYMENT_GATEWAY_URL", default="")
+PAYMENT_GATEWAY_MERCHANT_ID = env.str("PAYMENT_GATEWAY_MERCHANT_ID", default="")
+PAYMENT_GATEWAY_KEY = env.str("PAYMENT_GATEWAY_KEY", default="")
+PAYMENT_GATEWAY_TIMEOUT = env.int("PAYMENT_GATEWAY_TIMEOUT", default=10)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"
 AXES_IPWARE_PROXY_COUNT = env.int("PROXY_COUNT", default=0)

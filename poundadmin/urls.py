@@ -38,6 +38,7 @@ urlpatterns = [
     path("pound/", include("impounding.urls")),
     path("auctions/", include("auctions.urls")),
     path("office/", include("office.urls")),
+    path("payments/", include("payments.urls")),
     path("rules/", include("rulepacks.urls")),
     path("notices/", auction_views.board, name="board"),
     path("api/", include("api.urls")),

@@ -13,7 +13,7 @@ FLOORS = [
     ("kernel",),
     ("accounts",),
     ("ledger", "rulepacks"),
-    ("impounding", "auctions", "office"),
+    ("impounding", "auctions", "office", "payments"),
     ("api", "webhooks"),
 ]
 INDEPENDENT = [{"api", "webhooks"}, {"ledger", "rulepacks"}]

@@ -14,6 +14,7 @@ APPS = (
     "impounding",
     "auctions",
     "office",
+    "payments",
     "api",
     "webhooks",
     "demo",

@@ -86,6 +86,12 @@ OUTSIDE = {
     # user who has one, and each passkey has its remove button (tests/accounts/test_passkeys.py).
     "accounts:passkeys",
     "accounts:passkey_remove",
+    # Online payments (ADR 0075): a POST button on the entry's page sends the browser to the
+    # gateway, which sends it back to the return page and calls the callback itself
+    # (tests/payments/).
+    "payments:start",
+    "payments:return",
+    "payments:callback",
     # The field app (ADR 0073): public, opened on the phone from its pairing page; its worker,
     # manifest and catalogues are fetched by the app (tests/browser/test_field_app.py).
     "field_app",

@@ -67,6 +67,10 @@ NO_KEY = {
     "office:remittance_confirm": "a confirmation refused once confirmed (maker-checker)",
     "office:shortfall_write_off": "a write-off refused once written off",
     "office:surplus_receive": "a receipt refused once the surplus is received",
+    "payments:start": "a second payment of the same dues is refused while the first is open "
+    "(its unique index, ADR 0075)",
+    "payments:return": "a page: shows where the payment stands, records nothing",
+    "payments:callback": "the gateway's message: a payment already settled is not moved again",
     "accounts:reissue": "sets the drawn file aside; a second sending finds none and is refused",
     "accounts:relative_edit": "corrects or withdraws a declared relative: the same again changes "
     "nothing, a withdrawn relative is gone",

@@ -26,6 +26,10 @@ PUBLIC = {
     "field_manifest",
     "field_worker",
     "field_catalogue",
+    # The payment gateway's server-to-server callback (its signature is the check) and the
+    # browser's return from it, by the payment's unguessable token (ADR 0075).
+    "payments:callback",
+    "payments:return",
     # The API's schema and reference page (no data), and its two public reads (no names).
     "api:openapi-json",
     "api:openapi-view",

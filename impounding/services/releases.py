@@ -33,6 +33,7 @@ from kernel.messages import THE_CLAIMANT, Message
 from kernel.uploads import SIGNATURE_MAX_PX, reencode_image
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
+from payments import services as payments
 
 from ..actions import Action
 from ..dues import Statement, dues
@@ -292,10 +293,19 @@ def _hand_over(animals, *, release, at):
     end_custody(animals, state=new_state, at=at, release=release)
 
 
-def _book_payment(release, animals):
-    """s.13: the fines are owed to the District Magistrate, the feeding to the pound-keeper."""
+def _book_payment(release, animals, payment=None):
+    """s.13: the fines are owed to the District Magistrate, the feeding to the pound-keeper. The
+    money is in the till, or, paid through the gateway (`payment`), held by the gateway: that
+    payment is taken, once, in this transaction (docs/decisions/0075)."""
     entry, receipt = release.impoundment, release.receipt
     pound = entry.pound
+    if payment is not None:
+        payments.take_for_release(payment=payment, release=release)
+        paid_into = ledger.account(district=pound.district, kind=AccountKind.GATEWAY_CLEARING)
+    else:
+        # The same dues paid online and again at the till would be paid twice.
+        payments.ensure_none_open(entry)
+        paid_into = ledger.till_account(pound, release.payment_mode)
     ledger.post(
         district=pound.district,
         pound=pound,
@@ -307,7 +317,7 @@ def _book_payment(release, animals):
         impoundment_id=entry.pk,
         at=release.released_at,
         lines=[
-            (ledger.till_account(pound, release.payment_mode), release.amount),
+            (paid_into, release.amount),
             (
                 ledger.account(district=pound.district, kind=AccountKind.FINES_DUE_DM),
                 -release.fines,
@@ -462,14 +472,19 @@ def release_on_payment(
     signature=None,
     at=None,
     replaces=None,
+    payment=None,
 ):
     """s.13: the owner or his agent pays the fines and charges and takes the animals back.
 
     The receipt, the release, the animals' new state, the ledger transaction and the event are
     written together or not at all. Confirming the same form twice gives the same release, with
     `replayed` set on it. `replaces`: the cancelled receipt this one corrects (decision 11).
-    A blank `owner_name` is the claimant's. Every refusal is a ReleaseRefused.
+    A blank `owner_name` is the claimant's. Every refusal is a ReleaseRefused. `payment`: a
+    payment through the gateway that paid the dues, which the release takes (the receipt names
+    its reference); without it the money is in the till.
     """
+    if payment is not None:
+        payment_mode, payment_reference = PaymentMode.OTHER, payment.reference
     claim = ClaimAnswers(
         claimant_name=claimant_name,
         claimant_address=claimant_address,
@@ -486,7 +501,7 @@ def release_on_payment(
     )
     return release_to_claimant(
         kind=Release.Kind.PAYMENT,
-        book=_book_payment,
+        book=functools.partial(_book_payment, payment=payment),
         entry=entry,
         by=by,
         animal_ids=animal_ids,

@@ -15,6 +15,7 @@ from kernel import held_uploads
 from kernel.confirmations import show_panel
 from kernel.models import Event
 from kernel.views import add_service_errors, keyset_page
+from payments.models import Payment
 
 from .. import services
 from ..dues import dues
@@ -290,6 +291,7 @@ def entry(request, pk):
             "statement": statement,
             "dues_qr": dues_qr(entry, statement),
             "tariff_problem": tariff_problem,
+            "online_payment": Payment.objects.filter(impoundment=entry).open().first(),
             "warnings": describe_warnings(entry.warnings),
             "record": inspection_record(entry),
             "releases": releases,

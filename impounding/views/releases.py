@@ -18,6 +18,7 @@ from accounts.roles import Permission
 from kernel.confirmations import show_panel
 from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
+from payments.models import Payment
 
 from .. import services
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm
@@ -93,9 +94,13 @@ def _claim(request, pk, *, deposit):
         "chosen": statement.animals,
         "answers": form.cleaned_data,
     }
+    # A payment the gateway confirmed is what this release takes (docs/decisions/0075).
+    paid = None if deposit else Payment.objects.succeeded_for(entry)
+    context["paid_online"] = paid
     if "confirm" not in request.POST or not confirm.is_valid():
         return render(request, "impounding/release_check.html", context)
     service = services.release_on_deposit if deposit else services.release_on_payment
+    online = {} if deposit else {"payment": paid}
     try:
         release = service(
             entry=entry,
@@ -104,6 +109,7 @@ def _claim(request, pk, *, deposit):
             idempotency_key=confirm.cleaned_data["idempotency_key"],
             amount_tendered=confirm.cleaned_data["amount"],
             signature=confirm.cleaned_data["signature_data"],
+            **online,
             **data,
         )
     except services.ReleaseRefused as exc:

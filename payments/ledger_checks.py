@@ -1,0 +1,25 @@
+"""What the payments say the ledger holds, for `manage.py check_ledger`: a release on a payment
+through the gateway debited the gateway's clearing account, not the pound's till that its
+receipt's mode names (docs/decisions/0075). One grouped query."""
+
+from django.db.models import Sum
+
+from ledger.models import AccountKind, PaymentMode, till
+
+from .models import Payment, PaymentState
+
+
+def expectations():
+    rows = (
+        # A cancelled receipt's payment was reversed (decision 11), as the receipts' check says.
+        Payment.objects.filter(
+            state=PaymentState.RECONCILED, release__receipt__cancelled_at__isnull=True
+        )
+        .order_by()
+        .values("impoundment__pound__district_id", "impoundment__pound_id")
+        .annotate(total=Sum("amount"))
+    )
+    for row in rows:
+        district, pound = row["impoundment__pound__district_id"], row["impoundment__pound_id"]
+        yield (district, pound, till(PaymentMode.OTHER)), -row["total"]
+        yield (district, None, AccountKind.GATEWAY_CLEARING), row["total"]

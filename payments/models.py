@@ -1,0 +1,140 @@
+"""Payments taken through a gateway for an entry's dues (docs/decisions/0075).
+
+One row per attempt. Only the gateway's server-to-server callback and the status query move a
+payment past pending; the release that takes a succeeded payment marks it reconciled, in the
+transaction that posts its money.
+"""
+
+import uuid
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from accounts.scoping import PoundScopedQuerySet
+from impounding.models import Impoundment, Release
+
+
+class PaymentState(models.TextChoices):
+    CREATED = "created", _("Created")
+    PENDING = "pending", _("Payment in progress")
+    SUCCEEDED = "succeeded", _("Paid, awaiting release")
+    FAILED = "failed", _("Failed")
+    UNKNOWN = "unknown", _("Payment in progress (awaiting the gateway)")
+    RECONCILED = "reconciled", _("Paid and released")
+
+
+TRANSITIONS = {
+    PaymentState.CREATED: {PaymentState.PENDING, PaymentState.FAILED},
+    PaymentState.PENDING: {PaymentState.SUCCEEDED, PaymentState.FAILED, PaymentState.UNKNOWN},
+    PaymentState.UNKNOWN: {PaymentState.SUCCEEDED, PaymentState.FAILED},
+    PaymentState.SUCCEEDED: {PaymentState.RECONCILED},
+    PaymentState.FAILED: set(),
+    PaymentState.RECONCILED: set(),
+}
+
+# While a payment is in one of these states the entry's dues are being paid (or are paid and
+# not yet released on): a second payment of them is refused, by the index below.
+OPEN_STATES = (
+    PaymentState.CREATED,
+    PaymentState.PENDING,
+    PaymentState.UNKNOWN,
+    PaymentState.SUCCEEDED,
+)
+# Shown as "payment in progress", never as unpaid.
+IN_PROGRESS = (PaymentState.CREATED, PaymentState.PENDING, PaymentState.UNKNOWN)
+
+
+class TransitionNotAllowed(ValidationError):
+    pass
+
+
+class PaymentQuerySet(PoundScopedQuerySet):
+    scope = "impoundment__pound_id"
+
+    def open(self):
+        return self.filter(state__in=OPEN_STATES)
+
+    def in_progress(self):
+        return self.filter(state__in=IN_PROGRESS)
+
+    def succeeded_for(self, entry):
+        """The entry's payment the gateway confirmed, which its release takes; or None."""
+        return self.filter(impoundment=entry, state=PaymentState.SUCCEEDED).first()
+
+
+class Payment(models.Model):
+    impoundment = models.ForeignKey(
+        Impoundment, on_delete=models.PROTECT, related_name="payments", verbose_name=_("entry")
+    )
+    animal_ids = models.JSONField(default=list)
+    amount = models.DecimalField(_("amount"), max_digits=12, decimal_places=2)
+    gateway = models.CharField(_("gateway"), max_length=30)
+    reference = models.CharField(_("our reference"), max_length=40, unique=True)
+    token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    gateway_reference = models.CharField(_("gateway's reference"), max_length=80, blank=True)
+    state = models.CharField(
+        _("state"), max_length=20, choices=PaymentState, default=PaymentState.CREATED
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    settled_at = models.DateTimeField(null=True, blank=True)
+    release = models.OneToOneField(
+        Release, on_delete=models.PROTECT, null=True, blank=True, related_name="gateway_payment"
+    )
+
+    objects = PaymentQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("payment")
+        verbose_name_plural = _("payments")
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["impoundment"],
+                condition=Q(state__in=OPEN_STATES),
+                name="payment_one_open_per_entry",
+                violation_error_message=_("A payment of these dues is already in progress."),
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="payment_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(state=PaymentState.RECONCILED, release__isnull=False)
+                | (~Q(state=PaymentState.RECONCILED) & Q(release__isnull=True)),
+                name="payment_reconciled_iff_released",
+            ),
+        ]
+
+    def __str__(self):
+        return self.reference
+
+    @property
+    def in_progress(self):
+        return self.state in IN_PROGRESS
+
+    def ensure_transition(self, to):
+        if to not in TRANSITIONS[PaymentState(self.state)]:
+            raise TransitionNotAllowed(
+                _("A payment %(from)s cannot become %(to)s.")
+                % {"from": self.get_state_display(), "to": PaymentState(to).label}
+            )
+
+
+class PaymentEvent(models.Model):
+    """Every change of a payment: who or which gateway message, when, and what it said."""
+
+    payment = models.ForeignKey(Payment, on_delete=models.PROTECT, related_name="events")
+    old_state = models.CharField(max_length=20, choices=PaymentState, blank=True)
+    new_state = models.CharField(max_length=20, choices=PaymentState)
+    at = models.DateTimeField(auto_now_add=True)
+    by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    source = models.CharField(max_length=20)  # "screen", "callback", "status", "release"
+    section = models.CharField(max_length=10, default="s.13")
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.payment_id}: {self.old_state} -> {self.new_state}"

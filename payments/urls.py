@@ -1,0 +1,11 @@
+from django.urls import path
+
+from . import views
+
+app_name = "payments"
+
+urlpatterns = [
+    path("entries/<int:pk>/pay/", views.start, name="start"),
+    path("return/<uuid:token>/", views.browser_return, name="return"),
+    path("callback/<slug:name>/", views.callback, name="callback"),
+]
