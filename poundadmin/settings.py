@@ -296,8 +296,7 @@ WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
 # The keys that seal the webhooks' signing secrets in the database (webhooks/secrets.py, ADR
 # 0060): Fernet keys, newest first, kept outside the database. Required once a webhook exists.
 WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[])
-# The payment gateway (payments/gateways.py, ADR 0075): its adapter, URL, our merchant id, the
-# shared key (base64, 32 bytes) that signs and seals its messages, and its time to answer.
+# The payment gateway (ADR 0075): adapter, URL, merchant id, shared key (base64, 32 bytes), timeout.
 PAYMENT_GATEWAY = env.str("PAYMENT_GATEWAY", default="sbiepay")
 PAYMENT_GATEWAY_URL = env.str("PAYMENT_GATEWAY_URL", default="")
 PAYMENT_GATEWAY_MERCHANT_ID = env.str("PAYMENT_GATEWAY_MERCHANT_ID", default="")
