@@ -69,7 +69,7 @@ def capture_entry(page, place, seized_hours_ago=3, photo=None):
     page.get_by_label("Place of seizure").fill(place)
     page.get_by_label("Seizer's name").fill("Ramesh Kumar")
     page.get_by_label("Seizer's residence").fill("Rampur")
-    page.get_by_label("Colour").fill("Brown")
+    page.get_by_label("Colour", exact=True).fill("Brown")
     if photo:
         page.get_by_label("Photo").set_input_files(photo)
         expect(page.locator("[data-photo-note]")).to_contain_text("Photo ready")
