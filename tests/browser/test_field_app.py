@@ -352,7 +352,7 @@ def test_keeper_captures_and_sends_with_the_keyboard(page, live_server, phone, c
         ("Seizer's residence", "Rampur"),
         ("Colour", "Grey"),
     ]:
-        page.get_by_label(label).focus()
+        page.get_by_label(label, exact=True).focus()
         page.keyboard.type(value)
     page.keyboard.press("Enter")  # from the last field: the form is saved and sent
     expect(page.locator("#field-message")).to_contain_text("Saved on this phone")
