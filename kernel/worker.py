@@ -200,6 +200,8 @@ class Heartbeat(threading.Thread):
         self.task_id = None
         self.pid = None
         self.stopping = threading.Event()
+        # Held for a whole beat: stop() takes it, so no renewal lands after the lease is given up.
+        self.beating = threading.Lock()
 
     def hold(self, task_id, pid):
         self.task_id, self.pid = task_id, pid
@@ -212,6 +214,11 @@ class Heartbeat(threading.Thread):
             connections.close_all()
 
     def beat(self):
+        with self.beating:
+            if not self.stopping.is_set():
+                self._beat()
+
+    def _beat(self):
         try:
             renew(worker_id=self.worker_id, task_id=self.task_id, pid=self.pid)
             sweep()
@@ -220,5 +227,9 @@ class Heartbeat(threading.Thread):
             connection.close()
 
     def stop(self):
+        """End the beats; a beat under way finishes first (bounded by a lease), whatever the
+        machine's speed, so that the caller's release is the last word on the lease."""
         self.stopping.set()
+        if self.beating.acquire(timeout=lease_seconds()):
+            self.beating.release()
         self.join(timeout=beat_seconds() * 2)
