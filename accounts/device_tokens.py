@@ -10,15 +10,14 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .apitokens import ApiToken, digest_of, new_secret
-from .models import Pound, StaffEvent
+from .apitokens import ApiToken
+from .models import Pound
 from .roles import Permission
 from .scoping import visible_pound_ids
-from .services import revoke_api_token
+from .services import issue_token, revoke_api_token
 
 MANAGE = Permission.MANAGE_STAFF
 
@@ -38,37 +37,25 @@ def pair_device(*, user, label, idempotency_key):
     pound_id = pairing_pound(user)
     if pound_id is None:
         raise ValidationError(_("Only the keeper of one pound pairs a phone with the field app."))
-    secret = new_secret()
     now = timezone.now()
-    try:
-        with transaction.atomic():
-            earlier = ApiToken.objects.live().filter(
-                kind=ApiToken.Kind.DEVICE, user=user, pound_id=pound_id, name=label
-            )
-            for old in earlier.select_for_update(of=("self",)):
-                revoke_api_token(token=old, by=user)
-            token = ApiToken(
-                kind=ApiToken.Kind.DEVICE,
-                user=user,
-                pound_id=pound_id,
-                name=label,
-                digest=digest_of(secret),
-                hint=secret[:8],
-                idempotency_key=idempotency_key,
-                created_at=now,
-                expires_at=now + timedelta(days=settings.FIELD_DEVICE_IDLE_DAYS),
-            )
-            token.full_clean(exclude=["idempotency_key"])
-            token.save()
-            StaffEvent.objects.create(
-                user=user, action=StaffEvent.Action.TOKEN_CREATED, by=user, note=str(token)
-            )
-    except IntegrityError:
-        token = ApiToken.objects.filter(idempotency_key=idempotency_key).first()
-        if token is None:
-            raise
-        return token, None
-    return token, secret
+
+    def revoke_earlier():
+        earlier = ApiToken.objects.live().filter(
+            kind=ApiToken.Kind.DEVICE, user=user, pound_id=pound_id, name=label
+        )
+        for old in earlier.select_for_update(of=("self",)):
+            revoke_api_token(token=old, by=user)
+
+    return issue_token(
+        user=user,
+        idempotency_key=idempotency_key,
+        before=revoke_earlier,
+        kind=ApiToken.Kind.DEVICE,
+        pound_id=pound_id,
+        name=label,
+        created_at=now,
+        expires_at=now + timedelta(days=settings.FIELD_DEVICE_IDLE_DAYS),
+    )
 
 
 def district_device_tokens(user):

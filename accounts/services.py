@@ -265,16 +265,26 @@ def create_api_token(*, user, name, idempotency_key=None, expires_on=None):
             return token, None
     expires_on = expires_on or default_token_expiry()
     _check_token_expiry(expires_on)
+    return issue_token(
+        user=user, idempotency_key=idempotency_key, name=name, expires_at=expiry_moment(expires_on)
+    )
+
+
+def issue_token(*, user, idempotency_key, before=None, **fields):
+    """Make and record one token of `user` with `fields`; returns (token, secret). `before` runs
+    first in the same transaction (a phone's earlier token revoked). A form that committed first
+    under the same key wins: its token is returned, with None for the secret."""
     secret = new_secret()
     try:
         with transaction.atomic():
+            if before is not None:
+                before()
             token = ApiToken(
                 user=user,
-                name=name,
                 digest=digest_of(secret),
                 hint=secret[:8],
                 idempotency_key=idempotency_key,
-                expires_at=expiry_moment(expires_on),
+                **fields,
             )
             token.full_clean(exclude=["idempotency_key"])
             token.save()
@@ -283,10 +293,10 @@ def create_api_token(*, user, name, idempotency_key=None, expires_on=None):
             )
     except IntegrityError:
         # The same form committed first, while this one waited on the key's unique index.
-        token = ApiToken.objects.filter(idempotency_key=idempotency_key).first()
-        if token is None:
+        first = ApiToken.objects.filter(idempotency_key=idempotency_key).first()
+        if first is None:
             raise
-        return token, None
+        return first, None
     return token, secret
 
 
