@@ -284,24 +284,6 @@ FIELD_DEVICE_IDLE_DAYS = env.int("FIELD_DEVICE_IDLE_DAYS", default=60)
 IDEMPOTENCY_KEEP_DAYS = env.int("IDEMPOTENCY_KEEP_DAYS", default=30)
 if IDEMPOTENCY_KEEP_DAYS < 30:
     raise ImproperlyConfigured("IDEMPOTENCY_KEEP_DAYS must be 30 or more (the field app's window).")
-# Outbound webhooks (webhooks/, docs/webhooks.md): a receiver's time to answer, the tries
-# before a delivery is given up, the networks besides the public Internet that a webhook may
-# call (a State data centre's, say "10.20.0.0/16") and the ports. Plain http:// only where
-# WEBHOOK_ALLOW_HTTP is true (a test receiver).
-WEBHOOK_TIMEOUT_SECONDS = env.int("WEBHOOK_TIMEOUT_SECONDS", default=10)
-WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
-WEBHOOK_ALLOWED_NETWORKS = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
-WEBHOOK_ALLOWED_PORTS = env.list("WEBHOOK_ALLOWED_PORTS", cast=int, default=[443, 8443])
-WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
-# The keys that seal the webhooks' signing secrets in the database (webhooks/secrets.py, ADR
-# 0060): Fernet keys, newest first, kept outside the database. Required once a webhook exists.
-WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[])
-# The payment gateway (ADR 0075): adapter, URL, merchant id, shared key (base64, 32 bytes), timeout.
-PAYMENT_GATEWAY = env.str("PAYMENT_GATEWAY", default="sbiepay")
-PAYMENT_GATEWAY_URL = env.str("PAYMENT_GATEWAY_URL", default="")
-PAYMENT_GATEWAY_MERCHANT_ID = env.str("PAYMENT_GATEWAY_MERCHANT_ID", default="")
-PAYMENT_GATEWAY_KEY = env.str("PAYMENT_GATEWAY_KEY", default="")
-PAYMENT_GATEWAY_TIMEOUT = env.int("PAYMENT_GATEWAY_TIMEOUT", default=10)
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "accounts.views.lockout"
 AXES_IPWARE_PROXY_COUNT = env.int("PROXY_COUNT", default=0)
@@ -597,3 +579,7 @@ if SENTRY_DSN:
 # Upload limits for scanned orders and photos (checked again by the forms that accept them).
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# The services outside PoundAdmin (webhooks, payment and SMS gateways, registries) are set in
+# their own module, read from the same environment.
+from poundadmin.outside import *  # noqa: E402, F403

@@ -15,8 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
 README = (ROOT / "README.md").read_text()
 EXAMPLES = [ROOT / ".env.example", DEPLOY / "env.example"]
-# The modules that read the environment: the settings, and gunicorn's (the web unit's) config.
-READERS = [ROOT / "poundadmin" / "settings.py", ROOT / "gunicorn.conf.py"]
+# The modules that read the environment: the settings (with the outside services' module), and
+# gunicorn's (the web unit's) config.
+READERS = [
+    ROOT / "poundadmin" / "settings.py",
+    ROOT / "poundadmin" / "outside.py",
+    ROOT / "gunicorn.conf.py",
+]
 VARIABLE = re.compile(r"^(?:# )?([A-Z][A-Z0-9_]*)=")
 # Writable besides MEDIA_ROOT: the backups' folder, for the backup unit alone.
 EXTRA_WRITABLE = {"poundadmin-backup.service": ["/var/backups/poundadmin"]}

@@ -1,0 +1,29 @@
+"""Settings for the services outside PoundAdmin: outbound webhooks, gateways and registries.
+
+Read from the same environment as `poundadmin.settings`, which imports every name here (the
+.env file, where one is read, has already been read into the environment by then). A service
+added later puts its settings at the end, with a comment naming its ADR.
+"""
+
+import environ
+
+env = environ.Env()
+
+# Outbound webhooks (webhooks/, docs/webhooks.md): a receiver's time to answer, the tries
+# before a delivery is given up, the networks besides the public Internet that a webhook may
+# call (a State data centre's, say "10.20.0.0/16") and the ports. Plain http:// only where
+# WEBHOOK_ALLOW_HTTP is true (a test receiver).
+WEBHOOK_TIMEOUT_SECONDS = env.int("WEBHOOK_TIMEOUT_SECONDS", default=10)
+WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
+WEBHOOK_ALLOWED_NETWORKS = env.list("WEBHOOK_ALLOWED_NETWORKS", default=[])
+WEBHOOK_ALLOWED_PORTS = env.list("WEBHOOK_ALLOWED_PORTS", cast=int, default=[443, 8443])
+WEBHOOK_ALLOW_HTTP = env.bool("WEBHOOK_ALLOW_HTTP", default=False)
+# The keys that seal the webhooks' signing secrets in the database (webhooks/secrets.py, ADR
+# 0060): Fernet keys, newest first, kept outside the database. Required once a webhook exists.
+WEBHOOK_SECRET_KEYS = env.list("WEBHOOK_SECRET_KEYS", default=[])
+# The payment gateway (ADR 0075): adapter, URL, merchant id, shared key (base64, 32 bytes), timeout.
+PAYMENT_GATEWAY = env.str("PAYMENT_GATEWAY", default="sbiepay")
+PAYMENT_GATEWAY_URL = env.str("PAYMENT_GATEWAY_URL", default="")
+PAYMENT_GATEWAY_MERCHANT_ID = env.str("PAYMENT_GATEWAY_MERCHANT_ID", default="")
+PAYMENT_GATEWAY_KEY = env.str("PAYMENT_GATEWAY_KEY", default="")
+PAYMENT_GATEWAY_TIMEOUT = env.int("PAYMENT_GATEWAY_TIMEOUT", default=10)
