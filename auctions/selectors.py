@@ -382,10 +382,17 @@ def with_lot_counts(auctions):
 
 
 # The auctions screen's two lists, each paged by keyset (kernel.views.keyset_page): those to come,
-# the soonest first, and those held (or cancelled), the latest first.
+# the soonest first, and those held (or cancelled), the latest first. A scheduled auction whose
+# lots have all been decided has been held, though the officer has yet to close it: it is listed
+# with the held ones, as `Auction.status_label` reads it, not as still to come.
+_ALL_LOTS_DECIDED = Q(
+    Exists(Lot.objects.filter(auction=OuterRef("pk"))),
+    ~Exists(Lot.objects.filter(auction=OuterRef("pk"), status=Lot.Status.OPEN)),
+)
+_TO_COME = Q(status=Auction.Status.SCHEDULED) & ~_ALL_LOTS_DECIDED
 AUCTION_LISTS = {
-    "scheduled": (Q(status=Auction.Status.SCHEDULED), ("scheduled_for", "pk")),
-    "held": (~Q(status=Auction.Status.SCHEDULED), ("-scheduled_for", "-pk")),
+    "scheduled": (_TO_COME, ("scheduled_for", "pk")),
+    "held": (~_TO_COME, ("-scheduled_for", "-pk")),
 }
 # The disposal orders' two lists: awaiting the Magistrate, and decided; the latest prepared first.
 DISPOSAL_LISTS = {

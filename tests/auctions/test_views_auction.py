@@ -353,6 +353,19 @@ def test_auctions_list_scheduled_first(client, police_officer, auction, bidder, 
     assert "1 of 1 lots sold" in response.content.decode()
 
 
+def test_an_auction_whose_lots_are_all_decided_is_listed_as_held_before_it_is_closed(
+    client, auction, lot, bidder, police_officer
+):
+    client.force_login(police_officer)
+    response = client.get(reverse("auctions:auctions"))
+    assert [a.pk for a in response.context["scheduled"]] == [auction.pk]
+    services.sell_lot(lot=lot, buyer=bidder, price=Decimal("5000.00"), by=police_officer)
+    response = client.get(reverse("auctions:auctions"))  # sold, not yet closed by the officer
+    assert response.context["scheduled"] == []
+    assert [a.pk for a in response.context["held"]] == [auction.pk]
+    assert "Held: every lot decided, to be closed" in response.content.decode()
+
+
 def test_auctions_list_query_count_flat(
     client, police_officer, pound, pound_keeper, auditor, conds, tariffs
 ):
