@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Func, IntegerField, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -240,9 +240,16 @@ def set_aside(*, line, by, note):
     return line
 
 
+def _count(qs):
+    return Subquery(
+        qs.order_by().values(n=Func(F("pk"), function="COUNT")), output_field=IntegerField()
+    )
+
+
 def unreconciled(district_ids, *, now=None):
-    """(open statement lines, confirmed payments no statement shows), each older than
-    UNRECONCILED_AFTER: two counts, read through the partial indexes on open items."""
+    """{"lines": open statement lines, "payments": confirmed payments no statement shows},
+    each older than UNRECONCILED_AFTER: one query, read through the partial indexes on the open
+    items only."""
     now = now or timezone.now()
     lines = StatementLine.objects.open().filter(
         district_id__in=district_ids, value_date__lte=(now - UNRECONCILED_AFTER).date()
@@ -253,4 +260,9 @@ def unreconciled(district_ids, *, now=None):
         settled_at__lte=now - UNRECONCILED_AFTER,
         impoundment__pound__district_id__in=district_ids,
     )
-    return lines.count(), payments.count()
+    return (
+        District.objects.filter(pk=district_ids[0])
+        .annotate(lines=_count(lines), payments=_count(payments))
+        .values("lines", "payments")
+        .first()
+    ) or {"lines": 0, "payments": 0}
