@@ -30,8 +30,9 @@ class StatementUploadForm(forms.Form):
     def __init__(self, *args, districts, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["district"].queryset = districts
-        if len(districts) == 1:
-            self.fields["district"].initial = districts[0]
+        only = list(districts[:2])
+        if len(only) == 1:
+            self.fields["district"].initial = only[0]
 
     def clean_file(self):
         upload = self.cleaned_data["file"]

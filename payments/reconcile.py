@@ -48,6 +48,9 @@ MATCHABLE = (
 
 
 def _key(read, line, digest):
+    """A transfer's UTR is unique across banks' files; else the bank's reference on its day."""
+    if line.utr:
+        return f"utr:{line.utr}:{'C' if line.amount > 0 else 'D'}"
     if line.bank_reference:
         return f"ref:{line.bank_reference}:{line.value_date.isoformat()}:{line.amount}"
     return f"line:{read.statement_id or digest[:16]}:{line.number}"
@@ -128,7 +131,9 @@ def candidates(line):
     )
     named = Q(gateway_reference=line.utr) if line.utr else Q(pk__in=[])
     found = []
-    for payment in payments.filter(named | Q(created_at__date__lte=line.value_date)).only(
+    # A payment started after the money reached the bank is not this line's.
+    started = Q(created_at__date__lte=line.value_date + timedelta(days=1))
+    for payment in payments.filter(named | started).only(
         "pk", "reference", "gateway_reference", "amount", "state"
     ):
         refs = {payment.reference.upper(), (payment.gateway_reference or "").upper()} - {""}

@@ -84,7 +84,7 @@ def reconcile(request):
     """The district's accounts staff upload a statement; the open lines wait below."""
     districts = _districts(request.user)
     form = StatementUploadForm(
-        request.POST or None, request.FILES or None, districts=list(districts)
+        request.POST or None, request.FILES or None, districts=districts
     )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

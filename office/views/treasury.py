@@ -24,7 +24,7 @@ def treasury_scroll(request):
     ids = visible_district_ids(request.user, Permission.PREPARE_ORDERS)
     if not ids:
         raise PermissionDenied
-    districts = list(District.objects.filter(pk__in=ids).order_by("name"))
+    districts = District.objects.filter(pk__in=ids).order_by("name")
     form = ScrollUploadForm(request.POST or None, request.FILES or None, districts=districts)
     if request.method == "POST" and form.is_valid():
         try:
