@@ -19,8 +19,8 @@ from accounts.scoping import visible_district_ids, visible_pound_ids
 from auctions.models import DisposalOrder, Shortfall
 from impounding.models import Complaint, CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
-from payments import reconcile
 from kernel.views import keyset_page
+from payments import reconcile
 
 from . import charts
 from .models import Remittance, SurplusClaim, SurplusDeposit

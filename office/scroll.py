@@ -35,7 +35,7 @@ DATE_FORMATS = ("%d-%m-%Y", "%Y-%m-%d", "%d/%m/%Y")
 def _date(value):
     for fmt in DATE_FORMATS:
         try:
-            return datetime.strptime(value.strip(), fmt).date()
+            return datetime.strptime(value.strip(), fmt).date()  # noqa: DTZ007 (a day)
         except ValueError:
             continue
     raise ValidationError(_("%(value)s is not a date (DD-MM-YYYY).") % {"value": value})
@@ -72,9 +72,7 @@ def read_scroll(data):
             ) from None
         if not values["grn"]:
             raise ValidationError(_("Line %(number)s has no GRN.") % {"number": number})
-        rows.append(
-            (values["grn"], values["cin"], amount, values["scroll_number"], scroll_date)
-        )
+        rows.append((values["grn"], values["cin"], amount, values["scroll_number"], scroll_date))
     return rows
 
 

@@ -47,7 +47,9 @@ def read_mt940(data):
     try:
         transactions.parse(text)
     except Exception as exc:  # the parser raises many kinds on a malformed file
-        raise ValidationError(_("This is not an MT940 statement: %(error)s") % {"error": exc})
+        raise ValidationError(
+            _("This is not an MT940 statement: %(error)s") % {"error": exc}
+        ) from None
     head = transactions.data
     if "transaction_reference" not in head:
         raise ValidationError(_("This is not an MT940 statement: it has no :20: field."))
@@ -86,7 +88,7 @@ def _amount(value):
 def _date(value, formats):
     for fmt in formats:
         try:
-            return datetime.strptime(value.strip(), fmt).date()
+            return datetime.strptime(value.strip(), fmt).date()  # noqa: DTZ007 (a day)
         except ValueError:
             continue
     raise ValidationError(_("%(value)s is not a date in this bank's format.") % {"value": value})

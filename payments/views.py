@@ -8,8 +8,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.views.decorators.csrf import csrf_exempt
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from accounts.decorators import require_permission
@@ -83,9 +83,7 @@ def _districts(user):
 def reconcile(request):
     """The district's accounts staff upload a statement; the open lines wait below."""
     districts = _districts(request.user)
-    form = StatementUploadForm(
-        request.POST or None, request.FILES or None, districts=districts
-    )
+    form = StatementUploadForm(request.POST or None, request.FILES or None, districts=districts)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -133,8 +131,8 @@ def review_line(request, pk):
     """A reviewer, not the importer, matches one open line to a payment, or sets it aside."""
     line = _line(request, pk)
     action = request.POST.get("action") if request.method == "POST" else None
-    match_form = MatchLineForm(request.POST if action == "match" else None)
-    aside_form = SetAsideForm(request.POST if action == "set_aside" else None)
+    match_form = MatchLineForm(request.POST if action == "match" else None, prefix="match")
+    aside_form = SetAsideForm(request.POST if action == "set_aside" else None, prefix="aside")
     if action:
         line.check_decider(request.user)
         form = match_form if action == "match" else aside_form

@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.test.utils import CaptureQueriesContext
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -156,9 +156,7 @@ def test_the_statement_settles_the_payments_it_names_and_queues_the_rest(
     assert statement.kind == "mt940"
 
 
-def test_the_same_statement_twice_is_refused_and_stores_nothing_again(
-    district, dm_clerk, payments
-):
+def test_the_same_statement_twice_is_refused_and_stores_nothing_again(district, dm_clerk, payments):
     imported(district, dm_clerk)
     with pytest.raises(ValidationError, match="imported before"):
         imported(district, dm_clerk)
@@ -287,10 +285,10 @@ def test_the_importer_is_refused_on_the_review_page_and_the_reviewer_matches(
     url = reverse("payments:review_line", args=[unknown.pk])
     client.force_login(dm_clerk)
     assert "another person" in client.get(url).content.decode()
-    refused = client.post(url, {"action": "set_aside", "note": "not ours"})
+    refused = client.post(url, {"action": "set_aside", "aside-note": "not ours"})
     assert refused.status_code == 403
     client.force_login(magistrate)
-    done = client.post(url, {"action": "set_aside", "note": "A fee of another office"})
+    done = client.post(url, {"action": "set_aside", "aside-note": "A fee of another office"})
     assert done.status_code == 302
     unknown.refresh_from_db()
     assert unknown.state == LineState.SET_ASIDE
