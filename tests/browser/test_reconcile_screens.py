@@ -28,7 +28,7 @@ def test_a_statement_is_uploaded_and_its_queue_reviewed(
     page.goto(f"{base}/payments/reconcile/")
     at_both_widths(page, f"reconcile-{lang}")
     page.locator("#id_file").set_input_files(str(STATEMENT))
-    page.locator("form button[type=submit]").press("Enter")
+    page.locator("form[enctype='multipart/form-data'] button.btn-primary").press("Enter")
     page.wait_for_url(f"{base}/payments/reconcile/")
     assert page.locator("table tbody tr").count() == 3  # no payment; two other credits
     at_both_widths(page, f"reconcile-queue-{lang}")
