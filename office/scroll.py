@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Value
 from django.db.models.functions import Replace, Upper
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -70,6 +71,10 @@ def read_scroll(data):
             raise ValidationError(
                 _("Line %(number)s: %(error)s") % {"number": number, "error": exc.messages[0]}
             ) from None
+        if scroll_date > timezone.localdate():
+            raise ValidationError(
+                _("Line %(number)s: the scroll's date is in the future.") % {"number": number}
+            )
         if not values["grn"]:
             raise ValidationError(_("Line %(number)s has no GRN.") % {"number": number})
         rows.append((values["grn"], values["cin"], amount, values["scroll_number"], scroll_date))
@@ -118,7 +123,9 @@ def import_scroll(*, district, by, data):
     new = []
     for grn, cin, amount, scroll_number, scroll_date in rows:
         key = TreasuryChallan.grn_key(grn)
-        if ScrollLine.objects.filter(district=district, grn=key, scroll_number=scroll_number):
+        if ScrollLine.objects.filter(
+            district=district, grn=key, scroll_number=scroll_number
+        ).exists():
             continue
         challan = challans.get(key)
         if challan is not None:

@@ -65,6 +65,9 @@ def test_a_bad_line_refuses_the_whole_scroll(district, dm_clerk, challans):
     bad = b"grn,cin,amount,scroll_number,scroll_date\nGRN20260001,C,5000.00,SC-1,31-02-2026\n"
     with pytest.raises(ValidationError, match="Line 1"):
         scroll.import_scroll(district=district, by=dm_clerk, data=bad)
+    tomorrow = b"grn,cin,amount,scroll_number,scroll_date\nGRN20260001,C,5000.00,SC-1,01-01-2999\n"
+    with pytest.raises(ValidationError, match="future"):
+        scroll.import_scroll(district=district, by=dm_clerk, data=tomorrow)
     with pytest.raises(ValidationError, match="scroll_date"):
         scroll.import_scroll(district=district, by=dm_clerk, data=b"grn,cin,amount\n")
     assert ScrollLine.objects.count() == 0
