@@ -23,6 +23,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from kernel.events import record_event
 from kernel.formatting import inr
+from kernel.locks import advisory_lock
 from kernel.messages import Message
 
 from . import services, statements
@@ -56,11 +57,18 @@ def _key(read, line, digest):
     return f"line:{read.statement_id or digest[:16]}:{line.number}"
 
 
-@transaction.atomic
 def import_statement(*, district, by, data, kind, bank="", file_name=""):
     """Store a statement's lines, once each, and match its credits. Returns (statement,
-    new lines). The same file twice is refused; a line already stored is skipped."""
+    new lines). The same file twice is refused; a line already stored is skipped. Two imports
+    in one district run one after the other (two overlapping statements would otherwise wait
+    on each other's lines), each in one transaction."""
     authorise(by, Permission.PREPARE_ORDERS, district)
+    with advisory_lock(f"statement-import:{district.pk}", wait=True):
+        return _import(district, by, data, kind, bank, file_name)
+
+
+@transaction.atomic
+def _import(district, by, data, kind, bank, file_name):
     digest = hashlib.sha256(data).hexdigest()
     if BankStatement.objects.filter(district=district, digest=digest).exists():
         raise ValidationError({"file": _("This statement was imported before.")})
