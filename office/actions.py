@@ -16,6 +16,7 @@ class Action(EventAction):
     SURPLUS_TRANSFERRED = "ledger.surplus_transferred", _("Surplus credited to revenue")
     TREASURY_GRN_RECORDED = "treasury.grn_recorded", _("Treasury challan's GRN recorded")
     TREASURY_GRN_CONFIRMED = "treasury.grn_confirmed", _("Treasury challan's GRN confirmed")
+    TREASURY_SCROLL_IMPORTED = "treasury.scroll_imported", _("Treasury scroll imported")
     SHORTFALL_WRITTEN_OFF = "ledger.shortfall_written_off", _("Shortfall written off")
     # Recorded before ADR 0056 moved the check ahead of the release (impounding's actions now):
     # kept so that the events already in the log keep their label.

@@ -20,6 +20,7 @@ from auctions.models import DisposalOrder, Shortfall
 from impounding.models import Complaint, CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
 from kernel.views import keyset_page
+from payments import reconcile
 
 from . import charts
 from .models import Remittance, SurplusClaim, SurplusDeposit
@@ -344,6 +345,8 @@ class Dashboard:
     approvals: Approvals
     overdue: list
     charts: list
+    # Statement lines unmatched and gateway payments on no statement, after some days (ADR 0082).
+    unreconciled: dict
 
     @property
     def overdue_count(self):
@@ -393,4 +396,5 @@ def dashboard(user, district, pounds, today=None):
             charts.custody_chart(pounds, today, months, by_month),
             charts.outcomes_chart(pounds, today, months, by_month),
         ],
+        unreconciled=reconcile.unreconciled([district.pk]),
     )

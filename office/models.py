@@ -389,3 +389,51 @@ class TreasuryChallan(MakerChecker):
     @staticmethod
     def grn_key(grn):
         return grn.replace(" ", "").upper()
+
+
+class ScrollLine(models.Model):
+    """One line of a treasury scroll the office imported (docs/decisions/0082): a GRN, its
+    CIN, amount, scroll number and date, matched to the challan that recorded the GRN. The same
+    line imported twice is one row; a line that disagrees with our challan is flagged."""
+
+    class Outcome(models.TextChoices):
+        FILLED = "filled", _("CIN and scroll filled in")
+        AGREES = "agrees", _("Agrees with the challan")
+        AMOUNT = "amount", _("The amount differs from the transfer's")
+        UNKNOWN = "unknown", _("No challan of ours has this GRN")
+        DEFACED = "defaced", _("The GRN is defaced: the challan names another CIN or scroll")
+
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    grn = models.CharField(_("GRN"), max_length=80)
+    cin = models.CharField(_("CIN"), max_length=40)
+    amount = models.DecimalField(_("amount (₹)"), max_digits=12, decimal_places=2)
+    scroll_number = models.CharField(_("treasury scroll number"), max_length=40)
+    scroll_date = models.DateField(_("scroll date"))
+    challan = models.ForeignKey(
+        TreasuryChallan, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    outcome = models.CharField(_("outcome"), max_length=20, choices=Outcome)
+    imported_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    FLAGGED = (Outcome.AMOUNT, Outcome.UNKNOWN, Outcome.DEFACED)
+
+    class Meta:
+        verbose_name = _("treasury scroll line")
+        verbose_name_plural = _("treasury scroll lines")
+        ordering = ["-scroll_date", "pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["district", "grn", "scroll_number"], name="scroll_line_once"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["district", "scroll_date"],
+                condition=Q(outcome__in=("amount", "unknown", "defaced")),
+                name="scroll_line_flagged",
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.scroll_number}: {self.grn}"

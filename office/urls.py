@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import money, office, prepared, returns
+from .views import money, office, prepared, returns, treasury
 
 app_name = "office"
 
@@ -18,6 +18,7 @@ urlpatterns = [
     path("remittances/", money.remittances, name="remittances"),
     path("remittances/new/", money.remittance_new, name="remittance_new"),
     path("remittances/<int:pk>/confirm/", money.remittance_confirm, name="remittance_confirm"),
+    path("treasury/scroll/", treasury.treasury_scroll, name="treasury_scroll"),
     path("surplus/", money.surplus, name="surplus"),
     path("surplus/<int:pk>/receive/", money.surplus_receive, name="surplus_receive"),
     path("surplus/<int:pk>/claim/", money.claim_new, name="claim_new"),

@@ -12,7 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User
+from accounts.makerchecker import MakerChecker
+from accounts.models import District, User
 from accounts.scoping import PoundScopedQuerySet
 from impounding.models import Impoundment, Release
 
@@ -84,6 +85,11 @@ class Payment(models.Model):
     release = models.OneToOneField(
         Release, on_delete=models.PROTECT, null=True, blank=True, related_name="gateway_payment"
     )
+    # The bank statement's line that shows the money arrived (docs/decisions/0082): one line
+    # settles one payment, once.
+    statement_line = models.OneToOneField(
+        "StatementLine", on_delete=models.PROTECT, null=True, blank=True, related_name="payment"
+    )
 
     objects = PaymentQuerySet.as_manager()
 
@@ -91,6 +97,15 @@ class Payment(models.Model):
         verbose_name = _("payment")
         verbose_name_plural = _("payments")
         ordering = ["-created_at"]
+        indexes = [
+            # The payments the gateway confirmed that no bank statement has shown yet: the
+            # Magistrate's dashboard counts these, and reads only them.
+            models.Index(
+                fields=["settled_at"],
+                condition=Q(state__in=("succeeded", "reconciled"), statement_line__isnull=True),
+                name="payment_not_on_statement",
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(
                 fields=["impoundment"],
@@ -138,3 +153,108 @@ class PaymentEvent(models.Model):
 
     def __str__(self):
         return f"{self.payment_id}: {self.old_state} -> {self.new_state}"
+
+
+# --- The bank statement (docs/decisions/0082) -------------------------------------------------
+
+
+class BankStatement(models.Model):
+    """One statement file a district's accounts staff imported: MT940, or CSV in a bank's
+    columns. The same file twice is one statement (the digest); its lines are StatementLine."""
+
+    class Kind(models.TextChoices):
+        MT940 = "mt940", "MT940"
+        CSV = "csv", "CSV"
+
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    kind = models.CharField(max_length=10, choices=Kind)
+    bank = models.CharField(_("bank's format"), max_length=30, blank=True)
+    statement_id = models.CharField(_("statement"), max_length=80, blank=True)
+    digest = models.CharField(max_length=64)
+    file_name = models.CharField(max_length=200, blank=True)
+    imported_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    imported_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("bank statement")
+        verbose_name_plural = _("bank statements")
+        constraints = [
+            models.UniqueConstraint(fields=["district", "digest"], name="statement_file_once")
+        ]
+
+    def __str__(self):
+        return self.statement_id or self.file_name
+
+
+class LineState(models.TextChoices):
+    UNMATCHED = "unmatched", _("Unmatched")
+    REVIEW = "review", _("To review")
+    MATCHED = "matched", _("Matched")
+    SET_ASIDE = "set_aside", _("Set aside")
+    DEBIT = "debit", _("Debit")
+
+
+OPEN_LINE_STATES = (LineState.UNMATCHED, LineState.REVIEW)
+
+
+class StatementLineQuerySet(models.QuerySet):
+    def in_districts(self, district_ids):
+        return self.filter(district_id__in=district_ids)
+
+    def open(self):
+        return self.filter(state__in=OPEN_LINE_STATES)
+
+
+class StatementLine(MakerChecker):
+    """One line of a bank statement. `key` is the bank's reference for the line, or the
+    statement's id and the line's number where the bank gives none: the same line imported
+    twice, in one file or in two, is one row."""
+
+    statement = models.ForeignKey(BankStatement, on_delete=models.PROTECT, related_name="lines")
+    district = models.ForeignKey(District, on_delete=models.PROTECT, related_name="+")
+    key = models.CharField(max_length=120)
+    value_date = models.DateField(_("value date"))
+    amount = models.DecimalField(_("amount"), max_digits=14, decimal_places=2)
+    narration = models.CharField(_("narration"), max_length=500, blank=True)
+    bank_reference = models.CharField(_("bank's reference"), max_length=80, blank=True)
+    utr = models.CharField(_("UTR or RRN"), max_length=40, blank=True)
+    state = models.CharField(_("state"), max_length=20, choices=LineState)
+    reason = models.CharField(_("why it is here"), max_length=300, blank=True)
+    imported_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.CharField(_("note"), max_length=300, blank=True)
+
+    maker_field = "imported_by"
+    maker_refusal = _("You imported this statement: another person matches its lines.")
+
+    objects = StatementLineQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("statement line")
+        verbose_name_plural = _("statement lines")
+        ordering = ["value_date", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["district", "key"], name="statement_line_once"),
+            models.CheckConstraint(
+                condition=Q(decided_by__isnull=True) | ~Q(decided_by=models.F("imported_by")),
+                name="statement_line_decided_by_another",
+            ),
+        ]
+        indexes = [
+            # The review queue and the dashboard read only the open lines.
+            models.Index(
+                fields=["district", "value_date"],
+                condition=Q(state__in=("unmatched", "review")),
+                name="statement_line_open",
+            )
+        ]
+
+    def __str__(self):
+        return self.key
+
+    @property
+    def is_open(self):
+        return self.state in OPEN_LINE_STATES

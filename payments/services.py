@@ -206,3 +206,36 @@ def take_for_release(*, payment, release):
         fields=["release"],
     )
     return payment
+
+
+def confirm_from_statement(*, payment, line, by=None):
+    """A bank statement's line shows `payment`'s money arrived (docs/decisions/0082). A payment
+    the gateway has not confirmed (pending, unknown) becomes succeeded, as a callback would make
+    it; one already confirmed is only tied to the line. Runs inside the caller's transaction,
+    with the payment's row locked."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("a statement line settles a payment inside a transaction")
+    payment.statement_line = line
+    fields = ["statement_line"]
+    if payment.state in (PaymentState.PENDING, PaymentState.UNKNOWN):
+        payment.settled_at = timezone.now()
+        payment.gateway_reference = payment.gateway_reference or line.utr
+        _move(
+            payment,
+            PaymentState.SUCCEEDED,
+            source="statement",
+            by=by,
+            data={"line": line.pk, "utr": line.utr, "amount": str(line.amount)},
+            fields=[*fields, "settled_at", "gateway_reference"],
+        )
+    else:
+        payment.save(update_fields=fields)
+        PaymentEvent.objects.create(
+            payment=payment,
+            old_state=payment.state,
+            new_state=payment.state,
+            by=by,
+            source="statement",
+            data={"line": line.pk, "utr": line.utr},
+        )
+    return payment

@@ -8,4 +8,6 @@ urlpatterns = [
     path("entries/<int:pk>/pay/", views.start, name="start"),
     path("return/<uuid:token>/", views.browser_return, name="return"),
     path("callback/<slug:name>/", views.callback, name="callback"),
+    path("reconcile/", views.reconcile, name="reconcile"),
+    path("reconcile/lines/<int:pk>/", views.review_line, name="review_line"),
 ]

@@ -4,20 +4,26 @@ and the gateway's server-to-server callback, the one route (with the sweep) that
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from accounts.decorators import require_permission
+from accounts.models import District
 from accounts.roles import Permission
+from accounts.scoping import visible_district_ids
 from impounding.selectors import entry_for
+from kernel.views import add_service_errors, keyset_page
 
+from . import reconcile as reconciling
 from . import services
+from .forms import MatchLineForm, SetAsideForm, StatementUploadForm
 from .gateways import BadMessage, GatewayError, gateway
-from .models import Payment
+from .models import LineState, Payment, StatementLine
 
 
 @require_permission(Permission.RECORD_PAYMENT)
@@ -59,3 +65,96 @@ def callback(request, name):
     except (BadMessage, GatewayError):
         return HttpResponseBadRequest("refused", content_type="text/plain")
     return HttpResponse("OK", content_type="text/plain")
+
+
+# --- The bank statement's reconciliation (docs/decisions/0082) ---------------------------------
+
+QUEUE_PAGE = 50
+
+
+def _districts(user):
+    ids = visible_district_ids(user, Permission.PREPARE_ORDERS)
+    if not ids:
+        raise PermissionDenied
+    return District.objects.filter(pk__in=ids).order_by("name")
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def reconcile(request):
+    """The district's accounts staff upload a statement; the open lines wait below."""
+    districts = _districts(request.user)
+    form = StatementUploadForm(request.POST or None, request.FILES or None, districts=districts)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            statement, new = reconciling.import_statement(
+                district=data["district"],
+                by=request.user,
+                data=data["file"].read(),
+                kind=data["kind"],
+                bank=data["bank"] if data["kind"] == "csv" else "",
+                file_name=data["file"].name,
+            )
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            matched = sum(1 for line in new if line.state == LineState.MATCHED)
+            messages.success(
+                request,
+                _("Statement imported: %(new)s new lines, %(matched)s matched to payments.")
+                % {"new": len(new), "matched": matched},
+            )
+            return redirect("payments:reconcile")
+    lines, after = keyset_page(
+        StatementLine.objects.open().filter(district__in=districts),
+        ("value_date", "pk"),
+        after=request.GET.get("after"),
+        size=QUEUE_PAGE,
+    )
+    return render(
+        request,
+        "payments/reconcile.html",
+        {"form": form, "lines": lines, "next_cursor": after},
+    )
+
+
+def _line(request, pk):
+    return get_object_or_404(
+        StatementLine.objects.select_related("statement", "imported_by", "decided_by"),
+        pk=pk,
+        district__in=visible_district_ids(request.user, Permission.PREPARE_ORDERS),
+    )
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def review_line(request, pk):
+    """A reviewer, not the importer, matches one open line to a payment, or sets it aside."""
+    line = _line(request, pk)
+    action = request.POST.get("action") if request.method == "POST" else None
+    match_form = MatchLineForm(request.POST if action == "match" else None, prefix="match")
+    aside_form = SetAsideForm(request.POST if action == "set_aside" else None, prefix="aside")
+    if action:
+        line.check_decider(request.user)
+        form = match_form if action == "match" else aside_form
+        if form.is_valid():
+            try:
+                if action == "match":
+                    reconciling.match_by_hand(line=line, by=request.user, **form.cleaned_data)
+                else:
+                    reconciling.set_aside(line=line, by=request.user, **form.cleaned_data)
+            except ValidationError as exc:
+                add_service_errors(form, exc)
+            else:
+                messages.success(request, _("The line is settled."))
+                return redirect("payments:reconcile")
+    return render(
+        request,
+        "payments/review_line.html",
+        {
+            "line": line,
+            "candidates": reconciling.candidates(line) if line.is_open else [],
+            "may_decide": line.may_be_decided_by(request.user),
+            "match_form": match_form,
+            "aside_form": aside_form,
+        },
+    )

@@ -95,6 +95,7 @@ EVENT_ACTIONS = [
     "impounding.actions.Action",
     "auctions.actions.Action",
     "office.actions.Action",
+    "payments.actions.Action",
 ]
 # The records an event names by id, and the model each is a row of:
 EVENT_SUBJECTS = {

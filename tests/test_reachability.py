@@ -158,6 +158,7 @@ NEEDS_A_STATE = {
     "webhooks:send_again": "a webhook delivery that was given up",
     "accounts:second_factor_reset": "a user whose authenticator is set up",
     "accounts:relative_edit": "a relative declared by a member of staff (s.19)",
+    "payments:review_line": "a bank statement line no payment was matched to",
 }
 
 

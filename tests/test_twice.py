@@ -71,6 +71,11 @@ NO_KEY = {
     "(its unique index, ADR 0075)",
     "payments:return": "a page: shows where the payment stands, records nothing",
     "payments:callback": "the gateway's message: a payment already settled is not moved again",
+    "payments:reconcile": "a statement is stored once: the same file again is refused (its "
+    "digest), a line already stored is skipped (ADR 0082)",
+    "payments:review_line": "a decision refused once the line is matched or set aside",
+    "office:treasury_scroll": "a scroll line is stored once: the same scroll again stores "
+    "nothing (ADR 0082)",
     "accounts:reissue": "sets the drawn file aside; a second sending finds none and is refused",
     "accounts:relative_edit": "corrects or withdraws a declared relative: the same again changes "
     "nothing, a withdrawn relative is gone",

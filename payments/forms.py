@@ -1,0 +1,56 @@
+"""The reconciliation's forms (docs/decisions/0082): a bank statement's upload, and a reviewer's
+match or setting aside of one line."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import District
+
+from .bank_formats import BANKS
+
+MAX_STATEMENT_BYTES = 5 * 1024 * 1024
+
+
+class StatementUploadForm(forms.Form):
+    district = forms.ModelChoiceField(queryset=District.objects.none(), label=_("District"))
+    file = forms.FileField(label=_("Statement file"))
+    kind = forms.ChoiceField(
+        label=_("Format"),
+        choices=[("mt940", _("MT940 (SWIFT)")), ("csv", _("CSV from the bank"))],
+        widget=forms.RadioSelect,
+        initial="mt940",
+    )
+    bank = forms.ChoiceField(
+        label=_("The bank's CSV columns"),
+        choices=[(k, v.label) for k, v in BANKS.items()],
+        required=False,
+        help_text=_("For a CSV file only."),
+    )
+
+    def __init__(self, *args, districts, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["district"].queryset = districts
+        only = list(districts[:2])
+        if len(only) == 1:
+            self.fields["district"].initial = only[0]
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_STATEMENT_BYTES:
+            raise forms.ValidationError(_("The file is larger than 5 MB."))
+        return upload
+
+    def clean(self):
+        data = super().clean()
+        if data.get("kind") == "csv" and not data.get("bank"):
+            self.add_error("bank", _("Choose the bank whose columns the file has."))
+        return data
+
+
+class MatchLineForm(forms.Form):
+    reference = forms.CharField(label=_("The payment's reference"), max_length=40)
+    note = forms.CharField(label=_("Note"), max_length=300, required=False)
+
+
+class SetAsideForm(forms.Form):
+    note = forms.CharField(label=_("Why this line is no payment of ours"), max_length=300)
