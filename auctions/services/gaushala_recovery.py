@@ -134,7 +134,7 @@ def open_overpayments(bodies):
         .annotate(recovered=_recovered())
         .annotate(left=F("amount") - F("recovered"))
         .filter(left__gt=0)
-        .select_related("claim", "end__animal", "gaushala")
+        .select_related("claim", "end__animal", "gaushala", "recorded_by")
         .order_by("recorded_at", "id")
     )
 
@@ -153,3 +153,29 @@ def deduct(claim):
     if claim.deduction:
         claim.save(update_fields=["deduction"])
     return claim.deduction
+
+
+def overpaid_on():
+    """An annotation of a claim queryset: the upkeep found over-paid on each claim."""
+    return Coalesce(
+        Subquery(
+            UpkeepOverpayment.objects.filter(claim=OuterRef("pk"))
+            .order_by()
+            .values("claim")
+            .annotate(s=Sum("amount"))
+            .values("s")
+        ),
+        Value(ZERO),
+        output_field=DecimalField(max_digits=12, decimal_places=2),
+    )
+
+
+def claim_lines(claim):
+    """For a claim's page: the over-payments it recovers (each with the claim that paid them)
+    and those found on it since."""
+    return {
+        "recoveries": claim.recoveries.select_related(
+            "overpayment__claim", "overpayment__end__animal"
+        ).order_by("pk"),
+        "overpayments": claim.overpayments.select_related("end__animal", "recorded_by"),
+    }

@@ -10,6 +10,10 @@ from decimal import Decimal
 import pytest
 import time_machine
 from django.core.exceptions import ValidationError
+from django.urls import reverse
+from django.utils import translation
+
+from accounts.roles import Role
 
 from auctions.models import Handover, UpkeepClaim, UpkeepOverpayment, UpkeepRecovery
 from auctions.services import gaushala as gaushalas
@@ -19,6 +23,7 @@ from kernel.models import Event
 from ledger import services as ledger
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction
+from tests.accounts.factories import staff
 from tests.auctions.factories import conditions, ready_for_sale
 from tests.auctions.test_gaushala import BODY, body, hand_over  # noqa: F401
 from tests.impounding.factories import cow
@@ -229,3 +234,58 @@ def test_a_transfer_out_after_a_paid_month_is_recovered_from_the_sender(
     over = UpkeepOverpayment.objects.get()
     assert (over.gaushala, over.days) == (body, 11)
     assert UpkeepClaim.objects.filter(gaushala=other).count() == 0
+
+
+def _deducted(herd, body, dm_clerk, magistrate):  # noqa: F811
+    handover, cows = herd
+    claim_for(body, JAN, dm_clerk, magistrate)
+    died(handover, cows[0], date(2027, 1, 10), dm_clerk)
+    return gaushalas.prepare_claim(gaushala=body, month=FEB, animal_days_claimed=28, by=dm_clerk)
+
+
+def test_the_claim_and_the_bodys_page_show_the_over_payment_and_the_deduction(
+    client, herd, body, dm_clerk, magistrate
+):
+    handover, cows = herd
+    claim_for(body, JAN, dm_clerk, magistrate)
+    died(handover, cows[0], date(2027, 1, 10), dm_clerk)
+    client.force_login(dm_clerk)
+    page = client.get(reverse("auctions:gaushala_animals"), {"body": body.pk}).content.decode()
+    assert "Upkeep over-paid, to recover" in page and "₹1,100.00 / ₹1,100.00" in page
+    listed = client.get(reverse("auctions:upkeep_claims")).content.decode()
+    assert "Over-paid after a death or transfer" in listed
+
+    feb = gaushalas.prepare_claim(gaushala=body, month=FEB, animal_days_claimed=28, by=dm_clerk)
+    listed = client.get(reverse("auctions:upkeep_claims")).content.decode()
+    assert "Less upkeep over-paid before" in listed and "₹300.00" in listed  # 1,400 − 1,100
+    client.force_login(magistrate)
+    page = client.get(reverse("auctions:upkeep_claim_decide", args=[feb.pk])).content.decode()
+    assert "Upkeep over-paid before, deducted here" in page and "− ₹1,100.00" in page
+    assert "UPK/" in page and "Net payable" in page
+    client.force_login(dm_clerk)
+    page = client.get(reverse("auctions:gaushala_animals"), {"body": body.pk}).content.decode()
+    assert "Upkeep over-paid, to recover" not in page  # wholly taken by the claim
+
+
+def test_another_districts_office_sees_none_of_it(
+    client, herd, body, other_district, dm_clerk, magistrate
+):  # noqa: F811, E501
+    feb = _deducted(herd, body, dm_clerk, magistrate)
+    client.force_login(staff(Role.MAGISTRATE, district=other_district))
+    assert client.get(reverse("auctions:upkeep_claim_decide", args=[feb.pk])).status_code == 404
+    assert client.get(reverse("auctions:gaushala_animals"), {"body": body.pk}).status_code == 404
+    client.force_login(staff(Role.DM_CLERK, district=other_district))
+    page = client.get(reverse("auctions:gaushala_animals")).content.decode()
+    assert "UPK/" not in page
+
+
+@pytest.mark.parametrize("lang", ["hi", "mr", "ta"])
+def test_the_deduction_is_shown_in_each_language(client, lang, herd, body, dm_clerk, magistrate):
+    feb = _deducted(herd, body, dm_clerk, magistrate)
+    client.force_login(magistrate)
+    client.cookies["django_language"] = lang
+    page = client.get(reverse("auctions:upkeep_claim_decide", args=[feb.pk])).content.decode()
+    with translation.override(lang):
+        for text in ("Less upkeep over-paid before", "Net payable"):
+            assert translation.gettext(text) != text
+            assert translation.gettext(text) in page
