@@ -284,8 +284,9 @@ def test_the_deduction_is_shown_in_each_language(client, lang, herd, body, dm_cl
     feb = _deducted(herd, body, dm_clerk, magistrate)
     client.force_login(magistrate)
     client.cookies["django_language"] = lang
-    page = client.get(reverse("auctions:upkeep_claim_decide", args=[feb.pk])).content.decode()
-    with translation.override(lang):
+    with translation.override(lang):  # the request leaves its language active: restore it
+        page = client.get(reverse("auctions:upkeep_claim_decide", args=[feb.pk]))
+        page = page.content.decode()
         for text in ("Less upkeep over-paid before", "Net payable"):
             assert translation.gettext(text) != text
             assert translation.gettext(text) in page
