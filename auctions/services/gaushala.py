@@ -34,9 +34,9 @@ from rulepacks import services as rulepacks
 
 from ..actions import Action
 from ..models import DisposalOrder, Gaushala, Handover, Shortfall, UpkeepClaim
+from . import gaushala_recovery as recovery
 from .common import serial, today
 from .disposal import decide_disposal, propose_disposal
-from . import gaushala_recovery as recovery
 from .gaushala_holding import animal_days, held_by, month_bounds
 
 PAISA = Decimal("0.01")

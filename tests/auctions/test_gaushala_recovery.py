@@ -3,6 +3,8 @@ over-payment is flagged against the claim that paid it, at that claim's rate, re
 receivable, and deducted from the body's next claims as a line of its own, carrying what a claim
 cannot absorb; `check_ledger` stays green throughout."""
 
+# ruff: noqa: F811  (the `body` fixture is imported from the handover tests)
+
 import uuid
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -14,7 +16,6 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.roles import Role
-
 from auctions.models import Handover, UpkeepClaim, UpkeepOverpayment, UpkeepRecovery
 from auctions.services import gaushala as gaushalas
 from auctions.services import gaushala_holding as holding
