@@ -36,3 +36,4 @@ class Action(EventAction):
     UPKEEP_APPROVED = "upkeep.approved", _("Upkeep claim approved")
     UPKEEP_REJECTED = "upkeep.rejected", _("Upkeep claim not approved")
     UPKEEP_PAID = "upkeep.paid", _("Upkeep paid")
+    UPKEEP_OVERPAID = "upkeep.overpaid", _("Upkeep over-paid: to recover from the next claim")

@@ -9,7 +9,7 @@ from django.db.models.functions import Coalesce, NullIf
 from ledger.checks import till_of
 from ledger.models import AccountKind, PaymentMode
 
-from .models import DisposalOrder, DisposalTerms, S16Case, Sale, UpkeepClaim
+from .models import DisposalOrder, DisposalTerms, S16Case, Sale, UpkeepClaim, UpkeepOverpayment
 
 ZERO = Decimal("0.00")
 
@@ -105,17 +105,30 @@ def _disposals():
 
 
 def _upkeep():
-    """Approved upkeep claims are an expense and a payable; paid ones leave the DM's account."""
+    """Approved upkeep claims are an expense (gross) and a payable (net of the over-payments
+    they recovered); paid ones leave the DM's account. An over-payment flagged after a claim
+    moves its amount from the expense to a receivable, which the later claims recover."""
     rows = (
         UpkeepClaim.objects.filter(status__in=["approved", "paid"])
         .order_by()
         .values("gaushala__district_id", "status")
-        .annotate(amount=Sum("amount"))
+        .annotate(amount=Sum("amount"), deduction=Sum("deduction"))
     )
     for row in rows:
         district, amount = row["gaushala__district_id"], row["amount"]
+        net = amount - row["deduction"]
         yield (district, None, AccountKind.UPKEEP_EXPENSE), amount
+        yield (district, None, AccountKind.UPKEEP_RECOVERABLE), -row["deduction"]
         if row["status"] == UpkeepClaim.Status.PAID:
-            yield (district, None, AccountKind.DM_TREASURY), -amount
+            yield (district, None, AccountKind.DM_TREASURY), -net
         else:
-            yield (district, None, AccountKind.UPKEEP_PAYABLE), -amount
+            yield (district, None, AccountKind.UPKEEP_PAYABLE), -net
+    flagged = (
+        UpkeepOverpayment.objects.order_by()
+        .values("gaushala__district_id")
+        .annotate(amount=Sum("amount"))
+    )
+    for row in flagged:
+        district = row["gaushala__district_id"]
+        yield (district, None, AccountKind.UPKEEP_RECOVERABLE), row["amount"]
+        yield (district, None, AccountKind.UPKEEP_EXPENSE), -row["amount"]

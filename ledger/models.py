@@ -53,6 +53,8 @@ class AccountKind(models.TextChoices):
     LOCAL_FUND = "local_fund", _("Credited to the local fund (s.31)")
     UPKEEP_EXPENSE = "upkeep_expense", _("Upkeep of cattle handed to gaushalas")
     UPKEEP_PAYABLE = "upkeep_payable", _("Upkeep payable to gaushalas")
+    # Upkeep paid for days after an animal's death or transfer, to recover from the body.
+    UPKEEP_RECOVERABLE = "upkeep_recoverable", _("Upkeep over-paid, to recover from gaushalas")
     # Money an owner paid through the gateway, held by the gateway until it settles to us.
     GATEWAY_CLEARING = "gateway_clearing", _("Paid online, held by the payment gateway")
 
@@ -77,7 +79,7 @@ DISTRICT_ACCOUNTS = (
 )
 # District accounts made on their first posting, not opened ahead with a pound's chart: a pound
 # that takes no online payment needs none (and a new entry's path stays as short).
-DISTRICT_ACCOUNTS_ON_USE = (AccountKind.GATEWAY_CLEARING,)
+DISTRICT_ACCOUNTS_ON_USE = (AccountKind.GATEWAY_CLEARING, AccountKind.UPKEEP_RECOVERABLE)
 
 
 class AccountQuerySet(DistrictScopedQuerySet):
@@ -136,6 +138,7 @@ class TransactionKind(models.TextChoices):
     SURPLUS_TRANSFERRED = "surplus_transferred", _("Surplus credited to revenue (s.17, s.31)")
     UPKEEP_CLAIMED = "upkeep_claimed", _("Upkeep claimed by a gaushala, approved")
     UPKEEP_PAID = "upkeep_paid", _("Upkeep paid to a gaushala")
+    UPKEEP_OVERPAID = "upkeep_overpaid", _("Upkeep over-paid after a death or transfer, to recover")
     REVERSAL = "reversal", _("Reversal")
 
 

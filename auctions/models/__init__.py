@@ -20,7 +20,14 @@ from .base import (
     Shortfall,
 )
 from .disposal import DisposalTerms
-from .gaushala import Gaushala, Handover, HoldingEnd, UpkeepClaim
+from .gaushala import (
+    Gaushala,
+    Handover,
+    HoldingEnd,
+    UpkeepClaim,
+    UpkeepOverpayment,
+    UpkeepRecovery,
+)
 
 __all__ = [
     "Auction",
@@ -44,4 +51,6 @@ __all__ = [
     "Sale",
     "Shortfall",
     "UpkeepClaim",
+    "UpkeepOverpayment",
+    "UpkeepRecovery",
 ]

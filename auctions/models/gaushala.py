@@ -120,7 +120,10 @@ class UpkeepClaim(MakerChecker):
     held_days = models.PositiveIntegerField()  # the animal-days the handovers give
     rate = _money()
     rate_source = models.CharField(max_length=200)  # the pack's field, or the body's authority
-    amount = _money()
+    amount = _money()  # the gross upkeep: animal-days at the rate
+    # Upkeep over-paid on earlier claims and recovered from this one (its `recoveries`); the
+    # body is paid the net, `amount - deduction`, never less than nothing (ADR 0070 addendum).
+    deduction = _money(default=Decimal("0.00"), db_default=Decimal("0.00"))
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PROPOSED)
     prepared_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     prepared_at = models.DateTimeField(default=timezone.now)
@@ -155,6 +158,10 @@ class UpkeepClaim(MakerChecker):
             ),
             models.CheckConstraint(condition=Q(amount__gt=0), name="upkeep_claim_positive"),
             models.CheckConstraint(
+                condition=Q(deduction__gte=0) & Q(deduction__lte=F("amount")),
+                name="upkeep_claim_deduction_within_amount",
+            ),
+            models.CheckConstraint(
                 condition=~Q(decided_by=F("prepared_by")), name="upkeep_claim_decided_by_another"
             ),
             models.CheckConstraint(
@@ -171,8 +178,13 @@ class UpkeepClaim(MakerChecker):
         return self.number
 
     @property
+    def net(self):
+        """What the body is paid: the gross upkeep less the over-payments recovered from it."""
+        return self.amount - self.deduction
+
+    @property
     def due(self):
-        return self.amount if self.status == self.Status.APPROVED else Decimal("0.00")
+        return self.net if self.status == self.Status.APPROVED else Decimal("0.00")
 
 
 class HoldingEndQuerySet(DistrictScopedQuerySet):
@@ -229,3 +241,62 @@ class HoldingEnd(models.Model):
 
     def __str__(self):
         return f"{self.animal_id} @ {self.gaushala_id}: {self.kind} {self.on}"
+
+
+class UpkeepOverpayment(models.Model):
+    """Upkeep a claim already approved paid for days the body no longer held the animal: the
+    death or transfer was recorded after the claim. Nothing posted is edited: the expense is
+    reversed into a receivable when the over-payment is flagged, and the receivable is recovered
+    from the body's next claims (`UpkeepRecovery`), or stays open until it is."""
+
+    claim = models.ForeignKey(UpkeepClaim, on_delete=models.PROTECT, related_name="overpayments")
+    end = models.ForeignKey(HoldingEnd, on_delete=models.PROTECT, related_name="overpayments")
+    gaushala = models.ForeignKey(Gaushala, on_delete=models.PROTECT, related_name="overpayments")
+    days = models.PositiveIntegerField(_("animal-days over-paid"))
+    rate = _money()  # the claim's rate: the rate in force for that month
+    amount = _money(_("over-paid"))
+    section = models.CharField(max_length=20)
+    rule_pack = models.CharField(max_length=40)
+    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    recorded_at = models.DateTimeField(default=timezone.now)
+
+    objects = HoldingEndQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("upkeep over-payment")
+        verbose_name_plural = _("upkeep over-payments")
+        ordering = ["recorded_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["end", "claim"], name="upkeep_overpaid_once"),
+            models.CheckConstraint(
+                condition=Q(days__gt=0) & Q(amount__gt=0), name="upkeep_overpaid_positive"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["gaushala", "recorded_at", "id"], name="upkeep_overpaid_list")
+        ]
+
+    def __str__(self):
+        return f"{self.claim_id}: {self.days} × {self.rate}"
+
+
+class UpkeepRecovery(models.Model):
+    """The part of an over-payment deducted from a later claim of the same body. A refused
+    claim's recoveries no longer count: the over-payment waits for the next claim."""
+
+    overpayment = models.ForeignKey(
+        UpkeepOverpayment, on_delete=models.PROTECT, related_name="recoveries"
+    )
+    claim = models.ForeignKey(UpkeepClaim, on_delete=models.PROTECT, related_name="recoveries")
+    amount = _money()
+
+    class Meta:
+        verbose_name = _("upkeep recovery")
+        verbose_name_plural = _("upkeep recoveries")
+        constraints = [
+            models.UniqueConstraint(fields=["overpayment", "claim"], name="upkeep_recovered_once"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="upkeep_recovery_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.overpayment_id} → {self.claim_id}: {self.amount}"

@@ -34,6 +34,7 @@ from rulepacks import services as rulepacks
 
 from ..actions import Action
 from ..models import DisposalOrder, Gaushala, Handover, Shortfall, UpkeepClaim
+from . import gaushala_recovery as recovery
 from .common import serial, today
 from .disposal import decide_disposal, propose_disposal
 from .gaushala_holding import animal_days, held_by, month_bounds
@@ -307,6 +308,7 @@ def prepare_claim(*, gaushala, month, animal_days_claimed, by, idempotency_key=N
         prepared_by=by,
         idempotency_key=idempotency_key,
     )
+    recovery.deduct(claim)  # upkeep over-paid on earlier claims, as a line of its own
     _record_claim(claim, by=by, action=Action.UPKEEP_CLAIMED)
     return claim
 
@@ -337,17 +339,13 @@ def decide_claim(*, claim, by, approve, note=""):
     if claim.status != UpkeepClaim.Status.PROPOSED:
         raise ValidationError(_("This claim has already been decided."))
     claim.check_decider(by)
+    if approve:
+        _check_still_held(claim)
     claim.decided_by, claim.decided_at = by, timezone.now()
     claim.status = UpkeepClaim.Status.APPROVED if approve else UpkeepClaim.Status.REJECTED
     claim.save(update_fields=["status", "decided_by", "decided_at"])
     if approve:
-        _post(
-            claim,
-            by=by,
-            kind=TransactionKind.UPKEEP_CLAIMED,
-            debit=AccountKind.UPKEEP_EXPENSE,
-            credit=AccountKind.UPKEEP_PAYABLE,
-        )
+        _post_approval(claim, by=by)
     action = Action.UPKEEP_APPROVED if approve else Action.UPKEEP_REJECTED
     _record_claim(claim, by=by, action=action, note=note)
     todos.close(f"upkeep_decide:{claim.pk}")
@@ -365,6 +363,10 @@ def pay_claim(*, claim, by, payment_mode, payment_reference):
     authorise(by, Permission.PREPARE_ORDERS, claim.gaushala.district)
     if claim.status != UpkeepClaim.Status.APPROVED:
         raise ValidationError(_("Only an approved claim, not yet paid, is paid."))
+    if not claim.net:
+        raise ValidationError(
+            _("Nothing is payable: the over-payments recovered take the whole claim.")
+        )
     if payment_mode == PaymentMode.CASH:
         raise ValidationError(
             {"payment_mode": _("The upkeep is paid from the treasury by transfer, not in cash.")}
@@ -385,6 +387,44 @@ def pay_claim(*, claim, by, payment_mode, payment_reference):
     return claim
 
 
+def _check_still_held(claim):
+    """A death or transfer recorded since the claim was prepared may leave the body fewer
+    animal-days than it claims: the claim is then refused and made again."""
+    held = animal_days(claim.gaushala, claim.month)
+    if claim.animal_days > held:
+        raise ValidationError(
+            _(
+                "A death or transfer recorded since this claim was prepared leaves the body "
+                "%(held)s animal-days in the month: refuse it, and prepare it again."
+            )
+            % {"held": held}
+        )
+
+
+def _post_approval(claim, *, by):
+    """The gross upkeep as an expense, and in the same transaction the over-payments recovered
+    from it: the body is owed the net."""
+    district = claim.gaushala.district
+    lines = [
+        (ledger.account(district=district, kind=AccountKind.UPKEEP_EXPENSE), claim.amount),
+        (ledger.account(district=district, kind=AccountKind.UPKEEP_PAYABLE), -claim.net),
+    ]
+    memo = f"{claim.number}: {claim.animal_days} animal-days at ₹{claim.rate}, {claim.gaushala}"
+    if claim.deduction:
+        kind = AccountKind.UPKEEP_RECOVERABLE
+        lines.append((ledger.account(district=district, kind=kind), -claim.deduction))
+        memo += f"; less ₹{claim.deduction} over-paid before"
+    ledger.post(
+        district=district,
+        kind=TransactionKind.UPKEEP_CLAIMED,
+        section="s.14",
+        by=by,
+        memo=memo,
+        source=ref(claim),
+        lines=lines,
+    )
+
+
 def _post(claim, *, by, kind, debit, credit):
     district = claim.gaushala.district
     ledger.post(
@@ -395,8 +435,8 @@ def _post(claim, *, by, kind, debit, credit):
         memo=f"{claim.number}: {claim.animal_days} animal-days at ₹{claim.rate}, {claim.gaushala}",
         source=ref(claim),
         lines=[
-            (ledger.account(district=district, kind=debit), claim.amount),
-            (ledger.account(district=district, kind=credit), -claim.amount),
+            (ledger.account(district=district, kind=debit), claim.net),
+            (ledger.account(district=district, kind=credit), -claim.net),
         ],
     )
 
@@ -422,6 +462,7 @@ def _record_claim(claim, *, by, action, note=""):
             "rate": claim.rate,
             "rate_source": claim.rate_source,
             "amount": claim.amount,
+            "deduction": claim.deduction,
             "prepared_by": claim.prepared_by_id,
             "note": note,
         },

@@ -26,6 +26,7 @@ from kernel.messages import Message
 
 from ..actions import Action
 from ..models import DisposalOrder, Gaushala, HoldingEnd
+from . import gaushala_recovery as recovery
 from .common import today
 
 HandedAnimal = DisposalOrder.animals.through
@@ -172,6 +173,7 @@ def record_end(
         idempotency_key=idempotency_key,
     )
     _record(end, animal=animal, by=by)
+    recovery.flag_overpayments(end, by=by)  # a month already claimed paid for days after it
     return end
 
 

@@ -30,6 +30,7 @@ from ..models import DisposalOrder, Gaushala, Handover, HoldingEnd, UpkeepClaim
 from ..selectors import LIST_SIZE
 from ..services import gaushala as services
 from ..services import gaushala_holding as holding
+from ..services import gaushala_recovery as recovery
 from .disposal import disposable_animals
 
 BODY_ORDER = ("name", "pk")
@@ -166,8 +167,10 @@ def handover_certificate_pdf(request, pk):
 
 
 def _claims(user):
-    return UpkeepClaim.objects.for_user(user).select_related(
-        "gaushala__district", "prepared_by", "decided_by"
+    return (
+        UpkeepClaim.objects.for_user(user)
+        .select_related("gaushala__district", "prepared_by", "decided_by")
+        .annotate(overpaid=recovery.overpaid_on())
     )
 
 
@@ -241,7 +244,8 @@ def claim_decide(request, pk):
         else:
             messages.success(request, _("Upkeep claim %(number)s decided.") % {"number": claim})
             return redirect("auctions:upkeep_claims")
-    return render(request, "auctions/gaushala/claim_decide.html", {"claim": claim, "form": form})
+    context = {"claim": claim, "form": form, **recovery.claim_lines(claim)}
+    return render(request, "auctions/gaushala/claim_decide.html", context)
 
 
 @require_permission(Permission.PREPARE_ORDERS)
@@ -292,6 +296,7 @@ def held_animals(request):
         {
             "body": body,
             "animals": animals,
+            "overpayments": recovery.open_overpayments(bodies)[:LIST_SIZE],
             "next_cursor": cursor,
             "is_first_page": not request.GET.get("after"),
             "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),

@@ -78,3 +78,49 @@ def test_two_magistrates_approving_one_claim_post_it_once(
     assert "already been decided" in str(refused)
     assert Transaction.objects.filter(kind="upkeep_claimed").count() == 1
     assert run_checks() == []
+
+
+def test_two_deaths_recorded_at_once_flag_each_over_paid_day_once(
+    district, pound, pound_keeper, police_officer, dm_clerk, magistrate, tariffs
+):
+    from datetime import UTC, date, datetime
+
+    from auctions.models import UpkeepOverpayment
+    from auctions.services import gaushala_holding as holding
+    from tests.impounding.factories import cow
+
+    take(district, "up")
+    conditions(district)
+    entry, _notice = ready_for_sale(
+        pound=pound, keeper=pound_keeper, officer=police_officer, animals=[cow(), cow()]
+    )
+    body = gaushalas.register_gaushala(district=district, by=dm_clerk, **BODY)
+    order = hand_over(pound, entry, body, dm_clerk, magistrate)
+    Handover.objects.filter(pk=order.handover.pk).update(received_on=date(2027, 1, 1))
+    handover = Handover.objects.get(pk=order.handover.pk)
+    other_clerk = staff(Role.DM_CLERK, district=district)
+    with time_machine.travel(datetime(2027, 3, 15, 6, tzinfo=UTC)):
+        claim = gaushalas.prepare_claim(
+            gaushala=body, month=date(2027, 1, 1), animal_days_claimed=50, by=dm_clerk
+        )  # 12 fewer than held: the first death alone over-paid only 10 days
+        gaushalas.decide_claim(claim=claim, by=magistrate, approve=True)
+
+        def died(animal, clerk):
+            return lambda: holding.record_end(
+                handover=handover,
+                animal_id=animal.pk,
+                kind="died",
+                on=date(2027, 1, 10),
+                cause="old age",
+                reference="GS/1/2027",
+                by=clerk,
+            )
+
+        cows = list(order.animals.order_by("pk"))
+        _results, errors = race(died(cows[0], dm_clerk), died(cows[1], other_clerk))
+
+    assert errors == [None, None]
+    # Paid 50, held 18 after both: 32 over-paid, which two deaths each seeing only their own
+    # would undercount (10 + 10): the claims' row lock (and the chain's) serialise them.
+    assert sorted(UpkeepOverpayment.objects.values_list("days", flat=True)) == [10, 22]
+    assert run_checks() == []

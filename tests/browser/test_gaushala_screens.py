@@ -95,3 +95,55 @@ def test_clerk_prepares_and_magistrate_approves_a_handover(
         page.get_by_role("button", name="Send for approval").click()
         page.wait_for_url(re.compile(r"/auctions/gaushalas/upkeep/$"))
         look(page, "claims")
+
+
+def test_over_paid_upkeep_on_the_bodys_page_and_its_deduction_on_the_claim(
+    page, live_server, pound, district, pound_keeper, police_officer, dm_clerk, magistrate, tariffs
+):
+    """A death reported after January was paid: the body's page lists the over-payment, and the
+    Magistrate reads February's claim with its deduction line and net, at 360 px."""
+    import uuid
+    from datetime import UTC, date, datetime
+
+    from auctions.models import Handover
+    from auctions.services import gaushala_holding as holding
+    from tests.auctions.test_gaushala import BODY, hand_over
+    from tests.impounding.factories import cow
+
+    take(district, "up")
+    conditions(district)
+    entry, _notice = ready_for_sale(
+        pound=pound, keeper=pound_keeper, officer=police_officer, animals=[cow(), cow()]
+    )
+    body = gaushalas.register_gaushala(district=district, by=dm_clerk, **BODY)
+    order = hand_over(pound, entry, body, dm_clerk, magistrate)
+    Handover.objects.filter(pk=order.handover.pk).update(received_on=date(2027, 1, 1))
+    handover = Handover.objects.get(pk=order.handover.pk)
+    base = live_server.url
+    with time_machine.travel(datetime(2027, 3, 15, 6, tzinfo=UTC)):
+        jan = gaushalas.prepare_claim(
+            gaushala=body, month=date(2027, 1, 1), animal_days_claimed=62, by=dm_clerk
+        )
+        gaushalas.decide_claim(claim=jan, by=magistrate, approve=True)
+        holding.record_end(
+            handover=handover,
+            animal_id=order.animals.order_by("pk").first().pk,
+            kind="died",
+            on=date(2027, 1, 10),
+            cause="old age",
+            reference="GS/1/2027",
+            by=dm_clerk,
+            idempotency_key=uuid.uuid4(),
+        )
+        sign_in(page, base, "dm_clerk")
+        page.goto(base + reverse("auctions:gaushala_animals") + f"?body={body.pk}")
+        expect(page.get_by_role("heading", name="Upkeep over-paid, to recover")).to_be_visible()
+        look(page, "overpaid")
+        feb = gaushalas.prepare_claim(
+            gaushala=body, month=date(2027, 2, 1), animal_days_claimed=28, by=dm_clerk
+        )
+        sign_in(page, base, "magistrate")
+        page.goto(base + reverse("auctions:upkeep_claim_decide", args=[feb.pk]))
+        expect(page.get_by_text("Net payable")).to_be_visible()
+        expect(page.get_by_text("₹300.00")).to_be_visible()
+        look(page, "claim-deduction")
