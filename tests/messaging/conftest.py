@@ -15,7 +15,7 @@ def register_all():
     return {t.dlt_template_id: t.text for t in Template.objects.all()}
 
 
-def _configure(settings, channel, url):
+def configure(settings, channel, url):
     settings.MESSAGING_CHANNEL = channel
     settings.MESSAGING_GATEWAY_URL = url
     settings.MESSAGING_USERNAME, settings.MESSAGING_PIN = USERNAME, PIN
@@ -27,14 +27,14 @@ def _configure(settings, channel, url):
 @pytest.fixture
 def nic(settings):
     with FakeNic(register_all()) as gateway:
-        _configure(settings, "nic", gateway.url)
+        configure(settings, "nic", gateway.url)
         yield gateway
 
 
 @pytest.fixture
 def mobileseva(settings):
     with FakeMobileSeva(register_all()) as gateway:
-        _configure(settings, "mobileseva", gateway.url)
+        configure(settings, "mobileseva", gateway.url)
         yield gateway
 
 

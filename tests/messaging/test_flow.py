@@ -1,0 +1,107 @@
+"""An entry from intake to the auction, its owner messaged at each step in English and in Hindi,
+each message delivered once through a provider's outage and the retries (issue 25, ADR 0077);
+the release and the deposit name their receipt and its /verify/ link."""
+
+from collections import Counter
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from impounding.models import Receipt
+from kernel.documents import public_url
+from kernel.models import Event as LogEvent
+from messaging import notices, services
+from messaging.models import Event, Message
+from tests.auctions.factories import conditions, report_and_notice, schedule, unclaimed_entry
+from tests.impounding.factories import deposit, make_entry, pay
+
+Status = Message.Status
+EN, HI = "9876543210", "9123456780"
+
+
+@pytest.fixture
+def standing_order(district, dm_clerk):
+    return conditions(district, by=dm_clerk)
+
+
+def deliver_everything(gateway, rounds=12):
+    """The worker's sweeps, as time passes, until nothing waits."""
+    for _ in range(rounds):
+        services.send_due()
+        waiting = Message.objects.filter(status=Status.QUEUED)
+        if not waiting.exists():
+            return
+        waiting.update(next_attempt_at=timezone.now() - timedelta(seconds=1))
+    raise AssertionError("messages still waiting")
+
+
+def owners(entry, keeper):
+    notices.record_contact(impoundment=entry, number=EN, by=keeper, language="en")
+    notices.record_contact(impoundment=entry, number=f"+91 {HI}", by=keeper, language="hi")
+
+
+def test_an_entry_from_intake_to_auction_messages_its_owner_once_at_each_step(
+    nic, pound, pound_keeper, police_officer, standing_order, tariffs
+):
+    nic.fail, nic.drop = 3, 2  # the provider is down when the first messages go
+    entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=20)
+    owners(entry, pound_keeper)
+    deliver_everything(nic)
+    report_and_notice(entry, pound_keeper, police_officer, sent_days_ago=11, posted_days_ago=9)
+    nic.fail = 2
+    deliver_everything(nic)
+    tomorrow = timezone.localtime().replace(hour=11, minute=0) + timedelta(days=1)
+    schedule(pound, police_officer, [list(entry.animals.all())], when=tomorrow)
+    assert notices.remind_auctions() == 1
+    assert notices.remind_auctions() == 1  # the daily job run twice: still one message each
+    deliver_everything(nic)
+
+    sent = Counter((m["to"][2:], m["template"]) for m in nic.accepted)
+    assert set(sent.values()) == {1}
+    by_event = Counter(Message.objects.filter(status=Status.SENT).values_list("event", flat=True))
+    steps = [Event.INTAKE, Event.S14_REPORT, Event.NOTICE_POSTED, Event.AUCTION_TOMORROW]
+    assert by_event == dict.fromkeys(steps, 2)
+    assert Message.objects.exclude(status=Status.SENT).count() == 0
+    hindi = [m["text"] for m in nic.accepted if m["to"].endswith(HI)]
+    english = [m["text"] for m in nic.accepted if m["to"].endswith(EN)]
+    assert all("कांजी हाउस" in text for text in hindi) and len(hindi) == 4
+    assert all(pound.name in text and "Rs " in text for text in english) and len(english) == 4
+    notice_text = next(t for t in english if "Notice of sale" in t)
+    assert standing_order.place[:20] in notice_text
+    # a replayed event sends nothing again
+    for event in LogEvent.objects.filter(impoundment_id=entry.pk):
+        if notices.listener.hears(event):
+            notices.listener(event)
+    deliver_everything(nic)
+    assert len(nic.accepted) == 8
+
+
+def test_the_release_names_its_receipt_and_the_verify_link(nic, pound, pound_keeper, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    owners(entry, pound_keeper)
+    pay(entry, pound_keeper)
+    deliver_everything(nic)
+    receipt = Receipt.objects.get(pound=pound)
+    link = public_url(receipt.document.get_absolute_url())
+    released = Message.objects.filter(event=Event.RELEASED)
+    assert sorted(m.language for m in released) == ["en", "hi"]
+    for message in released:
+        assert message.status == Status.SENT
+        assert receipt.number in message.text and link in message.text
+        assert message.text in nic.texts()
+
+
+def test_a_deposit_release_tells_the_owner(nic, pound, pound_keeper, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    owners(entry, pound_keeper)
+    deposit(entry, pound_keeper)
+    deliver_everything(nic)
+    events = Counter(Message.objects.values_list("event", flat=True))
+    assert events[Event.DEPOSIT] == 2
+
+
+def test_an_entry_with_no_phone_sends_nothing(nic, pound, pound_keeper, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    pay(entry, pound_keeper)
+    assert Message.objects.count() == 0
