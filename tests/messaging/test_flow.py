@@ -4,8 +4,10 @@ the release and the deposit name their receipt and its /verify/ link."""
 
 from collections import Counter
 from datetime import timedelta
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.utils import timezone
 
 from impounding.models import Receipt
@@ -105,3 +107,28 @@ def test_an_entry_with_no_phone_sends_nothing(nic, pound, pound_keeper, tariffs)
     entry = make_entry(pound=pound, by=pound_keeper)
     pay(entry, pound_keeper)
     assert Message.objects.count() == 0
+
+
+def test_the_entry_page_shows_what_was_sent_to_whom_and_whether_it_arrived(
+    client, nic, pound, pound_keeper, tariffs
+):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    owners(entry, pound_keeper)
+    deliver_everything(nic)
+    english = Message.objects.get(recipient=EN)
+    services.report_delivery(provider_id=english.provider_id, delivered=True)
+    client.force_login(pound_keeper)
+    page = client.get(f"/pound/entries/{entry.pk}/").content.decode()
+    assert "Messages to the owner" in page
+    assert "******3210" in page and "******6780" in page
+    assert EN not in page and HI not in page
+    assert "Delivered" in page and "Sent" in page
+
+
+def test_the_daily_job_reminds_and_sweeps(nic, pound, pound_keeper, tariffs):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    owners(entry, pound_keeper)
+    out = StringIO()
+    call_command("send_owner_messages", stdout=out)
+    assert "0 entr(y/ies) reminded" in out.getvalue() and "2 message(s) tried" in out.getvalue()
+    assert len(nic.accepted) == 2
