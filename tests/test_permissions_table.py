@@ -358,6 +358,8 @@ TABLE = [
     ("webhooks:stop", _webhook, "get", {}, 405),
     ("webhooks:send_again", _webhook_given_up, "post", {"administrator": 302}, 403),
     ("webhooks:send_again", _webhook_given_up, "get", {}, 405),
+    # The owners' message templates (ADR 0077): the administrator's, as the webhooks are.
+    ("messaging:templates", None, "get", {"administrator": 200}, 403),
 ]
 
 # The API (ADR 0040): a token of each role instead of a session. Another district's entry is a

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import views
+
+app_name = "messaging"
+
+urlpatterns = [
+    path("templates/", views.templates, name="templates"),
+]
