@@ -1,4 +1,7 @@
+import importlib
+
 import pytest
+from django.apps import apps
 
 from messaging import channels
 from messaging.models import Template
@@ -36,6 +39,13 @@ def mobileseva(settings):
     with FakeMobileSeva(register_all()) as gateway:
         configure(settings, "mobileseva", gateway.url)
         yield gateway
+
+
+@pytest.fixture(autouse=True)
+def seeded_templates():
+    """The templates the data migration seeds, again if a transactional test flushed them."""
+    migration = importlib.import_module("messaging.migrations.0002_seed_templates")
+    migration.seed(apps, None)
 
 
 @pytest.fixture(autouse=True)

@@ -12,11 +12,14 @@ from django.utils import timezone
 
 from impounding.models import Receipt
 from kernel.documents import public_url
+from kernel.formatting import indate
 from kernel.models import Event as LogEvent
 from messaging import notices, services
 from messaging.models import Event, Message
+from office import services as office
 from tests.auctions.factories import conditions, report_and_notice, schedule, unclaimed_entry
 from tests.impounding.factories import deposit, make_entry, pay
+from tests.office.factories import s14_sale
 
 Status = Message.Status
 EN, HI = "9876543210", "9123456780"
@@ -132,3 +135,35 @@ def test_the_daily_job_reminds_and_sweeps(nic, pound, pound_keeper, tariffs):
     call_command("send_owner_messages", stdout=out)
     assert "0 entr(y/ies) reminded" in out.getvalue() and "2 message(s) tried" in out.getvalue()
     assert len(nic.accepted) == 2
+
+
+def test_a_surplus_received_tells_the_owner_to_claim_it_by_its_last_day(
+    nic, pound, pound_keeper, police_officer, dm_clerk, standing_order, tariffs
+):
+    sale = s14_sale(pound, pound_keeper, police_officer)
+    entry = sale.lot.animals.get().impoundment
+    owners(entry, pound_keeper)
+    deposit = office.receive_surplus(
+        deposit=sale.surplus_deposit, by=dm_clerk, received_on=timezone.localdate()
+    )
+    deliver_everything(nic)
+    surplus = Message.objects.filter(event=Event.SURPLUS)
+    assert sorted(m.language for m in surplus) == ["en", "hi"]
+    english = surplus.get(language="en")
+    assert "9,500.00" in english.text and indate(deposit.expires_on) in english.text
+    assert english.status == Status.SENT
+
+
+def test_a_fault_in_the_messages_never_stops_the_release(
+    nic, pound, pound_keeper, tariffs, monkeypatch
+):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    owners(entry, pound_keeper)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the template registry is broken")
+
+    monkeypatch.setattr(services, "queue", broken)
+    release = pay(entry, pound_keeper)
+    assert release.pk and Receipt.objects.filter(pound=pound).count() == 1
+    assert not Message.objects.filter(event=Event.RELEASED).exists()
