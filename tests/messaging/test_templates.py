@@ -25,7 +25,7 @@ SAMPLE = {
 }
 
 
-@pytest.mark.parametrize("language", ["en", "hi"])
+@pytest.mark.parametrize("language", ["en", "hi", "mr", "ta"])
 @pytest.mark.parametrize("event", Event.values)
 def test_every_template_renders_to_a_text_its_pattern_accepts(event, language):
     template = Template.objects.get(event=event, language=language)
@@ -73,12 +73,13 @@ def test_segments_as_the_operators_count_them(text, count):
 
 def test_hindi_costs_more_sms_than_english():
     for event in Event.values:
-        en, hi = (
+        en, *others = (
             services.render(Template.objects.get(event=event, language=lang), SAMPLE)
-            for lang in ("en", "hi")
+            for lang in ("en", "hi", "mr", "ta")
         )
-        assert not dlt.is_gsm7(hi) and dlt.is_gsm7(en)
-        assert dlt.segments(hi) >= dlt.segments(en)
+        assert dlt.is_gsm7(en)
+        for other in others:
+            assert not dlt.is_gsm7(other) and dlt.segments(other) >= dlt.segments(en)
 
 
 def test_unicode_goes_as_hex_utf16():
