@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.db import transaction
 from django.utils import timezone
+from django_tasks_db.models import DBTaskResult
 
 from messaging import channels, services
 from messaging.models import Event, Message, Phone, Template
@@ -217,3 +218,14 @@ def test_sending_never_fails_the_work_that_queued_it(settings):
         intake()
         raise RuntimeError
     assert Message.objects.count() == 0
+
+
+def test_the_commit_hands_the_message_to_the_worker(nic, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        message = intake()
+    assert len(callbacks) == 1
+    (task,) = DBTaskResult.objects.filter(task_path="messaging.services.deliver_message")
+    assert task.args_kwargs["args"] == [str(message.pk)]
+    assert services.deliver_message.call(str(message.pk)) == Status.SENT
+    assert services.deliver_message.call(str(message.pk)) == "not due"  # run twice: sent once
+    assert len(nic.accepted) == 1
