@@ -6,4 +6,5 @@ app_name = "messaging"
 
 urlpatterns = [
     path("templates/", views.templates, name="templates"),
+    path("entries/<int:pk>/phone/", views.contact, name="contact"),
 ]

@@ -359,6 +359,8 @@ TABLE = [
     ("webhooks:send_again", _webhook_given_up, "post", {"administrator": 302}, 403),
     ("webhooks:send_again", _webhook_given_up, "get", {}, 405),
     # The owners' message templates (ADR 0077): the administrator's, as the webhooks are.
+    # The owner's phone for messages: the keeper of the entry's pound records it.
+    ("messaging:contact", _entry_in_pound, "get", {"pound_keeper": 200, "outsider": 404}, 403),
     ("messaging:templates", None, "get", {"administrator": 200}, 403),
 ]
 

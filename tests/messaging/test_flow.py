@@ -167,3 +167,29 @@ def test_a_fault_in_the_messages_never_stops_the_release(
     release = pay(entry, pound_keeper)
     assert release.pk and Receipt.objects.filter(pound=pound).count() == 1
     assert not Message.objects.filter(event=Event.RELEASED).exists()
+
+
+def test_the_keeper_records_the_owners_phone_and_the_intake_message_goes(
+    client, nic, pound, pound_keeper, tariffs
+):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(pound_keeper)
+    url = f"/messages/entries/{entry.pk}/phone/"
+    refused = client.post(url, {"phone": "12345", "language": "hi"})
+    assert (
+        refused.status_code == 200 and "Enter a 10-digit mobile number" in refused.content.decode()
+    )
+    for _ in range(2):  # sent twice: one contact, one message
+        answer = client.post(url, {"phone": "+91 98765 43210", "language": "hi"})
+        assert answer.status_code == 302
+    deliver_everything(nic)
+    (message,) = Message.objects.filter(impoundment=entry)
+    assert (message.event, message.language, message.status) == (Event.INTAKE, "hi", Status.SENT)
+    assert "******3210" in client.get(url).content.decode()
+
+
+def test_another_pounds_keeper_cannot_record_a_phone(client, pound, pound_keeper, outsider):
+    entry = make_entry(pound=pound, by=pound_keeper)
+    client.force_login(outsider)
+    assert client.post(f"/messages/entries/{entry.pk}/phone/", {"phone": EN}).status_code == 404
+    assert not Message.objects.exists()
