@@ -27,3 +27,18 @@ PAYMENT_GATEWAY_URL = env.str("PAYMENT_GATEWAY_URL", default="")
 PAYMENT_GATEWAY_MERCHANT_ID = env.str("PAYMENT_GATEWAY_MERCHANT_ID", default="")
 PAYMENT_GATEWAY_KEY = env.str("PAYMENT_GATEWAY_KEY", default="")
 PAYMENT_GATEWAY_TIMEOUT = env.int("PAYMENT_GATEWAY_TIMEOUT", default=10)
+# Messages to owners (messaging/, ADR 0077): the channel ("console", "nic", "mobileseva",
+# "email" or "whatsapp"), the gateway's URL, our account's user name and PIN or password (and
+# Mobile Seva's secure key), the registered 6-character sender, the entity's DLT id, a try's
+# timeout, the tries before a message fails, and the daytime (IST) a message that is not urgent
+# waits for. The template ids are data (the template registry), filled in by the State.
+MESSAGING_CHANNEL = env.str("MESSAGING_CHANNEL", default="console")
+MESSAGING_GATEWAY_URL = env.str("MESSAGING_GATEWAY_URL", default="")
+MESSAGING_USERNAME = env.str("MESSAGING_USERNAME", default="")
+MESSAGING_PIN = env.str("MESSAGING_PIN", default="")
+MESSAGING_SECURE_KEY = env.str("MESSAGING_SECURE_KEY", default="")
+MESSAGING_SENDER = env.str("MESSAGING_SENDER", default="")
+MESSAGING_DLT_ENTITY_ID = env.str("MESSAGING_DLT_ENTITY_ID", default="")
+MESSAGING_TIMEOUT_SECONDS = env.int("MESSAGING_TIMEOUT_SECONDS", default=10)
+MESSAGING_MAX_ATTEMPTS = env.int("MESSAGING_MAX_ATTEMPTS", default=8)
+MESSAGING_DAYTIME = env.str("MESSAGING_DAYTIME", default="09:00-21:00")

@@ -43,6 +43,7 @@ urlpatterns = [
     path("notices/", auction_views.board, name="board"),
     path("api/", include("api.urls")),
     path("webhooks/", include("webhooks.urls")),
+    path("messages/", include("messaging.urls")),
     # The pound-keeper's field app (ADR 0073): public shells; its records go through the API.
     path("field/", field_views.app, name="field_app"),
     path("field/manifest.webmanifest", field_views.manifest, name="field_manifest"),

@@ -13,7 +13,7 @@ FLOORS = [
     ("kernel",),
     ("accounts",),
     ("ledger", "rulepacks"),
-    ("impounding", "auctions", "office", "payments"),
+    ("impounding", "auctions", "office", "payments", "messaging"),
     ("api", "webhooks"),
 ]
 INDEPENDENT = [{"api", "webhooks"}, {"ledger", "rulepacks"}]

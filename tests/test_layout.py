@@ -15,6 +15,7 @@ APPS = (
     "auctions",
     "office",
     "payments",
+    "messaging",
     "api",
     "webhooks",
     "demo",

@@ -358,6 +358,10 @@ TABLE = [
     ("webhooks:stop", _webhook, "get", {}, 405),
     ("webhooks:send_again", _webhook_given_up, "post", {"administrator": 302}, 403),
     ("webhooks:send_again", _webhook_given_up, "get", {}, 405),
+    # The owners' message templates (ADR 0077): the administrator's, as the webhooks are.
+    # The owner's phone for messages: the keeper of the entry's pound records it.
+    ("messaging:contact", _entry_in_pound, "get", {"pound_keeper": 200, "outsider": 404}, 403),
+    ("messaging:templates", None, "get", {"administrator": 200}, 403),
 ]
 
 # The API (ADR 0040): a token of each role instead of a session. Another district's entry is a

@@ -38,6 +38,8 @@ NO_KEY = {
     "accounts:device_token_revoke": "a state toggle: a revoked token stays revoked",
     "webhooks:stop": "a state toggle: a stopped webhook stays stopped",
     "webhooks:send_again": "a state toggle: only a given-up delivery is queued again",
+    "messaging:contact": "one contact per entry and number: the same number sent again is the "
+    "same contact, and its intake message is keyed by them",
     "auctions:auction_close": "a state transition refused from a closed auction",
     "auctions:lot_sell": "a lot is sold at most once (its unique sale, ADR 0044)",
     "auctions:lot_unsold": "a state transition refused from an unsold lot",

@@ -15,6 +15,7 @@ from kernel import held_uploads
 from kernel.confirmations import show_panel
 from kernel.models import Event
 from kernel.views import add_service_errors, keyset_page
+from messaging.selectors import messages_of
 from payments.models import Payment
 
 from .. import services
@@ -298,6 +299,7 @@ def entry(request, pk):
             "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),
             "court_orders": court_orders,
             "amendments": entry.amendments.select_related("by", "animal").order_by("at"),
+            "owner_messages": messages_of(entry),
             "events": Event.objects.filter(impoundment=entry)
             .select_related("personal_fields")
             .order_by("at", "seq")

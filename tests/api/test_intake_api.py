@@ -31,8 +31,9 @@ ENTRIES = "/api/v1/entries/"
 # animals), the event's chain, the record of the answer, and whether the entry's pack asks a
 # veterinary inspection (its to-do, ADR 0071). Neither grows with the register. The token's kind
 # (ADR 0074) adds its check at creation and a savepoint around the throttled last-sync update.
+# The owners' messages (ADR 0077) hear the release: a savepoint and the entry's phones, one query.
 QUERIES_NEW_ENTRY = 71
-QUERIES_RELEASE = 96
+QUERIES_RELEASE = 99
 
 
 def release_url(entry):

@@ -52,6 +52,7 @@ def documented_jobs(backups):
     assert all(job.split()[0] in readme for job in jobs), jobs
     needed = {"run_deadlines", "check_ledger --full", "verify_chain --full", "apply_retention"}
     needed |= {"prune_idempotency_keys", "sweep_payments"}  # the retention and payments timers
+    needed |= {"send_owner_messages"}  # the owners' messages (ADR 0077)
     assert needed <= set(jobs), jobs
     return list(dict.fromkeys(jobs))
 
@@ -194,6 +195,8 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
             assert "prune_idempotency_keys: keys 0" in out, out
         if job == "sweep_payments":  # nothing was paid online: nothing to ask the gateway
             assert "sweep_payments: 0 payment(s) asked about, 0 settled" in out, out
+        if job == "send_owner_messages":  # no auction tomorrow, nothing queued
+            assert "0 message(s) tried" in out, out
     assert not old_kept.exists()
 
 
