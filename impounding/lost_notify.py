@@ -43,14 +43,14 @@ def send_verification_code(*, report, phone, code, language):
 def notify_owner_of_match(*, report, entry, dues, language):
     pound = entry.pound
     with translation.override(language):
+        address = (pound.address_hi if language != "en" else "") or pound.address
+        where = f"{pound.label}, {address}" if address else pound.label
         text = _(
-            "PoundAdmin: an animal that may be yours (report %(reference)s) is at %(pound)s, "
-            "%(address)s. Dues today: %(dues)s. Bring proof of ownership."
+            "PoundAdmin: an animal that may be yours (report %(reference)s) is at %(pound)s. Dues today: %(dues)s. Bring proof of ownership."
         ) % {
             "reference": report.reference,
-            "pound": pound.label,
-            "address": pound.address,
-            "dues": inr(dues),
+            "pound": where,
+            "dues": inr(dues) if dues is not None else _("ask at the pound"),
         }
     logger.info("lost-report owner notified", extra={"report": report.reference})
     return LostNotice.objects.create(

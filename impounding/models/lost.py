@@ -110,6 +110,11 @@ class LostMatch(models.Model):
     def __str__(self):
         return f"{self.report_id} ~ {self.animal_id} ({self.score})"
 
+    @property
+    def pound_id(self):
+        """The animal's pound: whose staff may see and decide the match (accounts.scoping)."""
+        return self.animal.pound_id
+
 
 class LostNotice(models.Model):
     """A message to a report's owner, as `impounding.lost_notify` recorded it for the messages

@@ -27,6 +27,7 @@ from .. import lost_notify
 from ..actions import Action
 from ..dues import dues
 from ..models import Animal, LostMatch, LostReport, PhoneCode
+from ..tariffs import TariffMissing
 from .intake import resize_photo
 
 CODE_MINUTES = 10
@@ -100,9 +101,16 @@ def send_code(report, *, address):
         )
 
 
-@transaction.atomic
 def check_code(report, code):
-    """Mark the draft's phone proved if `code` is its live code; CodeRefused otherwise."""
+    """Mark the draft's phone proved if `code` is its live code; CodeRefused otherwise (a wrong
+    try is counted: the refusal is raised once the count is committed)."""
+    if (reason := _try_code(report, code)) is not None:
+        raise CodeRefused(reason)
+    report.phone_verified = True
+
+
+@transaction.atomic
+def _try_code(report, code):
     now = timezone.now()
     live = (
         PhoneCode.objects.select_for_update()
@@ -111,17 +119,17 @@ def check_code(report, code):
         .first()
     )
     if live is None or live.expires_at <= now:
-        raise CodeRefused("expired")
+        return "expired"
     if live.tries >= CODE_TRIES:
-        raise CodeRefused("tries")
+        return "tries"
     if not constant_time_compare(live.code_hash, _hash(report, code)):
         live.tries += 1
         live.save(update_fields=["tries"])
-        raise CodeRefused("tries" if live.tries >= CODE_TRIES else "wrong")
+        return "tries" if live.tries >= CODE_TRIES else "wrong"
     live.used_at = now
     live.save(update_fields=["used_at"])
     LostReport.objects.filter(pk=report.pk).update(phone_verified=True)
-    report.phone_verified = True
+    return None
 
 
 # --- Submitting and matching -------------------------------------------------------------------
@@ -177,7 +185,7 @@ def match_report(report):
     found = {}
     if report.ear_tag:
         for animal in in_custody.filter(ear_tag=report.ear_tag)[:MATCH_LIMIT]:
-            found[animal.pk] = (animal, TAG_SCORE)
+            found[animal.pk] = (animal, TAG_SCORE, True)
     since = timezone.make_aware(datetime.combine(report.lost_on, time.min))
     described = in_custody.filter(
         pound__district=report.district,
@@ -186,11 +194,11 @@ def match_report(report):
     ).order_by("impoundment__seized_at", "pk")[:MATCH_LIMIT]
     for animal in described:
         if animal.pk not in found and (points := score(report, animal)) >= MIN_SCORE:
-            found[animal.pk] = (animal, points)
+            found[animal.pk] = (animal, points, False)
     LostMatch.objects.bulk_create(
         [
-            LostMatch(report=report, animal=animal, score=points, by_tag=points == TAG_SCORE)
-            for animal, points in found.values()
+            LostMatch(report=report, animal=animal, score=points, by_tag=by_tag)
+            for animal, points, by_tag in found.values()
         ],
         ignore_conflicts=True,
     )
@@ -236,7 +244,10 @@ def decide(match, *, by, confirm):
     if confirm:
         LostReport.objects.filter(pk=report.pk).update(state=LostReport.State.FOUND)
         animals = Animal.objects.filter(pk=animal.pk).prefetch_related("custody_events")
-        owed = dues(animals.select_related("impoundment__pound__district")).total
+        try:
+            owed = dues(animals.select_related("impoundment__pound__district")).total
+        except TariffMissing:  # the district's tariff is not recorded: the pound tells him
+            owed = None
         lost_notify.notify_owner_of_match(
             report=report, entry=entry, dues=owed, language=report.language
         )
