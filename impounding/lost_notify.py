@@ -46,7 +46,8 @@ def notify_owner_of_match(*, report, entry, dues, language):
         address = (pound.address_hi if language != "en" else "") or pound.address
         where = f"{pound.label}, {address}" if address else pound.label
         text = _(
-            "PoundAdmin: an animal that may be yours (report %(reference)s) is at %(pound)s. Dues today: %(dues)s. Bring proof of ownership."
+            "PoundAdmin: an animal that may be yours (report %(reference)s) is at "
+            "%(pound)s. Dues today: %(dues)s. Bring proof of ownership."
         ) % {
             "reference": report.reference,
             "pound": where,
