@@ -12,6 +12,7 @@ from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import lookup
 from kernel.confirmations import show_panel
@@ -123,6 +124,7 @@ def done(request):
 
 
 @require_http_methods(["GET", "HEAD"])
+@require_permission(Permission.VIEW_RECORDS)
 def matches(request):
     """The candidates in the user's pounds, best first, fifty at most."""
     rows = (
@@ -135,6 +137,7 @@ def matches(request):
 
 
 @require_POST
+@require_permission(Permission.RECORD_CUSTODY)
 def decide(request, pk):
     match = lookup(request.user, LostMatch.objects, pk, Permission.RECORD_CUSTODY)
     form = DecideForm(request.POST)
