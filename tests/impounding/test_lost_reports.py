@@ -255,3 +255,44 @@ def test_the_candidates_page_reads_a_fixed_number_of_queries(
         one_more()
     assert LostMatch.objects.count() > 3
     assert count() == first
+
+
+@pytest.mark.parametrize("days", [14, None])
+def test_the_period_is_the_packs_or_else_the_product_default(district, settings, days):
+    """A State that fills clocks.lost_report_days sets the period; the central pack leaves it
+    empty (no Act gives one) and the product's default applies."""
+    from django.utils import timezone
+
+    from rulepacks.models import DistrictRulePack, RulePack
+    from rulepacks.services import forget_packs, load_shipped
+
+    load_shipped("central")
+    central = RulePack.objects.latest_of("central")
+    assert central.pack.clocks.lost_report_days is None
+    rules = dict(central.rules, version=f"9.{days or 0}")
+    rules["clocks"] = dict(rules["clocks"], lost_report_days=days)
+    pack = RulePack.objects.create(
+        code="central", version=f"9.{days or 0}", title=central.title, verified=True,
+        effective_from=central.effective_from, rules=rules, digest="0" * 64,
+    )  # fmt: skip
+    DistrictRulePack.objects.create(district=district, pack=pack, chosen_at=timezone.now())
+    forget_packs()
+    settings.LOST_REPORT_DAYS = 30
+    assert services.open_days(district) == (days or 30)
+
+
+def test_matching_reads_a_fixed_number_of_queries(client, codes, district, pound, pound_keeper):
+    def sent_with(n_entries, phone):
+        for _ in range(n_entries):
+            make_entry(pound=pound, by=pound_keeper, animals=[cow(ear_tag=TAG)])
+        client.cookies.clear()
+        client.post(reverse("lost_report"), details(district, phone=phone, ear_tag=TAG))
+        client.post(reverse("lost_code"), {"code": codes[phone]})
+        with CaptureQueriesContext(connection) as queries:
+            client.post(reverse("lost_check"))
+        return len(queries), LostMatch.objects.filter(report__phone=phone).count()
+
+    one, found_one = sent_with(1, "9876500011")
+    five, found_five = sent_with(4, "9876500012")
+    assert (found_one, found_five) == (1, 5)
+    assert five == one
