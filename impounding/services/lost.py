@@ -61,6 +61,8 @@ def save_draft(*, data, language, report=None):
     for name, value in data.items():
         setattr(report, name, value)
     if photo:
+        if report.photo:  # the photo chosen before is replaced, not left behind
+            report.photo.delete(save=False)
         report.photo = resize_photo(photo)
     report.language = language
     report.save()
