@@ -296,3 +296,21 @@ def test_matching_reads_a_fixed_number_of_queries(client, codes, district, pound
     five, found_five = sent_with(4, "9876500012")
     assert (found_one, found_five) == (1, 5)
     assert five == one
+
+
+def test_a_photo_is_checked_and_stored_re_encoded(client, codes, district):
+    from io import BytesIO
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from PIL import Image
+
+    buffer = BytesIO()
+    Image.new("RGB", (40, 30), "white").save(buffer, "PNG")
+    photo = SimpleUploadedFile("cow.png", buffer.getvalue(), content_type="image/png")
+    client.post(reverse("lost_report"), details(district) | {"photo": photo})
+    report = LostReport.objects.get()
+    assert report.photo.name.endswith(".jpg") and report.photo.storage.exists(report.photo.name)
+    not_a_photo = SimpleUploadedFile("cow.png", b"not an image", content_type="image/png")
+    client.cookies.clear()
+    answer = client.post(reverse("lost_report"), details(district) | {"photo": not_a_photo})
+    assert "photo" in answer.context["form"].errors
