@@ -38,5 +38,7 @@ class Action(EventAction):
     COMPLAINT_DISMISSED = "complaint.dismissed", _("Complaint dismissed")
     DEPOSIT_APPLIED = "deposit.applied", _("Deposit applied as payment")
     DEPOSIT_REFUNDED = "deposit.refunded", _("Deposit refunded")
+    LOST_MATCH_CONFIRMED = "lost.match_confirmed", _("Matched to a lost-cattle report")
+    LOST_MATCH_REJECTED = "lost.match_rejected", _("Not the animal of a lost-cattle report")
     TARIFF_FINE_SCALE_RECORDED = "tariff.fine_scale_recorded", _("Fine scale recorded")
     TARIFF_FEEDING_ORDER_RECORDED = "tariff.feeding_order_recorded", _("Feeding rates recorded")

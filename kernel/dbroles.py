@@ -57,6 +57,12 @@ DELETES = frozenset(
         "django_tasks_database_dbtaskresult",
         # The API's Idempotency-Keys past IDEMPOTENCY_KEEP_DAYS (prune_idempotency_keys).
         "api_idempotentrequest",
+        # Lost-cattle reports (ADR 0079): drafts left a day, with their codes, matches and
+        # messages; a lapsed report's messages (apply_retention).
+        "impounding_lostreport",
+        "impounding_phonecode",
+        "impounding_lostmatch",
+        "impounding_lostnotice",
     }
 )
 # Every extension a migration creates (`impounding` 0003: the register's trigram search).

@@ -23,6 +23,7 @@ from accounts.models import DeclaredRelative, StaffAssignment, StaffEvent
 from auctions.models import Bidder, DisposalOrder, DisposalTerms, S16Case
 from impounding.models import Amendment, Animal, Complaint, Impoundment, Receipt, Release
 from impounding.services.intake import PERSONAL_ENTRY_FIELDS
+from impounding.services.lost import lapse_and_erase
 from kernel.events import erase_personal, record_event
 from kernel.messages import Message
 from kernel.models import Event
@@ -183,5 +184,6 @@ def apply_retention(*, by, now=None):
         "declared_relatives": erase_departed_relatives(by=by, now=now),
         "prepared_files": prepared_count,
         "login_records": logins,
+        "lost_reports": lapse_and_erase(now),
         "kept_documents": remove_older("kept", now - timedelta(days=settings.RETENTION_KEPT_DAYS)),
     }

@@ -493,6 +493,12 @@ SECURE_REDIRECT_EXEMPT = [r"^healthz"]
 # after its last animal left the pound; login records (django-axes) after this many days (CERT-In
 # keeps security logs 180 days); files prepared for a user after this many days.
 RETENTION_PERSONAL_YEARS = env.int("RETENTION_PERSONAL_YEARS", default=8)
+# Lost-cattle reports (ADR 0079). Product defaults, not statutory figures: the days a report stays
+# open where the district's rule pack leaves clocks.lost_report_days empty; codes sent an hour
+# from one address, and a day to one phone.
+LOST_REPORT_DAYS = env.int("LOST_REPORT_DAYS", default=30)
+LOST_CODES_PER_ADDRESS_HOUR = env.int("LOST_CODES_PER_ADDRESS_HOUR", default=10)
+LOST_CODES_PER_PHONE_DAY = env.int("LOST_CODES_PER_PHONE_DAY", default=5)
 RETENTION_LOGIN_DAYS = env.int("RETENTION_LOGIN_DAYS", default=180)
 RETENTION_PREPARED_DAYS = env.int("RETENTION_PREPARED_DAYS", default=30)
 # Days a document kept by what it says (kept/, ADR 0072) stays in the store; a file swept is drawn

@@ -8,6 +8,7 @@ from accounts import signed_heads
 from accounts import views as account_views
 from auctions.views import unclaimed as auction_views
 from impounding.views import field as field_views
+from impounding.views import lost as lost_views
 from kernel import health
 from office.views import home as home_views
 
@@ -41,6 +42,11 @@ urlpatterns = [
     path("payments/", include("payments.urls")),
     path("rules/", include("rulepacks.urls")),
     path("notices/", auction_views.board, name="board"),
+    # Lost-cattle reports from the public (ADR 0079): no sign-in, a code to the phone.
+    path("lost/", lost_views.report, name="lost_report"),
+    path("lost/code/", lost_views.code, name="lost_code"),
+    path("lost/check/", lost_views.check, name="lost_check"),
+    path("lost/done/", lost_views.done, name="lost_done"),
     path("api/", include("api.urls")),
     path("webhooks/", include("webhooks.urls")),
     path("messages/", include("messaging.urls")),

@@ -76,6 +76,9 @@ class Clocks(Strict):
     claim_days: int | None = Field(None, ge=1)  # no claim within it: the report (s.14)
     notice_days: int | None = Field(None, ge=1)  # after the notice: the earliest sale (s.14)
     surplus_hold_months: int | None = Field(None, ge=1)  # the surplus in deposit (s.17)
+    # Days a lost-cattle report from the public stays open (ADR 0079). No Act sets it: the State
+    # fills it in; empty, the product's default, settings.LOST_REPORT_DAYS, applies.
+    lost_report_days: int | None = Field(None, ge=1)
     cite: Cite
 
 

@@ -8,6 +8,7 @@ CLOCKS = [
     ("claim_days", _("Days for a claim before the report (s.14)")),
     ("notice_days", _("Days after the notice before a sale (s.14)")),
     ("surplus_hold_months", _("Months the surplus is held (s.17)")),
+    ("lost_report_days", _("Days a lost-cattle report from the public stays open")),
 ]
 INTAKE = [
     ("vet_inspection", _("Veterinary inspection at intake")),

@@ -40,6 +40,12 @@ OUTSIDE = {
     "signed_heads",  # the event log's signed heads (tests/kernel/test_hourly_checkpoints.py)
     "signed_checkpoint",
     "board",
+    # The public's lost-cattle report, linked from every page's footer (ADR 0079;
+    # tests/browser/test_lost_reports.py walks it).
+    "lost_report",
+    "lost_code",
+    "lost_check",
+    "lost_done",
     "password_change_done",
     "home",
     "accounts:session_ping",  # called by the page's script, not a page (static/js/session.js)
@@ -159,6 +165,7 @@ NEEDS_A_STATE = {
     "accounts:second_factor_reset": "a user whose authenticator is set up",
     "accounts:relative_edit": "a relative declared by a member of staff (s.19)",
     "payments:review_line": "a bank statement line no payment was matched to",
+    "impounding:lost_decide": "a lost-cattle report matched to an animal in custody",
 }
 
 

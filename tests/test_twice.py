@@ -36,6 +36,10 @@ NO_KEY = {
     "accounts:api_token_revoke": "a state toggle: a revoked token stays revoked",
     "accounts:service_token_revoke": "a state toggle: a revoked token stays revoked",
     "accounts:device_token_revoke": "a state toggle: a revoked token stays revoked",
+    "lost_report": "the session's one draft: sent again, the same draft is changed again",
+    "lost_code": "a code checked (its tries counted, three at most), or a new one sent, limited",
+    "lost_check": "a state transition: a sent report is not sent again",
+    "impounding:lost_decide": "a decision refused once the match is decided",
     "webhooks:stop": "a state toggle: a stopped webhook stays stopped",
     "webhooks:send_again": "a state toggle: only a given-up delivery is queued again",
     "messaging:contact": "one contact per entry and number: the same number sent again is the "

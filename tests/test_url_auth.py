@@ -35,6 +35,11 @@ PUBLIC = {
     "api:openapi-view",
     "api:verify",
     "api:board",
+    # The public's lost-cattle report: its form, code, check and confirmation (ADR 0079).
+    "lost_report",
+    "lost_code",
+    "lost_check",
+    "lost_done",
 }
 # The API's data routes answer without a token as an API does: 401 problem details, no redirect;
 # a path under /api/v1/ that names nothing is a problem 404.

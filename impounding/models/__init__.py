@@ -15,6 +15,7 @@ from .choices import (
 )
 from .claims import Claim
 from .inspections import Direction, Finding, Fitness, Inspection, Place
+from .lost import LostMatch, LostNotice, LostReport, PhoneCode
 from .months import AnimalMonth
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
@@ -64,6 +65,10 @@ __all__ = [
     "FineScale",
     "Impoundment",
     "Inspection",
+    "LostMatch",
+    "LostNotice",
+    "LostReport",
+    "PhoneCode",
     "Place",
     "Receipt",
     "ReceiptCancellation",

@@ -45,6 +45,7 @@ from ..selectors import (
     register_order,
 )
 from ..services.intake import AMENDABLE_ANIMAL_FIELDS, PHOTO_MAX_PX
+from ..services.lost import lost_candidates
 from ..tariffs import TariffMissing
 from ..upi import dues_qr
 from ..warnings import describe_warnings
@@ -287,6 +288,8 @@ def entry(request, pk):
         "impounding/entry.html",
         {
             "entry": entry,
+            # Lost-cattle reports that may describe its animals (ADR 0079): one indexed read.
+            "lost_matches": lost_candidates(entry, in_pound),
             "animals": animals,
             "in_pound": in_pound,
             "statement": statement,

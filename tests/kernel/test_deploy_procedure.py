@@ -191,6 +191,7 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
         assert code == 0, f"{job} as the runtime role: {out[-1000:]}{err[-2000:]}"
         if job == "apply_retention":
             assert "kept documents 1" in out, out
+            assert "lost reports 0" in out, out  # lapsed reports erased (ADR 0079)
         if job == "prune_idempotency_keys":  # the runtime role may delete the old keys
             assert "prune_idempotency_keys: keys 0" in out, out
         if job == "sweep_payments":  # nothing was paid online: nothing to ask the gateway

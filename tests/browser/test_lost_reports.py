@@ -1,0 +1,107 @@
+"""A member of the public reports a lost cow at 360 px, by keyboard, in English and in Hindi:
+the form's errors, the one-time code, the check of the answers and the confirmation, each
+passing axe; the keeper then confirms the match and the owner's message is recorded
+(ADR 0079)."""
+
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from impounding import lost_notify
+from impounding.models import LostMatch, LostNotice, LostReport
+from tests.browser.conftest import check_a11y, check_fits_width, screenshot
+from tests.impounding.factories import cow, make_entry
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def entry(pound, pound_keeper, tariffs):
+    return make_entry(
+        pound=pound,
+        by=pound_keeper,
+        arrived_at=timezone.now() - timedelta(days=1),
+        seizure_place="Nigohan canal",
+        animals=[cow(colour="White")],
+    )
+
+
+@pytest.fixture
+def codes(monkeypatch):
+    sent = []
+    real = lost_notify.send_verification_code
+
+    def capture(**kw):
+        sent.append(kw["code"])
+        real(**kw)
+
+    monkeypatch.setattr(lost_notify, "send_verification_code", capture)
+    return sent
+
+
+def look(page, name):
+    check_a11y(page, name)
+    check_fits_width(page)
+    screenshot(page, f"lost-{name}")
+
+
+@pytest.mark.parametrize("lang", ["en", "hi"])
+def test_a_lost_cow_reported_from_a_phone_is_found(
+    page, live_server, district, entry, pound_keeper, codes, lang
+):
+    base = live_server.url
+    page.context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
+    page.goto(base + "/")  # the footer offers the report on every page
+    page.locator("footer").get_by_role("link").last.click()
+    assert page.url == base + reverse("lost_report")
+    assert page.locator("html").get_attribute("lang") == lang
+    look(page, f"form-{lang}")
+
+    # Sent empty: the error summary, each error beside its field.
+    page.locator("#id_phone").press("Enter")
+    expect(page.locator("[data-error-summary]")).to_be_visible()
+    assert page.locator(".invalid-feedback, .is-invalid").count() > 0
+    look(page, f"errors-{lang}")
+
+    page.locator("#id_species").select_option("cattle")
+    page.locator("#id_colour").fill("white")
+    page.locator("#id_place").fill("Nigohan")
+    page.locator("#id_district").select_option(str(district.pk))
+    page.locator("#id_lost_on").fill((timezone.localdate() - timedelta(days=2)).isoformat())
+    page.locator("#id_phone").fill("98765 43210")
+    page.locator("#id_phone").press("Enter")
+    page.wait_for_url(base + reverse("lost_code"))
+    look(page, f"code-{lang}")
+    page.locator("#id_code").fill(codes[-1])
+    page.locator("#id_code").press("Enter")
+    page.wait_for_url(base + reverse("lost_check"))
+    assert "9876543210" in page.locator("main").inner_text()
+    look(page, f"check-{lang}")
+    page.keyboard.press("End")
+    page.locator("main form button").last.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(base + reverse("lost_done"))
+    report = LostReport.objects.get()
+    expect(page.locator(".confirmation-reference")).to_have_text(report.reference)
+    look(page, f"done-{lang}")
+
+    # The keeper sees the candidate on the entry and confirms it.
+    page.context.clear_cookies()
+    page.goto(f"{base}/login/")
+    page.locator("#id_username").fill("pound_keeper")
+    page.locator("#id_password").fill("correct-horse-battery")
+    page.locator("#id_password").press("Enter")
+    page.wait_for_url(f"{base}/")
+    page.goto(base + reverse("impounding:entry", args=[entry.pk]))
+    match = LostMatch.objects.get()
+    section = page.locator(f"section[aria-labelledby='lost-match-{match.pk}']")
+    expect(section).to_contain_text(report.reference)
+    look(page, f"entry-{lang}")
+    section.get_by_role("button").first.click()
+    page.wait_for_load_state()
+    assert LostMatch.objects.get().state == LostMatch.State.CONFIRMED
+    notice = LostNotice.objects.get(kind=LostNotice.Kind.MATCH)
+    assert notice.language == lang and "₹" in notice.text
