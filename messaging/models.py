@@ -21,6 +21,7 @@ class Event(models.TextChoices):
     DEPOSIT = "deposit", _("Released on deposit (s.15)")
     SURPLUS = "surplus", _("Surplus of the sale may be claimed (s.17)")
     ONE_TIME_CODE = "one_time_code", _("One-time code")
+    LOST_MATCH = "lost_match", _("A lost animal may be at a pound")
 
 
 class Category(models.TextChoices):

@@ -13,6 +13,7 @@ from impounding import lost_notify
 from impounding.models import LostMatch, LostNotice, LostReport, PhoneCode
 from impounding.services import lost as services
 from kernel.models import Event
+from messaging.models import Message
 from tests.impounding.factories import cow, goat, make_entry
 
 IST = ZoneInfo("Asia/Kolkata")
@@ -109,6 +110,12 @@ def test_a_report_by_tag_finds_the_cow_and_the_owner_is_told(
     assert notice.phone == "9876543210"
     assert entry.pound.name in notice.text and "₹" in notice.text
     assert LostReport.objects.get(pk=report.pk).state == LostReport.State.FOUND
+    # Both went to the messages component: the code at once, the match on its DLT template.
+    code, found = Message.objects.filter(recipient="9876543210").order_by("pk")
+    assert code.event == "one_time_code" and code.urgent
+    assert found.event == "lost_match" and found.impoundment_id == entry.pk
+    assert report.reference in found.text and entry.pound.name in found.text
+    assert found.variables["amount"] in notice.text  # the same dues, in Indian grouping
 
 
 def test_a_report_by_description_finds_the_cow(client, codes, district, entry, pound_keeper):

@@ -44,8 +44,8 @@ def mobileseva(settings):
 @pytest.fixture(autouse=True)
 def seeded_templates():
     """The templates the data migration seeds, again if a transactional test flushed them."""
-    migration = importlib.import_module("messaging.migrations.0002_seed_templates")
-    migration.seed(apps, None)
+    for name in ("0002_seed_templates", "0003_lost_match_templates"):
+        importlib.import_module(f"messaging.migrations.{name}").seed(apps, None)
 
 
 @pytest.fixture(autouse=True)

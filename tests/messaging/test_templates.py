@@ -22,6 +22,7 @@ SAMPLE = {
     "receipt": "LKO-MLG/2026-27/000042",
     "link": "https://pound.example.gov.in/verify/d/0123456789abcdef0123456789abcdef/",
     "code": "482913",
+    "reference": "L-7K2P-9QXD",
 }
 
 
