@@ -27,3 +27,11 @@ PAYMENT_GATEWAY_URL = env.str("PAYMENT_GATEWAY_URL", default="")
 PAYMENT_GATEWAY_MERCHANT_ID = env.str("PAYMENT_GATEWAY_MERCHANT_ID", default="")
 PAYMENT_GATEWAY_KEY = env.str("PAYMENT_GATEWAY_KEY", default="")
 PAYMENT_GATEWAY_TIMEOUT = env.int("PAYMENT_GATEWAY_TIMEOUT", default=10)
+# The State's ear-tag registry (ADR 0078): "none" (the default) or "http", the State's service
+# speaking the ADR's JSON protocol at the URL with the token; seconds to wait for it at intake
+# (short: the intake never waits on it), and the hours an answer is kept before it is asked again.
+EAR_TAG_REGISTRY = env.str("EAR_TAG_REGISTRY", default="none")
+EAR_TAG_REGISTRY_URL = env.str("EAR_TAG_REGISTRY_URL", default="")
+EAR_TAG_REGISTRY_TOKEN = env.str("EAR_TAG_REGISTRY_TOKEN", default="")
+EAR_TAG_REGISTRY_TIMEOUT = env.float("EAR_TAG_REGISTRY_TIMEOUT", default=2.0)
+EAR_TAG_REGISTRY_MAX_AGE_HOURS = env.int("EAR_TAG_REGISTRY_MAX_AGE_HOURS", default=24)

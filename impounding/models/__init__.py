@@ -16,6 +16,7 @@ from .choices import (
 from .claims import Claim
 from .inspections import Direction, Finding, Fitness, Inspection, Place
 from .months import AnimalMonth
+from .owners import TagLookup
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
     Complaint,
@@ -76,4 +77,5 @@ __all__ = [
     "SeizureBasis",
     "Sex",
     "Species",
+    "TagLookup",
 ]
