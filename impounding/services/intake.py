@@ -313,13 +313,18 @@ def _create_entry(
     created = _enter_animals(entry, animals)
     if any(w["code"] == "tag_check_failed" for w in entry.warnings):
         entry.save(update_fields=["warnings"])
-    ledger.open_accounts(pound=pound)
+    _after_entry(entry, created, by, owner_from_tag=owner_from_tag, device_now=device_now)
+    return entry
+
+
+def _after_entry(entry, created, by, *, owner_from_tag, device_now):
+    """The accounts, the events, the inspection's to-do and the device's clock of a new entry."""
+    ledger.open_accounts(pound=entry.pound)
     _record_entered(entry, created, by)
     if owner_from_tag:
         _record_owner_from_tag(entry, owner_from_tag, by)
     open_inspection_todo(entry)
     flag_device_clock(entry, device_now)
-    return entry
 
 
 # Fields a correction may change, with their labels. The arrival time and the register number
