@@ -345,11 +345,19 @@ AMENDABLE_ENTRY_FIELDS = (
     "seizer_phone",
     "owner_name",
     "owner_residence",
+    "owner_phone",
 )
 # The personal data among them: an amendment's old and new values go to the event's personal
 # fields, never into its hashed link.
 PERSONAL_ENTRY_FIELDS = frozenset(
-    {"seizer_name", "seizer_residence", "seizer_phone", "owner_name", "owner_residence"}
+    {
+        "seizer_name",
+        "seizer_residence",
+        "seizer_phone",
+        "owner_name",
+        "owner_residence",
+        "owner_phone",
+    }
 )
 # Every field an animal is entered with, the photo aside, may be corrected.
 AMENDABLE_ANIMAL_FIELDS = ANIMAL_FIELDS

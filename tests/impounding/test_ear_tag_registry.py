@@ -156,3 +156,14 @@ def test_the_intake_goes_on_when_the_registry_is_down(
     assert 'name="use_owner"' not in response.content.decode()
     client.post(reverse("impounding:entry_new"), dict(data, confirm="1"))
     assert Impoundment.objects.get().owner_name == ""
+
+
+def test_the_registrys_answers_are_kept_a_month(fake_registry):
+    from accounts.scoping import system_actor
+    from office.retention import apply_retention
+
+    registry.look_up(TAG)
+    registry.look_up("987654321012")
+    TagLookup.objects.filter(tag=TAG).update(looked_up_at=timezone.now() - timedelta(days=31))
+    assert apply_retention(by=system_actor())["tag_lookups"] == 1
+    assert list(TagLookup.objects.values_list("tag", flat=True)) == ["987654321012"]
