@@ -158,3 +158,23 @@ def test_history_of_an_owner_reads_no_other_state(far_pound, pound):
     set_tariffs(far_pound.district)
     _seize(far_pound, owner_name="Kallu Ram")
     assert history(district=pound.district, owner_name="Kallu Ram") == []
+
+
+def test_the_check_pages_queries_do_not_grow_with_the_history(
+    client, pound, other_pound, pound_keeper, tariffs
+):
+    from tests.impounding.test_views_register import entry_post
+
+    _seize(pound)
+    _seize(other_pound)
+    client.force_login(pound_keeper)
+    data = entry_post(pound, **{"animals-0-ear_tag": TAG}, owner_phone="9876543210")
+    del data["confirm"]
+    client.post(reverse("impounding:entry_new"), data)
+    with CaptureQueriesContext(connection) as few:
+        client.post(reverse("impounding:entry_new"), data)
+    _seize(pound, 8, owner_phone="9876543210")
+    _seize(other_pound, 8)
+    with CaptureQueriesContext(connection) as many:
+        client.post(reverse("impounding:entry_new"), data)
+    assert len(many) == len(few)
