@@ -136,6 +136,13 @@ class EntryIn(Body):
     seizer_phone: str = Field("", max_length=15)
     owner_name: str = Field("", max_length=150)
     owner_residence: str = Field("", max_length=250)
+    owner_phone: str = Field("", max_length=15, pattern=r"^(\+?[0-9]{10,13})?$")
+    owner_from_tag: str = Field(
+        "",
+        max_length=30,
+        description="The ear tag whose owner, as the State's registry named it, the keeper "
+        "confirmed (ADR 0078): recorded when the owner given is that owner.",
+    )
     # No animal at all is refused with the screen's own words (_animals), not the schema's.
     animals: Annotated[list[AnimalIn], OBJECTS] = Field(
         max_length=100, json_schema_extra={"minItems": 1}

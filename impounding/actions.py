@@ -9,6 +9,7 @@ class Action(EventAction):
     REGISTER_ENTERED = "register.entered", _("Entered in the register")
     REGISTER_AMENDED = "register.amended", _("Register corrected")
     REGISTER_PHOTO_ADDED = "register.photo_added", _("Photo added from the field app")
+    REGISTER_OWNER_FROM_TAG = "register.owner_from_tag", _("Owner confirmed from the ear tag")
     REGISTER_COPY_ISSUED = "register.copy_issued", _("Copy of the entry issued to the seizer")
     CUSTODY_DIED = "custody.died", _("Died")
     CUSTODY_ESCAPED = "custody.escaped", _("Escaped")

@@ -22,6 +22,7 @@ from accounts.models import DistrictPolicy, FeedingRule
 from kernel.dates import ist_date
 
 from .models import CustodyEvent
+from .repeats import repeat_fine
 from .tariffs import TariffBook
 
 ZERO = Decimal("0.00")
@@ -161,6 +162,15 @@ def animal_dues(animal, *, as_of, book, rule):
     line.scale, line.category_code = str(scale), category.code
     line.category, line.fine = category.display_label, category.amount
     line.category_en, line.category_hi = category.label, category.label_hi
+    if (repeat := repeat_fine(animal, animal.impoundment.rule_pack_id)) is not None:
+        # The State's pack fines a repeat seizure apart (ADR 0078): its figure, its citation.
+        row, cite = repeat
+        line.fine = row.amount
+        line.scale = f"{cite.instrument}{f', {cite.section}' if cite.section else ''}"
+        line.note = str(
+            _("Seized before (%(count)s): the State's fine for a repeat seizure.")
+            % {"count": animal.prior_seizures}
+        )
     periods = []
     for day in _charged_days(animal, custody_intervals(animal, as_of), rule):
         order, rate = book.feeding_rate(animal, day)

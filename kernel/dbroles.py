@@ -41,6 +41,7 @@ DELETES = frozenset(
         "ledger_checkedmonth",  # the verified months, replaced by `check_ledger --full`
         "impounding_animalmonth",  # the register's month totals, when they are rebuilt (ADR 66)
         "office_preparedfile",  # exports past RETENTION_PREPARED_DAYS (apply_retention)
+        "impounding_taglookup",  # the ear-tag registry's answers, a month old (ADR 78)
         # a relative withdrawn from a declaration, or past RETENTION_RELATIVES_YEARS (s.19)
         "accounts_declaredrelative",
         "accounts_ratecount",  # throttle windows, dropped once past

@@ -233,3 +233,14 @@ def amount_in_words(amount, lang="en"):
             text += f" and {paise_words}"
         return f"{text} only"
     raise ValueError(f"no words for amounts in {lang!r}")
+
+
+def mask_phone(value):
+    """A phone with all but its last four digits hidden: ******4321 (ADR 0078). Blank stays
+    blank; a number too short to hide anything is hidden whole."""
+    digits = "".join(ch for ch in str(value or "") if ch.isdigit())
+    if not digits:
+        return ""
+    if len(digits) <= 4:
+        return "*" * len(digits)
+    return "*" * (len(digits) - 4) + digits[-4:]

@@ -21,7 +21,15 @@ from django.utils.translation import gettext_noop
 
 from accounts.models import DeclaredRelative, StaffAssignment, StaffEvent
 from auctions.models import Bidder, DisposalOrder, DisposalTerms, S16Case
-from impounding.models import Amendment, Animal, Complaint, Impoundment, Receipt, Release
+from impounding.models import (
+    Amendment,
+    Animal,
+    Complaint,
+    Impoundment,
+    Receipt,
+    Release,
+    TagLookup,
+)
 from impounding.services.intake import PERSONAL_ENTRY_FIELDS
 from impounding.services.lost import lapse_and_erase
 from kernel.events import erase_personal, record_event
@@ -71,6 +79,7 @@ def erase_entry(entry, *, by):
             seizer_phone="",
             owner_name="",
             owner_residence="",
+            owner_phone="",
         )
         releases = Release.objects.filter(impoundment=entry)
         releases.update(
@@ -168,6 +177,8 @@ def apply_retention(*, by, now=None):
     )
     _files(prepared, "file")
     prepared_count, _ = prepared.delete()
+    # The ear-tag registry's answers name owners: kept no longer than a month (ADR 0078).
+    lookups, _ = TagLookup.objects.filter(looked_up_at__lt=now - timedelta(days=30)).delete()
     login_cutoff = now - timedelta(days=settings.RETENTION_LOGIN_DAYS)
     logins = (
         sum(
@@ -183,6 +194,7 @@ def apply_retention(*, by, now=None):
         "claims": claim_count,
         "declared_relatives": erase_departed_relatives(by=by, now=now),
         "prepared_files": prepared_count,
+        "tag_lookups": lookups,
         "login_records": logins,
         "lost_reports": lapse_and_erase(now),
         "kept_documents": remove_older("kept", now - timedelta(days=settings.RETENTION_KEPT_DAYS)),

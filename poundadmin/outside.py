@@ -42,3 +42,11 @@ MESSAGING_DLT_ENTITY_ID = env.str("MESSAGING_DLT_ENTITY_ID", default="")
 MESSAGING_TIMEOUT_SECONDS = env.int("MESSAGING_TIMEOUT_SECONDS", default=10)
 MESSAGING_MAX_ATTEMPTS = env.int("MESSAGING_MAX_ATTEMPTS", default=8)
 MESSAGING_DAYTIME = env.str("MESSAGING_DAYTIME", default="09:00-21:00")
+# The State's ear-tag registry (ADR 0078): "none" (the default) or "http", the State's service
+# speaking the ADR's JSON protocol at the URL with the token; seconds to wait for it at intake
+# (short: the intake never waits on it), and the hours an answer is kept before it is asked again.
+EAR_TAG_REGISTRY = env.str("EAR_TAG_REGISTRY", default="none")
+EAR_TAG_REGISTRY_URL = env.str("EAR_TAG_REGISTRY_URL", default="")
+EAR_TAG_REGISTRY_TOKEN = env.str("EAR_TAG_REGISTRY_TOKEN", default="")
+EAR_TAG_REGISTRY_TIMEOUT = env.float("EAR_TAG_REGISTRY_TIMEOUT", default=2.0)
+EAR_TAG_REGISTRY_MAX_AGE_HOURS = env.int("EAR_TAG_REGISTRY_MAX_AGE_HOURS", default=24)

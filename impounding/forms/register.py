@@ -102,6 +102,15 @@ class EntryForm(forms.Form):
     owner_residence = forms.CharField(
         label=_("Owner's residence, if known"), max_length=250, required=False
     )
+    owner_phone = forms.RegexField(
+        label=_("Owner's phone, if known"),
+        regex=r"^\+?[0-9]{10,13}$",
+        max_length=15,
+        required=False,
+        error_messages={"invalid": _("Enter the phone as 10 digits, such as 9876543210.")},
+    )
+    # The tag whose registered owner the keeper confirmed on the check page (ADR 0078).
+    owner_from_tag = forms.CharField(required=False, max_length=30, widget=forms.HiddenInput)
 
     def __init__(self, *args, pounds, **kwargs):
         super().__init__(*args, **kwargs)

@@ -17,6 +17,7 @@ from .claims import Claim
 from .inspections import Direction, Finding, Fitness, Inspection, Place
 from .lost import LostMatch, LostNotice, LostReport, PhoneCode
 from .months import AnimalMonth
+from .owners import TagLookup
 from .register import Amendment, Animal, CustodyEvent, FeedingLog, Impoundment
 from .releases import (
     Complaint,
@@ -81,4 +82,5 @@ __all__ = [
     "SeizureBasis",
     "Sex",
     "Species",
+    "TagLookup",
 ]

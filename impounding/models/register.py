@@ -97,6 +97,9 @@ class Impoundment(models.Model):
     # s.8(d), if known
     owner_name = models.CharField(_("owner's name, if known"), max_length=150, blank=True)
     owner_residence = models.CharField(_("owner's residence, if known"), max_length=250, blank=True)
+    # The owner's phone, if known: given by the keeper, or by the ear-tag registry and confirmed
+    # by the keeper (ADR 0078). Shown masked but to the staff who need it.
+    owner_phone = models.CharField(_("owner's phone, if known"), max_length=15, blank=True)
     recorded_at = models.DateTimeField(default=timezone.now)
     # The phone's own time of capture, for an entry made offline in the field app (issue 22):
     # kept beside the server's receipt (recorded_at). The statutory clocks run from seized_at
@@ -120,6 +123,12 @@ class Impoundment(models.Model):
             # across pounds, read newest first and stopped at the page's LIMIT.
             models.Index(fields=["-arrived_at", "-id"], name="imp_arrived"),
             models.Index(fields=["owner_name"], name="imp_owner_name"),
+            # The repeat-seizure history of a phone (ADR 0078).
+            models.Index(
+                fields=["owner_phone", "-arrived_at"],
+                name="imp_owner_phone",
+                condition=~Q(owner_phone=""),
+            ),
             # The register page in the register's own order, by number: in a pound,
             # and across pounds.
             models.Index(
@@ -232,6 +241,9 @@ class Animal(models.Model):
     marks = models.CharField(_("marks or brands"), max_length=250, blank=True)
     ear_tag = models.CharField(_("ear-tag number"), max_length=30, blank=True, db_index=True)
     photo = models.ImageField(_("photo"), upload_to=media_upload("animals"), blank=True)
+    # Earlier seizures of the same ear tag in the State, counted once at intake (to a bound):
+    # the rule pack's repeat-seizure fine reads it, never the history (ADR 0078).
+    prior_seizures = models.PositiveSmallIntegerField(default=0, editable=False)
     state = models.CharField(
         _("state"), max_length=20, choices=AnimalState.choices, default=AnimalState.IMPOUNDED
     )

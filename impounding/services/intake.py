@@ -18,7 +18,8 @@ from ledger import services as ledger
 from rulepacks import services as rulepacks
 
 from ..actions import Action
-from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis
+from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis, TagLookup
+from ..repeats import prior_seizures
 from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
 from .common import blank_errors
 from .field import flag_device_clock
@@ -127,15 +128,21 @@ def _check_arrival(*, animals, arrived_at, seized_at):
 
 
 def _enter_animals(entry, animals):
-    """Number the animals of an entry from 1, in the order given."""
+    """Number the animals of an entry from 1, in the order given, each tag's earlier seizures
+    in the State counted (to a bound) for the repeat-seizure fine (ADR 0078)."""
     created = []
+    tags = [normalise_tag(d.get("ear_tag", "") or "") for d in animals]
+    earlier = prior_seizures(tags, entry.pound_id)
     for number, data in enumerate(animals, start=1):
         confirmed = bool(data.get("tag_confirmed"))
         validate_ear_tag(data.get("ear_tag", ""), confirmed=confirmed)
         if tag_check_fails(data.get("ear_tag", "")):
             entry.warnings.append(tag_warning(number, data["ear_tag"]))
         animal = Animal(
-            impoundment=entry, number=number, **{f: data.get(f, "") for f in ANIMAL_FIELDS}
+            impoundment=entry,
+            number=number,
+            prior_seizures=earlier.get(tags[number - 1], 0),
+            **{f: data.get(f, "") for f in ANIMAL_FIELDS},
         )
         if data.get("photo"):
             photo = resize_photo(data["photo"])
@@ -174,8 +181,33 @@ def _record_entered(entry, animals, by):
         # Kept apart from the link, which hashes their digest: erased under the retention rule.
         personal={
             "seizer": [entry.seizer_name, entry.seizer_residence, entry.seizer_phone],
-            "owner": [entry.owner_name, entry.owner_residence],
+            "owner": [entry.owner_name, entry.owner_residence, entry.owner_phone],
         },
+    )
+
+
+def _record_owner_from_tag(entry, tag, by):
+    """s.8(d): the keeper confirmed the owner the ear-tag registry named, before the entry was
+    made (ADR 0078). Recorded only when the entry's owner is still the one suggested."""
+    tag = normalise_tag(tag or "")
+    found = TagLookup.objects.filter(tag=tag).exclude(owner_name="").first()
+    if found is None or (found.owner_name, found.owner_phone) != (
+        entry.owner_name,
+        entry.owner_phone,
+    ):
+        return
+    record_event(
+        action=Action.REGISTER_OWNER_FROM_TAG,
+        section="s.8",
+        summary=Message(
+            gettext_noop("%(number)s: owner confirmed from ear tag %(tag)s"),
+            number=entry.register_number,
+            tag=tag,
+        ),
+        by=by,
+        impoundment=entry,
+        data={"tag": tag, "registry": found.registry, "looked_up_at": found.looked_up_at},
+        personal={"owner": [found.owner_name, found.owner_village, found.owner_phone]},
     )
 
 
@@ -225,6 +257,8 @@ def _create_entry(
     seizer_phone="",
     owner_name="",
     owner_residence="",
+    owner_phone="",
+    owner_from_tag="",  # the tag whose registered owner the keeper confirmed (ADR 0078)
     notice_description="",
     captured_at=None,  # the field app's (services.field)
     device_now=None,
@@ -260,6 +294,7 @@ def _create_entry(
         seizer_phone=seizer_phone,
         owner_name=owner_name,
         owner_residence=owner_residence,
+        owner_phone=owner_phone,
         recorded_by=by,
         idempotency_key=idempotency_key,
         captured_at=captured_at,
@@ -278,11 +313,18 @@ def _create_entry(
     created = _enter_animals(entry, animals)
     if any(w["code"] == "tag_check_failed" for w in entry.warnings):
         entry.save(update_fields=["warnings"])
-    ledger.open_accounts(pound=pound)
+    _after_entry(entry, created, by, owner_from_tag=owner_from_tag, device_now=device_now)
+    return entry
+
+
+def _after_entry(entry, created, by, *, owner_from_tag, device_now):
+    """The accounts, the events, the inspection's to-do and the device's clock of a new entry."""
+    ledger.open_accounts(pound=entry.pound)
     _record_entered(entry, created, by)
+    if owner_from_tag:
+        _record_owner_from_tag(entry, owner_from_tag, by)
     open_inspection_todo(entry)
     flag_device_clock(entry, device_now)
-    return entry
 
 
 # Fields a correction may change, with their labels. The arrival time and the register number
@@ -303,11 +345,19 @@ AMENDABLE_ENTRY_FIELDS = (
     "seizer_phone",
     "owner_name",
     "owner_residence",
+    "owner_phone",
 )
 # The personal data among them: an amendment's old and new values go to the event's personal
 # fields, never into its hashed link.
 PERSONAL_ENTRY_FIELDS = frozenset(
-    {"seizer_name", "seizer_residence", "seizer_phone", "owner_name", "owner_residence"}
+    {
+        "seizer_name",
+        "seizer_residence",
+        "seizer_phone",
+        "owner_name",
+        "owner_residence",
+        "owner_phone",
+    }
 )
 # Every field an animal is entered with, the photo aside, may be corrected.
 AMENDABLE_ANIMAL_FIELDS = ANIMAL_FIELDS

@@ -29,7 +29,7 @@ SECTIONS = [
         ],
     ),
     ("seizer", ["seizer_name", "seizer_residence", "seizer_capacity", "seizer_phone"]),
-    ("owner", ["owner_name", "owner_residence"]),
+    ("owner", ["owner_name", "owner_residence", "owner_phone"]),
 ]
 ANIMAL_FIELDS = ["species", "sex", "age_class", "colour", "marks", "ear_tag", "photo"]
 # Questions asked only for one basis of seizure (the form shows them only then).
@@ -40,7 +40,7 @@ ONLY_FOR = {
     "pound_choice_reason": SeizureBasis.S11_PUBLIC,
 }
 # Posted to the check page by its buttons, not answers to carry on.
-NOT_ANSWERS = {"csrfmiddlewaretoken", "confirm", "change", "add_animal"}
+NOT_ANSWERS = {"csrfmiddlewaretoken", "confirm", "change", "add_animal", "use_owner"}
 
 
 def _shown(bound):

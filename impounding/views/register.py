@@ -51,6 +51,13 @@ from ..upi import dues_qr
 from ..warnings import describe_warnings
 from .answers import entry_answers
 from .common import get_animal, get_entry
+from .owners import (
+    entry_history,
+    intake_history,
+    sees_phones,
+    suggestions,
+    use_suggested_owner,
+)
 from .register_page import register_rows, search_fields
 
 # The board shows this many pounds a page: a keeper's one or two on one page, a district's or an
@@ -169,6 +176,8 @@ def _hold_photos(formset, user):
 def _entry_forms(request, pounds):
     now = timezone.localtime().replace(second=0, microsecond=0)
     data, files = _with_held_photos(request) if request.method == "POST" else (None, None)
+    if data is not None and "use_owner" in data:
+        data = use_suggested_owner(data)
     form = EntryForm(data, pounds=pounds, initial={"arrived_at": now, "seized_at": now})
     return form, AnimalFormSet(data, files, prefix="animals")
 
@@ -199,7 +208,13 @@ def entry_new(request):
     if valid and "change" in request.POST:
         return render(request, "impounding/entry_new.html", page)
     if valid and "confirm" not in request.POST:
-        return render(request, "impounding/entry_check.html", page | entry_answers(form, formset))
+        owners = {
+            "suggestions": suggestions(form, formset),
+            "history": intake_history(form, formset),
+        }
+        return render(
+            request, "impounding/entry_check.html", page | entry_answers(form, formset) | owners
+        )
     if valid:
         data = dict(form.cleaned_data)
         pound = data.pop("pound")
@@ -298,6 +313,8 @@ def entry(request, pk):
             "online_payment": Payment.objects.filter(impoundment=entry).open().first(),
             "warnings": describe_warnings(entry.warnings),
             "record": inspection_record(entry),
+            "history": entry_history(entry, animals),
+            "sees_phones": sees_phones(user, entry.pound),
             "releases": releases,
             "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),
             "court_orders": court_orders,

@@ -12,6 +12,7 @@ register.filter("lakh", formatting.lakh)
 register.filter("indian_number", formatting.indian_number)
 register.filter("indate", formatting.indate)
 register.filter("indatetime", formatting.indatetime)
+register.filter("mask_phone", formatting.mask_phone)
 register.filter("named_errors", errors.field_messages)
 
 

@@ -28,7 +28,7 @@ def test_old_closed_cases_lose_their_personal_data_and_nothing_else(
     pound, pound_keeper, tariffs, time_machine, settings
 ):
     settings.RETENTION_PERSONAL_YEARS = 8
-    old = make_entry(pound=pound, by=pound_keeper)
+    old = make_entry(pound=pound, by=pound_keeper, owner_phone="9876543210")
     release = pay(
         old,
         pound_keeper,
@@ -50,6 +50,7 @@ def test_old_closed_cases_lose_their_personal_data_and_nothing_else(
 
     erased = Impoundment.objects.get(pk=old.pk)
     assert (erased.seizer_name, erased.owner_name, erased.seizer_residence) == ("[erased]", "", "")
+    assert erased.owner_phone == ""
     kept = Release.objects.get(pk=release.pk)
     assert (kept.claimant_name, kept.claimant_address, kept.signature.name) == ("[erased]", "", "")
     assert not storage.exists(signature_name)
