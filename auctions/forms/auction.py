@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import District
 from accounts.roles import Permission
 from kernel.formatting import inr
-from kernel.forms import DateInput, DateTimeLocalInput
+from kernel.forms import DayField, DayTimeField
 from ledger.models import PaymentMode
 
 from ..models import AuctionConditions, Bidder
@@ -39,12 +39,11 @@ class ConditionsForm(forms.Form):
     order_reference = forms.CharField(
         label=_("Order reference"), max_length=_max_length(AuctionConditions, "order_reference")
     )
-    order_date = forms.DateField(label=_("Order date"), widget=DateInput())
-    valid_from = forms.DateField(label=_("In force from"), widget=DateInput())
-    valid_to = forms.DateField(
+    order_date = DayField(label=_("Order date"))
+    valid_from = DayField(label=_("In force from"))
+    valid_to = DayField(
         label=_("In force until"),
         required=False,
-        widget=DateInput(),
         help_text=_("Leave empty for an order without an end date."),
     )
     place = forms.CharField(
@@ -128,9 +127,7 @@ class AuctionForm(forms.Form):
     """When and where, and who conducts the sale. The lots come in a formset beside it."""
 
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
-    scheduled_for = forms.DateTimeField(
-        label=_("Date and time of sale (IST)"), widget=DateTimeLocalInput()
-    )
+    scheduled_for = DayTimeField(label=_("Date and time of sale (IST)"))
     place = forms.CharField(
         label=_("Place of sale"),
         max_length=200,
