@@ -170,7 +170,7 @@ def test_death_refused_without_a_cause(keeper_client, animal):
     [
         ("15-03-2026 12:30", "cannot be in the future"),
         ("12-03-2026 09:00", "before the animal came to the pound"),
-        ("not a time", "Enter a valid date/time"),
+        ("not a time", "Enter the date and the time as day-month-year hours:minutes"),
     ],
 )
 def test_death_refused_at_an_impossible_time(keeper_client, animal, typed, message):
