@@ -19,13 +19,25 @@ from kernel.formatting import inr
 from kernel.forms import DayField, DayTimeField
 from ledger.models import PaymentMode
 
-from ..models import AuctionConditions, Bidder
+from ..models import CONDITION_TEXTS, AuctionConditions, Bidder
 
 MONEY = {"max_digits": 10, "decimal_places": 2}
 
 
 def _max_length(model, name):
     return model._meta.get_field(name).max_length
+
+
+def _second(name, label, rows=0):
+    """The second-language twin of a condition's text: optional, as long as the English."""
+    field = AuctionConditions._meta.get_field(name + "_hi")
+    return forms.CharField(
+        label=label,
+        required=False,
+        max_length=field.max_length,
+        widget=forms.Textarea(attrs={"rows": rows}) if rows else None,
+        help_text=_("Shown on Hindi, Marathi or Tamil pages; left empty, they show the English."),
+    )
 
 
 class ConditionsForm(forms.Form):
@@ -71,6 +83,17 @@ class ConditionsForm(forms.Form):
     chargeable_expenses = forms.CharField(
         label=_("Sale expenses that may be charged"), widget=forms.Textarea(attrs={"rows": 2})
     )
+    # The same texts in the district's language (ADR 0081): its pages and documents show them to
+    # readers of that language; left empty, they show the English and say so.
+    place_hi = _second("place", _("Place of sale, in the district's language"))
+    hours_hi = _second("hours", _("Hours of sale, in the district's language"))
+    reserve_policy_hi = _second("reserve_policy", _("Reserve price, in the district's language"))
+    buyer_declarations_hi = _second(
+        "buyer_declarations", _("Declarations every buyer signs, in the district's language"), 3
+    )
+    chargeable_expenses_hi = _second(
+        "chargeable_expenses", _("Sale expenses that may be charged, in the district's language"), 2
+    )
     max_expenses_per_lot = forms.DecimalField(
         label=_("Most sale expenses per lot (₹)"), min_value=0, initial=Decimal("0.00"), **MONEY
     )
@@ -92,6 +115,7 @@ class ConditionsForm(forms.Form):
         "chargeable_expenses",
         "max_expenses_per_lot",
         "s16_min_gap_days",
+        *(name + "_hi" for name in CONDITION_TEXTS),
     )
 
     def __init__(self, user, *args, **kwargs):
@@ -332,7 +356,7 @@ class SaleForm(forms.Form):
         )
         self.fields["expenses"].help_text = _(
             "At most %(most)s a lot, as the District Magistrate's conditions allow: %(what)s"
-        ) % {"most": inr(most), "what": auction.conditions.chargeable_expenses}
+        ) % {"most": inr(most), "what": auction.conditions.read["chargeable_expenses"].text}
         if lot.reserve_price:
             self.fields["price"].help_text = _("The reserve is %(reserve)s.") % {
                 "reserve": inr(lot.reserve_price)

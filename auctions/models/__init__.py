@@ -21,8 +21,10 @@ from .base import (
 )
 from .disposal import DisposalTerms
 from .gaushala import Gaushala, Handover, HoldingEnd, UpkeepClaim
+from .secondlanguage import TEXTS as CONDITION_TEXTS
 
 __all__ = [
+    "CONDITION_TEXTS",
     "Auction",
     "AuctionConditions",
     "Bid",
