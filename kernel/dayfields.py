@@ -13,6 +13,7 @@ from datetime import date, datetime, time
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils import timezone
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 DAY_FORMAT = "%d-%m-%Y"
@@ -82,6 +83,11 @@ def parse_day_time(text: str) -> datetime:
     return datetime.combine(day, parse_time(time_text))
 
 
+def _with_hint(help_text, hint):
+    """The field's own help, then the example: "Leave empty ... For example, 03-12-2026"."""
+    return format_lazy("{} {}", help_text, hint) if help_text else hint
+
+
 class _TextDateInput(forms.TextInput):
     """inputmode "decimal": a phone's pad of digits with a separator (iOS's "numeric" pad has
     none); the parser takes dots, hyphens, slashes or nothing between the parts."""
@@ -125,7 +131,7 @@ class DayField(forms.DateField):
     widget = DayInput
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("help_text", DAY_HINT)
+        kwargs["help_text"] = _with_hint(kwargs.get("help_text"), DAY_HINT)
         super().__init__(**kwargs)
 
     def to_python(self, value):
@@ -144,7 +150,7 @@ class DayTimeField(forms.DateTimeField):
     widget = DayTimeInput
 
     def __init__(self, **kwargs):
-        kwargs.setdefault("help_text", DAY_TIME_HINT)
+        kwargs["help_text"] = _with_hint(kwargs.get("help_text"), DAY_TIME_HINT)
         super().__init__(**kwargs)
 
     def to_python(self, value):
