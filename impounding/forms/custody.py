@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from kernel.forms import DayField, DayTimeField
 
 from ..models import CustodyEvent, FeedingLog, Sex
+from .colours import ColourField
 
 
 def now_minute():
@@ -109,7 +110,7 @@ class BirthForm(CustodyEventForm):
         choices=[(Sex.FEMALE, Sex.FEMALE.label), (Sex.MALE, Sex.MALE.label)],
         widget=forms.RadioSelect,
     )
-    colour = forms.CharField(label=_("Colour"), max_length=80)
+    colour = ColourField()
     marks = forms.CharField(label=_("Marks"), max_length=250, required=False)
 
 

@@ -25,6 +25,7 @@ from ..services.intake import (
     check_entry,
 )
 from ..tags import normalise_tag
+from .colours import ColourField
 
 BLANK = [("", "---------")]
 
@@ -129,7 +130,7 @@ class AnimalForm(forms.Form):
     species = forms.ChoiceField(label=_("Species"), choices=BLANK + Species.choices)
     sex = forms.ChoiceField(label=_("Sex"), choices=BLANK + Sex.choices)
     age_class = forms.ChoiceField(label=_("Age"), choices=BLANK + AgeClass.choices)
-    colour = forms.CharField(label=_("Colour"), max_length=80)
+    colour = ColourField()
     marks = forms.CharField(label=_("Marks or brands"), max_length=250, required=False)
     ear_tag = forms.CharField(
         label=_("Ear-tag number"),
