@@ -101,6 +101,8 @@ def test_the_field_app_date_boxes_show_day_first(page, live_server, phone, lang)
     seized.fill("31-04-2026 10:00")
     page.locator("#entry-form button[type=submit]").first.click()
     expect(seized).to_have_attribute("aria-invalid", "true")
+    said = page.locator("#" + seized.get_attribute("aria-describedby").split()[0])
+    expect(said).to_contain_text("31-04-2026")  # "There is no such date as 31-04-2026."
     look(page, f"field-entry-dates-{lang}")
     page.goto(base + "/field/#feeding")
     today = timezone.localdate()

@@ -174,7 +174,13 @@
     for (const input of form.querySelectorAll("[data-date]")) {
       const text = input.value.trim();
       if (!text) continue;
-      if (input.dataset.date === "day" && !isoDay(text)) {
+      const daytime = input.dataset.date === "daytime" && DAY_TIME.exec(text);
+      const day = daytime ? daytime[1] : text;
+      if ((daytime || DMY.test(text) || /^\d{8}$/.test(text)) && !isoDay(day)) {
+        // The shape of a date, but no such day (29-02-2027, 31-04-2026).
+        const said = gettext("There is no such date as %s. Check the day and the month.");
+        errors.push({ field: input.name, message: interpolate(said, [day]) });
+      } else if (input.dataset.date === "day" && !isoDay(text)) {
         errors.push({ field: input.name, message: gettext("Enter the date as day-month-year, for example 03-12-2026.") });
       } else if (input.dataset.date === "daytime" && !isoDayTime(text)) {
         errors.push({ field: input.name, message: gettext("Enter the date and the time as day-month-year hours:minutes, for example 03-12-2026 14:30.") });
