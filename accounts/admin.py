@@ -7,7 +7,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import ValidationError
 
 from kernel.admin import ReadOnlyAdmin
-from kernel.forms import DateInput
+from kernel.forms import DayField
 
 from . import models, services
 
@@ -72,7 +72,7 @@ class VillageAdmin(admin.ModelAdmin):
 
 class EndAssignmentForm(forms.Form):
     # Optional on the action bar, which every action shares; the action itself asks for both.
-    on = forms.DateField(label="End on", required=False, widget=DateInput())
+    on = DayField(label="End on", required=False)
     reason = forms.CharField(label="Reason", required=False, max_length=200)
 
 

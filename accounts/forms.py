@@ -4,7 +4,7 @@ from django import forms
 from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
-from kernel.forms import DateInput
+from kernel.forms import DayField
 
 from .relatives import DeclaredRelative
 from .roles import Role
@@ -54,9 +54,8 @@ class ApiTokenForm(forms.Form):
         max_length=80,
         help_text=_("Say what will use it, for example “State dashboard”."),
     )
-    expires_on = forms.DateField(
+    expires_on = DayField(
         label=_("Expires on"),
-        widget=DateInput(),
         initial=default_token_expiry,
         required=False,  # empty: 90 days from today
         help_text=_(
@@ -99,9 +98,8 @@ class ServiceTokenForm(forms.Form):
         label=_("Police station"), queryset=None, required=False
     )
     pound = forms.ModelChoiceField(label=_("Pound"), queryset=None, required=False)
-    expires_on = forms.DateField(
+    expires_on = DayField(
         label=_("Expires on"),
-        widget=DateInput(),
         help_text=_("The token works to the end of this day, and for a year at most."),
     )
     rate_per_minute = forms.IntegerField(

@@ -48,6 +48,7 @@ from .models import (
     Receipt,
     Release,
     ReleaseLine,
+    colour_label,
 )
 from .tariffs import TariffBook
 from .upi import dues_qr
@@ -88,7 +89,7 @@ def animal_row(animal):
         "species": both(lambda: short_label(animal.get_species_display())),
         "sex": both(animal.get_sex_display),
         "age": both(lambda: short_label(animal.get_age_class_display())),
-        "colour": animal.colour,
+        "colour": both(lambda: colour_label(animal.colour)),
         "marks": animal.marks,
         "ear_tag": animal.ear_tag,
     }

@@ -16,16 +16,28 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import District
 from accounts.roles import Permission
 from kernel.formatting import inr
-from kernel.forms import DateInput, DateTimeLocalInput
+from kernel.forms import DayField, DayTimeField
 from ledger.models import PaymentMode
 
-from ..models import AuctionConditions, Bidder
+from ..models import CONDITION_TEXTS, AuctionConditions, Bidder
 
 MONEY = {"max_digits": 10, "decimal_places": 2}
 
 
 def _max_length(model, name):
     return model._meta.get_field(name).max_length
+
+
+def _second(name, label, rows=0):
+    """The second-language twin of a condition's text: optional, as long as the English."""
+    field = AuctionConditions._meta.get_field(name + "_hi")
+    return forms.CharField(
+        label=label,
+        required=False,
+        max_length=field.max_length,
+        widget=forms.Textarea(attrs={"rows": rows}) if rows else None,
+        help_text=_("Shown on Hindi, Marathi or Tamil pages; left empty, they show the English."),
+    )
 
 
 class ConditionsForm(forms.Form):
@@ -39,12 +51,11 @@ class ConditionsForm(forms.Form):
     order_reference = forms.CharField(
         label=_("Order reference"), max_length=_max_length(AuctionConditions, "order_reference")
     )
-    order_date = forms.DateField(label=_("Order date"), widget=DateInput())
-    valid_from = forms.DateField(label=_("In force from"), widget=DateInput())
-    valid_to = forms.DateField(
+    order_date = DayField(label=_("Order date"))
+    valid_from = DayField(label=_("In force from"))
+    valid_to = DayField(
         label=_("In force until"),
         required=False,
-        widget=DateInput(),
         help_text=_("Leave empty for an order without an end date."),
     )
     place = forms.CharField(
@@ -72,6 +83,17 @@ class ConditionsForm(forms.Form):
     chargeable_expenses = forms.CharField(
         label=_("Sale expenses that may be charged"), widget=forms.Textarea(attrs={"rows": 2})
     )
+    # The same texts in the district's language (ADR 0081): its pages and documents show them to
+    # readers of that language; left empty, they show the English and say so.
+    place_hi = _second("place", _("Place of sale, in the district's language"))
+    hours_hi = _second("hours", _("Hours of sale, in the district's language"))
+    reserve_policy_hi = _second("reserve_policy", _("Reserve price, in the district's language"))
+    buyer_declarations_hi = _second(
+        "buyer_declarations", _("Declarations every buyer signs, in the district's language"), 3
+    )
+    chargeable_expenses_hi = _second(
+        "chargeable_expenses", _("Sale expenses that may be charged, in the district's language"), 2
+    )
     max_expenses_per_lot = forms.DecimalField(
         label=_("Most sale expenses per lot (₹)"), min_value=0, initial=Decimal("0.00"), **MONEY
     )
@@ -93,6 +115,7 @@ class ConditionsForm(forms.Form):
         "chargeable_expenses",
         "max_expenses_per_lot",
         "s16_min_gap_days",
+        *(name + "_hi" for name in CONDITION_TEXTS),
     )
 
     def __init__(self, user, *args, **kwargs):
@@ -128,9 +151,7 @@ class AuctionForm(forms.Form):
     """When and where, and who conducts the sale. The lots come in a formset beside it."""
 
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
-    scheduled_for = forms.DateTimeField(
-        label=_("Date and time of sale (IST)"), widget=DateTimeLocalInput()
-    )
+    scheduled_for = DayTimeField(label=_("Date and time of sale (IST)"))
     place = forms.CharField(
         label=_("Place of sale"),
         max_length=200,
@@ -335,7 +356,7 @@ class SaleForm(forms.Form):
         )
         self.fields["expenses"].help_text = _(
             "At most %(most)s a lot, as the District Magistrate's conditions allow: %(what)s"
-        ) % {"most": inr(most), "what": auction.conditions.chargeable_expenses}
+        ) % {"most": inr(most), "what": auction.conditions.read["chargeable_expenses"].text}
         if lot.reserve_price:
             self.fields["price"].help_text = _("The reserve is %(reserve)s.") % {
                 "reserve": inr(lot.reserve_price)

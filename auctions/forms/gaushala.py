@@ -6,6 +6,7 @@ from datetime import date
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from kernel.forms import DayField
 from ledger.models import PaymentMode
 
 from ..models import Gaushala, HoldingEnd
@@ -129,7 +130,7 @@ class HoldingEndForm(forms.Form):
     kind = forms.ChoiceField(
         label=_("What happened"), choices=HoldingEnd.Kind.choices, widget=forms.RadioSelect
     )
-    on = forms.DateField(label=_("Date"), widget=forms.DateInput(attrs={"type": "date"}))
+    on = DayField(label=_("Date"))
     cause = forms.CharField(label=_("Cause of death as reported"), max_length=200, required=False)
     to_gaushala = forms.ModelChoiceField(
         label=_("Body the animal was transferred to"), queryset=None, required=False

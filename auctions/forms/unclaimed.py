@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound, Village
 from impounding.models import Species
-from kernel.forms import DateInput, PhotoField
+from kernel.forms import DayField, PhotoField
 
 from ..models import Notice, Proclamation
 
@@ -35,7 +35,7 @@ class NoticeForm(forms.ModelForm):
             ),
             "posted_at": _("A conspicuous part of your office, for example its notice board."),
         }
-        widgets = {"posted_on": DateInput()}
+        field_classes = {"posted_on": DayField}
 
     def __init__(self, *args, report, **kwargs):
         super().__init__(*args, **kwargs)
@@ -56,12 +56,6 @@ class NoticeForm(forms.ModelForm):
                 "The register gives no place fit to publish: state where the cattle were seized "
                 "(s.14(b)), for example the road or landmark, without anyone's name."
             )
-        self.fields["posted_on"].widget.attrs.update(
-            {
-                "min": timezone.localtime(report.sent_at).date().isoformat(),
-                "max": today.isoformat(),
-            }
-        )
 
 
 def _village_choices(district, seizure_village):
@@ -94,7 +88,7 @@ class ProclamationForm(forms.Form):
             "the drum."
         ),
     )
-    made_on = forms.DateField(label=_("Date"), widget=DateInput())
+    made_on = DayField(label=_("Date"))
     village = forms.TypedChoiceField(
         label=_("Village"), required=False, coerce=int, empty_value=None
     )
@@ -134,9 +128,6 @@ class ProclamationForm(forms.Form):
         )
         today = timezone.localdate()
         self.fields["made_on"].initial = today
-        self.fields["made_on"].widget.attrs.update(
-            {"min": notice.posted_on.isoformat(), "max": today.isoformat()}
-        )
         if channel in Proclamation.Channel.values:
             self.fields["channel"].initial = channel
         if self.fields["channel"].initial == Proclamation.Channel.DRUM_VILLAGE:

@@ -28,8 +28,10 @@ from .gaushala import (
     UpkeepOverpayment,
     UpkeepRecovery,
 )
+from .secondlanguage import TEXTS as CONDITION_TEXTS
 
 __all__ = [
+    "CONDITION_TEXTS",
     "Auction",
     "AuctionConditions",
     "Bid",

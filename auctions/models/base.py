@@ -32,6 +32,7 @@ from kernel.uploads import UploadName
 from ledger.models import PaymentMode
 
 from ..bidders import Bidder, BidderQuerySet  # noqa: F401 (kept here)
+from .secondlanguage import ConditionsInSecondLanguage
 
 
 class Report(models.Model):
@@ -166,7 +167,7 @@ class ConditionsQuerySet(InForceQuerySet, DistrictScopedQuerySet):
     """The orders in force on a day, and those of the districts a user sees."""
 
 
-class AuctionConditions(models.Model):
+class AuctionConditions(ConditionsInSecondLanguage):
     """The District Magistrate's standing order on the place, time and conditions of sale
     (s.14). Versioned: a new order ends the one before it."""
 

@@ -22,7 +22,7 @@ from kernel.messages import Message, bilingual, in_both
 
 from ..actions import Action
 from ..clocks import appointed_officer, days_or_refuse, notice_dates, report_due, reports_due
-from ..models import AuctionConditions, Notice, Proclamation, Report
+from ..models import CONDITION_TEXTS, AuctionConditions, Notice, Proclamation, Report
 from ..tasks import keep_notice_pdf, keep_report_pdf
 from .common import ZERO, serial, today
 
@@ -341,9 +341,14 @@ def set_auction_conditions(
     s16_min_gap_days=1,
     valid_to=None,
     idempotency_key=None,
+    **in_second_language,
 ):
     """A new standing order; it ends the open-ended order before it (versioned, no overlap).
-    Once for each `idempotency_key`: the same form sent again returns the order it recorded."""
+    Once for each `idempotency_key`: the same form sent again returns the order it recorded.
+    `in_second_language`: the public texts in the district's language (`place_hi`, ...)."""
+    unknown = set(in_second_language) - {name + "_hi" for name in CONDITION_TEXTS}
+    if unknown:
+        raise TypeError(f"unexpected arguments: {sorted(unknown)}")
     if not has_permission(by, Permission.PREPARE_ORDERS, district):
         raise PermissionDenied(_("Only the District Magistrate's office sets the conditions."))
     District.objects.select_for_update(of=("self",)).get(pk=district.pk)
@@ -374,6 +379,7 @@ def set_auction_conditions(
         s16_min_gap_days=s16_min_gap_days,
         created_by=by,
         idempotency_key=idempotency_key,
+        **in_second_language,
     )
     conditions.full_clean(exclude=["idempotency_key"])
     conditions.save()

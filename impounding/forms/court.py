@@ -8,7 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from kernel.formatting import inr
-from kernel.forms import DateInput
+from kernel.forms import DayField
 from ledger.models import PaymentMode
 
 from ..models import Complaint, Deposit
@@ -50,8 +50,8 @@ class ComplaintForm(forms.Form):
     )
     court = forms.CharField(label=_("Court of the Magistrate"), max_length=200)
     case_number = forms.CharField(label=_("Case number"), max_length=80, required=False)
-    filed_on = forms.DateField(label=_("Filed on"), widget=DateInput())
-    summons_on = forms.DateField(label=_("Summons issued on"), required=False, widget=DateInput())
+    filed_on = DayField(label=_("Filed on"))
+    summons_on = DayField(label=_("Summons issued on"), required=False)
     deposit = DepositChoiceField(
         label=_("Deposit the complaint concerns (s.15)"),
         queryset=Deposit.objects.none(),
@@ -93,7 +93,7 @@ class DecideComplaintForm(forms.Form):
         ],
         widget=forms.RadioSelect,
     )
-    decided_on = forms.DateField(label=_("Decided on"), widget=DateInput())
+    decided_on = DayField(label=_("Decided on"))
     order_reference = forms.CharField(label=_("Order reference"), max_length=120, required=False)
     compensation = forms.DecimalField(
         label=_("Compensation awarded (₹)"),

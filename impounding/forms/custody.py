@@ -8,25 +8,21 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from ..models import CustodyEvent, FeedingLog, Sex
+from kernel.forms import DayField, DayTimeField
 
-DATETIME_LOCAL = "%Y-%m-%dT%H:%M"
+from ..models import CustodyEvent, FeedingLog, Sex
+from .colours import ColourField
 
 
 def now_minute():
     return timezone.localtime().replace(second=0, microsecond=0)
 
 
-class IstDateTimeField(forms.DateTimeField):
-    """A date and time in IST: the phone's datetime picker (which sends 2026-03-25T14:30), or
-    DD-MM-YYYY HH:MM typed where the browser has no picker."""
+class IstDateTimeField(DayTimeField):
+    """A date and time in IST, typed DD-MM-YYYY HH:MM (kernel.dayfields, ADR 0081)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("label", _("Date and time (IST)"))
-        kwargs.setdefault(
-            "widget",
-            forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_LOCAL),
-        )
         super().__init__(**kwargs)
 
 
@@ -36,8 +32,6 @@ class CustodyEventForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["at"].initial = now_minute
-        # The picker offers nothing later than now (the service refuses it anyway).
-        self.fields["at"].widget.attrs["max"] = now_minute().strftime(DATETIME_LOCAL)
 
 
 def _text(name, *, required=False, **kwargs):
@@ -116,17 +110,14 @@ class BirthForm(CustodyEventForm):
         choices=[(Sex.FEMALE, Sex.FEMALE.label), (Sex.MALE, Sex.MALE.label)],
         widget=forms.RadioSelect,
     )
-    colour = forms.CharField(label=_("Colour"), max_length=80)
+    colour = ColourField()
     marks = forms.CharField(label=_("Marks"), max_length=250, required=False)
 
 
 class FeedingForm(forms.Form):
     # Made once with the form: sending it twice records one round (see log_feeding).
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
-    date = forms.DateField(
-        label=_("Date"),
-        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
-    )
+    date = DayField(label=_("Date"))
     animals_fed = forms.IntegerField(
         label=_("Animals fed and watered"),
         min_value=0,
@@ -156,10 +147,6 @@ class FeedingForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}),
     )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["date"].widget.attrs["max"] = timezone.localdate().isoformat()
-
     def clean(self):
         cleaned = super().clean()
         if "watered" in cleaned and not cleaned["watered"] and not cleaned.get("remarks"):
@@ -171,7 +158,7 @@ class FeedingForm(forms.Form):
 class FeedingDayForm(forms.Form):
     """The ?date= of the feeding log page: which day's record to show or enter."""
 
-    date = forms.DateField(required=False)
+    date = DayField(required=False)
 
     def day(self):
         today = timezone.localdate()

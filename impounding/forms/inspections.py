@@ -7,10 +7,10 @@ import uuid
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from kernel.forms import DateInput
+from kernel.forms import DayField
 
 from ..models import Direction, Finding, Fitness, Inspection, Place
-from .custody import DATETIME_LOCAL, IstDateTimeField, now_minute
+from .custody import IstDateTimeField, now_minute
 
 
 def _max(model, name):
@@ -41,7 +41,6 @@ class InspectionForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["visited_at"].initial = now_minute
-        self.fields["visited_at"].widget.attrs["max"] = now_minute().strftime(DATETIME_LOCAL)
 
 
 class FindingForm(forms.Form):
@@ -135,4 +134,4 @@ class DirectionForm(forms.Form):
     order_reference = forms.CharField(
         label=_("Order number"), max_length=_max(Direction, "order_reference")
     )
-    ordered_on = forms.DateField(label=_("Date of the order"), widget=DateInput())
+    ordered_on = DayField(label=_("Date of the order"))

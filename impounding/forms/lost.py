@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District
-from kernel.forms import DateInput, PhotoField
+from kernel.forms import DayField, PhotoField
 
 from ..models import LostReport
 from ..tags import normalise_tag
@@ -38,7 +38,7 @@ class LostReportForm(forms.ModelForm):
     class Meta:
         model = LostReport
         fields = ["species", "colour", "marks", "ear_tag", "place", "district", "lost_on"]
-        widgets = {"lost_on": DateInput()}
+        field_classes = {"lost_on": DayField}
         help_texts = {
             "marks": _("Optional. Brands, horn shape, patches, a broken tail."),
         }

@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import Village
-from kernel.forms import DateInput, DateTimeLocalInput, PhotoField
+from kernel.forms import DayField, DayTimeField, PhotoField
 
 from ..models import (
     AgeClass,
@@ -25,6 +25,7 @@ from ..services.intake import (
     check_entry,
 )
 from ..tags import normalise_tag
+from .colours import ColourField
 
 BLANK = [("", "---------")]
 
@@ -46,10 +47,8 @@ class EntryForm(forms.Form):
     pound = forms.ModelChoiceField(queryset=None, label=_("Pound"))
     # One entry however often the form is sent (services.intake.create_entry).
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
-    arrived_at = forms.DateTimeField(
-        label=_("Day and hour of arrival at the pound"), widget=DateTimeLocalInput()
-    )
-    seized_at = forms.DateTimeField(label=_("Day and hour of seizure"), widget=DateTimeLocalInput())
+    arrived_at = DayTimeField(label=_("Day and hour of arrival at the pound"))
+    seized_at = DayTimeField(label=_("Day and hour of seizure"))
     seizure_place = forms.CharField(
         label=_("Place of seizure"),
         max_length=200,
@@ -140,7 +139,7 @@ class AnimalForm(forms.Form):
     species = forms.ChoiceField(label=_("Species"), choices=BLANK + Species.choices)
     sex = forms.ChoiceField(label=_("Sex"), choices=BLANK + Sex.choices)
     age_class = forms.ChoiceField(label=_("Age"), choices=BLANK + AgeClass.choices)
-    colour = forms.CharField(label=_("Colour"), max_length=80)
+    colour = ColourField()
     marks = forms.CharField(label=_("Marks or brands"), max_length=250, required=False)
     ear_tag = forms.CharField(
         label=_("Ear-tag number"),
@@ -194,8 +193,8 @@ class RegisterSearchForm(forms.Form):
     pound = forms.ModelChoiceField(
         queryset=None, required=False, label=_("Pound"), empty_label=_("All my pounds")
     )
-    date_from = forms.DateField(label=_("Arrived from"), required=False, widget=DateInput())
-    date_to = forms.DateField(label=_("Arrived until"), required=False, widget=DateInput())
+    date_from = DayField(label=_("Arrived from"), required=False)
+    date_to = DayField(label=_("Arrived until"), required=False)
 
     def __init__(self, *args, pounds, **kwargs):
         super().__init__(*args, **kwargs)
@@ -212,8 +211,8 @@ class EntryAmendForm(forms.ModelForm):
     class Meta:
         model = Impoundment
         fields = AMENDABLE_ENTRY_FIELDS
+        field_classes = {"seized_at": DayTimeField}
         widgets = {
-            "seized_at": DateTimeLocalInput(),
             "damage_description": forms.Textarea(attrs={"rows": 2}),
         }
 

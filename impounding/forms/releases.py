@@ -4,7 +4,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from kernel.forms import DateInput
+from kernel.forms import DayField
 from kernel.uploads import validate_order_scan
 from ledger.models import PaymentMode
 
@@ -126,7 +126,7 @@ class CourtOrderForm(forms.Form):
     )
     court = forms.CharField(label=_("Court"), max_length=200)
     case_number = forms.CharField(label=_("Case number"), max_length=80)
-    order_date = forms.DateField(label=_("Date of the order"), widget=DateInput())
+    order_date = DayField(label=_("Date of the order"))
     scan = forms.FileField(
         label=_("Scan of the order"),
         help_text=_("PDF, JPEG or PNG, at most 5 MB."),

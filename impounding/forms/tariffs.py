@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
-from kernel.forms import DateInput
+from kernel.forms import DayField
 
 from ..models import AgeClass, FeedingRateOrder, FineScale, Sex, Species
 
@@ -55,11 +55,10 @@ class TariffOrderForm(forms.Form):
         widget=forms.CheckboxSelectMultiple,
         help_text=_("Only for an order that covers named pounds, not the whole district."),
     )
-    valid_from = forms.DateField(label=_("In force from"), widget=DateInput())
-    valid_to = forms.DateField(
+    valid_from = DayField(label=_("In force from"))
+    valid_to = DayField(
         label=_("In force until"),
         required=False,
-        widget=DateInput(),
         help_text=_(
             "Leave empty for an order without an end date: it then ends the open-ended order "
             "in force for the same area on the day before this one starts."
@@ -97,7 +96,7 @@ class TariffOrderForm(forms.Form):
 
 class FineScaleForm(TariffOrderForm):
     notification_number = forms.CharField(label=_("Notification number"), max_length=120)
-    notification_date = forms.DateField(label=_("Notification date"), widget=DateInput())
+    notification_date = DayField(label=_("Notification date"))
     title = forms.CharField(
         label=_("Title"),
         max_length=200,
@@ -110,7 +109,7 @@ class FineScaleForm(TariffOrderForm):
 
 class FeedingOrderForm(TariffOrderForm):
     order_reference = forms.CharField(label=_("Order reference"), max_length=120)
-    order_date = forms.DateField(label=_("Order date"), widget=DateInput())
+    order_date = DayField(label=_("Order date"))
 
     field_order = ["order_reference", "order_date", "district"]
 

@@ -14,6 +14,7 @@ from .choices import (
     Species,
 )
 from .claims import Claim
+from .colours import canonical_colour, colour_label, colour_suggestions
 from .inspections import Direction, Finding, Fitness, Inspection, Place
 from .lost import LostMatch, LostNotice, LostReport, PhoneCode
 from .months import AnimalMonth
@@ -39,6 +40,9 @@ from .tariffs import (
 )
 
 __all__ = [
+    "canonical_colour",
+    "colour_label",
+    "colour_suggestions",
     "AnimalMonth",
     "CAPACITIES_FOR_BASIS",
     "OUT_OF_POUND",

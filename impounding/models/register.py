@@ -24,6 +24,7 @@ from .choices import (
     Sex,
     Species,
 )
+from .colours import colour_label
 
 
 @deconstructible
@@ -332,7 +333,7 @@ class Animal(models.Model):
             self.get_species_display().split(" (")[0],
             self.get_sex_display(),
             self.get_age_class_display().split(" (")[0],
-            self.colour,
+            colour_label(self.colour),
         ]
         return ", ".join(str(p) for p in parts if p)
 
@@ -342,7 +343,7 @@ class Animal(models.Model):
             self.get_species_display().split(" (")[0],
             self.get_sex_display(),
             self.get_age_class_display().split(" (")[0],
-            self.colour,
+            colour_label(self.colour),
         ]
         text = ", ".join(str(p) for p in parts if p)
         if self.marks:

@@ -23,6 +23,7 @@ from ..models import (
     CustodyEvent,
     FeedingLog,
     Sex,
+    canonical_colour,
 )
 from ..selectors import animals_in_custody_on
 from .common import ensure_transition
@@ -210,7 +211,7 @@ def record_birth(*, dam, by, at, sex, colour, marks="", idempotency_key=None, ca
         species=dam.species,
         sex=sex,
         age_class=AgeClass.YOUNG,
-        colour=colour,
+        colour=canonical_colour(colour),
         marks=marks,
         dam=dam,
         born_at=at,

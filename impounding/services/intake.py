@@ -18,7 +18,15 @@ from ledger import services as ledger
 from rulepacks import services as rulepacks
 
 from ..actions import Action
-from ..models import CAPACITIES_FOR_BASIS, Amendment, Animal, Impoundment, SeizureBasis, TagLookup
+from ..models import (
+    CAPACITIES_FOR_BASIS,
+    Amendment,
+    Animal,
+    Impoundment,
+    SeizureBasis,
+    TagLookup,
+    canonical_colour,
+)
 from ..repeats import prior_seizures
 from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
 from .common import blank_errors
@@ -99,6 +107,8 @@ def check_animal(data):
     answer that is wrong. A tag failing the Pashu Aadhaar check stands only when the keeper
     confirms that it reads as written (impounding/tags.py)."""
     errors = blank_errors(data, ["colour"])
+    if data.get("colour"):  # a listed colour typed in any language is kept in English
+        data["colour"] = canonical_colour(data["colour"])
     if "ear_tag" in data:
         data["ear_tag"] = normalise_tag(data["ear_tag"] or "")
         try:

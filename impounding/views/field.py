@@ -23,7 +23,14 @@ from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_GET
 from django.views.i18n import JavaScriptCatalog
 
-from impounding.models import AgeClass, SeizerCapacity, SeizureBasis, Sex, Species
+from impounding.models import (
+    AgeClass,
+    SeizerCapacity,
+    SeizureBasis,
+    Sex,
+    Species,
+    colour_suggestions,
+)
 
 # The shell's own files, in the order the page loads its scripts; all are precached.
 SCRIPTS = [
@@ -110,6 +117,7 @@ def app(request):
         "ages": _choices(AgeClass.choices),
         "bases": _choices(SeizureBasis.choices),
         "capacities": _choices(SeizerCapacity.choices),
+        "colours": colour_suggestions(),
         "catalogue": reverse("field_catalogue", args=[_language()]),
         "config": {
             "api": reverse("api:index"),

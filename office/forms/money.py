@@ -12,7 +12,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from kernel.forms import DateInput
+from kernel.forms import DayField
 from kernel.uploads import validate_order_scan
 from ledger.models import PaymentMode
 
@@ -41,7 +41,7 @@ class RemittanceForm(forms.Form):
         max_length=_max_length(Remittance, "treasury"),
         help_text=_("Where the money was paid in, for example: District Treasury, Lucknow."),
     )
-    remitted_on = forms.DateField(label=_("Remitted on"), widget=DateInput())
+    remitted_on = DayField(label=_("Remitted on"))
     from_cash = forms.TypedChoiceField(
         label=_("Paid from"),
         choices=[("1", _("Cash in hand")), ("0", _("UPI and other collections"))],
@@ -77,18 +77,13 @@ class ConfirmRemittanceForm(forms.Form):
 
 
 class ReceiveSurplusForm(forms.Form):
-    received_on = forms.DateField(
+    received_on = DayField(
         label=_("Received by the office on"),
-        widget=DateInput(),
         help_text=_(
             "The three months of deposit run from this day, and never end before three months "
             "from the sale (s.17)."
         ),
     )
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["received_on"].widget.attrs["max"] = timezone.localdate().isoformat()
 
 
 class Capacity:
@@ -135,7 +130,7 @@ class SurplusClaimForm(forms.Form):
         help_text=_("PDF, JPEG or PNG, at most 5 MB."),
         widget=forms.ClearableFileInput(attrs={"accept": ".pdf,image/jpeg,image/png"}),
     )
-    filed_on = forms.DateField(label=_("Claim made on"), widget=DateInput())
+    filed_on = DayField(label=_("Claim made on"))
 
     def __init__(self, *args, deposit, **kwargs):
         super().__init__(*args, **kwargs)
@@ -237,9 +232,7 @@ class SurplusFilterForm(forms.Form):
     pound = forms.ModelChoiceField(
         queryset=None, required=False, label=_("Pound"), empty_label=_("All my pounds")
     )
-    expires_by = forms.DateField(
-        label=_("Held until on or before"), required=False, widget=DateInput()
-    )
+    expires_by = DayField(label=_("Held until on or before"), required=False)
 
     def __init__(self, *args, pounds, **kwargs):
         super().__init__(*args, **kwargs)

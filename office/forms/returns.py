@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from kernel.forms import DateInput
+from kernel.forms import DayField
 
 MONTH = re.compile(r"^(\d{4})-(\d{2})$")
 
@@ -30,9 +30,8 @@ class ReturnsForm(forms.Form):
         widget=MonthInput(),
         help_text=_("As YYYY-MM, for example 2025-03."),
     )
-    day = forms.DateField(
+    day = DayField(
         label=_("Day of the cash book"),
-        widget=DateInput(),
         help_text=_("The cash book is kept for one pound."),
     )
 

@@ -520,7 +520,7 @@ def test_notice_post_get_shows_the_form_with_defaults_and_writes_nothing(
     assert form["posted_on"].value() == timezone.localdate()
     assert form["posted_at"].value() == f"Notice board, {report.police_station.name} office"
     html = body(response)
-    assert 'name="posted_on"' in html and 'type="date"' in html
+    assert 'name="posted_on"' in html and f'value="{timezone.localdate():%d-%m-%Y}"' in html
     last_day = timezone.localdate() + timedelta(days=7)
     earliest = timezone.localdate() + timedelta(days=8)
     assert f"the last day to claim is {last_day:%d-%m-%Y}" in html

@@ -58,7 +58,8 @@ def open_app(page, base, phone):
 
 
 def moment(hours_ago):
-    return (timezone.localtime() - timedelta(hours=hours_ago)).strftime("%Y-%m-%dT%H:%M")
+    """As a keeper types it, day first (ADR 0081), whatever the phone's locale."""
+    return (timezone.localtime() - timedelta(hours=hours_ago)).strftime("%d-%m-%Y %H:%M")
 
 
 def capture_entry(page, place, seized_hours_ago=3, photo=None):

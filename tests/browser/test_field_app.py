@@ -343,7 +343,7 @@ def test_keeper_captures_and_sends_with_the_keyboard(page, live_server, phone, c
     expect(page.get_by_role("link", name="Skip to main content")).to_be_focused()
     page.keyboard.press("Tab")
     expect(page.get_by_role("link", name="New entry")).to_be_focused()
-    # A date and time field takes its value in parts; the keyboard types the rest.
+    # The date and time boxes take DD-MM-YYYY HH:MM as typed; the keyboard types the rest.
     page.get_by_label("Time of seizure").fill(moment(3))
     page.get_by_label("Arrived at the pound").fill(moment(2))
     for label, value in [

@@ -70,7 +70,7 @@ def test_a_lost_cow_reported_from_a_phone_is_found(
     page.locator("#id_colour").fill("white")
     page.locator("#id_place").fill("Nigohan")
     page.locator("#id_district").select_option(str(district.pk))
-    page.locator("#id_lost_on").fill((timezone.localdate() - timedelta(days=2)).isoformat())
+    page.locator("#id_lost_on").fill((timezone.localdate() - timedelta(days=2)).strftime("%d-%m-%Y"))
     page.locator("#id_phone").fill("98765 43210")
     page.locator("#id_phone").press("Enter")
     page.wait_for_url(base + reverse("lost_code"))

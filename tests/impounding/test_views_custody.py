@@ -170,7 +170,7 @@ def test_death_refused_without_a_cause(keeper_client, animal):
     [
         ("15-03-2026 12:30", "cannot be in the future"),
         ("12-03-2026 09:00", "before the animal came to the pound"),
-        ("not a time", "Enter a valid date/time"),
+        ("not a time", "Enter the date and the time as day-month-year hours:minutes"),
     ],
 )
 def test_death_refused_at_an_impossible_time(keeper_client, animal, typed, message):
@@ -370,7 +370,7 @@ def test_feeding_form_is_prefilled_with_the_animals_in_the_pound(keeper_client, 
     response = keeper_client.get(url_of("feeding_log", animal))
     form = response.context["form"]
     assert form.initial == {"date": TODAY, "animals_fed": 1}
-    assert 'value="2026-03-15"' in response.content.decode()
+    assert 'value="15-03-2026"' in response.content.decode()
 
 
 def test_feeding_recorded_for_today(keeper_client, pound, animal, pound_keeper):

@@ -315,7 +315,7 @@
 
   function start() {
     forms.addAnimal($("entry-form"));
-    $("f-feeding-date").value = new Date().toLocaleDateString("en-CA");
+    $("f-feeding-date").value = forms.today();
     listen();
     showScreen(false);
     showNetwork();

@@ -10,6 +10,47 @@
   // comes back to be fixed, or confirmed as it reads.
   const ANIMAL_FIELDS = ["species", "sex", "age_class", "colour", "marks", "ear_tag", "tag_confirmed"];
 
+  // Dates are typed day first (ADR 0081), whatever the phone's locale: 03-12-2026, 3/12/2026,
+  // 03.12.2026 or 03122026, with a time 03-12-2026 14:30; the API takes them as ISO
+  // (2026-12-03, 2026-12-03T14:30). The ISO forms are taken too.
+  const SEP = "[\\s\\-/.]+";
+  const DMY = new RegExp("^(\\d{1,2})" + SEP + "(\\d{1,2})" + SEP + "(\\d{4})$");
+  const DAY_TIME = new RegExp(
+    "^(\\d{1,2}" + SEP + "\\d{1,2}" + SEP + "\\d{4}|\\d{8}|\\d{4}-\\d{2}-\\d{2})(?:" + SEP + "|,\\s*|T)(\\d{1,2})[:.]?(\\d{2})$",
+  );
+  const pad = (n) => String(n).padStart(2, "0");
+
+  function isoDay(text) {
+    text = (text || "").trim();
+    let m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+    let d, mo, y;
+    if (m) [y, mo, d] = [m[1], m[2], m[3]].map(Number);
+    else if ((m = DMY.exec(text) || /^(\d{2})(\d{2})(\d{4})$/.exec(text))) [d, mo, y] = [m[1], m[2], m[3]].map(Number);
+    else return null;
+    const day = new Date(Date.UTC(y, mo - 1, d));
+    if (day.getUTCFullYear() !== y || day.getUTCMonth() !== mo - 1 || day.getUTCDate() !== d) return null;
+    return y + "-" + pad(mo) + "-" + pad(d);
+  }
+
+  function isoDayTime(text) {
+    const m = DAY_TIME.exec((text || "").trim());
+    const day = m && isoDay(m[1]);
+    if (!day || Number(m[2]) > 23 || Number(m[3]) > 59) return null;
+    return day + "T" + pad(m[2]) + ":" + m[3];
+  }
+
+  // 2026-12-03 or 2026-12-03T14:30 as the pages print them: 03-12-2026, 03-12-2026 14:30.
+  function showDay(iso) {
+    const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}:\d{2}))?/.exec(iso || "");
+    if (!m) return iso || "";
+    return m[3] + "-" + m[2] + "-" + m[1] + (m[4] ? " " + m[4] : "");
+  }
+
+  function today() {
+    const now = new Date();
+    return pad(now.getDate()) + "-" + pad(now.getMonth() + 1) + "-" + now.getFullYear();
+  }
+
   function field(form, name) {
     return form.querySelector('[name="' + name + '"]');
   }
@@ -40,6 +81,8 @@
   function value(form, name) {
     const input = field(form, name);
     if (!input) return "";
+    if (input.dataset.date === "day") return isoDay(input.value) || input.value.trim();
+    if (input.dataset.date === "daytime") return isoDayTime(input.value) || input.value.trim();
     return input.type === "checkbox" ? input.checked : input.value.trim();
   }
 
@@ -61,7 +104,9 @@
     animalBlocks(form).forEach((block) => block.remove());
     for (const name of ENTRY_FIELDS) {
       const input = field(form, name);
-      if (input && name in body) input.value = body[name] === null ? "" : body[name];
+      if (!input || !(name in body)) continue;
+      const given = body[name] === null ? "" : body[name];
+      input.value = input.dataset.date ? showDay(given) : given;
     }
     (body.animals || []).forEach((animal, i) => {
       addAnimal(form);
@@ -78,7 +123,8 @@
     form.querySelectorAll(".field-error").forEach((e) => e.remove());
     form.querySelectorAll("[aria-invalid]").forEach((input) => {
       input.removeAttribute("aria-invalid");
-      input.removeAttribute("aria-describedby");
+      if (input.dataset.hint) input.setAttribute("aria-describedby", input.dataset.hint);
+      else input.removeAttribute("aria-describedby");
       input.classList.remove("is-invalid");
     });
     form.querySelectorAll("[data-errors-for]").forEach((box) => {
@@ -111,7 +157,7 @@
       input.insertAdjacentElement("afterend", note);
       input.classList.add("is-invalid");
       input.setAttribute("aria-invalid", "true");
-      input.setAttribute("aria-describedby", note.id);
+      input.setAttribute("aria-describedby", note.id + (input.dataset.hint ? " " + input.dataset.hint : ""));
       first = first || input;
     });
     return first;
@@ -125,8 +171,25 @@
         errors.push({ field: input.name, message: gettext("This field is required.") });
       }
     }
+    for (const input of form.querySelectorAll("[data-date]")) {
+      const text = input.value.trim();
+      if (!text) continue;
+      const daytime = input.dataset.date === "daytime" && DAY_TIME.exec(text);
+      const day = daytime ? daytime[1] : text;
+      if ((daytime || DMY.test(text) || /^\d{8}$/.test(text)) && !isoDay(day)) {
+        // The shape of a date, but no such day (29-02-2027, 31-04-2026).
+        const said = gettext("There is no such date as %s. Check the day and the month.");
+        errors.push({ field: input.name, message: interpolate(said, [day]) });
+      } else if (input.dataset.date === "day" && !isoDay(text)) {
+        errors.push({ field: input.name, message: gettext("Enter the date as day-month-year, for example 03-12-2026.") });
+      } else if (input.dataset.date === "daytime" && !isoDayTime(text)) {
+        errors.push({ field: input.name, message: gettext("Enter the date and the time as day-month-year hours:minutes, for example 03-12-2026 14:30.") });
+      }
+    }
     return errors;
   }
 
-  scope.FieldForms = { addAnimal, entryBody, fillEntry, showErrors, clearErrors, missing, value };
+  scope.FieldForms = {
+    addAnimal, entryBody, fillEntry, showErrors, clearErrors, missing, value, isoDay, isoDayTime, showDay, today,
+  };
 })(self);

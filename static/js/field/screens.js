@@ -30,7 +30,7 @@
       );
     }
     if (record.kind === "photo") return interpolate(gettext("Photo of animal %s"), [record.animal]);
-    if (record.kind === "feeding") return interpolate(gettext("Feeding round of %s"), [body.date]);
+    if (record.kind === "feeding") return interpolate(gettext("Feeding round of %s"), [scope.FieldForms.showDay(body.date)]);
     return interpolate(gettext("Custody event: %s"), [record.kindLabel || body.kind]);
   }
 
