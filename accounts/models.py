@@ -1,5 +1,7 @@
 """Users, jurisdictions (State → District → PoliceStation → Pound → Villages) and staff roles."""
 
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -95,6 +97,19 @@ class District(UpiPayeeFields, BilingualNameMixin):
     dm_office_address = models.TextField(_("office address"), blank=True)
     dm_office_address_hi = models.TextField(_("office address (second language)"), blank=True)
     dm_office_phone = models.CharField(_("office telephone"), max_length=40, blank=True)
+    # A district for training staff (ADR 0080): its clock runs `clock_offset` ahead of real
+    # time, its documents say TRAINING, and its chains stay out of the State's checkpoints.
+    training = models.BooleanField(
+        _("for training"),
+        default=False,
+        help_text=_(
+            "A training district's clock can be moved forward and its documents say TRAINING. "
+            "Only a district with no records yet can be marked, and the mark is never removed."
+        ),
+    )
+    clock_offset = models.DurationField(
+        _("training clock ahead by"), default=timedelta(0), editable=False
+    )
 
     objects = DistrictQuerySet.as_manager()
 
