@@ -3,8 +3,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from . import todos
+from .models import District
 from .roles import Permission
-from .scoping import has_permission, roles_of
+from .scoping import has_permission, roles_of, visible_district_ids
 
 
 def navigation(request):
@@ -49,4 +50,14 @@ def navigation(request):
     ]
     current = max(matching, key=len, default=None)
     nav = [{"label": label, "url": url, "current": url == current} for label, url, _unused in items]
-    return {"nav_items": nav, "user_roles": roles_of(user)}
+    return {"nav_items": nav, "user_roles": roles_of(user), "training": _training(user)}
+
+
+def _training(user):
+    """The training district the user works in, for the banner on every page (ADR 0080); None
+    for staff of real districts alone. One query."""
+    return (
+        District.objects.filter(training=True, pk__in=visible_district_ids(user))
+        .only("pk", "name", "name_hi", "clock_offset", "training")
+        .first()
+    )
