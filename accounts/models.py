@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from kernel.messages import for_reader, shown
+from kernel.models import Event
 
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
@@ -117,6 +118,17 @@ class District(UpiPayeeFields, BilingualNameMixin):
         verbose_name = _("district")
         verbose_name_plural = _("districts")
         ordering = ["name"]
+
+    def clean(self):
+        super().clean()
+        was = District.objects.filter(pk=self.pk).values_list("training", flat=True).first()
+        if was and not self.training:
+            raise ValidationError({"training": _("A training district stays one.")})
+        if self.training and not was and Event.objects.filter(district_id=self.pk).exists():
+            # Its chains are in the State's signed checkpoints already (ADR 0080).
+            raise ValidationError(
+                {"training": _("Only a district with no records yet can be marked for training.")}
+            )
 
     @property
     def office_label(self):

@@ -182,3 +182,15 @@ def test_a_whole_s14_cycle_in_training_touches_no_real_books_chain_or_serials(
     assert f"pound:{pound.pk}" in checkpoint.heads
     assert f"pound:{t_pound.pk}" not in checkpoint.heads
     assert f"district:{training.pk}" not in checkpoint.heads
+
+
+def test_only_a_district_without_records_is_marked_for_training_and_it_stays_marked(
+    district, pound, pound_keeper, tariffs, training
+):
+    make_entry(pound=pound, by=pound_keeper, animals=[cow()])
+    district.training = True
+    with pytest.raises(ValidationError, match="no records yet"):
+        district.full_clean()
+    training.training = False
+    with pytest.raises(ValidationError, match="stays one"):
+        training.full_clean()
