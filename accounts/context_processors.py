@@ -54,10 +54,13 @@ def navigation(request):
 
 
 def _training(user):
-    """The training district the user works in, for the banner on every page (ADR 0080); None
-    for staff of real districts alone. One query."""
-    return (
-        District.objects.filter(training=True, pk__in=visible_district_ids(user))
-        .only("pk", "name", "name_hi", "clock_offset", "training")
+    """The training district, for the banner on every page (ADR 0080), when every district the
+    user works in is one: its staff; not staff of the State or the whole system, who see real
+    districts too. One query: the first by `training`, false before true."""
+    first = (
+        District.objects.filter(pk__in=visible_district_ids(user))
+        .order_by("training", "pk")
+        .only("pk", "name", "name_hi", "training")
         .first()
     )
+    return first if first is not None and first.training else None
