@@ -71,6 +71,8 @@ NO_KEY = {
     "(its unique index, ADR 0075)",
     "payments:return": "a page: shows where the payment stands, records nothing",
     "payments:callback": "the gateway's message: a payment already settled is not moved again",
+    "accounts:training": "carries the offset the clock had when drawn: a second sending finds "
+    "the clock moved and moves nothing (tests/accounts/test_training_views.py)",
     "accounts:reissue": "sets the drawn file aside; a second sending finds none and is refused",
     "accounts:relative_edit": "corrects or withdraws a declared relative: the same again changes "
     "nothing, a withdrawn relative is gone",
