@@ -19,7 +19,7 @@ from kernel.events import record_event
 from kernel.messages import Message
 
 from .actions import Action
-from .models import District
+from .models import District, Pound
 from .roles import Permission
 from .scoping import has_permission
 
@@ -79,3 +79,18 @@ def move_clock(district, *, by, seen, days=None, to=None):
     )
     district.moved = True
     return district
+
+
+def pounds_by_day(pound_ids):
+    """{the day it is: [pound ids]} for `pound_ids`: real today for pounds of real districts,
+    each training district's day for its own. One query, of the training pounds alone."""
+    training = dict(
+        Pound.objects.filter(pk__in=pound_ids, district__training=True).values_list(
+            "pk", "district__clock_offset"
+        )
+    )
+    days = {}
+    for pk in pound_ids:
+        moment = timezone.now() + training.get(pk, timedelta(0))
+        days.setdefault(timezone.localtime(moment).date(), []).append(pk)
+    return days

@@ -215,7 +215,7 @@ def auction_new(request):
     if case is not None and case.status != S16Case.Status.OPEN:
         messages.info(request, _("The dues of this case are covered: nothing more is sold."))
         return redirect(case)
-    today = timezone.localdate()
+    today = clock.today(pound)
     in_force = AuctionConditions.objects.filter(district=pound.district).in_force(today).first()
     units = _units(pound, case)
     chosen = set(units)

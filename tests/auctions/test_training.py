@@ -12,6 +12,7 @@ from accounts.models import Counter
 from accounts.roles import Role
 from accounts.training import move_clock
 from auctions import services
+from auctions.clocks import reports_due
 from auctions.models import Auction
 from impounding.models import AnimalState
 from kernel import anchors, clock
@@ -98,14 +99,17 @@ def test_the_clock_moves_forward_only_by_a_trainer_and_each_move_is_an_event(
 
 
 def test_seven_days_on_the_training_clock_make_the_s14_report_due(
-    training, t_pound, t_keeper, trainer
+    training, t_pound, t_keeper, trainer, pound, pound_keeper, tariffs
 ):
+    make_entry(pound=pound, by=pound_keeper, arrived_at=timezone.now() - timedelta(days=2))
     entry = make_entry(
         pound=t_pound, by=t_keeper, animals=[cow()], arrived_at=timezone.now() - timedelta(days=1)
     )
     with pytest.raises(ValidationError):
         services.send_report(entry=entry, by=t_keeper)  # the real clock: day 1 of 7
     move_clock(training, by=trainer, seen=timedelta(0), days=7)
+    # The list of reports due, over a training pound and a real one, reads each pound's day.
+    assert [r["entry"] for r in reports_due([t_pound.pk, pound.pk])] == [entry]
     report = services.send_report(entry=entry, by=t_keeper)
     assert timezone.localtime(report.sent_at).date() == timezone.localdate() + timedelta(days=7)
 
