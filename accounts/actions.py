@@ -9,3 +9,4 @@ from kernel.events import EventAction
 class Action(EventAction):
     DOCUMENT_REISSUED = "document.reissued", _("Document reissued")
     SECOND_FACTOR_RESET = "account.second_factor_reset", _("Second factor reset")
+    TRAINING_CLOCK_MOVED = "training.clock_moved", _("Training clock moved")

@@ -34,7 +34,7 @@ class StateAdmin(admin.ModelAdmin):
 
 @admin.register(models.District)
 class DistrictAdmin(admin.ModelAdmin):
-    list_display = ("name", "state", "code")
+    list_display = ("name", "state", "code", "training")
     list_filter = ("state",)
 
 

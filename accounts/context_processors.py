@@ -3,8 +3,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from . import todos
+from .models import District
 from .roles import Permission
-from .scoping import has_permission, roles_of
+from .scoping import has_permission, roles_of, visible_district_ids
 
 
 def navigation(request):
@@ -49,4 +50,17 @@ def navigation(request):
     ]
     current = max(matching, key=len, default=None)
     nav = [{"label": label, "url": url, "current": url == current} for label, url, _unused in items]
-    return {"nav_items": nav, "user_roles": roles_of(user)}
+    return {"nav_items": nav, "user_roles": roles_of(user), "training": _training(user)}
+
+
+def _training(user):
+    """The training district, for the banner on every page (ADR 0080), when every district the
+    user works in is one: its staff; not staff of the State or the whole system, who see real
+    districts too. One query: the first by `training`, false before true."""
+    first = (
+        District.objects.filter(pk__in=visible_district_ids(user))
+        .order_by("training", "pk")
+        .only("pk", "name", "name_hi", "training")
+        .first()
+    )
+    return first if first is not None and first.training else None

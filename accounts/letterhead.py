@@ -65,6 +65,7 @@ def letterhead(kind=None, *, pound=None, district=None):
     else:
         address = _pair(district.dm_office_address, district.dm_office_address_hi)
         phone = district.dm_office_phone
+    context["training"] = district.training  # TRAINING across the page (ADR 0080)
     context["letterhead"] = Letterhead(
         government=government_line(state),
         office=context["district_office"],

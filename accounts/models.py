@@ -1,5 +1,7 @@
 """Users, jurisdictions (State → District → PoliceStation → Pound → Villages) and staff roles."""
 
+from datetime import timedelta
+
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -8,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from kernel.messages import for_reader, shown
+from kernel.models import Event
 
 from .apitokens import ApiToken  # noqa: F401 (kept here)
 from .issued import EarlierFile, IssuedDocument, IssuedDocumentManager, new_token  # noqa: F401 (kept here)
@@ -95,6 +98,19 @@ class District(UpiPayeeFields, BilingualNameMixin):
     dm_office_address = models.TextField(_("office address"), blank=True)
     dm_office_address_hi = models.TextField(_("office address (second language)"), blank=True)
     dm_office_phone = models.CharField(_("office telephone"), max_length=40, blank=True)
+    # A district for training staff (ADR 0080): its clock runs `clock_offset` ahead of real
+    # time, its documents say TRAINING, and its chains stay out of the State's checkpoints.
+    training = models.BooleanField(
+        _("for training"),
+        default=False,
+        help_text=_(
+            "A training district's clock can be moved forward and its documents say TRAINING. "
+            "Only a district with no records yet can be marked, and the mark is never removed."
+        ),
+    )
+    clock_offset = models.DurationField(
+        _("training clock ahead by"), default=timedelta(0), editable=False
+    )
 
     objects = DistrictQuerySet.as_manager()
 
@@ -102,6 +118,17 @@ class District(UpiPayeeFields, BilingualNameMixin):
         verbose_name = _("district")
         verbose_name_plural = _("districts")
         ordering = ["name"]
+
+    def clean(self):
+        super().clean()
+        was = District.objects.filter(pk=self.pk).values_list("training", flat=True).first()
+        if was and not self.training:
+            raise ValidationError({"training": _("A training district stays one.")})
+        if self.training and not was and Event.objects.filter(district_id=self.pk).exists():
+            # Its chains are in the State's signed checkpoints already (ADR 0080).
+            raise ValidationError(
+                {"training": _("Only a district with no records yet can be marked for training.")}
+            )
 
     @property
     def office_label(self):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import device_views, second_factor, service_tokens, views
+from . import device_views, second_factor, service_tokens, training_views, views
 
 app_name = "accounts"
 
@@ -42,6 +42,7 @@ urlpatterns = [
     ),
     path("staff/<int:pk>/second-factor/reset/", second_factor.reset, name="second_factor_reset"),
     path("jurisdiction/", views.jurisdiction, name="jurisdiction"),
+    path("training/<int:pk>/", training_views.training, name="training"),
     path("staff/", views.staff, name="staff"),
     path("appointments/<int:pk>/card.pdf", views.appointment_card, name="appointment_card"),
     path("documents/<str:token>/reissue/", views.reissue, name="reissue"),

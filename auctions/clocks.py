@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import StaffAssignment
 from accounts.roles import Role
+from accounts.training import pounds_by_day
 from impounding.models import Animal, Impoundment
 from kernel.dates import first_day_after, window_end
 from rulepacks import services as rulepacks
@@ -61,7 +62,12 @@ def reports_due(pound_ids, today=None):
     """Register entries with animals still unclaimed after the claim period of s.14 (seven days
     under the central Act) and not yet reported: [{"entry", "animals", "due_on",
     "days_overdue"}], oldest first. Two queries, and one for each pack version not yet read."""
-    today = today or timezone.localdate()
+    if today is None:  # each pound's own day: a training district's clock (ADR 0080)
+        days = pounds_by_day(list(pound_ids)) or {timezone.localdate(): []}
+        if len(days) > 1:
+            rows = [row for day, ids in days.items() for row in reports_due(ids, day)]
+            return sorted(rows, key=lambda r: (r["entry"].arrived_at, r["entry"].pk))
+        ((today, pound_ids),) = days.items()
     # Arrived before today: whether the claim period has run out is the entry's pack's to say.
     latest_arrival = timezone.make_aware(
         timezone.datetime.combine(today, timezone.datetime.min.time())

@@ -26,6 +26,7 @@ from accounts.models import IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal, AnimalState
 from impounding.selectors import inspection_record
+from kernel import clock
 from kernel.dates import days_between, ist_date
 from kernel.documents import Both, both, kept_drawing, render_pdf, verification_context
 from kernel.languages import amount_in_both, in_district_language
@@ -184,7 +185,7 @@ def report_pdf(report):
         "to": _addressee(report),
         "seizure": _seizure_place(entry),
         "keeper": _person(report.sent_by),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(entry.pound),
         **letterhead(IssuedDocument.Kind.S14_REPORT, pound=report.pound),
         **verification_context(report.document),
     }
@@ -303,7 +304,7 @@ def sale_certificate_pdf(sale):
         **amount_in_both(sale.price),
         "officer": _person(auction.officer),
         "deputy": _person(auction.deputy),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(auction.pound),
         **letterhead(IssuedDocument.Kind.SALE_CERTIFICATE, pound=auction.pound),
         **verification_context(sale.certificate),
     }
@@ -389,7 +390,7 @@ def s16_account_pdf(case):
         **amount_in_both(case.balance),
         "signature": _thumbnail(case.signature, px=480) if case.signature else None,
         "officer": _person(case.closed_by),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(case.pound),
         **letterhead(IssuedDocument.Kind.S16_ACCOUNT, pound=case.pound),
         **verification_context(case.account_document),
     }
@@ -432,7 +433,7 @@ def disposal_order_pdf(order):
         "animals": animals,
         "prepared_by": _person(order.prepared_by),
         "decided_by": _person(order.decided_by),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(order.pound),
         **letterhead(pound=order.pound),
     }
     return kept_drawing(
@@ -472,7 +473,7 @@ def handover_certificate_pdf(handover):
         "dues": both(dues),
         "animals": animals,
         "decided_by": _person(order.decided_by),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(order.pound),
         **letterhead(IssuedDocument.Kind.HANDOVER_CERTIFICATE, pound=order.pound),
         **verification_context(handover.certificate),
     }

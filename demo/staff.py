@@ -111,6 +111,38 @@ DISTRICTS = [
     },
 ]
 
+DISTRICTS.append(
+    # A district for training (ADR 0080): its clock moves forward from its trainer's page, and
+    # nothing done in it touches Lucknow's or Barabanki's books, chains or serial numbers.
+    {
+        "code": "trn",
+        "name": "Training District",
+        "name_hi": "प्रशिक्षण ज़िला",
+        "training": True,
+        "dm_office_name": "Office of the District Magistrate, Training District",
+        "dm_office_name_hi": "कार्यालय ज़िलाधिकारी, प्रशिक्षण ज़िला",
+        "dm_office_address": "Training Hall, Collectorate, Lucknow 226001",
+        "dm_office_address_hi": "प्रशिक्षण कक्ष, कलेक्ट्रेट, लखनऊ 226001",
+        "dm_office_phone": "0522-2623099",
+        "stations": [{"code": "trn-ps", "name": "Training Thana", "name_hi": "प्रशिक्षण थाना"}],
+        "pounds": [
+            {
+                "code": "trn-kh",
+                "name": "Training Kanji House",
+                "name_hi": "प्रशिक्षण कांजी हाउस",
+                "station": "trn-ps",
+                "address": ("Training yard, Lucknow 226001", "प्रशिक्षण प्रांगण, लखनऊ 226001"),
+                "phone": "0522-2623098",
+                "order": "DM/TRN/Pound/1/2026",
+                "villages": [
+                    ("trn-gaon", "Training Gaon", "प्रशिक्षण गाँव", False),
+                    ("trn-haat", "Training Haat", "प्रशिक्षण हाट", True),
+                ],
+            },
+        ],
+    }
+)
+
 # (username, first name, last name, Hindi name, phone, role, jurisdiction kind, jurisdiction code)
 USERS = [
     (
@@ -178,6 +210,31 @@ USERS = [
         "bbk",
     ),
 ]
+# The training district's staff: its Magistrate is the trainer who moves its clock.
+USERS += [
+    ("keeper_trn", "Kiran", "Devi", "किरण देवी", "9450000021", Role.POUND_KEEPER, "pound", "trn-kh"),
+    (
+        "officer_trn",
+        "Ajay",
+        "Rawat",
+        "अजय रावत",
+        "9450000022",
+        Role.POLICE_OFFICER,
+        "police_station",
+        "trn-ps",
+    ),
+    ("clerk_trn", "Pooja", "Saxena", "पूजा सक्सेना", "9450000023", Role.DM_CLERK, "district", "trn"),
+    (
+        "magistrate_trn",
+        "Rakesh",
+        "Dubey",
+        "राकेश दुबे",
+        "9450000024",
+        Role.MAGISTRATE,
+        "district",
+        "trn",
+    ),
+]
 
 MODELS = {"state": State, "district": District, "police_station": PoliceStation, "pound": Pound}
 
@@ -204,6 +261,7 @@ def seed_jurisdictions():
                 },
                 "upi_vpa": d.get("upi_vpa", ""),
                 "upi_payee_name": d.get("upi_payee_name", ""),
+                "training": d.get("training", False),
             },
         )
         for s in d["stations"]:

@@ -23,6 +23,7 @@ from django.utils.translation import gettext_noop
 
 from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, FeedingRule, IssuedDocument, Pound, SlipPaper
+from kernel import clock
 from kernel.dates import days_between, ist_date
 from kernel.documents import (
     Both,
@@ -163,7 +164,7 @@ def register_copy(entry, by, paper=None):
         "warnings": _warnings(entry),
         "keeper": Both(keeper.get_full_name() or keeper.username, keeper.name_hi or ""),
         "amendments": list(entry.amendments.all()),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(entry.pound),
         **letterhead(IssuedDocument.Kind.REGISTER_COPY, pound=entry.pound),
         **verification_context(document),
     }
@@ -269,7 +270,7 @@ def receipt_pdf(receipt, paper=None):
         "deposit_status": both(deposit.get_status_display) if deposit else None,
         **amount_in_both(receipt.amount),
         "issuer": Both(issuer.get_full_name() or issuer.username, issuer.name_hi or ""),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(receipt.pound),
         **letterhead(receipt.document.kind, pound=receipt.pound),
         **verification_context(receipt.document),
     }
@@ -295,7 +296,7 @@ def dues_statement(entry, animals=None, as_of=None, paper=None):
         .prefetch_related("custody_events")
         .order_by("number")
     )
-    now = timezone.now()
+    now = clock.now(entry.pound)
     statement = dues(animals, as_of=as_of or now)
     as_of_date = timezone.localtime(statement.as_of).date()
     # What one more day in the pound adds: the rate of each animal's current feeding period.

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
 
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import DistrictPolicy, FeedingRule
+from kernel import clock
 from kernel.dates import ist_date
 
 from .models import CustodyEvent
@@ -195,7 +195,7 @@ def dues(animals, *, as_of=None, book=None):
     number of queries. Raises TariffMissing when no order covers a day.
     """
     animals = list(animals)
-    as_of = as_of or timezone.now()
+    as_of = as_of or clock.now(animals[0].impoundment.pound if animals else None)
     if not animals:
         return Statement(as_of=as_of, rule=FeedingRule.CALENDAR_DAYS, lines=[])
     pound = animals[0].impoundment.pound

@@ -19,6 +19,7 @@ from django.utils import timezone
 from accounts.models import DistrictPolicy, Pound
 from accounts.roles import Permission
 from accounts.scoping import lookup, visible_pound_ids
+from kernel import clock
 from kernel.dates import days_between
 
 from .dues import OUT, dues, intervals_between
@@ -178,7 +179,7 @@ FEEDING_LOG_DAYS = 30
 def past_feeding_gaps(pound, today=None):
     """The days of the feeding page's period before today with no feeding record: the count the
     page's first line and the field app's feeding round show."""
-    today = today or timezone.localdate()
+    today = today or clock.today(pound)
     first = today - timedelta(days=FEEDING_LOG_DAYS - 1)
     return missing_feeding_days(pound, first, today - timedelta(days=1))
 

@@ -343,7 +343,7 @@ def write_checkpoint(*, at=None, full=False):
         previous = latest_checkpoint()
     except CheckpointProblem as problem:
         return None, [("checkpoints", 0, str(problem))]
-    heads = list(ChainHead.objects.order_by("chain"))
+    heads = list(ChainHead.objects.filter(training=False).order_by("chain"))  # ADR 0080
     if previous is not None and previous.heads == {h.chain: (h.seq, h.hash) for h in heads}:
         return previous, _locked_copy(previous) + _publish(previous)
     problems = consistency_problems(heads, previous, full=full)

@@ -54,6 +54,11 @@ def registered_actions():
     return set(_labels())
 
 
+def _training(district):
+    """Whether the district is for training (ADR 0080): its chains stay out of checkpoints."""
+    return bool(getattr(district, "training", False))
+
+
 def chain_for(*, pound=None, district=None):
     return f"pound:{pound.pk}" if pound is not None else f"district:{district.pk}"
 
@@ -102,7 +107,7 @@ def record_event(
         pound = pound or impoundment.pound
     district = district or pound.district
     chain = chain_for(pound=pound, district=district)
-    ChainHead.objects.get_or_create(chain=chain)
+    ChainHead.objects.get_or_create(chain=chain, defaults={"training": _training(district)})
     head = ChainHead.objects.select_for_update(of=("self",)).get(chain=chain)
     # Normalise the data as the JSON column will give it back, so the hash can be checked later.
     data = dict(data or {})

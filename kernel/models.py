@@ -43,6 +43,9 @@ class ChainHead(models.Model):
     chain = models.CharField(max_length=40, unique=True)
     seq = models.PositiveBigIntegerField(default=0)
     hash = models.CharField(max_length=64, default=GENESIS)
+    # A training district's chain (ADR 0080): verified like any other, never signed into the
+    # State's checkpoints.
+    training = models.BooleanField(default=False)
 
     def __str__(self):
         return f"{self.chain}#{self.seq}"

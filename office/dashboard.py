@@ -11,7 +11,6 @@ from datetime import date, timedelta
 from decimal import Decimal
 
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Sum, prefetch_related_objects
-from django.utils import timezone
 from django.utils.translation import gettext_lazy
 
 from accounts.roles import Permission
@@ -19,6 +18,7 @@ from accounts.scoping import visible_district_ids, visible_pound_ids
 from auctions.models import DisposalOrder, Shortfall
 from impounding.models import Complaint, CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
+from kernel import clock
 from kernel.views import keyset_page
 from payments import reconcile
 
@@ -366,7 +366,7 @@ class Dashboard:
 def dashboard(user, district, pounds, today=None):
     """The office's home page for one district: a fixed number of queries, and the first
     LIST_ROWS rows of each list, whatever the number of deposits or sales."""
-    today = today or timezone.localdate()
+    today = today or clock.today(district)
     pound_ids = [p.pk for p in pounds]
     held, queues = deposit_queues(pound_ids, today)
     figures = deposit_figures(held, queues)

@@ -16,6 +16,7 @@ from accounts.letterhead import letterhead
 from accounts.models import DistrictPolicy, IssuedDocument
 from impounding.documents import animal_row
 from impounding.models import Animal
+from kernel import clock
 from kernel.documents import Both, both, render_pdf, verification_context
 from kernel.languages import amount_in_both, in_district_language
 
@@ -69,7 +70,7 @@ def transfer_memo_pdf(deposit):
         **amount_in_both(deposit.amount),
         **letterhead(IssuedDocument.Kind.TRANSFER_MEMO, district=district),
         "pound_name": Both(deposit.pound.name, deposit.pound.name_hi or deposit.pound.name),
-        "printed_at": timezone.now(),
+        "printed_at": clock.now(deposit.pound),
         **verification_context(document),
     }
     return render_pdf("pdf/office/transfer_memo.html", context, language="en")

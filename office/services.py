@@ -19,6 +19,7 @@ from accounts.scoping import authorise, has_permission, system_actor
 from auctions.models import Auction, Shortfall
 from impounding import services as register
 from impounding.models import Deposit
+from kernel import clock
 from kernel.dates import surplus_expiry
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
@@ -74,7 +75,7 @@ def receive_surplus(*, deposit, by, received_on):
         raise PermissionDenied(_("The District Magistrate's office receives the surplus."))
     if deposit.status != SurplusDeposit.Status.AWAITING_RECEIPT:
         raise ValidationError(_("This surplus has already been received."))
-    if received_on < deposit.sale_date or received_on > timezone.localdate():
+    if received_on < deposit.sale_date or received_on > clock.today(deposit.district):
         raise ValidationError({"received_on": _("The date must fall between the sale and today.")})
     # The holding period of the district's rule pack as the clock starts; the date is kept, so
     # a later pack changes nothing already running (ADR 0068). Three months under the Act.
@@ -142,7 +143,7 @@ def file_surplus_claim(
     done = made_with_key(SurplusClaim, idempotency_key, deposit_id=deposit.pk, prepared_by_id=by.pk)
     if done is not None:
         return done
-    deposit.check_claim(filed_on, today=timezone.localdate())
+    deposit.check_claim(filed_on, today=clock.today(deposit.district))
     claim = SurplusClaim(
         deposit=deposit,
         claimant_name=claimant_name,
@@ -262,7 +263,7 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
     )
     by = by or system_actor()
     authorise(by, Permission.TRANSFER_SURPLUS, deposit.district)
-    today = today or timezone.localdate()
+    today = today or clock.today(deposit.district)
     if deposit.status != SurplusDeposit.Status.HELD:
         return None
     if today <= deposit.expires_on:
@@ -291,7 +292,7 @@ def transfer_expired_surplus(*, deposit, by=None, today=None):
         subject_id=deposit.pk,
     )
     deposit.status, deposit.destination = SurplusDeposit.Status.TRANSFERRED, destination
-    deposit.transferred_at = timezone.now()
+    deposit.transferred_at = clock.now(deposit.district)
     deposit.save(update_fields=["status", "destination", "transferred_at", "transfer_memo"])
     ledger.post(
         district=deposit.district,

@@ -104,6 +104,9 @@ OUTSIDE = {
     "field_manifest",
     "field_worker",
     "field_catalogue",
+    # A training district's page (ADR 0080), linked from the TRAINING banner on every page of
+    # that district's staff; the demo's Lucknow has none (tests/browser/test_training.py).
+    "accounts:training",
 }
 
 

@@ -82,6 +82,8 @@ NO_KEY = {
     "payments:review_line": "a decision refused once the line is matched or set aside",
     "office:treasury_scroll": "a scroll line is stored once: the same scroll again stores "
     "nothing (ADR 0082)",
+    "accounts:training": "carries the offset the clock had when drawn: a second sending finds "
+    "the clock moved and moves nothing (tests/accounts/test_training_views.py)",
     "accounts:reissue": "sets the drawn file aside; a second sending finds none and is refused",
     "accounts:relative_edit": "corrects or withdraws a declared relative: the same again changes "
     "nothing, a withdrawn relative is gone",

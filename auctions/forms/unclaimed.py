@@ -4,11 +4,11 @@ in `auctions.services`; the services keep the rules (dates, the place of a drum 
 import uuid
 
 from django import forms
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound, Village
 from impounding.models import Species
+from kernel import clock
 from kernel.forms import DayField, PhotoField
 
 from ..models import Notice, Proclamation
@@ -39,7 +39,7 @@ class NoticeForm(forms.ModelForm):
 
     def __init__(self, *args, report, **kwargs):
         super().__init__(*args, **kwargs)
-        today = timezone.localdate()
+        today = clock.today(report.impoundment.pound)
         station = report.police_station.label
         self.fields["posted_on"].initial = today
         self.fields["posted_at"].initial = _("Notice board, %(station)s office") % {
@@ -126,7 +126,7 @@ class ProclamationForm(forms.Form):
         self.fields["village"].help_text = _(
             "The village of seizure and the villages with a market-place come first."
         )
-        today = timezone.localdate()
+        today = clock.today(notice.pound)
         self.fields["made_on"].initial = today
         if channel in Proclamation.Channel.values:
             self.fields["channel"].initial = channel

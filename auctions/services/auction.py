@@ -15,6 +15,7 @@ from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal, AnimalState, Direction
+from kernel import clock
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.idempotency import made_with_key
@@ -86,8 +87,8 @@ def schedule_auction(
     """
     if done := _scheduled_with(idempotency_key, pound, by):
         return done
-    at = at or timezone.now()
-    if at > timezone.now() + timedelta(minutes=1):
+    at = at or clock.now(pound)
+    if at > clock.now(pound) + timedelta(minutes=1):
         raise ValidationError(_("The scheduling cannot be dated in the future."))
     _check_officers(pound=pound, by=by, officer=officer, deputy=deputy)
     day = timezone.localtime(scheduled_for).date()
@@ -429,7 +430,7 @@ def record_bid(*, lot, bidder, amount, by):
     authorise(by, Permission.RUN_AUCTION, lot.auction.pound)
     if lot.status != Lot.Status.OPEN:
         raise ValidationError(_("This lot is not open for bids."))
-    refusal = before_the_hour(lot.auction, timezone.now())
+    refusal = before_the_hour(lot.auction, clock.now(lot.auction.pound))
     if refusal:
         raise ValidationError(refusal)
     # From the database, not the caller's copy: the s.19 check must see the stored record.

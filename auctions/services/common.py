@@ -10,6 +10,7 @@ from django.utils.translation import gettext_noop
 from accounts.models import Counter
 from impounding.dues import dues
 from impounding.models import Animal
+from kernel import clock
 from kernel.events import record_event
 from kernel.messages import Message, in_both
 from ledger import services as ledger
@@ -21,8 +22,8 @@ from ..models import Lot, LotAnimal, Shortfall
 ZERO = Decimal("0.00")
 
 
-def today():
-    return timezone.localdate()
+def today(of=None):
+    return clock.today(of)
 
 
 def serial(prefix, pound, year):

@@ -71,7 +71,7 @@ def propose_disposal(
     _check_reported(animals)
     order = DisposalOrder.objects.create(
         pound=pound,
-        number=serial("dsp", pound, today().year),
+        number=serial("dsp", pound, today(pound).year),
         reason=reason,
         mode=mode,
         recipient=recipient,

@@ -280,7 +280,7 @@ def prepare_claim(*, gaushala, month, animal_days_claimed, by, idempotency_key=N
     if done is not None:
         return done
     first, last = month_bounds(month)
-    if last >= today():
+    if last >= today(body.district):
         raise ValidationError({"month": _("A month is claimed once it has ended.")})
     if UpkeepClaim.objects.filter(gaushala=body, month=first).exclude(status="rejected").exists():
         raise ValidationError({"month": _("This body's claim for the month is already made.")})

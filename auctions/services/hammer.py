@@ -18,6 +18,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise
 from impounding.models import Animal, AnimalState
 from impounding.services.custody import end_custody
+from kernel import clock
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.messages import Message
@@ -49,7 +50,7 @@ def shortfall_if_sold(lot, *, price, expenses=ZERO, at=None):
     sale itself would split them (s.17; docs/domain.md decision 7). A s.14 lot's shortfall is its
     animals' dues less the price; a s.16 lot's only when it is the case's last open lot, since the
     next lot may still cover the dues. Reads only: nothing is locked or written."""
-    at = at or timezone.now()
+    at = at or clock.now(lot.auction.pound)
     price, expenses = Decimal(price), Decimal(expenses)
     auction = lot.auction
     if auction.s16_case_id is None:
@@ -120,7 +121,7 @@ def _sell_lot(*, lot, buyer, price, by, payment_mode, payment_reference, expense
     _check_price(lot, price=price, expenses=expenses)
     if payment_mode != PaymentMode.CASH and not payment_reference.strip():
         raise ValidationError({"payment_reference": _("Give the payment reference.")})
-    at = at or timezone.now()
+    at = at or clock.now(lot.auction.pound)
     if any(a.state != AnimalState.IMPOUNDED for a in animals):
         raise _AnimalGone
     _check_sale_time(lot, case=case, animals=animals, at=at)
@@ -236,7 +237,7 @@ def _check_sale_time(lot, *, case, animals, at):
         # so which animals are sold depends on it (docs/domain.md decision 7).
         if auction.lots.open().filter(sequence__lt=lot.sequence).exists():
             raise ValidationError(_("A lot is still open."))
-    if at > timezone.now() + timedelta(minutes=1):
+    if at > clock.now(auction.pound) + timedelta(minutes=1):
         raise ValidationError(_("The sale cannot be dated in the future."))
 
 

@@ -3,7 +3,6 @@ sold (in `hammer.py`), then the rest go back to him with the balance and the acc
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -14,6 +13,7 @@ from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment
 from impounding.services.claims import ensure_no_hold
 from impounding.services.custody import end_custody
+from kernel import clock
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message
@@ -190,7 +190,7 @@ def settle_s16_case(
     authorise(by, Permission.RUN_AUCTION, case.pound)
     entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=case.impoundment_id)
     ensure_no_hold(entry, case.owner_name)
-    at = at or timezone.now()
+    at = at or clock.now(case.pound)
     remaining = list(
         Animal.objects.select_for_update(of=("self",))
         .in_custody()

@@ -16,6 +16,7 @@ from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
 from impounding.models import Animal
 from impounding.services.intake import resize_photo
+from kernel import clock
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message, bilingual, in_both
@@ -66,7 +67,7 @@ def send_report(*, entry, by, at=None):
     """The pound-keeper reports the entry's unclaimed animals to the officer."""
     pound = entry.pound
     authorise(by, Permission.SEND_REPORT, pound)
-    at = at or timezone.now()
+    at = at or clock.now(pound)
     day = timezone.localtime(at).date()
     row, animals = _reportable(entry, day)
     number = serial("rep", pound, day.year)
@@ -170,7 +171,7 @@ def _check_posting_day(report, posted_on):
                 % {"date": sent.strftime("%d-%m-%Y")}
             }
         )
-    if posted_on > today():
+    if posted_on > today(report.pound):
         raise ValidationError(
             {"posted_on": _("Record the notice on or after the day it is posted, not before.")}
         )
@@ -270,7 +271,7 @@ def record_proclamation(
     owner = {"notice_id": notice.pk, "recorded_by_id": by.pk}
     if (done := made_with_key(Proclamation, idempotency_key, **owner)) is not None:
         return done
-    if made_on < notice.posted_on or made_on > today():
+    if made_on < notice.posted_on or made_on > today(notice.pound):
         raise ValidationError(
             {"made_on": _("The date must fall between the posting of the notice and today.")}
         )

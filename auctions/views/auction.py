@@ -20,6 +20,7 @@ from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from impounding.models import Animal
+from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.formatting import inr
 from kernel.idempotency import replayed_row
@@ -214,7 +215,7 @@ def auction_new(request):
     if case is not None and case.status != S16Case.Status.OPEN:
         messages.info(request, _("The dues of this case are covered: nothing more is sold."))
         return redirect(case)
-    today = timezone.localdate()
+    today = clock.today(pound)
     in_force = AuctionConditions.objects.filter(district=pound.district).in_force(today).first()
     units = _units(pound, case)
     chosen = set(units)
@@ -414,7 +415,7 @@ def lot_sell(request, pk):
         initial={"buyer": best.bidder_id, "price": best.amount} if best else None,
     )
     # Known on this first page: before the announced hour no bid and no hammer.
-    not_yet = before_the_hour(auction, timezone.now())
+    not_yet = before_the_hour(auction, clock.now(auction.pound))
     context = {"bid_form": bid_form, "sale_form": sale_form, "not_yet": not_yet}
     if is_bid and bid_form.is_valid() and not_yet:
         bid_form.add_error(None, not_yet)

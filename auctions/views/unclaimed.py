@@ -21,6 +21,7 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import AnimalState
 from impounding.selectors import entry_for
+from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.views import add_service_errors
 
@@ -88,7 +89,14 @@ def _recipient(pound):
 @require_permission(Permission.SEND_REPORT)
 def report_send(request, pk):
     entry = entry_for(request.user, pk, Permission.SEND_REPORT)
-    row = next((r for r in clocks.reports_due([entry.pound_id]) if r["entry"].pk == entry.pk), None)
+    row = next(
+        (
+            r
+            for r in clocks.reports_due([entry.pound_id], clock.today(entry.pound))
+            if r["entry"].pk == entry.pk
+        ),
+        None,
+    )
     # A confirmation without fields: bound on every POST, even one that carries no data.
     form = ReportSendForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
@@ -118,7 +126,7 @@ def report_send(request, pk):
             "station": station,
             "earlier": entry.reports.order_by("-sent_at").first(),
             "due_on": clocks.report_due(entry),
-            "today": timezone.localdate(),
+            "today": clock.today(entry.pound),
         },
     )
 
@@ -158,7 +166,7 @@ def report(request, pk):
     proclamations = list(notice.proclamations.select_related("village")) if notice else []
     drums = [p for p in proclamations if p.is_drum]
     channels = {p.channel for p in drums}
-    today = timezone.localdate()
+    today = clock.today(report.impoundment.pound)
     user, pound = request.user, report.pound
     return render(
         request,
@@ -209,7 +217,9 @@ def notice_post(request, pk):
             )
             return redirect(report)
     try:
-        last_day, earliest = clocks.notice_dates(timezone.localdate(), entry=report.impoundment)
+        last_day, earliest = clocks.notice_dates(
+            clock.today(report.impoundment.pound), entry=report.impoundment
+        )
         if_today = {"last_day": last_day, "earliest": earliest}
     except ValidationError:
         if_today = None  # the pack leaves the period to the State: the form says why on sending

@@ -2,13 +2,13 @@
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
 from accounts import todos
 from accounts.roles import Permission
 from accounts.scoping import authorise
+from kernel import clock
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message
@@ -38,7 +38,7 @@ def _lock(animal):
 
 
 def _check_time(animal, at):
-    if at > timezone.now():
+    if at > clock.now(animal.impoundment.pound):
         raise ValidationError({"at": _("The time cannot be in the future.")})
     if at < (animal.born_at or animal.impoundment.arrived_at):
         raise ValidationError({"at": _("The time is before the animal came to the pound.")})
@@ -289,7 +289,7 @@ def log_feeding(
     owner = {"pound_id": pound.pk, "recorded_by_id": by.pk}
     if (done := made_with_key(FeedingLog, idempotency_key, **owner)) is not None:
         return done
-    if date > timezone.localdate():
+    if date > clock.today(pound):
         raise ValidationError({"date": _("The date cannot be in the future.")})
     earlier = list(FeedingLog.objects.filter(pound=pound, date=date).order_by("round"))
     _check_not_fed_yet(pound, date, earlier, animals_fed)

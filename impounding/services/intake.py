@@ -11,6 +11,7 @@ from django.utils.translation import gettext_noop
 from accounts.models import Counter, DistrictPolicy, PoundVillage
 from accounts.roles import Permission
 from accounts.scoping import authorise
+from kernel import clock
 from kernel.events import record_event
 from kernel.messages import Message, in_both
 from kernel.uploads import check_pixels, reencode_image
@@ -128,10 +129,10 @@ def check_animal(data):
     return data
 
 
-def _check_arrival(*, animals, arrived_at, seized_at):
+def _check_arrival(*, animals, arrived_at, seized_at, pound=None):
     if not animals:
         raise ValidationError(_("Enter at least one animal."))
-    if arrived_at > timezone.now() + timedelta(minutes=5):
+    if arrived_at > clock.now(pound) + timedelta(minutes=5):
         raise ValidationError({"arrived_at": _("The arrival cannot be in the future.")})
     if seized_at > arrived_at:
         raise ValidationError({"seized_at": _("The seizure must come before the arrival.")})
@@ -278,7 +279,7 @@ def _create_entry(
     optional photo (an uploaded file, resized here).
     """
     authorise(by, Permission.RECORD_IMPOUNDMENT, pound)
-    _check_arrival(animals=animals, arrived_at=arrived_at, seized_at=seized_at)
+    _check_arrival(animals=animals, arrived_at=arrived_at, seized_at=seized_at, pound=pound)
     year = timezone.localtime(arrived_at).year
     serial = Counter.next(f"register:{pound.pk}:{year}")
     entry = Impoundment(

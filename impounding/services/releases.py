@@ -20,13 +20,13 @@ from decimal import Decimal
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import authorise
 from auctions import services as sales
+from kernel import clock
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.messages import THE_CLAIMANT, Message
@@ -226,7 +226,7 @@ def _validate_claim(claim, signature):
 
 def _dues_tendered(animals, *, amount_tendered, at):
     """The dues of the animals at `at`, which the claimant must have tendered to the paisa."""
-    if at > timezone.now() + timedelta(minutes=1):
+    if at > clock.now(animals[0].impoundment.pound) + timedelta(minutes=1):
         raise ValidationError(_("A release cannot be dated in the future."))
     if isinstance(amount_tendered, float):
         raise TypeError("money must not be a float")
@@ -414,7 +414,7 @@ def release_to_claimant(
         raise
     if (replayed := _replay(key)) is not None:  # confirmed meanwhile, as we waited for locks
         return replayed
-    at = at or timezone.now()
+    at = at or clock.now(entry.pound)
     statement = _dues_tendered(animals, amount_tendered=amount_tendered, at=at)
     receipt = issue_receipt(
         replaces=check_replaces(replaces, entry) if replaces is not None else None,

@@ -7,12 +7,12 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 from accounts.decorators import require_permission
 from accounts.roles import Permission
+from kernel import clock
 from kernel.views import add_service_errors
 
 from .. import selectors
@@ -122,7 +122,7 @@ def animal_birth(request, pk):
 @require_permission(Permission.RECORD_CUSTODY)
 def feeding_log(request, pk):
     pound = get_pound(request, pk, Permission.RECORD_CUSTODY)
-    today = timezone.localdate()
+    today = clock.today(pound)
     day = FeedingDayForm(request.GET).day()
     form = FeedingForm(request.POST or None)
     if form.is_valid() and _call(form, services.log_feeding, pound=pound, by=request.user):

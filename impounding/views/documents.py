@@ -8,12 +8,12 @@ from datetime import date
 from django.contrib import messages
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.models import IssuedDocument, SlipPaper
 from accounts.roles import Permission
+from kernel import clock
 from kernel.documents import pdf_response
 
 from .. import documents
@@ -83,7 +83,7 @@ def receipt_pdf(request, pk):
 def schedule_pdf(request, pk):
     """The wall schedule of fines and feeding rates in force at a pound, today or on ?on=."""
     pound = get_pound(request, pk, Permission.VIEW_RECORDS)
-    on = timezone.localdate()
+    on = clock.today(pound)
     if request.GET.get("on"):
         try:
             on = date.fromisoformat(request.GET["on"])

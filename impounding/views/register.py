@@ -256,6 +256,28 @@ def _flag_awaiting_orders(animals, court_orders):
         animal.awaiting_order = awaiting.get(animal.pk)
 
 
+def _entry_releases(entry):
+    """The entry's releases, each with the receipt that replaced its own, a cancellation waiting
+    on it, and its deposit's application awaited."""
+    releases = list(
+        entry.releases.select_related("receipt__replaces", "deposit", "released_by")
+        .prefetch_related("receipt__cancellations")
+        .order_by("released_at")
+    )
+    replacements = {
+        r.replaces_id: r for r in Receipt.objects.filter(replaces__release__impoundment=entry)
+    }
+    for release in releases:
+        release.replaced_by = replacements.get(release.receipt_id)
+        release.cancellation = next(
+            (c for c in release.receipt.cancellations.all() if c.status == "pending"), None
+        )
+        deposit = getattr(release, "deposit", None)
+        if deposit is not None:
+            deposit.awaiting = services.deposit_awaiting_application(deposit)
+    return releases
+
+
 @require_permission(Permission.VIEW_RECORDS)
 def entry(request, pk):
     entry = get_entry(request, pk)
@@ -276,22 +298,7 @@ def entry(request, pk):
     lines = {line.animal.pk: line for line in statement.lines} if statement else {}
     for animal in animals:
         animal.dues_line = lines.get(animal.pk)
-    releases = list(
-        entry.releases.select_related("receipt__replaces", "deposit", "released_by")
-        .prefetch_related("receipt__cancellations")
-        .order_by("released_at")
-    )
-    replacements = {
-        r.replaces_id: r for r in Receipt.objects.filter(replaces__release__impoundment=entry)
-    }
-    for release in releases:
-        release.replaced_by = replacements.get(release.receipt_id)
-        release.cancellation = next(
-            (c for c in release.receipt.cancellations.all() if c.status == "pending"), None
-        )
-        deposit = getattr(release, "deposit", None)
-        if deposit is not None:
-            deposit.awaiting = services.deposit_awaiting_application(deposit)
+    releases = _entry_releases(entry)
     user = request.user
     claims = list(entry.claims.exclude(status="rejected"))
     court_orders = list(
