@@ -1,5 +1,6 @@
 """s.8: entering cattle in the register on arrival, and correcting the register."""
 
+import logging
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
@@ -11,11 +12,12 @@ from django.utils.translation import gettext_noop
 from accounts.models import Counter, DistrictPolicy, PoundVillage
 from accounts.roles import Permission
 from accounts.scoping import authorise
-from kernel import clock
+from kernel import clock, languages
 from kernel.events import record_event
 from kernel.messages import Message, in_both
 from kernel.uploads import check_pixels, reencode_image
 from ledger import services as ledger
+from messaging import notices
 from rulepacks import services as rulepacks
 
 from ..actions import Action
@@ -33,6 +35,8 @@ from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
 from .common import blank_errors
 from .field import flag_device_clock
 from .inspections import open_inspection_todo
+
+logger = logging.getLogger(__name__)
 
 PHOTO_MAX_PX = 1280
 
@@ -336,6 +340,29 @@ def _after_entry(entry, created, by, *, owner_from_tag, device_now):
         _record_owner_from_tag(entry, owner_from_tag, by)
     open_inspection_todo(entry)
     flag_device_clock(entry, device_now)
+    _owner_to_be_told(entry, by)
+
+
+def _owner_to_be_told(entry, by):
+    """An owner's phone known at intake (typed, or confirmed from the tag's registry) is the
+    owner's for the messages (ADR 0077): the intake message goes to it, in the district's
+    language. A number that is not a mobile's is kept on the entry and messaged nothing; as with
+    the event listeners, a fault of the messages is rolled back to its savepoint and logged, and
+    the entry stands."""
+    if not entry.owner_phone:
+        return
+    try:
+        with transaction.atomic():
+            notices.record_contact(
+                impoundment=entry,
+                number=entry.owner_phone,
+                by=by,
+                language=languages.pack_language(entry.pound.district_id),
+            )
+    except ValueError:
+        pass  # not a mobile's number
+    except Exception:
+        logger.exception("entry %s: the owner's intake message was not queued", entry.pk)
 
 
 # Fields a correction may change, with their labels. The arrival time and the register number

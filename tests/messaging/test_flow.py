@@ -193,3 +193,15 @@ def test_another_pounds_keeper_cannot_record_a_phone(client, pound, pound_keeper
     client.force_login(outsider)
     assert client.post(f"/messages/entries/{entry.pk}/phone/", {"phone": EN}).status_code == 404
     assert not Message.objects.exists()
+
+
+def test_an_owners_phone_known_at_intake_gets_the_intake_message_in_the_districts_language(
+    pound, pound_keeper, tariffs
+):
+    entry = make_entry(pound=pound, by=pound_keeper, owner_phone="+91 98765 43210")
+    (message,) = Message.objects.filter(impoundment=entry)
+    assert message.event == Event.INTAKE and message.recipient == EN
+    assert message.language == "hi"  # the central pack's second language
+    assert entry.register_number in message.text
+    not_a_mobile = make_entry(pound=pound, by=pound_keeper, owner_phone="0522-234")
+    assert not Message.objects.filter(impoundment=not_a_mobile).exists()  # kept, not messaged
