@@ -37,14 +37,14 @@ class Template(models.Model):
     order. The DLT id is left blank until the State registers the text: a message of a template
     without one is held, never sent to a gateway that would block it."""
 
-    event = models.CharField(_("event"), max_length=30, choices=Event.choices)
+    event = models.CharField(_("event"), max_length=30, choices=Event)
     language = models.CharField(_("language"), max_length=8)
     text = models.TextField(_("registered text"))
     # The variables' names, in the order of the text's {#var#}.
     variables = models.JSONField(default=list)
     dlt_template_id = models.CharField(_("DLT template id"), max_length=30, blank=True)
     category = models.CharField(
-        _("category"), max_length=20, choices=Category.choices, default=Category.SERVICE_IMPLICIT
+        _("category"), max_length=20, choices=Category, default=Category.SERVICE_IMPLICIT
     )
     # The 6-character header registered with the template; blank: MESSAGING_SENDER.
     sender = models.CharField(_("sender"), max_length=6, blank=True)
@@ -109,7 +109,7 @@ class Message(models.Model):
     # What makes it one message: the event, the entry (or the code's request), the recipient.
     key = models.CharField(max_length=200, unique=True)
     template = models.ForeignKey(Template, on_delete=models.PROTECT, related_name="+")
-    event = models.CharField(max_length=30, choices=Event.choices)
+    event = models.CharField(max_length=30, choices=Event)
     language = models.CharField(max_length=8)
     variables = models.JSONField(default=dict)
     text = models.TextField()
