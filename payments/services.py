@@ -184,6 +184,12 @@ def ensure_none_open(entry):
         )
 
 
+def in_progress(entry):
+    """Whether a payment of the entry's dues is with the gateway and not yet answered (created,
+    pending or unknown): such dues may be paid, so nothing else may take them meanwhile."""
+    return Payment.objects.filter(impoundment=entry).in_progress().exists()
+
+
 def take_for_release(*, payment, release):
     """A release takes a succeeded payment of its entry's dues, for exactly its amount: the
     payment becomes reconciled, once. Runs inside the release's transaction."""
