@@ -55,6 +55,8 @@ class AccountKind(models.TextChoices):
     UPKEEP_PAYABLE = "upkeep_payable", _("Upkeep payable to gaushalas")
     # Money an owner paid through the gateway, held by the gateway until it settles to us.
     GATEWAY_CLEARING = "gateway_clearing", _("Paid online, held by the payment gateway")
+    # Paid online and being sent back through the gateway's refund (docs/decisions/0083).
+    GATEWAY_REFUNDS_DUE = "gateway_refunds_due", _("Paid online, being refunded")
 
 
 # Which accounts exist once per pound, and which once per district.
@@ -77,7 +79,7 @@ DISTRICT_ACCOUNTS = (
 )
 # District accounts made on their first posting, not opened ahead with a pound's chart: a pound
 # that takes no online payment needs none (and a new entry's path stays as short).
-DISTRICT_ACCOUNTS_ON_USE = (AccountKind.GATEWAY_CLEARING,)
+DISTRICT_ACCOUNTS_ON_USE = (AccountKind.GATEWAY_CLEARING, AccountKind.GATEWAY_REFUNDS_DUE)
 
 
 class AccountQuerySet(DistrictScopedQuerySet):
@@ -136,6 +138,8 @@ class TransactionKind(models.TextChoices):
     SURPLUS_TRANSFERRED = "surplus_transferred", _("Surplus credited to revenue (s.17, s.31)")
     UPKEEP_CLAIMED = "upkeep_claimed", _("Upkeep claimed by a gaushala, approved")
     UPKEEP_PAID = "upkeep_paid", _("Upkeep paid to a gaushala")
+    GATEWAY_REFUND_SENT = "gateway_refund_sent", _("Online payment sent back for refund")
+    GATEWAY_REFUNDED = "gateway_refunded", _("Online payment refunded by the gateway")
     REVERSAL = "reversal", _("Reversal")
 
 

@@ -18,7 +18,7 @@ from impounding.dues import dues
 from impounding.models import Animal, Impoundment
 
 from .gateways import FAILURE, SUCCESS, BadMessage, GatewayError, gateway
-from .models import Payment, PaymentEvent, PaymentState
+from .models import REFUND_OPEN, Payment, PaymentEvent, PaymentState
 
 logger = logging.getLogger(__name__)
 
@@ -202,6 +202,8 @@ def take_for_release(*, payment, release):
         raise PaymentRefused({"payment": _("The gateway has not confirmed this payment.")})
     if payment.amount != release.amount:
         raise PaymentRefused({"payment": _("The payment does not match the dues now owed.")})
+    if payment.refunds.filter(state__in=REFUND_OPEN).exists():
+        raise PaymentRefused({"payment": _("This payment is being refunded.")})
     payment.release = release
     _move(
         payment,
