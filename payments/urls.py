@@ -8,4 +8,7 @@ urlpatterns = [
     path("entries/<int:pk>/pay/", views.start, name="start"),
     path("return/<uuid:token>/", views.browser_return, name="return"),
     path("callback/<slug:name>/", views.callback, name="callback"),
+    path("refunds/", views.refund_list, name="refunds"),
+    path("refunds/<int:pk>/", views.refund_detail, name="refund"),
+    path("<int:pk>/refund/", views.refund_prepare, name="refund_prepare"),
 ]
