@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
         ("en", "Prepare the refund", "Record the decision", "Approve and send the refund",
          "Refunded"),
         ("hi", "वापसी तैयार करें", "निर्णय दर्ज करें", "स्वीकृत करें और वापसी भेजें",
-         "वापस किया गया"),
+         "वापस कर दी गई"),
     ],
 )  # fmt: skip
 def test_the_refund_is_prepared_and_approved(
