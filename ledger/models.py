@@ -57,6 +57,8 @@ class AccountKind(models.TextChoices):
     UPKEEP_RECOVERABLE = "upkeep_recoverable", _("Upkeep over-paid, to recover from gaushalas")
     # Money an owner paid through the gateway, held by the gateway until it settles to us.
     GATEWAY_CLEARING = "gateway_clearing", _("Paid online, held by the payment gateway")
+    # Paid online and being sent back through the gateway's refund (docs/decisions/0083).
+    GATEWAY_REFUNDS_DUE = "gateway_refunds_due", _("Paid online, being refunded")
 
 
 # Which accounts exist once per pound, and which once per district.
@@ -79,7 +81,11 @@ DISTRICT_ACCOUNTS = (
 )
 # District accounts made on their first posting, not opened ahead with a pound's chart: a pound
 # that takes no online payment needs none (and a new entry's path stays as short).
-DISTRICT_ACCOUNTS_ON_USE = (AccountKind.GATEWAY_CLEARING, AccountKind.UPKEEP_RECOVERABLE)
+DISTRICT_ACCOUNTS_ON_USE = (
+    AccountKind.GATEWAY_CLEARING,
+    AccountKind.GATEWAY_REFUNDS_DUE,
+    AccountKind.UPKEEP_RECOVERABLE,
+)
 
 
 class AccountQuerySet(DistrictScopedQuerySet):
@@ -139,6 +145,8 @@ class TransactionKind(models.TextChoices):
     UPKEEP_CLAIMED = "upkeep_claimed", _("Upkeep claimed by a gaushala, approved")
     UPKEEP_PAID = "upkeep_paid", _("Upkeep paid to a gaushala")
     UPKEEP_OVERPAID = "upkeep_overpaid", _("Upkeep over-paid after a death or transfer, to recover")
+    GATEWAY_REFUND_SENT = "gateway_refund_sent", _("Online payment sent back for refund")
+    GATEWAY_REFUNDED = "gateway_refunded", _("Online payment refunded by the gateway")
     REVERSAL = "reversal", _("Reversal")
 
 

@@ -1,5 +1,8 @@
-"""The reconciliation's forms (docs/decisions/0082): a bank statement's upload, and a reviewer's
-match or setting aside of one line."""
+"""The payments' forms: the reconciliation's (docs/decisions/0082), a bank statement's upload and
+a reviewer's match or setting aside of one line; and the refund screens' (docs/decisions/0083),
+each form's cleaned_data the keyword arguments of one service in `payments.refunds`."""
+
+import uuid
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -7,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import District
 
 from .bank_formats import BANKS
+from .models import RefundReason
 
 MAX_STATEMENT_BYTES = 5 * 1024 * 1024
 
@@ -54,3 +58,24 @@ class MatchLineForm(forms.Form):
 
 class SetAsideForm(forms.Form):
     note = forms.CharField(label=_("Why this line is no payment of ours"), max_length=300)
+
+
+class PrepareRefundForm(forms.Form):
+    # Made once with the form: sending it twice prepares one refund.
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+    reason = forms.ChoiceField(
+        label=_("Why is the payment refunded?"),
+        choices=RefundReason.choices,
+        widget=forms.RadioSelect,
+    )
+    note = forms.CharField(
+        label=_("Note for the approver (optional)"), max_length=300, required=False
+    )
+
+
+class DecideRefundForm(forms.Form):
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        choices=[("approve", _("Approve and send the refund")), ("decline", _("Decline"))],
+        widget=forms.RadioSelect,
+    )

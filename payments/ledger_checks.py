@@ -6,7 +6,7 @@ from django.db.models import Sum
 
 from ledger.models import AccountKind, PaymentMode, till
 
-from .models import Payment, PaymentState
+from .models import Payment, PaymentState, Refund, RefundState
 
 
 def expectations():
@@ -23,3 +23,14 @@ def expectations():
         district, pound = row["impoundment__pound__district_id"], row["impoundment__pound_id"]
         yield (district, pound, till(PaymentMode.OTHER)), -row["total"]
         yield (district, None, AccountKind.GATEWAY_CLEARING), row["total"]
+    # A refund sent and not yet answered: the gateway holds the money, owed back (ADR 0083).
+    pending = (
+        Refund.objects.filter(state=RefundState.PENDING)
+        .order_by()
+        .values("payment__impoundment__pound__district_id")
+        .annotate(total=Sum("amount"))
+    )
+    for row in pending:
+        district = row["payment__impoundment__pound__district_id"]
+        yield (district, None, AccountKind.GATEWAY_CLEARING), row["total"]
+        yield (district, None, AccountKind.GATEWAY_REFUNDS_DUE), -row["total"]

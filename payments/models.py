@@ -25,15 +25,17 @@ class PaymentState(models.TextChoices):
     FAILED = "failed", _("Failed")
     UNKNOWN = "unknown", _("Payment in progress (awaiting the gateway)")
     RECONCILED = "reconciled", _("Paid and released")
+    REFUNDED = "refunded", _("Refunded to the payer")
 
 
 TRANSITIONS = {
     PaymentState.CREATED: {PaymentState.PENDING, PaymentState.FAILED},
     PaymentState.PENDING: {PaymentState.SUCCEEDED, PaymentState.FAILED, PaymentState.UNKNOWN},
     PaymentState.UNKNOWN: {PaymentState.SUCCEEDED, PaymentState.FAILED},
-    PaymentState.SUCCEEDED: {PaymentState.RECONCILED},
+    PaymentState.SUCCEEDED: {PaymentState.RECONCILED, PaymentState.REFUNDED},
     PaymentState.FAILED: set(),
     PaymentState.RECONCILED: set(),
+    PaymentState.REFUNDED: set(),
 }
 
 # While a payment is in one of these states the entry's dues are being paid (or are paid and
@@ -258,3 +260,106 @@ class StatementLine(MakerChecker):
     @property
     def is_open(self):
         return self.state in OPEN_LINE_STATES
+
+
+class RefundReason(models.TextChoices):
+    ANIMALS_LEFT = (
+        "animals_left",
+        _("The animals left the pound another way (death, sale, deposit)"),
+    )
+    PAID_TWICE = "paid_twice", _("The same dues were paid a second time")
+
+
+class RefundState(models.TextChoices):
+    PREPARED = "prepared", _("Prepared, awaiting approval")
+    DECLINED = "declined", _("Declined")
+    PENDING = "pending", _("Refund pending (awaiting the gateway)")
+    REFUNDED = "refunded", _("Refunded")
+    FAILED = "failed", _("Refund failed")
+
+
+REFUND_TRANSITIONS = {
+    RefundState.PREPARED: {RefundState.DECLINED, RefundState.PENDING},
+    RefundState.PENDING: {RefundState.REFUNDED, RefundState.FAILED},
+    RefundState.DECLINED: set(),
+    RefundState.REFUNDED: set(),
+    RefundState.FAILED: set(),
+}
+# A payment has at most one refund in these states: its money goes back once.
+REFUND_OPEN = (RefundState.PREPARED, RefundState.PENDING, RefundState.REFUNDED)
+
+
+class RefundQuerySet(PoundScopedQuerySet):
+    scope = "payment__impoundment__pound_id"
+
+
+class Refund(models.Model):
+    """The whole of a succeeded payment sent back through the gateway's refund operation
+    (docs/decisions/0083). Prepared by one person, approved by another; the approval asks the
+    gateway. A refund the gateway has not answered is pending, never shown as not refunded."""
+
+    payment = models.ForeignKey(
+        Payment, on_delete=models.PROTECT, related_name="refunds", verbose_name=_("payment")
+    )
+    amount = models.DecimalField(_("amount"), max_digits=12, decimal_places=2)
+    reason = models.CharField(_("reason"), max_length=20, choices=RefundReason)
+    note = models.CharField(_("note"), max_length=300, blank=True)
+    state = models.CharField(
+        _("state"), max_length=20, choices=RefundState, default=RefundState.PREPARED
+    )
+    idempotency_key = models.UUIDField(unique=True)
+    prepared_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
+    prepared_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    gateway_reference = models.CharField(_("gateway's reference"), max_length=80, blank=True)
+
+    objects = RefundQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("refund")
+        verbose_name_plural = _("refunds")
+        ordering = ["-prepared_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["payment"],
+                condition=Q(state__in=REFUND_OPEN),
+                name="refund_one_per_payment",
+                violation_error_message=_("This payment is already being refunded."),
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="refund_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(state=RefundState.PREPARED) | ~Q(decided_by=models.F("prepared_by")),
+                name="refund_decided_by_another",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.payment.reference}: {self.amount}"
+
+    def ensure_transition(self, to):
+        if to not in REFUND_TRANSITIONS[RefundState(self.state)]:
+            raise TransitionNotAllowed(
+                _("A refund %(from)s cannot become %(to)s.")
+                % {"from": self.get_state_display(), "to": RefundState(to).label}
+            )
+
+
+class RefundEvent(models.Model):
+    """Every change of a refund: who or which gateway answer, when, and what it said."""
+
+    refund = models.ForeignKey(Refund, on_delete=models.PROTECT, related_name="events")
+    old_state = models.CharField(max_length=20, choices=RefundState, blank=True)
+    new_state = models.CharField(max_length=20, choices=RefundState)
+    at = models.DateTimeField(auto_now_add=True)
+    by = models.ForeignKey(User, on_delete=models.PROTECT, null=True, blank=True, related_name="+")
+    source = models.CharField(max_length=20)  # "screen", "gateway", "status"
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.refund_id}: {self.old_state} -> {self.new_state}"

@@ -18,7 +18,7 @@ from impounding.dues import dues
 from impounding.models import Animal, Impoundment
 
 from .gateways import FAILURE, SUCCESS, BadMessage, GatewayError, gateway
-from .models import Payment, PaymentEvent, PaymentState
+from .models import REFUND_OPEN, Payment, PaymentEvent, PaymentState
 
 logger = logging.getLogger(__name__)
 
@@ -184,6 +184,12 @@ def ensure_none_open(entry):
         )
 
 
+def in_progress(entry):
+    """Whether a payment of the entry's dues is with the gateway and not yet answered (created,
+    pending or unknown): such dues may be paid, so nothing else may take them meanwhile."""
+    return Payment.objects.filter(impoundment=entry).in_progress().exists()
+
+
 def take_for_release(*, payment, release):
     """A release takes a succeeded payment of its entry's dues, for exactly its amount: the
     payment becomes reconciled, once. Runs inside the release's transaction."""
@@ -196,6 +202,8 @@ def take_for_release(*, payment, release):
         raise PaymentRefused({"payment": _("The gateway has not confirmed this payment.")})
     if payment.amount != release.amount:
         raise PaymentRefused({"payment": _("The payment does not match the dues now owed.")})
+    if payment.refunds.filter(state__in=REFUND_OPEN).exists():
+        raise PaymentRefused({"payment": _("This payment is being refunded.")})
     payment.release = release
     _move(
         payment,

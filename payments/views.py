@@ -15,15 +15,21 @@ from django.views.decorators.http import require_POST
 from accounts.decorators import require_permission
 from accounts.models import District
 from accounts.roles import Permission
-from accounts.scoping import visible_district_ids
+from accounts.scoping import authorise, has_permission, lookup, visible_district_ids
 from impounding.selectors import entry_for
 from kernel.views import add_service_errors, keyset_page
 
 from . import reconcile as reconciling
-from . import services
-from .forms import MatchLineForm, SetAsideForm, StatementUploadForm
+from . import refunds, services
+from .forms import (
+    DecideRefundForm,
+    MatchLineForm,
+    PrepareRefundForm,
+    SetAsideForm,
+    StatementUploadForm,
+)
 from .gateways import BadMessage, GatewayError, gateway
-from .models import LineState, Payment, StatementLine
+from .models import LineState, Payment, PaymentState, Refund, RefundState, StatementLine
 
 
 @require_permission(Permission.RECORD_PAYMENT)
@@ -158,3 +164,78 @@ def review_line(request, pk):
             "aside_form": aside_form,
         },
     )
+
+
+# --- Refunds (docs/decisions/0083): the office prepares, another person approves ----------------
+
+REFUND_RELATED = ("payment__impoundment__pound", "prepared_by", "decided_by")
+LISTED = 50  # each list shows the newest; older ones are in the payment's history
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def refund_list(request):
+    """The refunds awaiting approval or the gateway, the latest decided, and the payments the
+    gateway confirmed that no release has taken (each may be refunded)."""
+    seen = Refund.objects.for_user(request.user, Permission.PREPARE_ORDERS).select_related(
+        *REFUND_RELATED
+    )
+    waiting = Payment.objects.for_user(request.user, Permission.PREPARE_ORDERS).filter(
+        state=PaymentState.SUCCEEDED
+    )
+    context = {
+        "open": list(seen.filter(state__in=(RefundState.PREPARED, RefundState.PENDING))[:LISTED]),
+        "done": list(seen.exclude(state__in=(RefundState.PREPARED, RefundState.PENDING))[:LISTED]),
+        "refundable": list(
+            waiting.select_related("impoundment__pound").order_by("-settled_at", "-pk")[:LISTED]
+        ),
+    }
+    return render(request, "payments/refunds.html", context)
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def refund_prepare(request, pk):
+    payment = lookup(
+        request.user,
+        Payment.objects.select_related("impoundment__pound"),
+        pk,
+    )
+    authorise(request.user, Permission.PREPARE_ORDERS, payment.impoundment.pound)
+    form = PrepareRefundForm(request.POST or None)
+    if form.is_valid():
+        try:
+            refund = refunds.prepare_refund(payment=payment, by=request.user, **form.cleaned_data)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, _("Refund prepared: another officer must approve it."))
+            return redirect("payments:refund", refund.pk)
+    return render(request, "payments/refund_prepare.html", {"payment": payment, "form": form})
+
+
+@require_permission(Permission.PREPARE_ORDERS)
+def refund_detail(request, pk):
+    refund = lookup(request.user, Refund.objects.select_related(*REFUND_RELATED), pk)
+    pound = refund.payment.impoundment.pound
+    may_decide = (
+        refund.state == RefundState.PREPARED
+        and has_permission(request.user, Permission.APPROVE, pound)
+        and refund.prepared_by_id != request.user.pk
+    )
+    form = DecideRefundForm(request.POST or None) if may_decide else None
+    if request.method == "POST" and form is None:
+        raise PermissionDenied
+    if form is not None and form.is_valid():
+        decide = (
+            refunds.approve_refund
+            if form.cleaned_data["decision"] == "approve"
+            else refunds.decline_refund
+        )
+        try:
+            refund = decide(refund=refund, by=request.user)
+        except ValidationError as exc:
+            add_service_errors(form, exc)
+        else:
+            messages.success(request, refund.get_state_display())
+            return redirect("payments:refund", refund.pk)
+    context = {"refund": refund, "form": form, "events": refund.events.select_related("by")}
+    return render(request, "payments/refund_detail.html", context)

@@ -157,6 +157,8 @@ NEEDS_A_STATE = {
     "office:shortfall_write_off": "a shortfall after a sale",
     "office:court_order_review": "a release by a court's order",
     "office:remittance_confirm": "a remittance sent",
+    "payments:refund_prepare": "an online payment whose animals left another way",
+    "payments:refund": "a refund prepared",
     "auctions:s16_settle": "a s.16 sale not yet settled",
     "auctions:disposal_decide": "a proposed disposal order",
     "impounding:claims_decide": "two people claiming the same animals",

@@ -71,6 +71,8 @@ NO_KEY = {
     "shows its result",
     "office:deposit_confirm_application": "a confirmation refused once confirmed",
     "office:remittance_confirm": "a confirmation refused once confirmed (maker-checker)",
+    "payments:refund": "a decision refused once decided; an approval sent again asks the "
+    "gateway nothing (ADR 0083)",
     "office:shortfall_write_off": "a write-off refused once written off",
     "office:surplus_receive": "a receipt refused once the surplus is received",
     "payments:start": "a second payment of the same dues is refused while the first is open "
@@ -296,6 +298,32 @@ def _surplus_claim(client, get):
     )
     client.force_login(clerk)
     return reverse("office:claim_new", kwargs={"pk": held.pk}), claim_data(), SurplusClaim
+
+
+def _refund_prepare(client, get):
+    from django.utils import timezone
+
+    from impounding import services as impounding
+    from payments.models import Payment, PaymentState, Refund
+    from tests.impounding.factories import make_entry
+
+    keeper = get("pound_keeper")
+    get("tariffs")
+    entry = make_entry(pound=get("pound"), by=keeper)
+    payment = Payment.objects.create(
+        impoundment=entry,
+        animal_ids=[a.pk for a in entry.animals.all()],
+        amount="100.00",
+        gateway="sbiepay",
+        reference="PA-TWICE-1",
+        created_by=keeper,
+        state=PaymentState.SUCCEEDED,
+    )
+    for animal in entry.animals.all():
+        impounding.record_death(animal=animal, by=keeper, at=timezone.now(), cause="Old age")
+    client.force_login(get("dm_clerk"))
+    data = {"reason": "animals_left", "idempotency_key": "6d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"}
+    return reverse("payments:refund_prepare", args=[payment.pk]), data, Refund
 
 
 def _receipt_cancel(client, get):
@@ -713,6 +741,7 @@ SENT_TWICE = {
     "auctions:s16_new": _s16_refusal,
     "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,
+    "payments:refund_prepare": _refund_prepare,
     "accounts:api_tokens": _api_token,
     "accounts:pair_device": _device_pairing,
     "accounts:relatives": _relatives(own=True),

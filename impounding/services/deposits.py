@@ -27,6 +27,7 @@ from kernel.messages import THE_CLAIMANT, Message, label
 from kernel.refs import ref
 from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, TransactionKind
+from payments import services as payments
 
 from ..actions import Action
 from ..models import Complaint, Deposit, Impoundment, Release, SeizerLiability
@@ -484,6 +485,16 @@ def release_on_deposit(
 def book_deposit(release, animals):
     """s.15: the whole sum is held apart until the complaint is decided (ss.20-22)."""
     entry, receipt = release.impoundment, release.receipt
+    # The same dues may be paid online any moment: a deposit of them now could take them twice.
+    if payments.in_progress(entry):
+        raise ReleaseRefused(
+            {
+                "payment_mode": _(
+                    "A payment of these dues is in progress online. A deposit cannot be taken "
+                    "until the gateway answers; try again in a few minutes."
+                )
+            }
+        )
     pound = entry.pound
     policy = DistrictPolicy.for_district(pound.district)
     deposit = Deposit.objects.create(

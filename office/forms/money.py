@@ -69,10 +69,32 @@ class ConfirmRemittanceForm(forms.Form):
     checked = forms.BooleanField(
         label=_("I have checked that this amount reached the treasury under this challan."),
     )
+    # The treasury's proof (ADR 0076, 0083): all three from the scroll, or none.
+    cin = forms.CharField(
+        label=_("CIN (bank's challan identification number)"),
+        max_length=40,
+        required=False,
+    )
+    scroll_number = forms.CharField(
+        label=_("Treasury scroll number"), max_length=40, required=False
+    )
+    scroll_date = DayField(label=_("Scroll date"), required=False)
 
     def clean(self):
         data = super().clean()
         data.pop("checked", None)  # an attestation, not an argument of the service
+        scroll = {name: data.get(name) for name in ("cin", "scroll_number", "scroll_date")}
+        given = {name for name, value in scroll.items() if value not in (None, "")}
+        if given and len(given) < 3:
+            for name in set(scroll) - given:
+                if name not in self.errors:
+                    self.add_error(
+                        name,
+                        _("Give the CIN, the scroll number and the scroll date together, or none."),
+                    )
+        if not given:
+            for name in scroll:
+                data[name] = None  # none given: the service leaves the GRN unconfirmed
         return data
 
 

@@ -170,7 +170,7 @@ def remittance_confirm(request, pk):
     form = ConfirmRemittanceForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         try:
-            office.confirm_remittance(remittance=remittance, by=request.user)
+            office.confirm_remittance(remittance=remittance, by=request.user, **form.cleaned_data)
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:

@@ -5,6 +5,7 @@ delivers (or loses, or sends twice, early, or with a wrong amount)."""
 import base64
 import json
 import threading
+import time
 from decimal import Decimal
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
@@ -22,6 +23,11 @@ class FakeGateway:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.adapter = SbiePayLike(url=self.url, merchant_id=MERCHANT, key=KEY)
         self.down = False
+        # How the refund endpoint answers: "success", "failure", "pending", or "timeout" (it
+        # refunds, then answers after the client stopped waiting). Refunds it made, by refundRef.
+        self.refund_mode = "success"
+        self.refunds = {}  # refundRef -> {"status", "amount", "gwref", "ref"}
+        self.slow = 2.0
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     def __enter__(self):
@@ -65,6 +71,38 @@ class FakeGateway:
             return {"encData": self.adapter.encrypt(msg)}
         return {"msg": msg, "checksum": self.adapter.sign(msg)}
 
+    def refund(self, pairs):
+        """The refund operation: one refundRef is refunded once; asked again, the same answer
+        (a refund that timed out is found refunded when asked again)."""
+        key = pairs.get("refundRef") or pairs["ref"]
+        done = self.refunds.get(key)
+        if done is None or done["status"] == PENDING:
+            mode = self.refund_mode
+            status = {"success": SUCCESS, "failure": FAILURE, "pending": PENDING}.get(mode, SUCCESS)
+            done = {
+                "ref": pairs["ref"],
+                "status": status,
+                "amount": pairs["amount"],
+                "gwref": f"RFD{len(self.refunds) + 1:08d}",
+            }
+            self.refunds[key] = done
+            if mode == "timeout":
+                self.refund_mode = "success"  # asked again, it answers
+                time.sleep(self.slow)
+                return None
+        return encode(
+            {
+                "ref": done["ref"],
+                "gwref": done["gwref"],
+                "status": done["status"],
+                "amount": done["amount"],
+            }
+        )
+
+    def refunded(self, ref):
+        """How many refunds the gateway made of the payment `ref` (never more than one)."""
+        return sum(1 for r in self.refunds.values() if r["ref"] == ref and r["status"] == SUCCESS)
+
     # --- the server ------------------------------------------------------------------------
 
     def _handler(gateway):
@@ -81,6 +119,8 @@ class FakeGateway:
                     self.send_response(403)
                     self.end_headers()
                     return
+                if self.path.rstrip("/").endswith("/refund"):
+                    return self._answer(gateway.refund(pairs))
                 order = gateway.orders.get(pairs["ref"])
                 status = order["status"] if order else FAILURE
                 msg = encode(
@@ -91,6 +131,11 @@ class FakeGateway:
                         "amount": f"{order['amount'] if order else Decimal('0'):.2f}",
                     }
                 )
+                self._answer(msg)
+
+            def _answer(self, msg):
+                if msg is None:
+                    return  # the connection is dropped: the client's timeout ends its wait
                 body = json.dumps({"msg": msg, "checksum": gateway.adapter.sign(msg)}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

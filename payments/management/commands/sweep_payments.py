@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 
 from kernel.locks import advisory_lock
-from payments import services
+from payments import refunds, services
 
 
 class Command(BaseCommand):
@@ -18,4 +18,8 @@ class Command(BaseCommand):
                 self.stdout.write("sweep_payments: another server is sweeping")
                 return
             asked, settled = services.sweep()
+            refunds_asked, refunds_settled = refunds.sweep_refunds()
         self.stdout.write(f"sweep_payments: {asked} payment(s) asked about, {settled} settled")
+        self.stdout.write(
+            f"sweep_payments: {refunds_asked} refund(s) asked about, {refunds_settled} settled"
+        )
