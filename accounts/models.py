@@ -103,13 +103,17 @@ class District(UpiPayeeFields, BilingualNameMixin):
     training = models.BooleanField(
         _("for training"),
         default=False,
+        db_default=False,
         help_text=_(
             "A training district's clock can be moved forward and its documents say TRAINING. "
             "Only a district with no records yet can be marked, and the mark is never removed."
         ),
     )
     clock_offset = models.DurationField(
-        _("training clock ahead by"), default=timedelta(0), editable=False
+        _("training clock ahead by"),
+        default=timedelta(0),
+        db_default=timedelta(0),
+        editable=False,
     )
 
     objects = DistrictQuerySet.as_manager()

@@ -42,7 +42,7 @@ def move_clock(district, *, by, seen, days=None, to=None):
     """Move `district`'s clock forward by `days`, or to the moment `to`. `seen` is the offset
     the trainer's form showed. Returns the district, with `moved` False when the clock had
     already moved since (a form sent again)."""
-    district = District.objects.select_for_update().get(pk=district.pk)
+    district = District.objects.select_for_update(of=("self",)).get(pk=district.pk)
     if not may_move(by, district):
         raise PermissionDenied(_("Only a trainer of a training district may move its clock."))
     if seen != district.clock_offset:

@@ -45,7 +45,7 @@ class ChainHead(models.Model):
     hash = models.CharField(max_length=64, default=GENESIS)
     # A training district's chain (ADR 0080): verified like any other, never signed into the
     # State's checkpoints.
-    training = models.BooleanField(default=False)
+    training = models.BooleanField(default=False, db_default=False)
 
     def __str__(self):
         return f"{self.chain}#{self.seq}"

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.makerchecker import MakerChecker
 from accounts.models import District, IssuedDocument, Pound, User
-from accounts.scoping import PoundScopedQuerySet
+from accounts.scoping import DistrictScopedQuerySet, PoundScopedQuerySet
 from kernel.uploads import UploadName
 
 
@@ -417,6 +417,8 @@ class ScrollLine(models.Model):
     imported_at = models.DateTimeField(auto_now_add=True)
 
     FLAGGED = (Outcome.AMOUNT, Outcome.UNKNOWN, Outcome.DEFACED)
+
+    objects = DistrictScopedQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("treasury scroll line")

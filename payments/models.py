@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.makerchecker import MakerChecker
 from accounts.models import District, User
-from accounts.scoping import PoundScopedQuerySet
+from accounts.scoping import DistrictScopedQuerySet, PoundScopedQuerySet
 from impounding.models import Impoundment, Release
 
 
@@ -199,10 +199,7 @@ class LineState(models.TextChoices):
 OPEN_LINE_STATES = (LineState.UNMATCHED, LineState.REVIEW)
 
 
-class StatementLineQuerySet(models.QuerySet):
-    def in_districts(self, district_ids):
-        return self.filter(district_id__in=district_ids)
-
+class StatementLineQuerySet(DistrictScopedQuerySet):
     def open(self):
         return self.filter(state__in=OPEN_LINE_STATES)
 

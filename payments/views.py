@@ -112,7 +112,7 @@ def reconcile(request):
             )
             return redirect("payments:reconcile")
     lines, after = keyset_page(
-        StatementLine.objects.open().filter(district__in=districts),
+        StatementLine.objects.for_user(request.user, Permission.PREPARE_ORDERS).open(),
         ("value_date", "pk"),
         after=request.GET.get("after"),
         size=QUEUE_PAGE,
@@ -126,9 +126,10 @@ def reconcile(request):
 
 def _line(request, pk):
     return get_object_or_404(
-        StatementLine.objects.select_related("statement", "imported_by", "decided_by"),
+        StatementLine.objects.for_user(request.user, Permission.PREPARE_ORDERS).select_related(
+            "statement", "imported_by", "decided_by"
+        ),
         pk=pk,
-        district__in=visible_district_ids(request.user, Permission.PREPARE_ORDERS),
     )
 
 

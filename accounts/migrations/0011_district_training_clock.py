@@ -14,11 +14,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='district',
             name='clock_offset',
-            field=models.DurationField(default=datetime.timedelta(0), editable=False, verbose_name='training clock ahead by'),
+            field=models.DurationField(db_default=datetime.timedelta(0), default=datetime.timedelta(0), editable=False, verbose_name='training clock ahead by'),
         ),
         migrations.AddField(
             model_name='district',
             name='training',
-            field=models.BooleanField(default=False, help_text="A training district's clock can be moved forward and its documents say TRAINING. Only a district with no records yet can be marked, and the mark is never removed.", verbose_name='for training'),
+            field=models.BooleanField(db_default=False, default=False, help_text="A training district's clock can be moved forward and its documents say TRAINING. Only a district with no records yet can be marked, and the mark is never removed.", verbose_name='for training'),
         ),
     ]

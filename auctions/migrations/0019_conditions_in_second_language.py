@@ -13,26 +13,26 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='auctionconditions',
             name='buyer_declarations_hi',
-            field=models.TextField(blank=True, verbose_name='declarations every buyer signs (second language)'),
+            field=models.TextField(db_default='', default='', blank=True, verbose_name='declarations every buyer signs (second language)'),
         ),
         migrations.AddField(
             model_name='auctionconditions',
             name='chargeable_expenses_hi',
-            field=models.TextField(blank=True, verbose_name='sale expenses that may be charged (second language)'),
+            field=models.TextField(db_default='', default='', blank=True, verbose_name='sale expenses that may be charged (second language)'),
         ),
         migrations.AddField(
             model_name='auctionconditions',
             name='hours_hi',
-            field=models.CharField(blank=True, max_length=120, verbose_name='hours of sale (second language)'),
+            field=models.CharField(db_default='', default='', blank=True, max_length=120, verbose_name='hours of sale (second language)'),
         ),
         migrations.AddField(
             model_name='auctionconditions',
             name='place_hi',
-            field=models.CharField(blank=True, max_length=200, verbose_name='place of sale (second language)'),
+            field=models.CharField(db_default='', default='', blank=True, max_length=200, verbose_name='place of sale (second language)'),
         ),
         migrations.AddField(
             model_name='auctionconditions',
             name='reserve_policy_hi',
-            field=models.CharField(blank=True, max_length=250, verbose_name='reserve price (second language)'),
+            field=models.CharField(db_default='', default='', blank=True, max_length=250, verbose_name='reserve price (second language)'),
         ),
     ]

@@ -12,16 +12,23 @@ TEXTS = ("place", "hours", "reserve_policy", "buyer_declarations", "chargeable_e
 
 
 class ConditionsInSecondLanguage(models.Model):
-    place_hi = models.CharField(_("place of sale (second language)"), max_length=200, blank=True)
-    hours_hi = models.CharField(_("hours of sale (second language)"), max_length=120, blank=True)
+    place_hi = models.CharField(
+        _("place of sale (second language)"), max_length=200, blank=True, default="", db_default=""
+    )
+    hours_hi = models.CharField(
+        _("hours of sale (second language)"), max_length=120, blank=True, default="", db_default=""
+    )
     reserve_policy_hi = models.CharField(
-        _("reserve price (second language)"), max_length=250, blank=True
+        _("reserve price (second language)"), max_length=250, blank=True, default="", db_default=""
     )
     buyer_declarations_hi = models.TextField(
-        _("declarations every buyer signs (second language)"), blank=True
+        _("declarations every buyer signs (second language)"), blank=True, default="", db_default=""
     )
     chargeable_expenses_hi = models.TextField(
-        _("sale expenses that may be charged (second language)"), blank=True
+        _("sale expenses that may be charged (second language)"),
+        blank=True,
+        default="",
+        db_default="",
     )
 
     class Meta:

@@ -35,12 +35,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='animal',
             name='prior_seizures',
-            field=models.PositiveSmallIntegerField(default=0, editable=False),
+            field=models.PositiveSmallIntegerField(db_default=0, default=0, editable=False),
         ),
         migrations.AddField(
             model_name='impoundment',
             name='owner_phone',
-            field=models.CharField(blank=True, max_length=15, verbose_name="owner's phone, if known"),
+            field=models.CharField(db_default='', default='', blank=True, max_length=15, verbose_name="owner's phone, if known"),
         ),
         AddIndexConcurrently(
             model_name='impoundment',

@@ -100,7 +100,9 @@ class Impoundment(models.Model):
     owner_residence = models.CharField(_("owner's residence, if known"), max_length=250, blank=True)
     # The owner's phone, if known: given by the keeper, or by the ear-tag registry and confirmed
     # by the keeper (ADR 0078). Shown masked but to the staff who need it.
-    owner_phone = models.CharField(_("owner's phone, if known"), max_length=15, blank=True)
+    owner_phone = models.CharField(
+        _("owner's phone, if known"), max_length=15, blank=True, default="", db_default=""
+    )
     recorded_at = models.DateTimeField(default=timezone.now)
     # The phone's own time of capture, for an entry made offline in the field app (issue 22):
     # kept beside the server's receipt (recorded_at). The statutory clocks run from seized_at
@@ -244,7 +246,7 @@ class Animal(models.Model):
     photo = models.ImageField(_("photo"), upload_to=media_upload("animals"), blank=True)
     # Earlier seizures of the same ear tag in the State, counted once at intake (to a bound):
     # the rule pack's repeat-seizure fine reads it, never the history (ADR 0078).
-    prior_seizures = models.PositiveSmallIntegerField(default=0, editable=False)
+    prior_seizures = models.PositiveSmallIntegerField(default=0, db_default=0, editable=False)
     state = models.CharField(
         _("state"), max_length=20, choices=AnimalState.choices, default=AnimalState.IMPOUNDED
     )

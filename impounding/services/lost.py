@@ -115,7 +115,7 @@ def check_code(report, code):
 def _try_code(report, code):
     now = timezone.now()
     live = (
-        PhoneCode.objects.select_for_update()
+        PhoneCode.objects.select_for_update(of=("self",))
         .filter(report=report, used_at__isnull=True)
         .order_by("-sent_at")
         .first()
@@ -145,7 +145,7 @@ def open_days(district):
 @transaction.atomic
 def submit(report):
     """The proved draft becomes an open report and is matched. Sent twice, done once."""
-    report = LostReport.objects.select_for_update().get(pk=report.pk)
+    report = LostReport.objects.select_for_update(of=("self",)).get(pk=report.pk)
     if report.state != LostReport.State.DRAFT:
         return report
     if not report.phone_verified:

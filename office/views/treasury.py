@@ -44,7 +44,9 @@ def treasury_scroll(request):
             )
             return redirect("office:treasury_scroll")
     lines, after = keyset_page(
-        ScrollLine.objects.filter(district__in=ids, outcome__in=ScrollLine.FLAGGED),
+        ScrollLine.objects.for_user(request.user, Permission.PREPARE_ORDERS).filter(
+            outcome__in=ScrollLine.FLAGGED
+        ),
         ("-scroll_date", "-pk"),
         after=request.GET.get("after"),
         size=FLAGGED_PAGE,
