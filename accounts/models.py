@@ -1,7 +1,5 @@
 """Users, jurisdictions (State → District → PoliceStation → Pound → Villages) and staff roles."""
 
-from datetime import timedelta
-
 from django.contrib.auth.models import AbstractUser
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -18,6 +16,7 @@ from .passkeys import Passkey  # noqa: F401 (kept here)
 from .relatives import DeclaredRelative  # noqa: F401 (kept here)
 from .roles import ROLE_SCOPES, Role, Scope
 from .scoping import DistrictScopedQuerySet, PoundScopedQuerySet
+from .trainingclock import TrainingClockFields
 from .upi import UpiPayeeFields
 
 
@@ -86,7 +85,7 @@ class DistrictQuerySet(DistrictScopedQuerySet):
     scope = "pk"
 
 
-class District(UpiPayeeFields, BilingualNameMixin):
+class District(UpiPayeeFields, TrainingClockFields, BilingualNameMixin):
     """A district, and with it the office of its District Magistrate."""
 
     state = models.ForeignKey(State, on_delete=models.PROTECT, related_name="districts")
@@ -98,23 +97,6 @@ class District(UpiPayeeFields, BilingualNameMixin):
     dm_office_address = models.TextField(_("office address"), blank=True)
     dm_office_address_hi = models.TextField(_("office address (second language)"), blank=True)
     dm_office_phone = models.CharField(_("office telephone"), max_length=40, blank=True)
-    # A district for training staff (ADR 0080): its clock runs `clock_offset` ahead of real
-    # time, its documents say TRAINING, and its chains stay out of the State's checkpoints.
-    training = models.BooleanField(
-        _("for training"),
-        default=False,
-        db_default=False,
-        help_text=_(
-            "A training district's clock can be moved forward and its documents say TRAINING. "
-            "Only a district with no records yet can be marked, and the mark is never removed."
-        ),
-    )
-    clock_offset = models.DurationField(
-        _("training clock ahead by"),
-        default=timedelta(0),
-        db_default=timedelta(0),
-        editable=False,
-    )
 
     objects = DistrictQuerySet.as_manager()
 

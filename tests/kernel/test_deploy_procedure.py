@@ -192,6 +192,7 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
         if job == "apply_retention":
             assert "kept documents 1" in out, out
             assert "lost reports 0" in out, out  # lapsed reports erased (ADR 0079)
+            assert "tag lookups 0" in out, out  # the registry's month-old answers (ADR 0078)
         if job == "prune_idempotency_keys":  # the runtime role may delete the old keys
             assert "prune_idempotency_keys: keys 0" in out, out
         if job == "sweep_payments":  # nothing was paid online: nothing to ask the gateway
