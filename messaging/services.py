@@ -23,6 +23,8 @@ from django.db import IntegrityError, transaction
 from django.tasks import task
 from django.utils import timezone
 
+from kernel import retries
+
 from . import channels, dlt
 from .models import Event, Message, Phone, Template
 
@@ -180,7 +182,7 @@ def record_whatsapp_consent(number, *, at=None):
 
 
 def backoff(attempts):
-    return min(BACKOFF_FIRST * 4 ** (attempts - 1), BACKOFF_LONGEST)
+    return retries.backoff(attempts, first=BACKOFF_FIRST, longest=BACKOFF_LONGEST)
 
 
 def _lease():
@@ -189,20 +191,8 @@ def _lease():
 
 def claim(message_id, now=None):
     """Take a due message for one try and hold it for the lease; None if not due or taken."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        message = (
-            Message.objects.select_for_update(of=("self",), skip_locked=True)
-            .select_related("template")
-            .filter(pk=message_id, status=Status.QUEUED, next_attempt_at__lte=now)
-            .first()
-        )
-        if message is None:
-            return None
-        message.attempts += 1
-        message.next_attempt_at = now + _lease()
-        message.save(update_fields=["attempts", "next_attempt_at"])
-    return message
+    waiting = Message.objects.select_related("template").filter(status=Status.QUEUED)
+    return retries.claim_due(waiting, message_id, lease=_lease(), now=now)
 
 
 def deliver(message_id):

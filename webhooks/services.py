@@ -39,6 +39,7 @@ from accounts.scoping import has_permission
 from accounts.service_tokens import managed_service_tokens
 from auctions.actions import Action as SalesAction
 from impounding.actions import Action as ImpoundingAction
+from kernel import retries
 from kernel.events import SUMMARY_KEY
 from office.actions import Action as OfficeAction
 
@@ -183,7 +184,7 @@ def _headers(delivery, secret, body):
 
 def backoff(attempts):
     """How long to wait after the `attempts`-th try failed."""
-    return min(BACKOFF_FIRST * 4 ** (attempts - 1), BACKOFF_LONGEST)
+    return retries.backoff(attempts, first=BACKOFF_FIRST, longest=BACKOFF_LONGEST)
 
 
 def _lease():
@@ -195,19 +196,8 @@ def _lease():
 def claim(delivery_id, now=None):
     """Take a due delivery for one try: count the try and hold it for the lease, so that no
     other sender takes it meanwhile. None if it is not due, or another sender has it."""
-    now = now or timezone.now()
-    with transaction.atomic():
-        delivery = (
-            WebhookDelivery.objects.select_for_update(of=("self",), skip_locked=True)
-            .filter(pk=delivery_id, status=Status.PENDING, next_attempt_at__lte=now)
-            .first()
-        )
-        if delivery is None:
-            return None
-        delivery.attempts += 1
-        delivery.next_attempt_at = now + _lease()
-        delivery.save(update_fields=["attempts", "next_attempt_at"])
-    return delivery
+    waiting = WebhookDelivery.objects.filter(status=Status.PENDING)
+    return retries.claim_due(waiting, delivery_id, lease=_lease(), now=now)
 
 
 def deliver(delivery_id):
