@@ -52,6 +52,6 @@ def test_the_trainer_walks_the_clock_forward_from_the_tour_page(
     )
     assert clock.today(training) == timezone.localdate() + timedelta(days=8)
     # On to a step's screen: the auctions, which the Magistrate reads.
-    page.locator(f".training-steps a[href='{reverse('auctions:auctions')}']").click()
+    page.locator(f".training-steps a[href='{reverse('auctions:auctions')}']").first.click()
     expect(page.locator("#training-banner")).to_be_visible()
     check_a11y(page, f"training-step-{lang}-{width}")
