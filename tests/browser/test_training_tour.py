@@ -1,8 +1,9 @@
 """The training page's guided tour walked end to end in the demo's training district, in one
 run, in English and in Hindi (issue 27, ADR 0080): each step signed in as the demo user the tour
 names, done through the pages, with the trainer's buttons moving the clock. The s.14 cycle
-(seizure, report, notice, drums, auction, sale), then release on payment (s.13), a deposit on
-dispute (s.15) and the s.16 sale of as many animals as the dues need, with its account (a)-(f).
+(seizure, feeding, report, notice, drums, auction, sale), then release on payment (s.13), a
+deposit on dispute (s.15) and the s.16 sale of as many animals as the dues need, with its
+account (a)-(f).
 The office's money steps (remittance, the surplus's three months) are left out: their pages do
 not follow the training clock yet (ADR 0080, "Still on real time")."""
 
@@ -20,7 +21,7 @@ from auctions.models import Auction, Report, S16Case
 from demo import register as register_demo
 from demo import staff as demo
 from demo import unclaimed as unclaimed_demo
-from impounding.models import AnimalState, Impoundment
+from impounding.models import AnimalState, FeedingLog, Impoundment
 from kernel import clock
 from kernel.formatting import indate
 from ledger.checks import run_checks
@@ -115,6 +116,18 @@ def arrive(tour, animals, place):
     entry = Impoundment.objects.get(seizure_place=place)
     assert entry.register_number in tour.status()
     return entry
+
+
+def feed(tour, pound):
+    """The pound-keeper records the day's feeding and watering (s.9), dated by the clock."""
+    page = tour.page
+    page.goto(tour.base + reverse("impounding:today"))
+    tour.click(reverse("impounding:feeding_log", args=[pound.pk]))
+    expect(page.locator("#id_date")).to_have_value(indate(tour.now().date()))
+    page.fill("#id_fodder", "Dry straw 10 kg, green fodder 5 kg")
+    page.fill("#id_cost", "120")
+    tour.submit()
+    assert FeedingLog.objects.get(pound=pound).date == tour.now().date()
 
 
 def s14_report_notice_and_drums(tour, entry):
@@ -285,6 +298,7 @@ def test_the_guided_tour_walks_end_to_end_on_the_training_clock(page, live_serve
     start = tour.now().date()
     tour.as_("keeper_trn")
     unclaimed = arrive(tour, [("cattle", "Brown")], "Wheat field by the training canal")
+    feed(tour, unclaimed.pound)
     report = s14_report_notice_and_drums(tour, unclaimed)
     s14_auction_and_sale(tour, report)
     assert tour.now().date() >= start + timedelta(days=16)
