@@ -11,6 +11,7 @@ Matching moves no money: the release posts a gateway payment's money when it tak
 import hashlib
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F, Func, IntegerField, Q, Subquery
@@ -36,9 +37,6 @@ from .models import (
     StatementLine,
 )
 
-# A line or a confirmed payment still unreconciled after this many days is shown on the
-# Magistrate's dashboard: a bank credits a UPI or NEFT transfer within a working day or two.
-UNRECONCILED_AFTER = timedelta(days=3)
 # The states of a payment a statement line may show: the money may have left the payer.
 MATCHABLE = (
     PaymentState.PENDING,
@@ -259,18 +257,25 @@ def _count(qs):
     )
 
 
+def unreconciled_after():
+    """How long a line or a confirmed payment may wait before the Magistrate's dashboard
+    counts it unreconciled (the setting UNRECONCILED_AFTER_DAYS)."""
+    return timedelta(days=settings.UNRECONCILED_AFTER_DAYS)
+
+
 def unreconciled(district_ids, *, now=None):
     """{"lines": open statement lines, "payments": confirmed payments no statement shows},
-    each older than UNRECONCILED_AFTER: one query, read through the partial indexes on the open
-    items only."""
+    each older than unreconciled_after(): one query, read through the partial indexes on the
+    open items only."""
     now = now or timezone.now()
+    after = unreconciled_after()
     lines = StatementLine.objects.open().filter(
-        district_id__in=district_ids, value_date__lte=(now - UNRECONCILED_AFTER).date()
+        district_id__in=district_ids, value_date__lte=(now - after).date()
     )
     payments = Payment.objects.filter(
         state__in=(PaymentState.SUCCEEDED, PaymentState.RECONCILED),
         statement_line__isnull=True,
-        settled_at__lte=now - UNRECONCILED_AFTER,
+        settled_at__lte=now - after,
         impoundment__pound__district_id__in=district_ids,
     )
     return (
