@@ -27,7 +27,7 @@ from kernel.formatting import inr
 from kernel.locks import advisory_lock
 from kernel.messages import Message
 
-from . import services, statements
+from . import services, statements, upi_direct
 from .actions import Action
 from .models import (
     BankStatement,
@@ -105,7 +105,7 @@ def _import(district, by, data, kind, bank, file_name):
         except IntegrityError:
             continue  # this line came in an earlier statement
         new.append(row)
-    matched = sum(1 for row in new if row.state != LineState.DEBIT and _auto_match(row))
+    matched = sum(1 for row in new if row.state != LineState.DEBIT and _auto_match(row, by))
     record_event(
         action=Action.STATEMENT_IMPORTED,
         section="s.13",
@@ -148,18 +148,24 @@ def candidates(line):
     return found
 
 
-def _auto_match(line):
+def _auto_match(line, by):
     found = candidates(line)
     if len(found) == 1 and found[0].amount == line.amount:
         _settle(line, found[0], by=None)
         return True
+    named = bool(found)
     if not found:
-        line.reason = gettext_noop("No payment names this line's reference.")
+        # Paid from the slip's QR code, with no gateway order: the dues reference it names.
+        payment, line.reason = upi_direct.record_from_line(line, by=by)
+        if payment is not None:
+            _settle(line, payment, by=None)
+            return True
+        named = line.reason != upi_direct.UNNAMED  # an entry's reference: a person decides
     elif len(found) > 1:
         line.reason = gettext_noop("More than one payment may be this line.")
     else:
         line.reason = gettext_noop("A payment names this reference, for another amount.")
-    line.state = LineState.REVIEW if found else LineState.UNMATCHED
+    line.state = LineState.REVIEW if named else LineState.UNMATCHED
     line.save(update_fields=["state", "reason"])
     return False
 
