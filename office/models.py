@@ -349,6 +349,9 @@ class TreasuryChallan(MakerChecker):
         User, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
     confirmed_at = models.DateTimeField(null=True, blank=True)
+    # The recording form's single-use key: sent twice, it records one challan (null for the
+    # challans that a remittance defaces as it is sent).
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
 
     maker_field = "recorded_by"
     maker_refusal = _("You recorded this GRN: another person confirms it.")

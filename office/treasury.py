@@ -17,10 +17,11 @@ from django.utils.translation import gettext_noop
 from accounts.roles import Permission
 from accounts.scoping import has_permission
 from kernel.events import record_event
+from kernel.idempotency import made_with_key
 from kernel.messages import Message
 
 from .actions import Action
-from .models import SurplusDeposit, TreasuryChallan
+from .models import Remittance, SurplusDeposit, TreasuryChallan
 
 
 def _used_refusal(field):
@@ -33,6 +34,17 @@ def grn_used(grn):
     return (
         TreasuryChallan.objects.annotate(key=Upper(Replace("grn", Value(" "), Value(""))))
         .filter(key=TreasuryChallan.grn_key(grn))
+        .exists()
+    )
+
+
+def _remittance_challan_used(grn):
+    """A remittance sent with this challan, defaced or not (one sent before challans were
+    defaced has no TreasuryChallan row)."""
+    key = Upper(Replace("challan_number", Value(" "), Value("")))
+    return (
+        Remittance.objects.annotate(grn_key=key)
+        .filter(grn_key=TreasuryChallan.grn_key(grn))
         .exists()
     )
 
@@ -61,14 +73,23 @@ def _office_only(by, district):
 
 
 @transaction.atomic
-def record_surplus_transfer(*, deposit, by, grn, cin, scroll_number, scroll_date):
-    """The office records the challan that carried a surplus to the State's revenues (s.17)."""
+def record_surplus_transfer(
+    *, deposit, by, grn, cin="", scroll_number="", scroll_date=None, idempotency_key=None
+):
+    """The office records the challan that carried a surplus to the State's revenues (s.17),
+    with the CIN and the scroll if already known. Once for each `idempotency_key`: the same
+    form sent again returns the challan it recorded, marked `replayed`."""
     deposit = (
         SurplusDeposit.objects.select_for_update(of=("self",))
         .select_related("district", "pound")
         .get(pk=deposit.pk)
     )
     _office_only(by, deposit.district)
+    done = made_with_key(
+        TreasuryChallan, idempotency_key, recorded_by_id=by.pk, surplus_id=deposit.pk
+    )
+    if done is not None:
+        return done
     if (deposit.status, deposit.destination) != (
         SurplusDeposit.Status.TRANSFERRED,
         SurplusDeposit.Destination.STATE_REVENUE,
@@ -76,6 +97,10 @@ def record_surplus_transfer(*, deposit, by, grn, cin, scroll_number, scroll_date
         raise ValidationError(_("Only a surplus credited to the State's revenues has a challan."))
     if TreasuryChallan.objects.filter(surplus=deposit).exists():
         raise ValidationError(_("This transfer's challan is already recorded."))
+    if scroll_date is not None and scroll_date > timezone.localdate():
+        raise ValidationError({"scroll_date": _("The date cannot be in the future.")})
+    if _remittance_challan_used(grn):
+        raise _used_refusal("grn")
     challan = deface_grn(
         grn=grn,
         by=by,
@@ -83,6 +108,7 @@ def record_surplus_transfer(*, deposit, by, grn, cin, scroll_number, scroll_date
         cin=cin.strip(),
         scroll_number=scroll_number.strip(),
         scroll_date=scroll_date,
+        idempotency_key=idempotency_key,
     )
     _event(challan, by, deposit.pound, recorded=True)
     return challan

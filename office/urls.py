@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import money, office, prepared, returns, treasury
+from .views import challans, money, office, prepared, returns, treasury
 
 app_name = "office"
 
@@ -22,6 +22,8 @@ urlpatterns = [
     path("surplus/", money.surplus, name="surplus"),
     path("surplus/<int:pk>/receive/", money.surplus_receive, name="surplus_receive"),
     path("surplus/<int:pk>/claim/", money.claim_new, name="claim_new"),
+    path("surplus/<int:pk>/challan/", challans.surplus_challan, name="surplus_challan"),
+    path("surplus/<int:pk>/challan/new/", challans.surplus_challan_new, name="surplus_challan_new"),
     path("surplus/<int:pk>/memo.pdf", money.transfer_memo_pdf, name="transfer_memo_pdf"),
     path("claims/<int:pk>/decide/", money.claim_decide, name="claim_decide"),
     path("feeding/<int:pk>/", money.feeding_statement, name="feeding_statement"),

@@ -11,6 +11,7 @@ Matching moves no money: the release posts a gateway payment's money when it tak
 import hashlib
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F, Func, IntegerField, Q, Subquery
@@ -26,7 +27,7 @@ from kernel.formatting import inr
 from kernel.locks import advisory_lock
 from kernel.messages import Message
 
-from . import services, statements
+from . import services, statements, upi_direct
 from .actions import Action
 from .models import (
     BankStatement,
@@ -36,9 +37,6 @@ from .models import (
     StatementLine,
 )
 
-# A line or a confirmed payment still unreconciled after this many days is shown on the
-# Magistrate's dashboard: a bank credits a UPI or NEFT transfer within a working day or two.
-UNRECONCILED_AFTER = timedelta(days=3)
 # The states of a payment a statement line may show: the money may have left the payer.
 MATCHABLE = (
     PaymentState.PENDING,
@@ -107,7 +105,7 @@ def _import(district, by, data, kind, bank, file_name):
         except IntegrityError:
             continue  # this line came in an earlier statement
         new.append(row)
-    matched = sum(1 for row in new if row.state != LineState.DEBIT and _auto_match(row))
+    matched = sum(1 for row in new if row.state != LineState.DEBIT and _auto_match(row, by))
     record_event(
         action=Action.STATEMENT_IMPORTED,
         section="s.13",
@@ -150,18 +148,24 @@ def candidates(line):
     return found
 
 
-def _auto_match(line):
+def _auto_match(line, by):
     found = candidates(line)
     if len(found) == 1 and found[0].amount == line.amount:
         _settle(line, found[0], by=None)
         return True
+    named = bool(found)
     if not found:
-        line.reason = gettext_noop("No payment names this line's reference.")
+        # Paid from the slip's QR code, with no gateway order: the dues reference it names.
+        payment, line.reason = upi_direct.record_from_line(line, by=by)
+        if payment is not None:
+            _settle(line, payment, by=None)
+            return True
+        named = line.reason != upi_direct.UNNAMED  # an entry's reference: a person decides
     elif len(found) > 1:
         line.reason = gettext_noop("More than one payment may be this line.")
     else:
         line.reason = gettext_noop("A payment names this reference, for another amount.")
-    line.state = LineState.REVIEW if found else LineState.UNMATCHED
+    line.state = LineState.REVIEW if named else LineState.UNMATCHED
     line.save(update_fields=["state", "reason"])
     return False
 
@@ -259,18 +263,25 @@ def _count(qs):
     )
 
 
+def unreconciled_after():
+    """How long a line or a confirmed payment may wait before the Magistrate's dashboard
+    counts it unreconciled (the setting UNRECONCILED_AFTER_DAYS)."""
+    return timedelta(days=settings.UNRECONCILED_AFTER_DAYS)
+
+
 def unreconciled(district_ids, *, now=None):
     """{"lines": open statement lines, "payments": confirmed payments no statement shows},
-    each older than UNRECONCILED_AFTER: one query, read through the partial indexes on the open
-    items only."""
+    each older than unreconciled_after(): one query, read through the partial indexes on the
+    open items only."""
     now = now or timezone.now()
+    after = unreconciled_after()
     lines = StatementLine.objects.open().filter(
-        district_id__in=district_ids, value_date__lte=(now - UNRECONCILED_AFTER).date()
+        district_id__in=district_ids, value_date__lte=(now - after).date()
     )
     payments = Payment.objects.filter(
         state__in=(PaymentState.SUCCEEDED, PaymentState.RECONCILED),
         statement_line__isnull=True,
-        settled_at__lte=now - UNRECONCILED_AFTER,
+        settled_at__lte=now - after,
         impoundment__pound__district_id__in=district_ids,
     )
     return (

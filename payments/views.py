@@ -170,26 +170,39 @@ def review_line(request, pk):
 # --- Refunds (docs/decisions/0083): the office prepares, another person approves ----------------
 
 REFUND_RELATED = ("payment__impoundment__pound", "prepared_by", "decided_by")
-LISTED = 50  # each list shows the newest; older ones are in the payment's history
+REFUNDS_PAGE = 50  # rows of each list of the refunds page, paged by keyset
+OPEN_REFUNDS = (RefundState.PREPARED, RefundState.PENDING)
+
+
+def _refund_lists(user, params):
+    """The page's three lists, each one page from its own cursor ("<list>_after" in
+    `params`): [(key, rows, next cursor)]."""
+    seen = Refund.objects.for_user(user, Permission.PREPARE_ORDERS).select_related(*REFUND_RELATED)
+    waiting = (
+        Payment.objects.for_user(user, Permission.PREPARE_ORDERS)
+        .filter(state=PaymentState.SUCCEEDED)
+        .select_related("impoundment__pound")
+    )
+    lists = {
+        "open": (seen.filter(state__in=OPEN_REFUNDS), ("-prepared_at", "-pk")),
+        "refundable": (waiting, ("-created_at", "-pk")),
+        "done": (seen.exclude(state__in=OPEN_REFUNDS), ("-prepared_at", "-pk")),
+    }
+    return {
+        key: keyset_page(qs, order, after=params.get(f"{key}_after"), size=REFUNDS_PAGE)
+        for key, (qs, order) in lists.items()
+    }
 
 
 @require_permission(Permission.PREPARE_ORDERS)
 def refund_list(request):
-    """The refunds awaiting approval or the gateway, the latest decided, and the payments the
-    gateway confirmed that no release has taken (each may be refunded)."""
-    seen = Refund.objects.for_user(request.user, Permission.PREPARE_ORDERS).select_related(
-        *REFUND_RELATED
-    )
-    waiting = Payment.objects.for_user(request.user, Permission.PREPARE_ORDERS).filter(
-        state=PaymentState.SUCCEEDED
-    )
-    context = {
-        "open": list(seen.filter(state__in=(RefundState.PREPARED, RefundState.PENDING))[:LISTED]),
-        "done": list(seen.exclude(state__in=(RefundState.PREPARED, RefundState.PENDING))[:LISTED]),
-        "refundable": list(
-            waiting.select_related("impoundment__pound").order_by("-settled_at", "-pk")[:LISTED]
-        ),
-    }
+    """The refunds awaiting approval or the gateway, those decided, and the payments the
+    gateway confirmed that no release has taken (each may be refunded), each list paged by
+    keyset, newest first."""
+    lists = _refund_lists(request.user, request.GET)
+    context = {key: rows for key, (rows, _cursor) in lists.items()}
+    context |= {f"{key}_next": cursor for key, (_rows, cursor) in lists.items()}
+    context["paged"] = any(k.endswith("_after") for k in request.GET)
     return render(request, "payments/refunds.html", context)
 
 

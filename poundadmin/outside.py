@@ -50,3 +50,7 @@ EAR_TAG_REGISTRY_URL = env.str("EAR_TAG_REGISTRY_URL", default="")
 EAR_TAG_REGISTRY_TOKEN = env.str("EAR_TAG_REGISTRY_TOKEN", default="")
 EAR_TAG_REGISTRY_TIMEOUT = env.float("EAR_TAG_REGISTRY_TIMEOUT", default=2.0)
 EAR_TAG_REGISTRY_MAX_AGE_HOURS = env.int("EAR_TAG_REGISTRY_MAX_AGE_HOURS", default=24)
+# The days after which an open bank-statement line, or a confirmed payment no statement shows, is
+# counted as unreconciled on the Magistrate's dashboard (payments/reconcile.py, ADR 0082): a bank
+# credits a UPI or NEFT transfer within a working day or two.
+UNRECONCILED_AFTER_DAYS = env.int("UNRECONCILED_AFTER_DAYS", default=3)

@@ -154,6 +154,8 @@ NEEDS_A_STATE = {
     "office:claim_new": "a surplus held by the office",
     "office:surplus_receive": "a surplus sent from a pound",
     "office:transfer_memo_pdf": "a surplus transferred to revenue",
+    "office:surplus_challan_new": "a surplus credited to the State's revenues",
+    "office:surplus_challan": "a surplus credited to the State's revenues",
     "office:shortfall_write_off": "a shortfall after a sale",
     "office:court_order_review": "a release by a court's order",
     "office:remittance_confirm": "a remittance sent",

@@ -46,6 +46,7 @@ from ..forms import (
 )
 from ..models import Remittance, SurplusClaim, SurplusDeposit
 from ..selectors import SURPLUS_LISTS, SURPLUS_PAGE, local_fund_names
+from .challans import to_the_state
 
 CONFIRMED_SHOWN = 50  # the latest confirmed remittances listed; older ones are in the returns
 
@@ -188,7 +189,14 @@ def remittance_confirm(request, pk):
 # --- The surplus deposit register (s.17) ---------------------------------------------------------
 
 
-DEPOSIT_RELATED = ("district", "pound", "sale__lot__auction", "transfer_memo", "received_by")
+DEPOSIT_RELATED = (
+    "district",
+    "pound",
+    "sale__lot__auction",
+    "transfer_memo",
+    "received_by",
+    "treasury_challan",
+)
 
 
 def _get_deposit(request, pk, perm):
@@ -297,6 +305,9 @@ def _annotate_deposit(user, deposit, today, hold_months):
     held = deposit.status == SurplusDeposit.Status.HELD
     deposit.can_receive = prepares and deposit.status == SurplusDeposit.Status.AWAITING_RECEIPT
     deposit.can_claim = prepares and deposit.claimable_on(today)
+    # s.17: the challan that carried a surplus to the State, recorded and confirmed here.
+    deposit.challan = getattr(deposit, "treasury_challan", None)
+    deposit.challan_link = prepares and to_the_state(deposit)
     deposit.at_least_until = statements.surplus_min_expiry(deposit, hold_months)
     deposit.days_left = (deposit.expires_on - today).days if held else None
 
