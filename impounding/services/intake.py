@@ -32,6 +32,7 @@ from ..models import (
 )
 from ..repeats import prior_seizures
 from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
+from ..tasks import match_later
 from .common import blank_errors
 from .field import flag_device_clock
 from .inspections import open_inspection_todo
@@ -341,6 +342,7 @@ def _after_entry(entry, created, by, *, owner_from_tag, device_now):
     open_inspection_todo(entry)
     flag_device_clock(entry, device_now)
     _owner_to_be_told(entry, by)
+    match_later(a.pk for a in created)  # the open lost-cattle reports, on the worker
 
 
 def _owner_to_be_told(entry, by):
@@ -397,6 +399,10 @@ PERSONAL_ENTRY_FIELDS = frozenset(
         "owner_phone",
     }
 )
+# The fields a lost-cattle report is scored on (services.lost.score).
+LOST_REPORT_FIELDS = frozenset(
+    {"ear_tag", "species", "colour", "seized_at", "seizure_place", "seizure_village"}
+)
 # Every field an animal is entered with, the photo aside, may be corrected.
 AMENDABLE_ANIMAL_FIELDS = ANIMAL_FIELDS
 
@@ -452,6 +458,8 @@ def amend_entry(*, entry, by, reason, changes, animal=None, tag_confirmed=False)
     target.full_clean(exclude=exclude)
     target.save(update_fields=[a.field for a in amendments])
     Amendment.objects.bulk_create(amendments)
+    if {a.field for a in amendments} & LOST_REPORT_FIELDS:  # scored again, on the worker
+        match_later([animal.pk] if animal else entry.animals.values_list("pk", flat=True))
     # A change to a person's name, residence or phone goes to the event's personal fields.
     changes = {True: [], False: []}
     for a in amendments:
