@@ -30,6 +30,7 @@ from ..models import (
     TagLookup,
     canonical_colour,
 )
+from ..registry import cached_owner
 from ..repeats import prior_seizures
 from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
 from ..tasks import match_later
@@ -225,6 +226,37 @@ def _record_owner_from_tag(entry, tag, by):
         data={"tag": tag, "registry": found.registry, "looked_up_at": found.looked_up_at},
         personal={"owner": [found.owner_name, found.owner_village, found.owner_phone]},
     )
+
+
+def confirm_owner_from_tag(*, entry, by, tag):
+    """After the entry is made (the field app's), the keeper confirms the owner the ear-tag
+    registry named for one of its animals' tags (ADR 0078, addendum): the register's owner is
+    corrected to it, the confirmation recorded as at intake, and the owner told. Confirmed
+    twice, done once (the owner already the registry's is not corrected again)."""
+    authorise(by, Permission.RECORD_IMPOUNDMENT, entry.pound)
+    tag = normalise_tag(tag or "")
+    owner = cached_owner(tag) if tag else None
+    if owner is None or not entry.animals.filter(ear_tag=tag).exists():
+        raise ValidationError(_("The registry names no owner for that tag of this entry."))
+    changes = {
+        "owner_name": owner.name,
+        "owner_residence": owner.village,
+        "owner_phone": owner.phone,
+    }
+    if all(getattr(entry, field) == value for field, value in changes.items()):
+        return []
+    with transaction.atomic():
+        amendments = amend_entry(
+            entry=entry,
+            by=by,
+            reason=_("Owner named by the ear-tag registry for tag %(tag)s, confirmed by the keeper")
+            % {"tag": tag},
+            changes=changes,
+        )
+        entry.refresh_from_db()
+        _record_owner_from_tag(entry, tag, by)
+        _owner_to_be_told(entry, by)
+    return amendments
 
 
 def create_entry(*, idempotency_key=None, **fields):
