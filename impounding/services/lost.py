@@ -237,7 +237,7 @@ def match_animals(animal_ids):
             for animal in animals:
                 if animal.ear_tag == report.ear_tag:
                     found[(report.pk, animal.pk)] = (report, animal, TAG_SCORE, True)
-    groups = {}
+    groups: dict[tuple, list] = {}
     for animal in animals:
         seized = timezone.localtime(animal.impoundment.seized_at).date()
         groups.setdefault((animal.pound.district_id, animal.species, seized), []).append(animal)
