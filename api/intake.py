@@ -22,6 +22,7 @@ from typing import Annotated
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, PermissionDenied, ValidationError
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -44,6 +45,7 @@ from impounding.models import (
     Sex,
     Species,
 )
+from impounding.registry import suggested_owners
 from impounding.selectors import entry_for
 from impounding.services.common import REQUIRED
 from impounding.services.intake import check_animal, check_entry
@@ -305,8 +307,20 @@ def _enter(request, pounds):
         return not_allowed()
     except ValidationError as exc:
         return invalid(named_errors(exc))
+    _ask_registry(entry, animals)
     answer = entry_row(entry) | {"warnings": [str(w) for w in describe_warnings(entry.warnings)]}
     return json_response(answer, 201, reverse("api:entry", args=[entry.pk]))
+
+
+def _ask_registry(entry, animals):
+    """The field app's entries ask the ear-tag registry as the arrival screen's check page does
+    (ADR 0078, addendum): the same cached lookup, within the same short timeout in all, once
+    the entry is committed (no transaction waits on the registry), a failure only "no
+    suggestion". The keeper confirms the owner it names on the entry's page."""
+    tags = [a.get("ear_tag") or "" for a in animals]
+    known = (entry.owner_name, entry.owner_phone)
+    if any(tags) and not getattr(entry, "replayed", False):
+        transaction.on_commit(lambda: suggested_owners(tags, known=known), robust=True)
 
 
 # --- POST /entries/{pk}/release/ -----------------------------------------------------------

@@ -18,6 +18,7 @@ suggestion: the keeper confirms it before it fills the entry's owner.
 import json
 import logging
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -27,6 +28,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+
+from kernel.formatting import mask_phone
 
 from .models import TagLookup
 from .tags import is_pashu_aadhaar, normalise_tag
@@ -128,6 +131,12 @@ def cached_owner(tag):
     return _owner(row) if row is not None else None
 
 
+def cached_owners(tags):
+    """{tag: Owner} of what the last lookups of `tags` found: one query, no registry asked."""
+    rows = TagLookup.objects.filter(tag__in=[normalise_tag(t or "") for t in tags])
+    return {row.tag: owner for row in rows if (owner := _owner(row)) is not None}
+
+
 def look_up(tag, *, source=None):
     """The owner the registry names for `tag`, from the cache while it is fresh, else asked
     (within the timeout). None: no registry, no owner known, or the registry failed (recorded,
@@ -167,3 +176,33 @@ def _store(tag, fields):
             TagLookup.objects.update_or_create(tag=tag, defaults=fields)
     except IntegrityError:  # another process stored the same tag first: its answer stands
         pass
+
+
+def suggested_owners(tags, *, known, ask=True):
+    """The owners the registry names for `tags`, but the one `known` ((name, phone)) already:
+    asked within the registry's timeout in all, the rest from the cache (`ask` False: from the
+    cache only, one query). The web intake's check page, the field app's entries on arrival
+    (api.intake) and the entry's page share it."""
+    source, started = registry(), time.monotonic()
+    tags = [t for t in dict.fromkeys(normalise_tag(t) for t in tags) if is_pashu_aadhaar(t)]
+    if source.name == "none" or not tags:
+        return []
+    cached = {} if ask else cached_owners(tags)
+    shown, owners = [], {tuple(known)}
+    for tag in tags:
+        if ask and time.monotonic() - started < settings.EAR_TAG_REGISTRY_TIMEOUT:
+            owner = look_up(tag, source=source)
+        else:
+            owner = cached.get(tag) if not ask else cached_owner(tag)
+        if owner is None or (owner.name, owner.phone) in owners:
+            continue
+        owners.add((owner.name, owner.phone))
+        shown.append(
+            {
+                "tag": tag,
+                "name": owner.name,
+                "phone": mask_phone(owner.phone),
+                "village": owner.village,
+            }
+        )
+    return shown

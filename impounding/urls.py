@@ -8,6 +8,7 @@ from .views import (
     documents,
     files,
     lost,
+    owners,
     register,
     releases,
     tariffs,
@@ -18,6 +19,7 @@ app_name = "impounding"
 entry_patterns = [
     path("", register.entry, name="entry"),
     path("amend/", register.entry_amend, name="entry_amend"),
+    path("owner-from-tag/", owners.entry_owner_from_tag, name="entry_owner_from_tag"),
     path("release/", releases.release, name="release"),
     path("deposit/", releases.deposit, name="deposit"),
     path("court-order/", releases.court_order, name="court_order"),

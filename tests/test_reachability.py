@@ -173,6 +173,7 @@ NEEDS_A_STATE = {
     "accounts:relative_edit": "a relative declared by a member of staff (s.19)",
     "payments:review_line": "a bank statement line no payment was matched to",
     "impounding:lost_decide": "a lost-cattle report matched to an animal in custody",
+    "impounding:entry_owner_from_tag": "an entry whose tag the ear-tag registry names an owner of",
 }
 
 

@@ -54,6 +54,7 @@ NO_KEY = {
     "auctions:bidder_override": "a decision recorded on the bidder, refused once recorded",
     "auctions:bidder_recheck": "the s.19 check again: a second sending finds nothing new",
     "impounding:entry_amend": "amends the entry; the same amendment again is refused as no change",
+    "impounding:entry_owner_from_tag": "the owner already the registry's is not corrected again",
     "impounding:animal_amend": "amends the animal; the same amendment again is refused",
     "impounding:animal_death": "a state transition refused once the animal has died",
     "impounding:animal_escape": "a state transition refused once the animal has escaped",

@@ -6,7 +6,7 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import District
+from accounts.models import District, State
 from kernel.forms import DayField, PhotoField
 
 from ..models import LostReport
@@ -19,8 +19,18 @@ class LostReportForm(forms.ModelForm):
         help_text=_("10 digits. We send a code to it, and a message if the animal is found."),
         widget=forms.TextInput(attrs={"inputmode": "tel", "autocomplete": "tel-national"}),
     )
+    state = forms.ModelChoiceField(
+        label=_("State where it was lost"),
+        queryset=State.objects.filter(districts__isnull=False).distinct().order_by("name"),
+        error_messages={"required": _("Choose the State where it was lost.")},
+    )
     district = forms.ModelChoiceField(
-        label=_("District where it was lost"), queryset=District.objects.order_by("name")
+        label=_("District where it was lost"),
+        queryset=District.objects.none(),
+        error_messages={
+            "required": _("Choose the district where it was lost."),
+            "invalid_choice": _("Choose a district of the State you chose."),
+        },
     )
     ear_tag = forms.CharField(
         label=_("Ear-tag number"),
@@ -34,6 +44,44 @@ class LostReportForm(forms.ModelForm):
         widget=forms.ClearableFileInput(attrs={"accept": "image/*"}),
         help_text=_("Optional. A photo of the animal, 12 MB at most."),
     )
+
+    # Where first: without JavaScript, the State's districts come back before the rest is typed.
+    field_order = [
+        *("state", "district", "place", "species", "colour", "marks", "ear_tag", "lost_on"),
+        *("phone", "photo"),
+    ]
+
+    def __init__(self, *args, state=None, **kwargs):
+        """`state`: the State chosen before (the page's address, or the draft's district's); a
+        deployment of one State chooses it. The districts offered are the chosen State's; one of
+        another State is refused beside the field."""
+        super().__init__(*args, **kwargs)
+        states = list(self.fields["state"].queryset)
+        if state is None and self.instance.pk:
+            state = self.instance.district.state
+        if state is None and len(states) == 1:
+            state = states[0]
+        if self.is_bound:
+            chosen = str(self.data.get(self.add_prefix("state"), ""))
+            state = next((s for s in states if str(s.pk) == chosen), None)
+        self.chosen_state = state
+        self.fields["state"].empty_label = _("Choose the State")
+        if state is not None:
+            self.initial.setdefault("state", state.pk)
+        district = self.fields["district"]
+        district.queryset = District.objects.filter(state=state).order_by("name")
+        district.empty_label = _("Choose the district") if state else _("Choose the State first")
+        # Every State's districts, for the script that filters the list in place (one query).
+        self.all_districts = {str(s.pk): [] for s in states}
+        for d in District.objects.filter(state__in=states).order_by("name"):
+            self.all_districts[str(d.state_id)].append([d.pk, d.label])
+
+    def clean(self):
+        cleaned = super().clean()
+        if "state" not in cleaned and "district" in self.errors:
+            # Not "of the State you chose": none was.
+            self.errors["district"] = self.error_class([_("Choose the State first.")])
+        return cleaned
 
     class Meta:
         model = LostReport

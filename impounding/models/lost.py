@@ -50,6 +50,12 @@ class LostReport(models.Model):
         indexes = [
             # Open reports by tag: the match of a tag read at intake.
             models.Index(fields=["ear_tag"], name="lostreport_open_tag", condition=Q(state="open")),
+            # Open reports by district and species: the match of an animal entered later.
+            models.Index(
+                fields=["district", "species", "lost_on"],
+                name="lostreport_open_described",
+                condition=Q(state="open"),
+            ),
             # The retention run: lapsed and stale drafts, oldest first.
             models.Index(fields=["state", "expires_at"], name="lostreport_state_expires"),
             models.Index(fields=["state", "created_at"], name="lostreport_state_created"),

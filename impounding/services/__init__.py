@@ -26,7 +26,7 @@ from .deposits import (
     release_on_deposit,
 )
 from .inspections import record_inspection
-from .intake import amend_entry, create_entry, intake_warnings
+from .intake import amend_entry, confirm_owner_from_tag, create_entry, intake_warnings
 from .releases import (
     ReleaseStatement,
     claimable_animals,
@@ -43,6 +43,7 @@ __all__ = [
     "check_court_order",
     "claimable_animals",
     "apply_deposit",
+    "confirm_owner_from_tag",
     "create_entry",
     "decide_claims",
     "decide_complaint",

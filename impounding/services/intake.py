@@ -30,8 +30,10 @@ from ..models import (
     TagLookup,
     canonical_colour,
 )
+from ..registry import cached_owner
 from ..repeats import prior_seizures
 from ..tags import normalise_tag, tag_check_fails, tag_warning, validate_ear_tag
+from ..tasks import match_later
 from .common import blank_errors
 from .field import flag_device_clock
 from .inspections import open_inspection_todo
@@ -226,6 +228,37 @@ def _record_owner_from_tag(entry, tag, by):
     )
 
 
+def confirm_owner_from_tag(*, entry, by, tag):
+    """After the entry is made (the field app's), the keeper confirms the owner the ear-tag
+    registry named for one of its animals' tags (ADR 0078, addendum): the register's owner is
+    corrected to it, the confirmation recorded as at intake, and the owner told. Confirmed
+    twice, done once (the owner already the registry's is not corrected again)."""
+    authorise(by, Permission.RECORD_IMPOUNDMENT, entry.pound)
+    tag = normalise_tag(tag or "")
+    owner = cached_owner(tag) if tag else None
+    if owner is None or not entry.animals.filter(ear_tag=tag).exists():
+        raise ValidationError(_("The registry names no owner for that tag of this entry."))
+    changes = {
+        "owner_name": owner.name,
+        "owner_residence": owner.village,
+        "owner_phone": owner.phone,
+    }
+    if all(getattr(entry, field) == value for field, value in changes.items()):
+        return []
+    with transaction.atomic():
+        amendments = amend_entry(
+            entry=entry,
+            by=by,
+            reason=_("Owner named by the ear-tag registry for tag %(tag)s, confirmed by the keeper")
+            % {"tag": tag},
+            changes=changes,
+        )
+        entry.refresh_from_db()
+        _record_owner_from_tag(entry, tag, by)
+        _owner_to_be_told(entry, by)
+    return amendments
+
+
 def create_entry(*, idempotency_key=None, **fields):
     """Enter cattle in the register (s.8), once for each `idempotency_key`: a form sent twice,
     or many times at once, gives the one entry, marked `replayed` after the first."""
@@ -341,6 +374,7 @@ def _after_entry(entry, created, by, *, owner_from_tag, device_now):
     open_inspection_todo(entry)
     flag_device_clock(entry, device_now)
     _owner_to_be_told(entry, by)
+    match_later(a.pk for a in created)  # the open lost-cattle reports, on the worker
 
 
 def _owner_to_be_told(entry, by):
@@ -397,6 +431,10 @@ PERSONAL_ENTRY_FIELDS = frozenset(
         "owner_phone",
     }
 )
+# The fields a lost-cattle report is scored on (services.lost.score).
+LOST_REPORT_FIELDS = frozenset(
+    {"ear_tag", "species", "colour", "seized_at", "seizure_place", "seizure_village"}
+)
 # Every field an animal is entered with, the photo aside, may be corrected.
 AMENDABLE_ANIMAL_FIELDS = ANIMAL_FIELDS
 
@@ -452,6 +490,8 @@ def amend_entry(*, entry, by, reason, changes, animal=None, tag_confirmed=False)
     target.full_clean(exclude=exclude)
     target.save(update_fields=[a.field for a in amendments])
     Amendment.objects.bulk_create(amendments)
+    if {a.field for a in amendments} & LOST_REPORT_FIELDS:  # scored again, on the worker
+        match_later([animal.pk] if animal else entry.animals.values_list("pk", flat=True))
     # A change to a person's name, residence or phone goes to the event's personal fields.
     changes = {True: [], False: []}
     for a in amendments:

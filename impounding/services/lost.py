@@ -207,6 +207,60 @@ def match_report(report):
     return len(found)
 
 
+# --- Animals entered after the report (the worker's, ADR 0079 addendum) ------------------------
+
+
+def open_reports():
+    """The reports still open now: submitted, not found, not past their period (a report past it
+    that the daily run has not yet lapsed is not among them)."""
+    return LostReport.objects.filter(state=LostReport.State.OPEN, expires_at__gt=timezone.now())
+
+
+def match_animals(animal_ids):
+    """Record the open reports that the animals `animal_ids` (newly entered, or corrected) may
+    be, as a report filed now would find them: by tag, the open reports with the animal's tag
+    (their partial index, any district, as `match_report` reads the animals by tag); by
+    description, the open reports of the animal's district and species lost on or before its
+    seizure (their partial index), at most MATCH_LIMIT of each. One query for the tags and one
+    for each (district, species, day of seizure) among the animals, whatever the number of
+    open reports. A pair found before is not recorded again (the unique constraint)."""
+    animals = list(
+        Animal.objects.in_custody()
+        .filter(pk__in=animal_ids)
+        .select_related("impoundment__seizure_village", "pound")
+    )
+    found = {}
+    tags = {a.ear_tag for a in animals if a.ear_tag}
+    if tags:
+        by_tag = open_reports().filter(ear_tag__in=tags).order_by("-submitted_at", "pk")
+        for report in by_tag[: MATCH_LIMIT * len(tags)]:
+            for animal in animals:
+                if animal.ear_tag == report.ear_tag:
+                    found[(report.pk, animal.pk)] = (report, animal, TAG_SCORE, True)
+    groups: dict[tuple, list] = {}
+    for animal in animals:
+        seized = timezone.localtime(animal.impoundment.seized_at).date()
+        groups.setdefault((animal.pound.district_id, animal.species, seized), []).append(animal)
+    for (district_id, species, seized), members in groups.items():
+        described = open_reports().filter(
+            district_id=district_id, species=species, lost_on__lte=seized
+        )
+        for report in described.order_by("-lost_on", "pk")[:MATCH_LIMIT]:
+            for animal in members:
+                if (report.pk, animal.pk) in found:
+                    continue
+                if (points := score(report, animal)) >= MIN_SCORE:
+                    found[(report.pk, animal.pk)] = (report, animal, points, False)
+    LostMatch.objects.bulk_create(
+        [
+            LostMatch(report=report, animal=animal, score=points, by_tag=by_tag)
+            for report, animal, points, by_tag in found.values()
+        ],
+        ignore_conflicts=True,
+    )
+    return len(found)
+
+
 # --- The keeper's decision ---------------------------------------------------------------------
 
 

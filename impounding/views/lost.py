@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.decorators import require_permission
+from accounts.models import State
 from accounts.roles import Permission
 from accounts.scoping import lookup
 from kernel.confirmations import show_panel
@@ -46,7 +47,10 @@ def _throttled(request, form, exc):
 @require_http_methods(["GET", "HEAD", "POST"])
 def report(request):
     draft = _draft(request)
-    form = LostReportForm(request.POST or None, request.FILES or None, instance=draft)
+    if request.method == "POST" and "show_districts" in request.POST:
+        return _with_districts(request, draft)
+    state = State.objects.filter(code=request.GET.get("state", "")).first()
+    form = LostReportForm(request.POST or None, request.FILES or None, instance=draft, state=state)
     if draft is not None and request.method != "POST":
         form.initial["phone"] = draft.phone
     if request.method == "POST" and form.is_valid():
@@ -60,6 +64,16 @@ def report(request):
         except services.Throttled as exc:
             return _throttled(request, form, exc)
         return redirect("lost_code")
+    return render(request, "impounding/lost/report.html", {"form": form})
+
+
+def _with_districts(request, draft):
+    """Without JavaScript, "Show its districts" sends the form: it comes back as it was typed,
+    no answer judged yet, with the chosen State's districts to choose from."""
+    typed = {k: v for k, v in request.POST.items() if k in LostReportForm.base_fields}
+    raw = typed.get("state", "")
+    state = State.objects.filter(pk=raw).first() if raw.isdigit() else None
+    form = LostReportForm(instance=draft, initial=typed, state=state)
     return render(request, "impounding/lost/report.html", {"form": form})
 
 

@@ -7,17 +7,21 @@ suggests is shown with the phone masked; only the keeper's "Use this owner" puts
 entry's owner answers, and the entry records that the keeper confirmed it.
 """
 
-import time
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
-from django.conf import settings
-
+from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import has_permission
-from kernel.formatting import mask_phone
 
-from ..registry import cached_owner, look_up, registry
+from .. import services
+from ..registry import cached_owner, suggested_owners
 from ..repeats import history
-from ..tags import is_pashu_aadhaar, normalise_tag
+from ..tags import normalise_tag
+from .common import get_entry
 
 
 def use_suggested_owner(data):
@@ -39,30 +43,21 @@ def _tags(formset):
 def suggestions(form, formset):
     """[{tag, name, phone (masked), village}] for the tags whose registered owner is not the
     entry's owner already."""
-    source, started = registry(), time.monotonic()
-    shown, owners = [], set()
-    for tag in _tags(formset):
-        if not is_pashu_aadhaar(tag):
-            continue
-        if time.monotonic() - started < settings.EAR_TAG_REGISTRY_TIMEOUT:
-            owner = look_up(tag, source=source)
-        else:
-            owner = cached_owner(tag) if source.name != "none" else None
-        data = form.cleaned_data
-        if owner is None or (owner.name, owner.phone) in owners:
-            continue
-        owners.add((owner.name, owner.phone))
-        if (owner.name, owner.phone) == (data.get("owner_name"), data.get("owner_phone")):
-            continue
-        shown.append(
-            {
-                "tag": tag,
-                "name": owner.name,
-                "phone": mask_phone(owner.phone),
-                "village": owner.village,
-            }
-        )
-    return shown
+    data = form.cleaned_data
+    return suggested_owners(_tags(formset), known=(data.get("owner_name"), data.get("owner_phone")))
+
+
+def entry_suggestions(entry, in_pound, user):
+    """On the entry's page, to its keeper: the owners the registry named (from the cache: the
+    entry's intake asked it) for the tags of its animals still in the pound, but the entry's
+    owner. The field app's entries reach the registry only this way (ADR 0078, addendum)."""
+    if not in_pound or not has_permission(user, Permission.RECORD_IMPOUNDMENT, entry.pound):
+        return []
+    return suggested_owners(
+        [a.ear_tag for a in in_pound if a.ear_tag],
+        known=(entry.owner_name, entry.owner_phone),
+        ask=False,
+    )
 
 
 def intake_history(form, formset):
@@ -92,3 +87,20 @@ def sees_phones(user, pound):
     return has_permission(user, Permission.RECORD_IMPOUNDMENT, pound) or has_permission(
         user, Permission.RELEASE_ANIMAL, pound
     )
+
+
+@require_POST
+@require_permission(Permission.RECORD_IMPOUNDMENT)
+def entry_owner_from_tag(request, pk):
+    """The keeper's "Use this owner for the entry" on the entry's page (ADR 0078, addendum)."""
+    entry = get_entry(request, pk, Permission.RECORD_IMPOUNDMENT)
+    try:
+        done = services.confirm_owner_from_tag(
+            entry=entry, by=request.user, tag=request.POST.get("use_owner", "")
+        )
+    except ValidationError as exc:
+        messages.error(request, exc.messages[0])
+    else:
+        if done:
+            messages.success(request, _("The owner the registry names is the entry's owner now."))
+    return redirect(entry)

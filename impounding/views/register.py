@@ -53,6 +53,7 @@ from .answers import entry_answers
 from .common import get_animal, get_entry
 from .owners import (
     entry_history,
+    entry_suggestions,
     intake_history,
     sees_phones,
     suggestions,
@@ -321,6 +322,8 @@ def entry(request, pk):
             "warnings": describe_warnings(entry.warnings),
             "record": inspection_record(entry),
             "history": entry_history(entry, animals),
+            # The owner the ear-tag registry named, for the keeper to confirm (ADR 0078).
+            "suggestions": entry_suggestions(entry, in_pound, user),
             "sees_phones": sees_phones(user, entry.pound),
             "releases": releases,
             "complaints": entry.complaints.select_related("deposit").order_by("filed_on"),

@@ -106,3 +106,53 @@ def test_a_lost_cow_reported_from_a_phone_is_found(
     assert LostMatch.objects.get().state == LostMatch.State.CONFIRMED
     notice = LostNotice.objects.get(kind=LostNotice.Kind.MATCH)
     assert notice.language == lang and "₹" in notice.text
+
+
+@pytest.fixture
+def far_district():
+    from tests.accounts.factories import DistrictFactory, StateFactory
+
+    kerala = StateFactory(code="kl", name="Kerala", name_hi="केरल")
+    return DistrictFactory(state=kerala, code="tvm", name="Thiruvananthapuram", name_hi="")
+
+
+def district_values(page):
+    return [v for v in page.locator("#id_district option").evaluate_all(
+        "options => options.map(o => o.value)"
+    ) if v]  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["en", "hi"])
+def test_the_district_list_follows_the_state_with_and_without_javascript(
+    page, browser, live_server, district, other_district, far_district, lang
+):
+    base = live_server.url
+    cookie = [{"name": "django_language", "value": lang, "url": base}]
+    page.context.add_cookies(cookie)
+    page.goto(base + reverse("lost_report"))
+    # With JavaScript: no button; the list follows the State at once.
+    expect(page.locator("[data-show-districts]")).to_have_count(0)
+    assert district_values(page) == []
+    page.locator("#id_state").select_option(str(far_district.state_id))
+    assert district_values(page) == [str(far_district.pk)]
+    page.locator("#id_state").select_option(str(district.state_id))
+    assert sorted(district_values(page)) == sorted([str(district.pk), str(other_district.pk)])
+    page.locator("#id_district").select_option(str(other_district.pk))
+    look(page, f"state-{lang}")
+
+    # Without it: the button sends the form back with the State's districts.
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 360, "height": 780}, locale=lang
+    )
+    context.add_cookies(cookie)
+    bare = context.new_page()
+    bare.goto(base + reverse("lost_report"))
+    bare.locator("#id_state").select_option(str(far_district.state_id))
+    bare.locator("#id_place").fill("Kovalam")
+    bare.locator("[data-show-districts]").click()
+    bare.wait_for_load_state()
+    assert district_values(bare) == [str(far_district.pk)]
+    assert bare.locator("#id_place").input_value() == "Kovalam"
+    check_fits_width(bare)
+    screenshot(bare, f"lost-state-nojs-{lang}")
+    context.close()

@@ -64,6 +64,7 @@ def details(district, **kw):
         "marks": "",
         "ear_tag": "",
         "place": "Nigohan",
+        "state": district.state_id,
         "district": district.pk,
         "lost_on": "2026-03-12",
         "phone": "9876543210",
@@ -332,3 +333,85 @@ def test_a_photo_is_checked_and_stored_re_encoded(client, codes, district):
     client.cookies.clear()
     answer = client.post(reverse("lost_report"), details(district) | {"photo": not_a_photo})
     assert "photo" in answer.context["form"].errors
+
+
+# --- The district list, filtered by the State (issue 25) ---------------------------------------
+
+
+@pytest.fixture
+def far_district():
+    from tests.accounts.factories import DistrictFactory, StateFactory
+
+    kerala = StateFactory(code="kl", name="Kerala", name_hi="केरल")
+    return DistrictFactory(state=kerala, code="tvm", name="Thiruvananthapuram", name_hi="")
+
+
+def district_options(page):
+    from html.parser import HTMLParser
+
+    found, inside = [], []
+
+    class Options(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "select":
+                inside.append(attrs.get("name"))
+            elif tag == "option" and inside and inside[-1] == "district" and attrs["value"]:
+                found.append(int(attrs["value"]))
+
+        def handle_endtag(self, tag):
+            if tag == "select":
+                inside.pop()
+
+    Options().feed(page.content.decode())
+    return found
+
+
+def test_the_district_list_offers_only_the_chosen_states_districts(
+    client, district, other_district, far_district
+):
+    # Two States: the State is asked first, and no district is offered before it is chosen.
+    first = client.get(reverse("lost_report"))
+    assert district_options(first) == []
+    assert "Choose the State first" in first.content.decode()
+    # From the page's address.
+    by_address = client.get(reverse("lost_report") + "?state=" + far_district.state.code)
+    assert district_options(by_address) == [far_district.pk]
+    # Without JavaScript: "Show its districts" sends the form back as typed, nothing judged.
+    answer = client.post(
+        reverse("lost_report"),
+        {"state": district.state_id, "colour": "White", "show_districts": "1"},
+    )
+    assert answer.status_code == 200 and not answer.context["form"].errors
+    assert sorted(district_options(answer)) == sorted([district.pk, other_district.pk])
+    assert 'value="White"' in answer.content.decode()
+    assert not LostReport.objects.exists()
+    # Every State's districts go with the page, for the script that filters them in place.
+    listed = answer.context["form"].all_districts
+    assert listed[str(far_district.state_id)] == [[far_district.pk, "Thiruvananthapuram"]]
+
+
+@pytest.mark.parametrize("lang", ["en", "hi"])
+def test_a_district_of_another_state_is_refused_beside_the_field(
+    client, district, far_district, lang
+):
+    client.cookies["django_language"] = lang
+    answer = client.post(reverse("lost_report"), details(far_district, state=district.state_id))
+    assert answer.status_code == 200 and not LostReport.objects.exists()
+    errors = answer.context["form"].errors
+    assert list(errors) == ["district"]
+    expected = {"en": "Choose a district of the State you chose.", "hi": "चुने हुए राज्य"}[lang]
+    assert expected in errors["district"][0]
+    # No State: its own message, and the district's says to choose it first.
+    answer = client.post(reverse("lost_report"), details(district, state=""))
+    errors = answer.context["form"].errors
+    assert set(errors) == {"state", "district"}
+    assert {"en": "Choose the State first.", "hi": "पहले राज्य"}[lang] in errors["district"][0]
+
+
+def test_one_state_is_chosen_for_the_public(client, codes, district):
+    """A deployment of one State asks nothing of it: its districts are offered at once."""
+    assert district_options(client.get(reverse("lost_report"))) == [district.pk]
+    data = details(district)
+    del data["state"]  # an older page, or a form sent without the State
+    assert client.post(reverse("lost_report"), data).status_code == 200
