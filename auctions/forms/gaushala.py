@@ -152,6 +152,8 @@ class HoldingEndForm(forms.Form):
     def __init__(self, *args, bodies, kinds, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["kind"].choices = [c for c in HoldingEnd.Kind.choices if c[0] in kinds]
+        if len(kinds) == 1:  # after an escape, only the recapture
+            self.fields["kind"].initial = next(iter(kinds))
         self.fields["to_gaushala"].queryset = bodies
         if HoldingEnd.Kind.TRANSFERRED not in kinds:
             del self.fields["to_gaushala"]
