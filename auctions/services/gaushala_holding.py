@@ -166,7 +166,7 @@ def record_end(
         raise ValidationError(_("Only an animal of an approved handover is recorded here."))
     state, body_id, since, last = standing(handover, animal.pk)
     if kind not in HOLDING_MOVES.get(state, set()):
-        raise ValidationError({"kind": _refusal(state)})
+        raise ValidationError({"kind": refusal(state)})
     body = Gaushala.objects.get(pk=body_id)
     errors = _check_end(kind, on, since, reference, cause, basis)
     target = None
@@ -199,7 +199,8 @@ def record_end(
     return end
 
 
-def _refusal(state):
+def refusal(state):
+    """Why no move but the allowed ones is recorded from `state`."""
     return {
         "held": _("A body holds this animal: record its death, transfer, escape or return."),
         HoldingEnd.Kind.ESCAPED: _("This animal escaped: only its recapture is recorded now."),

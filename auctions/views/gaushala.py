@@ -346,7 +346,12 @@ def holding_end_new(request, pk):
     return render(
         request,
         "auctions/gaushala/holding_end.html",
-        {"form": form, "handover": handover, "escaped": state == HoldingEnd.Kind.ESCAPED},
+        {
+            "form": form,
+            "handover": handover,
+            "escaped": state == HoldingEnd.Kind.ESCAPED,
+            "final": None if HOLDING_MOVES[state] else holding.refusal(state),
+        },
     )
 
 

@@ -242,3 +242,13 @@ def test_the_form_is_translated(client, herd, dm_clerk):
     finally:
         translation.activate("en")  # the middleware leaves the request's language active
     assert "संस्था से भाग गया" in page and "Escaped from the body" not in page
+
+
+def test_after_a_return_the_page_offers_no_move(client, herd, dm_clerk):
+    handover, cows = herd
+    record(handover, cows[0], "returned", dm_clerk)
+    client.force_login(dm_clerk)
+    page = client.get(reverse("auctions:holding_end_new", args=[cows[0].pk])).content.decode()
+    assert "This animal has gone back to its owner." in page and 'name="kind"' not in page
+    response, _data = _post(client, cows[0], kind="recaptured")
+    assert response.status_code == 200 and HoldingEnd.objects.count() == 1
