@@ -28,6 +28,15 @@ class Action(EventAction):
     GAUSHALA_AMENDED = "gaushala.amended", _("Gaushala or welfare body amended")
     HANDOVER_DUES_WRITTEN_OFF = "handover.dues_written_off", _("Dues written off on a handover")
     GAUSHALA_ANIMAL_DIED = "gaushala.animal_died", _("Death at a gaushala recorded")
+    GAUSHALA_ANIMAL_ESCAPED = "gaushala.animal_escaped", _("Escape from a gaushala recorded")
+    GAUSHALA_ANIMAL_RECAPTURED = (
+        "gaushala.animal_recaptured",
+        _("Recapture by a gaushala recorded"),
+    )
+    GAUSHALA_ANIMAL_RETURNED = (
+        "gaushala.animal_returned",
+        _("Return to the owner from a gaushala recorded"),
+    )
     GAUSHALA_ANIMAL_TRANSFERRED = (
         "gaushala.animal_transferred",
         _("Transfer between gaushalas recorded"),

@@ -124,25 +124,40 @@ class PaymentForm(forms.Form):
 
 
 class HoldingEndForm(forms.Form):
-    """An animal's death at the body holding it, or its transfer to another body."""
+    """What became of an animal at the body holding it: its death, transfer, escape or return
+    to the owner; or, once it escaped, its recapture (only the moves its state allows)."""
 
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
-    kind = forms.ChoiceField(
-        label=_("What happened"), choices=HoldingEnd.Kind.choices, widget=forms.RadioSelect
-    )
+    kind = forms.ChoiceField(label=_("What happened"), choices=(), widget=forms.RadioSelect)
     on = DayField(label=_("Date"))
     cause = forms.CharField(label=_("Cause of death as reported"), max_length=200, required=False)
     to_gaushala = forms.ModelChoiceField(
         label=_("Body the animal was transferred to"), queryset=None, required=False
     )
+    basis = forms.CharField(
+        label=_("Court's order or provision of the Act"),
+        max_length=250,
+        required=False,
+        help_text=_("For a return to the owner: the court and its order, or the provision."),
+    )
     reference = forms.CharField(
         label=_("Reference"),
         max_length=120,
         help_text=_(
-            "For a death, the body's letter number; for a transfer, the order or authority."
+            "For a death, an escape or a recapture, the body's letter number; for a transfer "
+            "or a return, the order or authority."
         ),
     )
 
-    def __init__(self, *args, bodies, **kwargs):
+    def __init__(self, *args, bodies, kinds, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = [c for c in HoldingEnd.Kind.choices if c[0] in kinds]
+        if len(kinds) == 1:  # after an escape, only the recapture
+            self.fields["kind"].initial = next(iter(kinds))
         self.fields["to_gaushala"].queryset = bodies
+        if HoldingEnd.Kind.TRANSFERRED not in kinds:
+            del self.fields["to_gaushala"]
+        if HoldingEnd.Kind.DIED not in kinds:
+            del self.fields["cause"]
+        if HoldingEnd.Kind.RETURNED not in kinds:
+            del self.fields["basis"]

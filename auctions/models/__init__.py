@@ -21,6 +21,8 @@ from .base import (
 )
 from .disposal import DisposalTerms
 from .gaushala import (
+    HOLDING_MOVES,
+    MOVED_IN,
     Gaushala,
     Handover,
     HoldingEnd,
@@ -42,6 +44,8 @@ __all__ = [
     "DisposalTerms",
     "Gaushala",
     "Handover",
+    "HOLDING_MOVES",
+    "MOVED_IN",
     "HoldingEnd",
     "Lot",
     "LotAnimal",

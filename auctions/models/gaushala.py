@@ -187,17 +187,26 @@ class UpkeepClaim(MakerChecker):
         return self.net if self.status == self.Status.APPROVED else Decimal("0.00")
 
 
+# The ends that begin a holding of their own (at `to_gaushala`, from the end's date).
+MOVED_IN = ("transferred", "recaptured")
+
+
 class HoldingEndQuerySet(DistrictScopedQuerySet):
     scope = "gaushala__district_id"
 
 
 class HoldingEnd(models.Model):
-    """The end of a body's holding of an animal handed over: its death at the body, or its
-    transfer to another body of the district's register (which then holds it from that day)."""
+    """The end of a body's holding of an animal handed over: its death at the body, its transfer
+    to another body of the district's register (which then holds it from that day), its escape,
+    or its return to the owner by a court's order or the Act's release. A recapture ends an
+    escape: the body holds the animal again from that day (`HOLDING_MOVES`)."""
 
     class Kind(models.TextChoices):
         DIED = "died", _("Died")
         TRANSFERRED = "transferred", _("Transferred to another body")
+        ESCAPED = "escaped", _("Escaped from the body")
+        RETURNED = "returned", _("Returned to the owner by a court's order or the Act's release")
+        RECAPTURED = "recaptured", _("Recaptured by the body after an escape")
 
     handover = models.ForeignKey(Handover, on_delete=models.PROTECT, related_name="ends")
     animal = models.ForeignKey("impounding.Animal", on_delete=models.PROTECT, related_name="+")
@@ -214,6 +223,12 @@ class HoldingEnd(models.Model):
     to_gaushala = models.ForeignKey(
         Gaushala, on_delete=models.PROTECT, null=True, blank=True, related_name="transfers_in"
     )
+    # The legal basis of an escape, a return or a recapture: the pack's citation of the gaushala
+    # route, the body's agreement, or the court's order or provision the office names; where
+    # none is cited, `basis_note` says so. The entry's pack is named either way.
+    basis = models.CharField(max_length=250, blank=True, default="", db_default="")
+    basis_note = models.CharField(max_length=250, blank=True, default="", db_default="")
+    rule_pack = models.CharField(max_length=40, blank=True, default="", db_default="")
     recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
     recorded_at = models.DateTimeField(default=timezone.now)
     idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
@@ -231,9 +246,13 @@ class HoldingEnd(models.Model):
                 name="holding_ends_once",
             ),
             models.CheckConstraint(
-                condition=(Q(kind="transferred") & Q(to_gaushala__isnull=False))
-                | (Q(kind="died") & Q(to_gaushala__isnull=True)),
+                condition=(Q(kind__in=MOVED_IN) & Q(to_gaushala__isnull=False))
+                | (~Q(kind__in=MOVED_IN) & Q(to_gaushala__isnull=True)),
                 name="holding_end_transfer_names_body",
+            ),
+            models.CheckConstraint(  # a recapture brings the animal back to the body it left
+                condition=~Q(kind="recaptured") | Q(to_gaushala=F("gaushala")),
+                name="holding_recaptured_by_its_body",
             ),
             models.CheckConstraint(condition=Q(on__gte=F("since")), name="holding_end_after"),
         ]
@@ -241,6 +260,22 @@ class HoldingEnd(models.Model):
 
     def __str__(self):
         return f"{self.animal_id} @ {self.gaushala_id}: {self.kind} {self.on}"
+
+
+# The state of an animal at the bodies (what its last end made it, "held" before any) and the
+# ends that may follow it. A transfer or a recapture leaves it held (by the receiving body, or
+# by the body again); a death and a return are final; an escaped animal may only be recaptured.
+HOLDING_MOVES = {
+    "held": {
+        HoldingEnd.Kind.DIED,
+        HoldingEnd.Kind.TRANSFERRED,
+        HoldingEnd.Kind.ESCAPED,
+        HoldingEnd.Kind.RETURNED,
+    },
+    HoldingEnd.Kind.ESCAPED: {HoldingEnd.Kind.RECAPTURED},
+    HoldingEnd.Kind.DIED: set(),
+    HoldingEnd.Kind.RETURNED: set(),
+}
 
 
 class UpkeepOverpayment(models.Model):

@@ -23,13 +23,16 @@ from impounding.models import Animal
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message
+from rulepacks import services as rulepacks
+from rulepacks.schema import Route
 
 from ..actions import Action
-from ..models import DisposalOrder, Gaushala, HoldingEnd
+from ..models import HOLDING_MOVES, MOVED_IN, DisposalOrder, Gaushala, HoldingEnd
 from . import gaushala_recovery as recovery
 from .common import today
 
 HandedAnimal = DisposalOrder.animals.through
+BASED = (HoldingEnd.Kind.ESCAPED, HoldingEnd.Kind.RETURNED, HoldingEnd.Kind.RECAPTURED)
 
 
 def month_bounds(month):
@@ -104,20 +107,30 @@ def animal_days(body, month):
     return total
 
 
-def holding_of(handover, animal_id):
-    """(the body holding the animal now, the day it began, the end that began it: None for the
-    handover) or None once it died; the ends are few (one per holding), each naming the one
-    before it."""
-    body_id, since, began_by = handover.gaushala_id, handover.received_on, None
+def standing(handover, animal_id):
+    """(the animal's state at the bodies, the body that holds or last held it, the day that
+    holding began, the last end: None before any). The state is "held" or the kind of the
+    last end that left it not held (`HOLDING_MOVES`); the ends are few (one per holding), each
+    naming the one before it."""
+    state, body_id, since, last = "held", handover.gaushala_id, handover.received_on, None
     ends = {
         end.began_by_id: end
         for end in HoldingEnd.objects.filter(handover=handover, animal_id=animal_id)
     }
-    while (end := ends.get(began_by.pk if began_by else None)) is not None:
-        if end.kind == HoldingEnd.Kind.DIED:
-            return None
-        body_id, since, began_by = end.to_gaushala_id, end.on, end
-    return body_id, since, began_by
+    while (end := ends.get(last.pk if last else None)) is not None:
+        last = end
+        if end.kind in MOVED_IN:
+            state, body_id, since = "held", end.to_gaushala_id, end.on
+        else:
+            state, since = end.kind, end.on
+    return state, body_id, since, last
+
+
+def holding_of(handover, animal_id):
+    """(the body holding the animal now, the day it began, the end that began it: None for the
+    handover) or None when no body holds it (it died, escaped or went back to its owner)."""
+    state, body_id, since, last = standing(handover, animal_id)
+    return (body_id, since, last) if state == "held" else None
 
 
 @transaction.atomic
@@ -131,10 +144,13 @@ def record_end(
     by,
     cause="",
     to_gaushala_id=None,
+    basis="",
     idempotency_key=None,
 ):
-    """The office records an animal's death at the body holding it, or its transfer to another
-    body of the district's register (whose capacity is checked under its row lock)."""
+    """The office records what became of an animal at the bodies: its death, its transfer to
+    another body of the district's register (whose capacity is checked under its row lock), its
+    escape, its return to the owner, or its recapture after an escape; only the moves
+    `HOLDING_MOVES` allows from the animal's state."""
     order = handover.order
     authorise(by, Permission.PREPARE_ORDERS, order.pound)
     animal = (
@@ -148,22 +164,24 @@ def record_end(
         return done
     if animal is None or order.status != DisposalOrder.Status.APPROVED:
         raise ValidationError(_("Only an animal of an approved handover is recorded here."))
-    holding = holding_of(handover, animal.pk)
-    if holding is None:
-        raise ValidationError(_("This animal's death is already recorded."))
-    body = Gaushala.objects.get(pk=holding[0])
-    errors = _check_end(kind, on, holding[1], reference, cause)
+    state, body_id, since, last = standing(handover, animal.pk)
+    if kind not in HOLDING_MOVES.get(state, set()):
+        raise ValidationError({"kind": refusal(state)})
+    body = Gaushala.objects.get(pk=body_id)
+    errors = _check_end(kind, on, since, reference, cause, basis)
     target = None
     if kind == HoldingEnd.Kind.TRANSFERRED:
         target = _receiving_body(body, to_gaushala_id, errors)
+    elif kind == HoldingEnd.Kind.RECAPTURED:
+        target = _room_at(body.district_id, body.pk, errors)
     if errors:
         raise ValidationError(errors)
-    end = HoldingEnd.objects.create(
+    end = HoldingEnd(
         handover=handover,
         animal=animal,
         gaushala=body,
-        since=holding[1],
-        began_by=holding[2],
+        since=since,
+        began_by=last,
         kind=kind,
         on=on,
         cause=cause.strip() if kind == HoldingEnd.Kind.DIED else "",
@@ -172,15 +190,51 @@ def record_end(
         recorded_by=by,
         idempotency_key=idempotency_key,
     )
+    if kind in BASED:
+        end.basis, end.basis_note, end.rule_pack = legal_basis(kind, animal, body, basis)
+    end.save()
     _record(end, animal=animal, by=by)
-    recovery.flag_overpayments(end, by=by)  # a month already claimed paid for days after it
+    if kind != HoldingEnd.Kind.RECAPTURED:  # a month already claimed paid for days after it
+        recovery.flag_overpayments(end, by=by)
     return end
 
 
-def _check_end(kind, on, since, reference, cause):
+def refusal(state):
+    """Why no move but the allowed ones is recorded from `state`."""
+    return {
+        "held": _("A body holds this animal: record its death, transfer, escape or return."),
+        HoldingEnd.Kind.ESCAPED: _("This animal escaped: only its recapture is recorded now."),
+        HoldingEnd.Kind.DIED: _("This animal's death is already recorded."),
+        HoldingEnd.Kind.RETURNED: _("This animal has gone back to its owner."),
+    }[state]
+
+
+def legal_basis(kind, animal, body, given):
+    """(basis, note, pack) of an escape, a return or a recapture: for a return, the court's
+    order or the provision the office names; else the entry's pack's citation of the gaushala
+    route for the animal's species, else the body's agreement, else a note that none is cited.
+    No section is supplied where the pack gives none."""
+    pinned = rulepacks.pack_of(animal.impoundment.rule_pack_id)
+    pack = f"{pinned.code} {pinned.version}"[:40]
+    if kind == HoldingEnd.Kind.RETURNED:
+        return given.strip()[:250], "", pack
+    for rule in pinned.rules.disposal:
+        if Route.GAUSHALA in rule.routes and animal.species in rule.species:
+            cite = rule.cite
+            return f"{cite.instrument} {cite.section or ''}".strip()[:250], "", pack
+    if body.rate_authority:
+        return body.rate_authority[:250], gettext_noop("the body's agreement"), pack
+    return (
+        "",
+        gettext_noop("the rule pack cites no rule for it and the body has no agreement"),
+        pack,
+    )
+
+
+def _check_end(kind, on, since, reference, cause, basis):
     errors = {}
     if kind not in HoldingEnd.Kind.values:
-        errors["kind"] = _("Say whether the animal died or was transferred.")
+        errors["kind"] = _("Say what happened to the animal.")
     if on is None or on > today():
         errors["on"] = _("The date may not be in the future.")
     elif on < since:
@@ -191,15 +245,24 @@ def _check_end(kind, on, since, reference, cause):
         errors["reference"] = _("Give the body's letter or the order's reference.")
     if kind == HoldingEnd.Kind.DIED and not (cause or "").strip():
         errors["cause"] = _("Give the cause of death as the body reported it.")
+    if kind == HoldingEnd.Kind.RETURNED and not (basis or "").strip():
+        errors["basis"] = _(
+            "Name the court's order or the provision of the Act it is released under."
+        )
     return errors
 
 
 def _receiving_body(body, to_gaushala_id, errors):
     """The body of the same district the animal goes to, locked, with room for it."""
+    return _room_at(body.district_id, to_gaushala_id, errors, leaving=body.pk)
+
+
+def _room_at(district_id, body_id, errors, *, leaving=None):
+    """The active body `body_id` of the district, locked, if it has room for one more head."""
     target = (
         Gaushala.objects.select_for_update(of=("self",))
-        .filter(pk=to_gaushala_id, district_id=body.district_id, active=True)
-        .exclude(pk=body.pk)
+        .filter(pk=body_id, district_id=district_id, active=True)
+        .exclude(pk=leaving)
         .first()
     )
     if target is None:
@@ -211,37 +274,55 @@ def _receiving_body(body, to_gaushala_id, errors):
     return target
 
 
+SUMMARIES = {
+    HoldingEnd.Kind.DIED: (
+        Action.GAUSHALA_ANIMAL_DIED,
+        gettext_noop("Animal %(number)s of %(entry)s died at %(body)s on %(on)s (%(reference)s)"),
+    ),
+    HoldingEnd.Kind.TRANSFERRED: (
+        Action.GAUSHALA_ANIMAL_TRANSFERRED,
+        gettext_noop(
+            "Animal %(number)s of %(entry)s moved from %(body)s to %(to)s on %(on)s (%(reference)s)"
+        ),
+    ),
+    HoldingEnd.Kind.ESCAPED: (
+        Action.GAUSHALA_ANIMAL_ESCAPED,
+        gettext_noop(
+            "Animal %(number)s of %(entry)s escaped from %(body)s on %(on)s (%(reference)s)"
+        ),
+    ),
+    HoldingEnd.Kind.RETURNED: (
+        Action.GAUSHALA_ANIMAL_RETURNED,
+        gettext_noop(
+            "Animal %(number)s of %(entry)s went back to its owner from %(body)s on %(on)s "
+            "(%(reference)s)"
+        ),
+    ),
+    HoldingEnd.Kind.RECAPTURED: (
+        Action.GAUSHALA_ANIMAL_RECAPTURED,
+        gettext_noop(
+            "Animal %(number)s of %(entry)s recaptured by %(to)s on %(on)s (%(reference)s)"
+        ),
+    ),
+}
+
+
 def _record(end, *, animal, by):
-    died = end.kind == HoldingEnd.Kind.DIED
-    args = {
-        "number": animal.number,
-        "entry": animal.impoundment.register_number,
-        "body": end.gaushala.name,
-        "on": end.on.strftime("%d.%m.%Y"),
-        "reference": end.reference,
-    }
-    if died:
-        summary = Message(
-            gettext_noop(
-                "Animal %(number)s of %(entry)s died at %(body)s on %(on)s (%(reference)s)"
-            ),
-            **args,
-        )
-    else:
-        summary = Message(
-            gettext_noop(
-                "Animal %(number)s of %(entry)s moved from %(body)s to %(to)s on %(on)s "
-                "(%(reference)s)"
-            ),
-            to=end.to_gaushala.name,
-            **args,
-        )
+    action, text = SUMMARIES[end.kind]
     record_event(
-        action=Action.GAUSHALA_ANIMAL_DIED if died else Action.GAUSHALA_ANIMAL_TRANSFERRED,
+        action=action,
         section="s.14",
         by=by,
         animal=animal,
-        summary=summary,
+        summary=Message(
+            text,
+            number=animal.number,
+            entry=animal.impoundment.register_number,
+            body=end.gaushala.name,
+            to=end.to_gaushala.name if end.to_gaushala else "",
+            on=end.on.strftime("%d.%m.%Y"),
+            reference=end.reference,
+        ),
         data={
             "handover": end.handover_id,
             "gaushala": end.gaushala_id,
@@ -251,6 +332,9 @@ def _record(end, *, animal, by):
             "cause": end.cause,
             "reference": end.reference,
             "to_gaushala": end.to_gaushala_id,
+            "basis": end.basis,
+            "basis_note": end.basis_note,
+            "rule_pack": end.rule_pack,
         },
     )
 
@@ -304,6 +388,17 @@ def animals_held(bodies, *, after=None, size=25):
     animals = Animal.objects.select_related("impoundment").in_bulk([row[0] for row in held])
     names = dict(Gaushala.objects.filter(pk__in=bodies).values_list("pk", "name"))
     return [(animals[a], names.get(b or 0, ""), since) for a, b, since in held], next_cursor
+
+
+def animals_escaped(bodies):
+    """The escapes from `bodies` not yet followed by a recapture, oldest first (one query)."""
+    return (
+        HoldingEnd.objects.filter(
+            gaushala__in=bodies, kind=HoldingEnd.Kind.ESCAPED, next_end__isnull=True
+        )
+        .select_related("animal__impoundment", "gaushala")
+        .order_by("on", "id")
+    )
 
 
 def held_count():

@@ -26,7 +26,7 @@ from ..forms.gaushala import (
     HoldingEndForm,
     PaymentForm,
 )
-from ..models import DisposalOrder, Gaushala, Handover, HoldingEnd, UpkeepClaim
+from ..models import HOLDING_MOVES, DisposalOrder, Gaushala, Handover, HoldingEnd, UpkeepClaim
 from ..selectors import LIST_SIZE
 from ..services import gaushala as services
 from ..services import gaushala_holding as holding
@@ -297,6 +297,7 @@ def held_animals(request):
             "body": body,
             "animals": animals,
             "overpayments": recovery.open_overpayments(bodies)[:LIST_SIZE],
+            "escaped": holding.animals_escaped(bodies)[:LIST_SIZE],
             "next_cursor": cursor,
             "is_first_page": not request.GET.get("after"),
             "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
@@ -306,6 +307,8 @@ def held_animals(request):
 
 @require_permission(Permission.PREPARE_ORDERS)
 def holding_end_new(request, pk):
+    """Record what became of an animal at the bodies: the moves its state allows (a death, a
+    transfer, an escape or a return; after an escape, its recapture)."""
     handover = get_object_or_404(
         Handover.objects.filter(
             order__in=DisposalOrder.objects.for_user(request.user),
@@ -318,8 +321,9 @@ def holding_end_new(request, pk):
     made = replayed_row(request, HoldingEnd, recorded_by=request.user, animal_id=pk)
     if made is not None:
         return _ended(request, made)
+    state = holding.standing(handover, pk)[0]
     bodies = Gaushala.objects.filter(district_id=handover.gaushala.district_id, active=True)
-    form = HoldingEndForm(request.POST or None, bodies=bodies)
+    form = HoldingEndForm(request.POST or None, bodies=bodies, kinds=HOLDING_MOVES[state])
     if form.is_valid():
         data = form.cleaned_data
         try:
@@ -328,9 +332,10 @@ def holding_end_new(request, pk):
                 animal_id=pk,
                 kind=data["kind"],
                 on=data["on"],
-                cause=data["cause"],
+                cause=data.get("cause", ""),
                 reference=data["reference"],
-                to_gaushala_id=data["to_gaushala"].pk if data["to_gaushala"] else None,
+                to_gaushala_id=data["to_gaushala"].pk if data.get("to_gaushala") else None,
+                basis=data.get("basis", ""),
                 by=request.user,
                 idempotency_key=data["idempotency_key"],
             )
@@ -339,10 +344,20 @@ def holding_end_new(request, pk):
         else:
             return _ended(request, end)
     return render(
-        request, "auctions/gaushala/holding_end.html", {"form": form, "handover": handover}
+        request,
+        "auctions/gaushala/holding_end.html",
+        {
+            "form": form,
+            "handover": handover,
+            "escaped": state == HoldingEnd.Kind.ESCAPED,
+            "final": None if HOLDING_MOVES[state] else holding.refusal(state),
+        },
     )
 
 
 def _ended(request, end):
-    messages.success(request, _("The death or transfer is recorded."))
+    if end.kind in (HoldingEnd.Kind.DIED, HoldingEnd.Kind.TRANSFERRED):
+        messages.success(request, _("The death or transfer is recorded."))
+    else:
+        messages.success(request, _("What became of the animal is recorded."))
     return redirect(f"{reverse('auctions:gaushala_animals')}?body={end.gaushala_id}")

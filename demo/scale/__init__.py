@@ -32,7 +32,12 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
 - gaushala upkeep (ADR 0070): each body's claim for every ended month its handovers give
   animal-days in, all of them, at its agreed rate, prepared in the first days of the next
   month, approved by the Magistrate three days later and paid from the DM's account six days
-  after that;
+  after that; of the cattle the bodies hold, 6% die there and 2% escape (never recaptured),
+  within a year of their handover; half of these the body reports only after the month was
+  paid, recorded three days after the payment: the claim is flagged over-paid and the body's
+  next claims deduct it (a claim whose deduction takes it all is approved and not paid); the
+  rest are reported the next day and the month's claim counts only the days held
+  (demo/scale/gaushala_ends.py);
 - the office: the surplus of each sale received in deposit, 8% of them claimed (70% of
   decided claims allowed and paid), the rest credited to revenue after three months (s.17);
   each month's fines remitted from the cash box with a challan in the first days of the

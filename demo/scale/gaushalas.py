@@ -13,21 +13,29 @@ from datetime import datetime, time, timedelta
 from decimal import Decimal
 
 from django.db import transaction
-from django.db.models import Count
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from accounts.models import User
+from accounts.models import District, User
 from auctions.actions import Action
-from auctions.models import DisposalOrder, Gaushala, UpkeepClaim
+from auctions.models import (
+    DisposalOrder,
+    Gaushala,
+    HoldingEnd,
+    UpkeepClaim,
+    UpkeepOverpayment,
+    UpkeepRecovery,
+)
 from auctions.services import gaushala as service
+from auctions.services import gaushala_recovery as recovery
 from kernel.events import record_event
 from kernel.messages import Message
 from kernel.models import Event
+from ledger import services as ledger
 from ledger.models import AccountKind, PaymentMode, Posting, Transaction, TransactionKind
 from rulepacks import services as rulepacks
 
-from . import chain, plan, write
+from . import chain, gaushala_ends, plan, write
 from .rows import Rows
 
 # Two gaushalas a district, each taking up to CAPACITY head, at the rate the DM's order fixed.
@@ -113,29 +121,54 @@ def with_room(info, head):
 
 def claims(infos, now, heads, ids):
     """Each body's claim for every ended month its handovers give animal-days in and it has not
-    claimed yet: prepared early the next month, approved days later, paid days after that.
-    Written in bulk, a district at a time, with their postings and the district's events."""
+    claimed yet: prepared early the next month, approved days later, paid days after that; and
+    the deaths and escapes at the bodies, with the upkeep they leave over-paid and its recovery
+    (demo/scale/gaushala_ends.py). Written in bulk, a district at a time, with their postings
+    and the district's events."""
     districts = {i.district_id: i for i in infos}
-    received = defaultdict(list)  # {body id: [(received on, head)]}: one grouped query
-    for body_id, on, head in (
-        DisposalOrder.animals.through.objects.filter(
-            disposalorder__handover__gaushala__district__in=districts,
-            disposalorder__status=DisposalOrder.Status.APPROVED,
-        )
-        .values_list("disposalorder__handover__gaushala", "disposalorder__handover__received_on")
-        .annotate(n=Count("pk"))
+    handed = defaultdict(list)  # {body id: [(animal id, handover id, received on)]}: one query
+    for body_id, animal_id, handover_id, on in DisposalOrder.animals.through.objects.filter(
+        disposalorder__handover__gaushala__district__in=districts,
+        disposalorder__status=DisposalOrder.Status.APPROVED,
+    ).values_list(
+        "disposalorder__handover__gaushala",
+        "animal_id",
+        "disposalorder__handover__id",
+        "disposalorder__handover__received_on",
     ):
-        received[body_id].append((on, head))
+        handed[body_id].append((animal_id, handover_id, on))
+    ended = defaultdict(list)  # the ends an earlier run wrote: one query
+    for end in HoldingEnd.objects.filter(gaushala__district__in=districts).values(
+        "gaushala_id", "animal_id", "on"
+    ):
+        ended[end.pop("gaushala_id")].append({**end, "late": False, "written": True})
+    owed = defaultdict(list)  # their over-payments still to recover: one query
+    for over in recovery.open_overpayments(Gaushala.objects.filter(district__in=districts)):
+        owed[over.gaushala_id].append((over.pk, over.left, over.recorded_at))
     done = set(UpkeepClaim.objects.exclude(status="rejected").values_list("gaushala_id", "month"))
+    floors = defaultdict(lambda: None)
+    for body_id, month in done:
+        floors[body_id] = max(month, floors[body_id] or month)
     last = plan.local_date(now).replace(day=1)  # the first month not yet ended
     bodies = Gaushala.objects.filter(district__in=districts).select_related("district")
     for district_id, info in districts.items():
+        info.accounts[None, AccountKind.UPKEEP_RECOVERABLE] = ledger.account(
+            district=District.objects.get(pk=district_id), kind=AccountKind.UPKEEP_RECOVERABLE
+        ).pk
+        pack = info.gaushalas[0]["pack"] if info.gaushalas else ""
         rows = Rows(info=info, ids=ids, rng=None, now=now)
         for body in (b for b in bodies if b.district_id == district_id):
             rate, source = _rate(body)
-            for month, held in _months(received[body.pk], last):
+            before = {e["animal_id"] for e in ended[body.pk]}
+            fresh = [a for a in handed[body.pk] if a[0] not in before]
+            drawn = gaushala_ends.draw(fresh, last, floors[body.pk])
+            ends = gaushala_ends.Ends(rows, body, [*ended[body.pk], *drawn], owed[body.pk])
+            received = [(on, 1) for _a, _h, on in handed[body.pk]]
+            for month, full in _months(received, last):
                 if (body.pk, month) not in done:
-                    _claim(rows, body, month, held, (rate, source))
+                    claim, late_at = _claim(rows, body, month, full, (rate, source), ends)
+                    ends.settle(claim, month, late_at, pack)
+            ends.unwritten(pack)
         _write(rows, heads, district_id)
 
 
@@ -147,7 +180,7 @@ def _rate(body):
 
 def _months(received, last):
     """(month, animal-days) for each month from the first handover to `last`, as
-    `service.animal_days` counts them."""
+    `service.animal_days` counts them before any death or escape."""
     if not received:
         return
     month = min(on for on, _n in received).replace(day=1)
@@ -159,7 +192,10 @@ def _months(received, last):
         month = (month + timedelta(days=32)).replace(day=1)
 
 
-def _claim(rows, body, month, held, rate_source):
+def _claim(rows, body, month, full, rate_source, ends):
+    """The month's claim (None when none is made by the data set's end, or the body held no
+    animal that month), and when the ends the body reported late were recorded (after the
+    claim was paid; None when that is past the data set's end)."""
     now, info = rows.now, rows.info
     rate, source = rate_source
     following = (month + timedelta(days=32)).replace(day=1)
@@ -167,10 +203,15 @@ def _claim(rows, body, month, held, rate_source):
         days=2 + body.pk % 4
     )
     if prepared >= now:
-        return
+        return None, None
     decided = prepared + timedelta(days=3, hours=3)
     paid = decided + timedelta(days=6)
-    approved, settled = decided < now, paid < now
+    late_at = paid + timedelta(days=3) if paid + timedelta(days=3) < now else None
+    held = ends.held(month, full, late_at is not None)
+    if held <= 0:
+        return None, None
+    approved = decided < now
+    amount = (rate * held).quantize(service.PAISA)
     claim = {
         "gaushala_id": body.pk,
         "month": month,
@@ -179,27 +220,62 @@ def _claim(rows, body, month, held, rate_source):
         "held_days": held,
         "rate": rate,
         "rate_source": source[:200],
-        "amount": (rate * held).quantize(service.PAISA),
+        "amount": amount,
+        "deduction": Decimal("0.00"),
         "prepared_by_id": info.office_id,
         "prepared_at": prepared,
-        "status": "paid" if settled else "approved" if approved else "proposed",
         "decided_by_id": info.magistrate_id if approved else None,
         "decided_at": decided if approved else None,
-        "paid_by_id": info.office_id if settled else None,
-        "paid_at": paid if settled else None,
-        "payment_mode": PaymentMode.OTHER if settled else "",
-        "payment_reference": f"NEFT {claim_ref(body, month)}" if settled else "",
     }
     claim["id"] = rows.add(UpkeepClaim, **claim)
+    row = rows.tables[UpkeepClaim][-1]
+    row["deduction"] = claim["deduction"] = ends.deduct(claim)
+    net = amount - claim["deduction"]
+    settled = paid < now and net > 0  # a nil net is not paid (the payment screen refuses it)
+    row.update(
+        status="paid" if settled else "approved" if approved else "proposed",
+        paid_by_id=info.office_id if settled else None,
+        paid_at=paid if settled else None,
+        payment_mode=PaymentMode.OTHER if settled else "",
+        payment_reference=f"NEFT {claim_ref(body, month)}" if settled else "",
+    )
     _event(rows, claim, info.office_id, Action.UPKEEP_CLAIMED, prepared)
     if approved:
-        _post(rows, body, claim, info.magistrate_id, TransactionKind.UPKEEP_CLAIMED, decided,
-              AccountKind.UPKEEP_EXPENSE, AccountKind.UPKEEP_PAYABLE)  # fmt: skip
+        _approve(rows, body, claim, decided)
         _event(rows, claim, info.magistrate_id, Action.UPKEEP_APPROVED, decided)
     if settled:
-        _post(rows, body, claim, info.office_id, TransactionKind.UPKEEP_PAID, paid,
-              AccountKind.UPKEEP_PAYABLE, AccountKind.DM_TREASURY)  # fmt: skip
+        _post(rows, body, {**claim, "amount": net}, info.office_id, TransactionKind.UPKEEP_PAID,
+              paid, AccountKind.UPKEEP_PAYABLE, AccountKind.DM_TREASURY)  # fmt: skip
         _event(rows, claim, info.office_id, Action.UPKEEP_PAID, paid)
+    return claim, late_at if approved else None
+
+
+def _approve(rows, body, claim, at):
+    """As `service._post_approval`: the gross expense, the net payable, the recovery."""
+    net = claim["amount"] - claim["deduction"]
+    memo = f"{claim['number']}: {claim['animal_days']} animal-days at ₹{claim['rate']}, {body}"
+    if claim["deduction"]:
+        memo += f"; less ₹{claim['deduction']} over-paid before"
+    txn = rows.add(
+        Transaction,
+        district_id=body.district_id,
+        pound_id=None,
+        kind=TransactionKind.UPKEEP_CLAIMED,
+        at=at,
+        by_id=rows.info.magistrate_id,
+        memo=memo[:300],
+        section="s.14",
+        source=f"auctions.upkeepclaim:{claim['id']}",
+        impoundment_id=None,
+        reverses_id=None,
+    )
+    lines = [(AccountKind.UPKEEP_EXPENSE, claim["amount"]), (AccountKind.UPKEEP_PAYABLE, -net)]
+    if claim["deduction"]:
+        lines.append((AccountKind.UPKEEP_RECOVERABLE, -claim["deduction"]))
+    accounts = rows.info.accounts
+    for kind, amount in lines:
+        if amount:
+            rows.add(Posting, transaction_id=txn, account_id=accounts[None, kind], amount=amount)
 
 
 def claim_ref(body, month):
@@ -257,7 +333,8 @@ def _write(rows, heads, district_id):
     chain_name = f"district:{district_id}"
     with transaction.atomic():
         events = chain.link(rows, heads, chain=chain_name)
-        for model in (UpkeepClaim, Transaction, Posting):
+        for model in (UpkeepClaim, HoldingEnd, UpkeepOverpayment, UpkeepRecovery, Transaction):
             write.copy_rows(model, rows.tables[model])
+        write.copy_rows(Posting, rows.tables[Posting])
         write.copy_rows(Event, events)
         write.save_heads({k: v for k, v in heads.items() if k == chain_name})

@@ -124,3 +124,40 @@ def test_two_deaths_recorded_at_once_flag_each_over_paid_day_once(
     # would undercount (10 + 10): the claims' row lock (and the chain's) serialise them.
     assert sorted(UpkeepOverpayment.objects.values_list("days", flat=True)) == [10, 22]
     assert run_checks() == []
+
+
+def test_an_escape_and_a_death_of_one_animal_recorded_at_once_make_one_end(
+    district, pound, pound_keeper, police_officer, dm_clerk, magistrate, tariffs
+):
+    """Two clerks record, at once, the escape and the death of the same animal: the animal's
+    row lock lets one through; the other then finds it no longer held and is refused."""
+    from datetime import UTC, date, datetime
+
+    from auctions.models import HoldingEnd
+    from auctions.services import gaushala_holding as holding
+
+    (entry,) = _cows(district, pound, pound_keeper, police_officer, 1)
+    body = gaushalas.register_gaushala(district=district, by=dm_clerk, **BODY)
+    order = hand_over(pound, entry, body, dm_clerk, magistrate)
+    Handover.objects.filter(pk=order.handover.pk).update(received_on=date(2027, 1, 1))
+    handover = Handover.objects.get(pk=order.handover.pk)
+    animal = order.animals.get()
+    other_clerk = staff(Role.DM_CLERK, district=district)
+
+    def end(kind, clerk, **kw):
+        return lambda: holding.record_end(
+            handover=handover,
+            animal_id=animal.pk,
+            kind=kind,
+            on=date(2027, 1, 10),
+            reference="GS/1/2027",
+            by=clerk,
+            **kw,
+        )
+
+    with time_machine.travel(datetime(2027, 3, 15, 6, tzinfo=UTC)):
+        _results, errors = race(end("escaped", dm_clerk), end("died", other_clerk, cause="old age"))
+
+    assert sorted(e is None for e in errors) == [False, True]
+    assert all(isinstance(e, ValidationError) for e in errors if e is not None)
+    assert HoldingEnd.objects.count() == 1

@@ -147,3 +147,53 @@ def test_over_paid_upkeep_on_the_bodys_page_and_its_deduction_on_the_claim(
         expect(page.get_by_text("Net payable")).to_be_visible()
         expect(page.get_by_text("₹300.00")).to_be_visible()
         look(page, "claim-deduction")
+
+
+@pytest.mark.parametrize("lang", ["en", "hi"])
+def test_the_clerk_records_an_escape_and_then_the_recapture(
+    page,
+    live_server,
+    pound,
+    district,
+    pound_keeper,
+    police_officer,
+    dm_clerk,
+    magistrate,
+    tariffs,
+    lang,
+):
+    """An escape reported by the body, at 360 px in English and Hindi: first with nothing
+    chosen (the errors), then recorded; the animal is listed as escaped, and its form then
+    offers only the recapture."""
+    from datetime import UTC, date, datetime
+
+    from auctions.models import Handover, HoldingEnd
+    from tests.auctions.test_gaushala import BODY, hand_over
+    from tests.browser.conftest import sign_in as sign_in_as
+
+    take(district, "up")
+    conditions(district)
+    entry, _notice = ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
+    body = gaushalas.register_gaushala(district=district, by=dm_clerk, **BODY)
+    order = hand_over(pound, entry, body, dm_clerk, magistrate)
+    Handover.objects.filter(pk=order.handover.pk).update(received_on=date(2027, 1, 1))
+    animal = order.animals.get()
+    base = live_server.url
+    with time_machine.travel(datetime(2027, 3, 15, 6, tzinfo=UTC)):
+        sign_in_as(page, base, "dm_clerk", lang=lang)
+        page.goto(base + reverse("auctions:holding_end_new", args=[animal.pk]))
+        page.locator("main button.btn-primary").click()
+        expect(page.locator("[data-error-summary]")).to_be_visible()
+        look(page, f"escape-errors-{lang}")
+        page.locator("input[value=escaped]").check()
+        page.locator("#id_on").fill("10-02-2027")
+        page.locator("#id_reference").fill("GS/7/2027")
+        page.locator("main button.btn-primary").click()
+        page.wait_for_url(re.compile(r"/auctions/gaushalas/animals/"))
+        expect(page.locator("#escaped")).to_be_visible()
+        look(page, f"escaped-list-{lang}")
+        page.goto(base + reverse("auctions:holding_end_new", args=[animal.pk]))
+        expect(page.locator("input[value=recaptured]")).to_be_visible()
+        expect(page.locator("input[value=died]")).to_have_count(0)
+        look(page, f"recapture-{lang}")
+    assert HoldingEnd.objects.get().kind == "escaped"

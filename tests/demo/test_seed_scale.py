@@ -264,8 +264,55 @@ def _gaushalas(approved):
         assert gaushala.held_by(body, pending=True) <= body.capacity
     claims = UpkeepClaim.objects.all()
     assert {"paid"} <= set(claims.values_list("status", flat=True))
+    _ends_agree_with_the_claims(claims)
+
+
+def _ends_agree_with_the_claims(claims):
+    """Each claim counts the days its body held the cattle, plus the days found over-paid on it
+    after a death or escape reported late (ADR 0070, "Upkeep over-paid"); an escape names its
+    basis."""
+    from django.db.models import Sum
+
+    from auctions.models import HoldingEnd, UpkeepOverpayment
+    from auctions.services import gaushala
+
+    assert not HoldingEnd.objects.filter(kind="escaped", basis="", basis_note="").exists()
+    flagged = dict(
+        UpkeepOverpayment.objects.values("claim").annotate(n=Sum("days")).values_list("claim", "n")
+    )
     for claim in claims:
-        assert claim.animal_days == gaushala.animal_days(claim.gaushala, claim.month)
+        recount = gaushala.animal_days(claim.gaushala, claim.month)
+        assert claim.animal_days == recount + flagged.get(claim.pk, 0), claim.number
+
+
+def test_deaths_and_escapes_after_a_paid_month_are_over_paid_and_recovered(monkeypatch):
+    """More cattle unclaimed and unsold than a working district's, so the bodies hold enough for
+    their deaths (6%) and escapes (2%), half reported after the month was paid, to show: each
+    flagged on the claim that paid it, deducted from the next, and the books agree."""
+    from auctions.models import (
+        DisposalOrder,
+        HoldingEnd,
+        UpkeepClaim,
+        UpkeepOverpayment,
+        UpkeepRecovery,
+    )
+    from demo.scale import plan, sales
+
+    monkeypatch.setattr(plan, "UNCLAIMED", 0.4)
+    monkeypatch.setattr(sales, "SOLD", 0.1)
+    seed(1200)
+    held = DisposalOrder.animals.through.objects.filter(
+        disposalorder__mode=DisposalOrder.Mode.GAUSHALA,
+        disposalorder__status=DisposalOrder.Status.APPROVED,
+    ).count()
+    ends = HoldingEnd.objects.all()
+    _between(ends.count(), held, 0.03, 0.14, "deaths and escapes at the bodies")
+    assert set(ends.values_list("kind", flat=True)) == {"died", "escaped"}
+    assert UpkeepOverpayment.objects.exists() and UpkeepRecovery.objects.exists()
+    assert UpkeepClaim.objects.filter(deduction__gt=0).exists()
+    _ends_agree_with_the_claims(UpkeepClaim.objects.all())
+    assert "every balance agrees" in _command("check_ledger", "--full")
+    assert "every link holds" in _command("verify_chain", "--full")
 
 
 def _people_and_tags():
