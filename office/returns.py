@@ -26,10 +26,11 @@ from django.db.models import F, Q, Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.training import pounds_by_day
 from auctions.models import S16Case, Sale
 from impounding import months
 from impounding.models import AnimalState, Deposit, Release, Species
-from kernel import refs
+from kernel import clock, refs
 from kernel.dates import add_months
 from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind, net_of_months
 
@@ -270,9 +271,11 @@ def _returns(pounds, year, month):
     animals = _animal_figures(ids, first)
     money = _money_figures(ids, first, last)
     remittances = _remittances(ids, first, last)
-    today = timezone.localdate()
+    days = pounds_by_day(ids)  # each pound's own day (ADR 0080)
+    day_of = {pk: day for day, pks in days.items() for pk in pks}
     results = []
     for pound in pounds:
+        today = day_of[pound.pk]
         rows = _category_rows(animals[pound.pk])
         results.append(
             {
@@ -315,7 +318,7 @@ def district_return(district, year, month, pounds):
         "district": district,
         "first": first,
         "last": last,
-        "complete": last < timezone.localdate(),
+        "complete": last < clock.today(district),
         "pounds": rows,
         "animals": _category_rows(by_species),
         "totals": _sum([row["totals"] for row in rows], ANIMAL_COLUMNS),
@@ -390,7 +393,7 @@ def cash_book(pound, day):
     return {
         "pound": pound,
         "day": day,
-        "complete": day < timezone.localdate(),
+        "complete": day < clock.today(pound),
         "opening": _balances(opening),
         "lines": entries,
         "receipts": receipts,
