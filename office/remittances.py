@@ -258,7 +258,7 @@ def _confirm_grn(remittance, by, scroll):
     challan = locked.filter(remittance=remittance).first() or deface_grn(
         grn=remittance.challan_number, by=remittance.sent_by, remittance=remittance
     )
-    complete(challan, **scroll)
+    complete(challan, today=clock.today(remittance.pound), **scroll)
     challan.confirmed_by, challan.confirmed_at = by, remittance.confirmed_at
     fields = ["cin", "scroll_number", "scroll_date", "confirmed_by", "confirmed_at"]
     challan.save(update_fields=fields)

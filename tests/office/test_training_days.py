@@ -39,7 +39,13 @@ def _open(entry):
 
 
 def test_moving_the_clock_runs_the_training_day_alone_and_the_daily_run_keeps_each_day(
-    pound, pound_keeper, tariffs, training, t_pound, t_keeper, trainer  # noqa: F811
+    pound,
+    pound_keeper,
+    tariffs,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
+    t_keeper,
+    trainer,  # noqa: F811
 ):
     ago = timezone.now() - timedelta(days=1)
     fresh = make_entry(pound=pound, by=pound_keeper, animals=[cow()], arrived_at=ago)
@@ -64,10 +70,10 @@ def test_the_training_day_transfers_its_surplus_after_three_months_and_no_real_o
     police_officer,
     dm_clerk,
     tariffs,
-    training,
-    t_pound,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
     t_keeper,
-    t_officer,
+    t_officer,  # noqa: F811
     trainer,  # noqa: F811
 ):
     conditions(pound.district)
@@ -83,7 +89,9 @@ def test_the_training_day_transfers_its_surplus_after_three_months_and_no_real_o
 
 
 def test_the_days_of_the_run_cost_one_query_whatever_the_training_districts(
-    state, training, django_assert_num_queries
+    state,
+    training,  # noqa: F811
+    django_assert_num_queries,
 ):
     other = DistrictFactory(state=state, code="tr2", training=True)
     other.clock_offset = timedelta(days=30)

@@ -18,6 +18,7 @@ from impounding.models import Deposit
 from impounding.services import deposit_awaiting_application
 from kernel.events import verify_chain
 from ledger.checks import run_checks
+from office.remittances import confirm_remittance
 from tests.accounts.factories import staff
 from tests.api.conftest import bearer
 from tests.auctions.factories import report_and_notice, unclaimed_entry
@@ -46,7 +47,14 @@ def _advance(training, trainer, days):  # noqa: F811
 
 
 def test_deposits_follow_the_training_clock_in_the_service_the_page_and_the_api(
-    client, pound, pound_keeper, tariffs, training, t_pound, t_keeper, trainer  # noqa: F811
+    client,
+    pound,
+    pound_keeper,
+    tariffs,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
+    t_keeper,
+    trainer,  # noqa: F811
 ):
     deposit(make_entry(pound=pound, by=pound_keeper), pound_keeper)
     deposit(make_entry(pound=t_pound, by=t_keeper), t_keeper)
@@ -71,13 +79,23 @@ def test_deposits_follow_the_training_clock_in_the_service_the_page_and_the_api(
 
 
 def test_a_remittance_and_a_court_order_may_be_dated_on_the_training_clocks_today(
-    pound, pound_keeper, tariffs, training, t_pound, t_keeper, trainer  # noqa: F811
+    pound,
+    pound_keeper,
+    tariffs,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
+    t_keeper,
+    trainer,  # noqa: F811
 ):
     fines_collected(pound, pound_keeper)
     fines_collected(t_pound, t_keeper)
     _advance(training, trainer, 7)
     ahead = timezone.localdate() + timedelta(days=5)
-    remit(t_pound, t_keeper, Decimal("20000.00"), remitted_on=ahead)
+    sent = remit(t_pound, t_keeper, Decimal("20000.00"), remitted_on=ahead)
+    # The clerk confirms it against a scroll dated on the training clock's today.
+    t_clerk = staff(Role.DM_CLERK, "t_clerk", district=training)
+    scroll = {"cin": "CIN-1", "scroll_number": "S-1", "scroll_date": ahead}
+    confirm_remittance(remittance=sent, by=t_clerk, **scroll)
     with pytest.raises(ValidationError, match="future"):
         remit(pound, pound_keeper, Decimal("20000.00"), remitted_on=ahead)
 
@@ -91,10 +109,10 @@ def test_the_officers_lists_count_from_his_districts_day(
     pound_keeper,
     police_officer,
     tariffs,
-    training,
-    t_pound,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
     t_keeper,
-    t_officer,
+    t_officer,  # noqa: F811
     trainer,  # noqa: F811
 ):
     for keeper, officer, where in (
