@@ -27,6 +27,7 @@ from impounding import services as impounding_services
 from impounding.confirmations import show_deposit_panel
 from impounding.models import CourtOrder, Deposit
 from impounding.services import deposit_awaiting_application
+from kernel import clock
 from kernel.formatting import inr
 from kernel.replica import reads_from_replica
 from kernel.views import add_service_errors
@@ -238,7 +239,9 @@ def todos(request):
         .select_related("pound", "district")
         .order_by(F("due_on").asc(nulls_last=True), "created_at", "pk")
     )
-    today = day_of({t.pound_id for t in items if t.pound_id}) if items else timezone.localdate()
+    # The to-dos' districts' day (ADR 0080): no query for real ones, one a training district.
+    days = {clock.today(d) for d in {t.district_id: t.district for t in items}.values()}
+    today = days.pop() if len(days) == 1 else timezone.localdate()
     groups = [
         {"due_on": due_on, "items": list(rows), "overdue": due_on is not None and due_on < today}
         for due_on, rows in groupby(items, key=lambda t: t.due_on)

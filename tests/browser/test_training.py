@@ -34,7 +34,7 @@ def test_the_trainer_walks_the_clock_forward_from_the_tour_page(
     expect(page.locator("#training-banner")).to_be_visible()
     page.locator("#training-banner a").click()
     page.wait_for_url(f"{base}{reverse('accounts:training', args=[training.pk])}")
-    expect(page.locator(".training-steps li")).to_have_count(9)
+    expect(page.locator(".training-steps li")).to_have_count(13)
     check_a11y(page, f"training-{lang}-{width}")
     check_fits_width(page)
     screenshot(page, f"training-{lang}-{width}")
