@@ -14,16 +14,18 @@ from django.utils import timezone
 from accounts.roles import Role
 from accounts.training import day_of, move_clock
 from auctions import selectors
-from impounding.models import Deposit
+from impounding.models import Complaint, Deposit
 from impounding.services import deposit_awaiting_application
 from kernel.events import verify_chain
 from ledger.checks import run_checks
+from office import returns
 from office.remittances import confirm_remittance
 from tests.accounts.factories import staff
 from tests.api.conftest import bearer
 from tests.auctions.factories import report_and_notice, unclaimed_entry
 from tests.auctions.test_training import t_officer, t_pound, trainer, training  # noqa: F401
 from tests.impounding.factories import court_order, deposit, make_entry
+from tests.impounding.test_deposits import complain, decide
 from tests.office.factories import fines_collected, remit
 
 API = "/api/v1"
@@ -131,3 +133,64 @@ def test_the_officers_lists_count_from_his_districts_day(
     assert counts(t_officer)[selectors.MAY_BE_SOLD] == 1
     assert counts(police_officer)[selectors.MAY_BE_SOLD] == 0
     assert counts(police_officer)[selectors.IN_PERIOD] == 1
+
+
+def test_a_complaint_is_filed_and_decided_on_the_training_clocks_today(
+    pound,
+    pound_keeper,
+    tariffs,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
+    t_keeper,
+    trainer,  # noqa: F811
+):
+    real = make_entry(pound=pound, by=pound_keeper)
+    trainee = make_entry(pound=t_pound, by=t_keeper)
+    _advance(training, trainer, 3)
+    ahead = timezone.localdate() + timedelta(days=2)
+    complaint = complain(trainee, t_keeper, filed_on=ahead)
+    t_magistrate = staff(Role.MAGISTRATE, "t_magistrate2", district=training)
+    decide(complaint, t_magistrate, Complaint.Outcome.DISMISSED, decided_on=ahead)
+    with pytest.raises(ValidationError, match="future"):
+        complain(real, pound_keeper, filed_on=ahead)
+
+
+def test_this_months_return_is_complete_once_the_training_month_is_over(
+    pound,
+    pound_keeper,
+    tariffs,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
+    t_keeper,
+    trainer,  # noqa: F811
+):
+    today = timezone.localdate()
+    assert not returns.pound_return(t_pound, today.year, today.month)["complete"]
+    _advance(training, trainer, 32)
+    assert returns.pound_return(t_pound, today.year, today.month)["complete"]
+    assert not returns.pound_return(pound, today.year, today.month)["complete"]
+
+
+def test_the_to_dos_and_the_api_tariffs_count_from_the_districts_day(
+    client,
+    district,
+    pound,
+    pound_keeper,
+    tariffs,
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
+    t_keeper,
+    trainer,  # noqa: F811
+):
+    make_entry(pound=t_pound, by=t_keeper, arrived_at=timezone.now() - timedelta(days=1))
+    _advance(training, trainer, 7)  # the move's run opens the s.14 report's to-do
+    ahead = timezone.localdate() + timedelta(days=7)
+    client.force_login(t_keeper)
+    page = client.get(reverse("office:todos"))
+    assert page.context["today"] == ahead and page.context["count"] >= 1
+    client.force_login(pound_keeper)
+    assert client.get(reverse("office:todos")).context["today"] == timezone.localdate()
+
+    for keeper, where, on in ((t_keeper, training, ahead), (pound_keeper, district, None)):
+        body = client.get(f"{API}/tariffs/?district={where.pk}", **bearer(keeper)).json()
+        assert body["on"] == (on or timezone.localdate()).isoformat()
