@@ -132,11 +132,15 @@ def _of_kinds(prefixes):
     return ToDo.objects.filter(Q(*[Q(key__startswith=p) for p in prefixes], _connector=Q.OR))
 
 
-def sync(wanted, prefixes, *, mail=True):
+def sync(wanted, prefixes, *, mail=True, districts=None):
     """Make the open to-dos of these kinds exactly `wanted` ({key: upsert's fields}), as
     upsert() for each key and then close_all_except() would, in a fixed number of queries
-    whatever the number of to-dos, plus one a to-do opened again. Returns (created, closed)."""
-    open_now = dict(_of_kinds(prefixes).filter(done_at__isnull=True).values_list("key", "pk"))
+    whatever the number of to-dos, plus one a to-do opened again. Returns (created, closed).
+    With `districts` (ids), only those districts' open to-dos are closed."""
+    open_now = _of_kinds(prefixes).filter(done_at__isnull=True)
+    if districts is not None:
+        open_now = open_now.filter(district_id__in=districts)
+    open_now = dict(open_now.values_list("key", "pk"))
     missing = [key for key in wanted if key not in open_now]
     known = set(ToDo.objects.filter(key__in=missing).values_list("key", flat=True))
     created = 0

@@ -94,3 +94,11 @@ def pounds_by_day(pound_ids):
         moment = timezone.now() + training.get(pk, timedelta(0))
         days.setdefault(timezone.localtime(moment).date(), []).append(pk)
     return days
+
+
+def day_of(pound_ids):
+    """The day a page over `pound_ids` counts from: their own day when they share one (a
+    training district's staff see its clock's day), else real today (a person over several
+    districts, real and training, sees the real one). One query, as pounds_by_day."""
+    days = pounds_by_day(list(pound_ids))
+    return next(iter(days)) if len(days) == 1 else timezone.localdate()

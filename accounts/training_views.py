@@ -50,7 +50,7 @@ def training(request, pk):
         try:
             if move == "auction" and auction is not None:
                 moved = move_clock(district, by=request.user, seen=seen, to=auction.scheduled_for)
-            elif move in ("1", "7"):
+            elif move in ("1", "7", "30"):
                 moved = move_clock(district, by=request.user, seen=seen, days=int(move))
             else:
                 raise ValidationError(_("Choose how far to move the clock."))

@@ -14,13 +14,15 @@ from datetime import date, datetime
 
 from django import forms
 from django.shortcuts import get_object_or_404
-from django.utils import timezone
 from ninja import Field, Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
+from accounts.scoping import visible_pound_ids
+from accounts.training import day_of
 from impounding.models import Deposit, Receipt
 from impounding.services import deposit_awaiting_application
+from kernel import clock
 from kernel.documents import public_url
 
 from .common import (
@@ -262,7 +264,8 @@ def deposits(
         return error
     lookups = {"pound": "release__impoundment__pound", "status": "status"}
     qs = qs.filter(**{lookups[k]: v for k, v in data.items() if v})
-    today = timezone.localdate()
+    # The caller's pounds' day (ADR 0080): a training district's clock may run ahead.
+    today = day_of(visible_pound_ids(request.auth, Permission.VIEW_LEDGER))
     row = functools.partial(_deposit, today=today)
     return keyset_list(
         request, qs, DEPOSIT_ORDER, DEPOSIT_CURSOR, after, row, PAGE_SIZE, date.fromisoformat
@@ -277,4 +280,5 @@ def deposits(
 )
 def deposit(request, pk: int):
     found = get_object_or_404(_deposits(request.auth), pk=pk)
-    return with_etag(request, _deposit(found, timezone.localdate()))
+    today = clock.today(found.release.impoundment.pound)
+    return with_etag(request, _deposit(found, today))

@@ -33,6 +33,7 @@ from impounding.selectors import animal_for, entry_for, past_feeding_gaps, pound
 from impounding.services.common import REQUIRED
 from impounding.services.field import add_photo
 from impounding.tariffs import in_force_in
+from kernel import clock
 
 from .common import bad, invalid, json_body, not_allowed, problem, with_etag
 from .idempotency import OPENAPI, documented, idempotent, json_response
@@ -87,10 +88,11 @@ def _staff(pound):
 
 
 def _tariffs(pound):
-    scales, orders, applies = in_force_in(pound.district, timezone.localdate(), [pound])
+    today = clock.today(pound)  # the pound's own day (ADR 0080)
+    scales, orders, applies = in_force_in(pound.district, today, [pound])
     _pound, scale, order = applies[0]
     return {
-        "on": timezone.localdate().isoformat(),
+        "on": today.isoformat(),
         "fine_scale": scale_row(scale) if scale else None,
         "feeding_order": order_row(order) if order else None,
     }

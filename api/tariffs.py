@@ -15,6 +15,7 @@ from ninja import Query, Router, Schema
 from accounts.models import District, Pound
 from accounts.roles import Permission
 from impounding.tariffs import in_force_in
+from kernel import clock
 
 from .common import bad, dump, money, one_of, require, with_etag
 from .schemas import Problem
@@ -142,6 +143,8 @@ def tariffs(request, on: Query[str | None] = None, district: Query[str | None] =
     subject, error = _district(user, district)
     if error:
         return error
+    if not on:
+        when = clock.today(subject)  # the district's own day (ADR 0080)
     pounds = Pound.objects.for_user(user, Permission.VIEW_RECORDS).filter(district=subject)
     scales, orders, applies = in_force_in(subject, when, pounds.order_by("name"))
     body = dump(

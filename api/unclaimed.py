@@ -9,13 +9,15 @@ from django import forms
 from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from django.utils import timezone
 from ninja import Query, Router, Schema
 
 from accounts.models import Pound
 from accounts.roles import Permission
+from accounts.scoping import visible_pound_ids
+from accounts.training import day_of
 from auctions import selectors
 from auctions.models import Notice, Proclamation, Report
+from kernel import clock
 from kernel.files import serve_stored
 
 from .common import DatedFilters, cursor_of, dump, filters, in_days, keyset_list, require, with_etag
@@ -179,7 +181,9 @@ def reports(
     date_to: Q = None,
     after: Q = None,
 ):
-    today, qs = timezone.localdate(), _reports(s14(request, Report))
+    # The caller's pounds' day (ADR 0080): a training district's clock may run ahead.
+    today = day_of(visible_pound_ids(request.auth, Permission.VIEW_RECORDS))
+    qs = _reports(s14(request, Report))
     row, in_state = partial(_report, today=today), partial(selectors.in_state, today=today)
     states = selectors.REPORT_STATES
     return listing(request, qs, ["-sent_at", "-pk"], row, states=states, in_state=in_state)
@@ -188,7 +192,7 @@ def reports(
 @get("/reports/{int:pk}/", ReportOut, "One report of unclaimed cattle (s.14), with its animals")
 def report(request, pk: int):
     readable = _reports(selectors.unclaimed_readable(request.auth, Report.objects))
-    return one(request, readable, pk, partial(_report, today=timezone.localdate()))
+    return one(request, readable, pk, lambda r: _report(r, today=clock.today(r.pound)))
 
 
 # --- Notices and proclamations (s.14) ---------------------------------------------------------

@@ -13,9 +13,11 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
+from accounts.training import day_of
 from impounding.dues import dues
 from impounding.models import Animal, AnimalState
 from impounding.tariffs import TariffBook, TariffMissing
+from kernel import clock
 from kernel.views import keyset_page
 
 from .clocks import reports_due
@@ -173,9 +175,10 @@ def officer_sections(user, *, today=None, only=None, after=None, size=None):
     reports still open.
 
     With `only`, just that list, from the keyset cursor `after`."""
-    today = today or timezone.localdate()
+    pound_ids = visible_pound_ids(user, Permission.VIEW_RECORDS)
+    today = today or day_of(pound_ids)  # a training district's officer: its clock (ADR 0080)
     size = size or LIST_SIZE
-    open_reports = _open_reports(visible_pound_ids(user, Permission.VIEW_RECORDS))
+    open_reports = _open_reports(pound_ids)
     sections = []
     for key in (only,) if only else SECTIONS:
         qs = _section_queryset(open_reports, key, today)
@@ -190,8 +193,9 @@ def officer_sections(user, *, today=None, only=None, after=None, size=None):
 def officer_dashboard(user, today=None):
     """The officer's home-page panel: reports awaiting a notice and notices in their claim
     period in the pounds he handles (count and the first few of each)."""
-    today = today or timezone.localdate()
-    open_reports = _open_reports(visible_pound_ids(user, Permission.HANDLE_UNCLAIMED))
+    pound_ids = visible_pound_ids(user, Permission.HANDLE_UNCLAIMED)
+    today = today or day_of(pound_ids)  # a training district's officer: its clock (ADR 0080)
+    open_reports = _open_reports(pound_ids)
     panel = {}
     for key in (AWAITING, IN_PERIOD):
         qs = _section_queryset(open_reports, key, today)
@@ -275,7 +279,7 @@ def _notices_of(animals):
 def board_page(*, after=None, size=None, now=None, **filters):
     """One page of the board, newest notice first, each animal with its indicative dues as of
     now. Queries: the page, the custody events, and the tariffs of each pound on the page."""
-    now = now or timezone.now()
+    given, now = now, now or timezone.now()
     size = size or BOARD_SIZE
     qs = (
         _board_after(board_animals(**filters), after)
@@ -297,7 +301,9 @@ def board_page(*, after=None, size=None, now=None, **filters):
     estimate = {}
     for pound_id, group in by_pound.items():
         try:
-            statement = dues(group, as_of=now, book=TariffBook(pounds[pound_id]))
+            # Each pound's own clock (ADR 0080): no query for a real one, one for a training one.
+            as_of = given or clock.now(pounds[pound_id])
+            statement = dues(group, as_of=as_of, book=TariffBook(pounds[pound_id]))
         except TariffMissing:
             continue
         estimate.update({line.animal.pk: line.total for line in statement.lines})

@@ -16,20 +16,17 @@ applied once, a surplus transferred once, under row locks), and to-dos are keyed
 condition. Overlapping runs therefore do the work once between them.
 """
 
-import functools
 import logging
 from collections import Counter as Tally
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from datetime import date, timedelta
-from functools import cached_property
+from dataclasses import dataclass
+from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
 from accounts import todos
-from accounts.models import District, Pound, User
 from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
 from auctions.clocks import reports_due
@@ -60,50 +57,11 @@ from kernel.messages import Message as _  # to-do titles: translated when they a
 from kernel.messages import bilingual
 
 from . import statements
+from .district_days import Day, Due, district_days, url
 from .models import Remittance, SurplusClaim, SurplusDeposit
 from .services import transfer_expired_surplus
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class Day:
-    """What the steps and the rules of one run share."""
-
-    today: date
-    actor: User
-    done: Tally = field(default_factory=Tally)
-
-    @cached_property
-    def pounds(self):
-        return list(Pound.objects.select_related("district", "nearest_police_station"))
-
-
-_MARK = 987654321
-
-
-@functools.cache
-def _url_of(name):
-    """reverse(name, args=[pk]) as a template filled in per row: the run makes thousands of
-    to-do links a day, and reverse() costs more than the query that found them."""
-    return reverse(name, args=[_MARK])
-
-
-def url(name, pk):
-    return _url_of(name).replace(str(_MARK), str(pk))
-
-
-@dataclass(frozen=True)
-class Due:
-    """A to-do a rule yields. Its key is the rule's prefix followed by `condition`."""
-
-    condition: str | int
-    district: District
-    pound: Pound
-    title: _  # a kernel.messages.Message
-    url: str
-    section: str
-    due_on: date | None = None
 
 
 @dataclass(frozen=True)
@@ -117,11 +75,12 @@ class Rule:
 # --- The work of the day --------------------------------------------------------------------
 
 
-def _held_deposits():
+def _held_deposits(day):
     """The held deposits with the complaints `deposit_awaiting_application` reads, prefetched:
     two queries for them all rather than two a deposit."""
     return (
-        Deposit.objects.filter(status=Deposit.Status.HELD)
+        Deposit.objects.filter(day.scope("release__impoundment__pound__district"))
+        .filter(status=Deposit.Status.HELD)
         .select_related("release__impoundment__pound__district")
         .prefetch_related("complaints", "release__impoundment__complaints")
     )
@@ -132,7 +91,7 @@ def apply_confirmed_deposits(day):
     window has closed with no complaint upheld or pending. His confirmation stands while he holds
     the office; once he has left, his successor is asked instead (the deposit_apply: to-do)."""
     for deposit in (
-        _held_deposits()
+        _held_deposits(day)
         .filter(application_confirmed_by__isnull=False)
         .select_related("application_confirmed_by")
     ):
@@ -152,7 +111,7 @@ def transfer_expired_surpluses(day):
     """s.17: a surplus held past its three months goes to revenue, unless a claim made in time
     still awaits the Magistrate's decision."""
     for surplus in SurplusDeposit.objects.filter(
-        status=SurplusDeposit.Status.HELD, expires_on__lt=day.today
+        day.scope(), status=SurplusDeposit.Status.HELD, expires_on__lt=day.today
     ):
         try:
             if transfer_expired_surplus(deposit=surplus, by=day.actor, today=day.today):
@@ -180,7 +139,8 @@ def sweep_held_uploads(day):
     day.done["held_files_swept"] += held_uploads.sweep()
 
 
-WORK = (apply_confirmed_deposits, transfer_expired_surpluses, sweep_held_uploads)
+# Each district's, on its own day (ADR 0080); sweep_held_uploads is the run's, on real time.
+WORK = (apply_confirmed_deposits, transfer_expired_surpluses)
 
 
 # --- The to-dos, one rule each ----------------------------------------------------------------
@@ -252,9 +212,9 @@ def notices_to_post(day):
         )
     )
     pounds = {p.pk: p for p in day.pounds}
-    reports = Report.objects.filter(pk__in=in_pound, notice__isnull=True).values_list(
-        "pk", "number", "pound_id"
-    )
+    reports = Report.objects.filter(
+        day.scope("pound__district"), pk__in=in_pound, notice__isnull=True
+    ).values_list("pk", "number", "pound_id")
     for pk, number, pound_id in reports:
         pound = pounds[pound_id]
         yield Due(
@@ -272,7 +232,9 @@ def auctions_due(day):
     open_lots = LotAnimal.objects.filter(lot__status=Lot.Status.OPEN).values("animal_id")
     for notice in (
         Notice.objects.filter(
-            earliest_sale__lte=day.today, report__animals__state=AnimalState.IMPOUNDED
+            day.scope("pound__district"),
+            earliest_sale__lte=day.today,
+            report__animals__state=AnimalState.IMPOUNDED,
         )
         .exclude(report__animals__in=open_lots)
         .select_related("pound__district", "report")
@@ -296,7 +258,7 @@ def auctions_due(day):
 def deposits_to_apply(day):
     """The deposits that may be applied and were not by the work of the day: never confirmed,
     or confirmed by a Magistrate who has since left."""
-    for deposit in _held_deposits():
+    for deposit in _held_deposits(day):
         if not deposit_awaiting_application(deposit, day.today):
             continue
         entry = deposit.release.impoundment
@@ -313,7 +275,7 @@ def deposits_to_apply(day):
 
 def surpluses_to_receive(day):
     for surplus in SurplusDeposit.objects.filter(
-        status=SurplusDeposit.Status.AWAITING_RECEIPT
+        day.scope(), status=SurplusDeposit.Status.AWAITING_RECEIPT
     ).select_related("district", "pound"):
         yield Due(
             surplus.pk,
@@ -330,9 +292,9 @@ def surpluses_to_receive(day):
 
 
 def claims_to_decide(day):
-    for claim in SurplusClaim.objects.filter(status=SurplusClaim.Status.PENDING).select_related(
-        "deposit__district", "deposit__pound"
-    ):
+    for claim in SurplusClaim.objects.filter(
+        day.scope("deposit__district"), status=SurplusClaim.Status.PENDING
+    ).select_related("deposit__district", "deposit__pound"):
         yield Due(
             claim.pk,
             claim.deposit.district,
@@ -344,9 +306,9 @@ def claims_to_decide(day):
 
 
 def remittances_to_confirm(day):
-    for remittance in Remittance.objects.filter(status=Remittance.Status.SENT).select_related(
-        "pound__district"
-    ):
+    for remittance in Remittance.objects.filter(
+        day.scope("pound__district"), status=Remittance.Status.SENT
+    ).select_related("pound__district"):
         yield Due(
             remittance.pk,
             remittance.pound.district,
@@ -359,9 +321,9 @@ def remittances_to_confirm(day):
 
 
 def disposals_to_decide(day):
-    for order in DisposalOrder.objects.filter(status=DisposalOrder.Status.PROPOSED).select_related(
-        "pound__district"
-    ):
+    for order in DisposalOrder.objects.filter(
+        day.scope("pound__district"), status=DisposalOrder.Status.PROPOSED
+    ).select_related("pound__district"):
         yield Due(
             order.pk,
             order.pound.district,
@@ -390,7 +352,7 @@ def claims_on_hold(day):
 def receipt_cancellations_to_decide(day):
     """Receipts a pound-keeper asked to cancel, awaiting the office (decision 11)."""
     asked = ReceiptCancellation.objects.filter(
-        status=ReceiptCancellation.Status.PENDING
+        day.scope("receipt__pound__district"), status=ReceiptCancellation.Status.PENDING
     ).select_related("receipt__pound__district")
     for cancellation in asked:
         receipt = cancellation.receipt
@@ -406,9 +368,9 @@ def receipt_cancellations_to_decide(day):
 
 def upkeep_claims_to_decide(day):
     """A gaushala's monthly upkeep claim prepared by the office (ADR 0070)."""
-    for claim in UpkeepClaim.objects.filter(status=UpkeepClaim.Status.PROPOSED).select_related(
-        "gaushala__district"
-    ):
+    for claim in UpkeepClaim.objects.filter(
+        day.scope("gaushala__district"), status=UpkeepClaim.Status.PROPOSED
+    ).select_related("gaushala__district"):
         yield Due(
             claim.pk,
             claim.gaushala.district,
@@ -421,9 +383,9 @@ def upkeep_claims_to_decide(day):
 
 
 def shortfalls_to_write_off(day):
-    for shortfall in Shortfall.objects.filter(status=Shortfall.Status.PENDING).select_related(
-        "pound__district"
-    ):
+    for shortfall in Shortfall.objects.filter(
+        day.scope("pound__district"), status=Shortfall.Status.PENDING
+    ).select_related("pound__district"):
         yield Due(
             shortfall.pk,
             shortfall.pound.district,
@@ -436,7 +398,11 @@ def shortfalls_to_write_off(day):
 
 
 def court_orders_to_check(day):
-    for order in CourtOrder.objects.to_check().select_related("impoundment__pound__district"):
+    for order in (
+        CourtOrder.objects.to_check()
+        .filter(day.scope("impoundment__pound__district"))
+        .select_related("impoundment__pound__district")
+    ):
         pound = order.impoundment.pound
         yield Due(
             order.pk,
@@ -451,9 +417,9 @@ def court_orders_to_check(day):
 
 def court_orders_waiting(day):
     """The keeper's: an order he recorded waits for its check, the animals still in the pound."""
-    for order in CourtOrder.objects.filter(status=CourtOrder.Status.AWAITING).select_related(
-        "impoundment__pound__district"
-    ):
+    for order in CourtOrder.objects.filter(
+        day.scope("impoundment__pound__district"), status=CourtOrder.Status.AWAITING
+    ).select_related("impoundment__pound__district"):
         pound = order.impoundment.pound
         yield Due(
             order.pk,
@@ -470,7 +436,9 @@ def court_orders_rejected(day):
     """The keeper's: an order rejected on its check, shown for REJECTED_SHOWN_DAYS days."""
     since = timezone.now() - timedelta(days=REJECTED_SHOWN_DAYS)
     for order in CourtOrder.objects.filter(
-        status=CourtOrder.Status.REJECTED, reviewed_at__gte=since
+        day.scope("impoundment__pound__district"),
+        status=CourtOrder.Status.REJECTED,
+        reviewed_at__gte=since,
     ).select_related("impoundment__pound__district"):
         pound = order.impoundment.pound
         yield Due(
@@ -488,7 +456,8 @@ def inspections_due(day):
     """The keeper's: an open entry whose pack requires a veterinary inspection at intake and
     that has none recorded (ADR 0071); due by the pack's hours where the State gives them. The
     to-do is the one intake opens (`inspection_todo`), so the two never differ."""
-    for entry in awaiting_inspection().select_related("pound__district"):
+    entries = awaiting_inspection().filter(day.scope("pound__district"))
+    for entry in entries.select_related("pound__district"):
         fields = inspection_todo(entry, requirement(entry))
         del fields["role"]  # the rule's
         yield Due(entry.pk, **fields)
@@ -498,8 +467,8 @@ def unfit_awaiting_direction(day):
     """The keeper's: an animal in the pound the veterinary officer found unfit, awaiting the
     Magistrate's direction under rule 3(b) of the 2017 Rules (ADR 0071). No due date: the Rules
     give none. The to-do is the one the inspection opens (`direction_todo`)."""
-    findings = awaiting_direction().select_related("animal__impoundment__pound__district")
-    for finding in findings:
+    findings = awaiting_direction().filter(day.scope("animal__impoundment__pound__district"))
+    for finding in findings.select_related("animal__impoundment__pound__district"):
         fields = direction_todo(finding, finding.animal.impoundment)
         del fields["role"]  # the rule's
         yield Due(finding.pk, **fields)
@@ -533,18 +502,43 @@ PREFIXES = tuple(rule.prefix for rule in RULES)
 # --- The run ----------------------------------------------------------------------------------
 
 
-def run(today=None):
-    """Do the day's work; returns a Tally of what was done, for the one-line summary."""
-    today = today or timezone.localdate()
-    if today > timezone.localdate():
+def run(today=None, district=None):
+    """Do the day's work; returns a Tally of what was done, for the one-line summary. Each
+    district's work is done on its own day (ADR 0080): the real districts' together on `today`
+    (real today if not given), each training district's on its own clock's day (shifted as far
+    back as `today` is). With `district` (a training district), that district's alone: its
+    to-dos are made and closed, and nothing of the others, nor the checkpoint, is touched."""
+    real = timezone.localdate()
+    today = today or real
+    if today > real:
         # A day that has not come would lift surplus and apply deposits before their time.
         raise ValueError(f"cannot run for {today:%d-%m-%Y}: that day has not come yet")
-    day = Day(today=today, actor=system_actor())
-    for step in WORK:
-        step(day)
+    done = Tally()
+    wanted = {}
+    actor = system_actor()
+    for on, training in district_days(today - real, district):
+        day = Day(today=on, actor=actor, done=done, training=training)
+        for step in WORK:
+            step(day)
+        wanted.update(_wanted(day))
+    # In bulk: a lookup a to-do grew with the number of to-dos open, not with the day's changes.
+    only = None if district is None else [district.pk]
+    created, closed = todos.sync(wanted, PREFIXES, districts=only)
+    done["todos_created"] = created
+    done["todos_closed"] = closed
+    done["todos_open"] = len(wanted)
+    if district is None:
+        sweep_held_uploads(day)
+        sign_checkpoint(day)  # last, so that it signs every link the run wrote
+    return done
+
+
+def _wanted(day):
     wanted = {}
     for rule in RULES:
         for due in rule.dues(day):
+            if not day.holds(due.district):
+                continue
             wanted[f"{rule.prefix}{due.condition}"] = {
                 "role": rule.role,
                 "district": due.district,
@@ -556,13 +550,7 @@ def run(today=None):
             }
             if rule.tally:
                 day.done[rule.tally] += 1
-    # In bulk: a lookup a to-do grew with the number of to-dos open, not with the day's changes.
-    created, closed = todos.sync(wanted, PREFIXES)
-    day.done["todos_created"] = created
-    day.done["todos_closed"] = closed
-    day.done["todos_open"] = len(wanted)
-    sign_checkpoint(day)  # last, so that it signs every link the run wrote
-    return day.done
+    return wanted
 
 
 def summary(done):

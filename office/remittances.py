@@ -16,6 +16,7 @@ from accounts import todos
 from accounts.models import Counter
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from kernel import clock
 from kernel.events import record_event
 from kernel.formatting import inr
 from kernel.messages import Message
@@ -257,7 +258,7 @@ def _confirm_grn(remittance, by, scroll):
     challan = locked.filter(remittance=remittance).first() or deface_grn(
         grn=remittance.challan_number, by=remittance.sent_by, remittance=remittance
     )
-    complete(challan, **scroll)
+    complete(challan, today=clock.today(remittance.pound), **scroll)
     challan.confirmed_by, challan.confirmed_at = by, remittance.confirmed_at
     fields = ["cin", "scroll_number", "scroll_date", "confirmed_by", "confirmed_at"]
     challan.save(update_fields=fields)
@@ -268,7 +269,7 @@ def _remittable(pound, amount, remitted_on, from_cash):
     remitted, nor than the till it leaves holds."""
     if amount <= 0:
         raise ValidationError({"amount": _("Enter the amount remitted.")})
-    if remitted_on > timezone.localdate():
+    if remitted_on > clock.today(pound):
         raise ValidationError({"remitted_on": _("The date cannot be in the future.")})
     due = unremitted_fines(pound)
     if amount > due:

@@ -29,7 +29,7 @@ from django.utils.translation import gettext_lazy as _
 from auctions.models import S16Case, Sale
 from impounding import months
 from impounding.models import AnimalState, Deposit, Release, Species
-from kernel import refs
+from kernel import clock, refs
 from kernel.dates import add_months
 from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind, net_of_months
 
@@ -264,13 +264,18 @@ def _remittances(pound_ids, first, last):
 # --- The returns ----------------------------------------------------------------------------
 
 
+def _over(last, of):
+    """Whether the day `last` is over in `of`'s district: a training clock only runs ahead of
+    the real one (ADR 0080), so a day over in real time costs no look at it."""
+    return last < timezone.localdate() or last < clock.today(of)
+
+
 def _returns(pounds, year, month):
     first, last = month_range(year, month)
     ids = [p.pk for p in pounds]
     animals = _animal_figures(ids, first)
     money = _money_figures(ids, first, last)
     remittances = _remittances(ids, first, last)
-    today = timezone.localdate()
     results = []
     for pound in pounds:
         rows = _category_rows(animals[pound.pk])
@@ -280,7 +285,7 @@ def _returns(pounds, year, month):
                 "first": first,
                 "last": last,
                 # A month not yet over gives figures to date: a provisional return.
-                "complete": last < today,
+                "complete": _over(last, pound),
                 "animals": rows,
                 "totals": _sum(rows, ANIMAL_COLUMNS),
                 "money": dict(money[pound.pk]),
@@ -315,7 +320,7 @@ def district_return(district, year, month, pounds):
         "district": district,
         "first": first,
         "last": last,
-        "complete": last < timezone.localdate(),
+        "complete": _over(last, district),
         "pounds": rows,
         "animals": _category_rows(by_species),
         "totals": _sum([row["totals"] for row in rows], ANIMAL_COLUMNS),
@@ -390,7 +395,7 @@ def cash_book(pound, day):
     return {
         "pound": pound,
         "day": day,
-        "complete": day < timezone.localdate(),
+        "complete": _over(day, pound),
         "opening": _balances(opening),
         "lines": entries,
         "receipts": receipts,

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from impounding.models import Impoundment
 from impounding.selectors import feeding_days
+from kernel import clock
 from kernel.dates import add_months
 from ledger.models import AccountKind, AccountMonth, Posting, TransactionKind, net_of_months
 from rulepacks import services as rulepacks
@@ -143,7 +144,7 @@ class FeedingStatement:
 def feeding_statement(pound, first):
     """The feeding money the pound-keeper kept in the month starting `first` (FEEDING_PK credits,
     per source), against what the feeding log records for the month. Five queries."""
-    today = timezone.localdate()
+    today = clock.today(pound)
     last = add_months(first, 1) - timedelta(days=1)
     upto = min(last, today)
     postings = list(

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_noop
 
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from kernel import clock
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message
@@ -128,7 +129,8 @@ def confirm_treasury_challan(*, challan, by, cin=None, scroll_number=None, scrol
     challan.check_decider(by)
     if challan.confirmed_by_id:
         raise ValidationError(_("This challan is already confirmed."))
-    complete(challan, cin=cin, scroll_number=scroll_number, scroll_date=scroll_date)
+    today = clock.today(pound)
+    complete(challan, cin=cin, scroll_number=scroll_number, scroll_date=scroll_date, today=today)
     challan.confirmed_by, challan.confirmed_at = by, timezone.now()
     challan.save(
         update_fields=["cin", "scroll_number", "scroll_date", "confirmed_by", "confirmed_at"]
@@ -137,7 +139,7 @@ def confirm_treasury_challan(*, challan, by, cin=None, scroll_number=None, scrol
     return challan
 
 
-def complete(challan, *, cin=None, scroll_number=None, scroll_date=None):
+def complete(challan, *, cin=None, scroll_number=None, scroll_date=None, today=None):
     """Fill in the CIN and the scroll given; refuse a challan confirmed without them."""
     if cin is not None and cin.strip():
         challan.cin = cin.strip()
@@ -152,7 +154,7 @@ def complete(challan, *, cin=None, scroll_number=None, scroll_date=None):
     }
     if missing:
         raise ValidationError(missing)
-    if challan.scroll_date > timezone.localdate():
+    if challan.scroll_date > (today or timezone.localdate()):  # the pound's day (ADR 0080)
         raise ValidationError({"scroll_date": _("The date cannot be in the future.")})
 
 

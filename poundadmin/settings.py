@@ -111,8 +111,12 @@ EVENT_SUBJECTS = {
 EVENT_STAMP = "rulepacks.services.event_stamp"
 # Who hears each event as the kernel writes it: each listener says which events it `hears`, and
 # is called with them in the event's transaction, in a savepoint of its own, so a fault there is
-# logged and never fails the change (ADR 0044). The webhooks' outbox is the one listener:
-EVENT_LISTENERS = ["webhooks.services.outbox", "messaging.notices.listener"]
+# logged and never fails the change (ADR 0044); a training clock's move runs its day (ADR 0080):
+EVENT_LISTENERS = [
+    "webhooks.services.outbox",
+    "messaging.notices.listener",
+    "office.district_days.clock_moved",
+]
 # What each app's records say the ledger's accounts should hold (`manage.py check_ledger`):
 LEDGER_EXPECTATIONS = [
     "impounding.ledger_checks.expectations",

@@ -4,9 +4,9 @@ import uuid
 from decimal import Decimal
 
 from django import forms
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from kernel import clock
 from kernel.formatting import inr
 from kernel.forms import DayField
 from ledger.models import PaymentMode
@@ -70,7 +70,7 @@ class ComplaintForm(forms.Form):
             self.fields["deposit"].initial = held[0].pk
         if not deposits:
             del self.fields["deposit"]
-        self.fields["filed_on"].initial = timezone.localdate()
+        self.fields["filed_on"].initial = clock.today(entry.pound)
         self.fields["filed_on"].help_text = _(
             "The last day to complain under s.20 is %(date)s. A later complaint is still "
             "recorded, marked late."
@@ -116,7 +116,7 @@ class DecideComplaintForm(forms.Form):
 
     def __init__(self, *args, complaint, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["decided_on"].initial = timezone.localdate()
+        self.fields["decided_on"].initial = clock.today(complaint.impoundment.pound)
         self.fields["payable_by"].initial = complaint.impoundment.seizer_name
 
     def clean_compensation(self):

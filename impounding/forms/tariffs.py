@@ -13,11 +13,11 @@ import uuid
 
 from django import forms
 from django.core.exceptions import ValidationError
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, Pound
 from accounts.roles import Permission
+from kernel import clock
 from kernel.forms import DayField
 
 from ..models import AgeClass, FeedingRateOrder, FineScale, Sex, Species
@@ -255,7 +255,7 @@ def _in_force(model, districts):
         return None
     return (
         model.objects.filter(district=districts[0], district_wide=True)
-        .in_force(timezone.localdate())
+        .in_force(clock.today(districts[0]))
         .order_by("-valid_from", "-pk")
         .first()
     )

@@ -19,6 +19,7 @@ from accounts import todos
 from accounts.roles import Permission, Role
 from accounts.scoping import authorise
 from auctions import services as sales
+from kernel import clock
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message
@@ -112,7 +113,7 @@ def record_court_order(
         return done
     # Checked, and an image written again without its EXIF data (the phone, the place).
     stored_scan = clean_scan(scan)
-    if order_date > timezone.localdate():
+    if order_date > clock.today(entry.pound):
         raise ValidationError({"order_date": _("The order cannot be dated in the future.")})
     if complaint is not None and complaint.impoundment_id != entry.pk:
         raise ValidationError(_("That complaint belongs to another register entry."))
@@ -120,7 +121,7 @@ def record_court_order(
         complaint = entry.complaints.filter(outcome="upheld").order_by("-decided_on").first()
     animals = lock_animals(entry, animal_ids)
     _ensure_not_awaiting_another(animals)
-    statement = dues(animals, as_of=timezone.now())
+    statement = dues(animals, as_of=clock.now(entry.pound))
     order = CourtOrder(
         impoundment=entry,
         complaint=complaint,

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_noop
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission
+from kernel import clock
 from kernel.dates import complaint_deadline
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
@@ -50,7 +51,7 @@ def _check_complaint(
     entry, *, filed_on, through_agent, agent_name, agent_acquaintance, mode, substance, deposit
 ):
     """What a complaint under ss.20-21 must say before it is recorded."""
-    if filed_on > timezone.localdate():
+    if filed_on > clock.today(entry.pound):
         raise ValidationError({"filed_on": _("The filing date cannot be in the future.")})
     if filed_on < entry.seizure_date():
         raise ValidationError({"filed_on": _("The complaint cannot predate the seizure.")})
@@ -161,7 +162,7 @@ def _check_decision(complaint, *, outcome, decided_on):
         raise ValidationError(_("This complaint has already been decided."))
     if outcome not in (Complaint.Outcome.UPHELD, Complaint.Outcome.DISMISSED):
         raise ValidationError({"outcome": _("Choose the outcome.")})
-    if decided_on < complaint.filed_on or decided_on > timezone.localdate():
+    if decided_on < complaint.filed_on or decided_on > clock.today(complaint.impoundment.pound):
         raise ValidationError(
             {"decided_on": _("The decision date must fall between the filing date and today.")}
         )
@@ -286,7 +287,7 @@ def deposit_awaiting_application(deposit, today=None):
     made by the end of the complaint window."""
     if deposit.status != Deposit.Status.HELD:
         return False
-    today = today or timezone.localdate()
+    today = today or clock.today(deposit.release.impoundment.pound)
     # .all() rather than .filter(), so that a list page's prefetched complaints are used.
     complaints = list(deposit.complaints.all()) or [
         c for c in deposit.release.impoundment.complaints.all() if c.deposit_id is None

@@ -13,6 +13,7 @@ from django.utils.translation import gettext_noop
 from accounts import todos
 from accounts.roles import Permission, Role
 from accounts.scoping import authorise
+from kernel import clock
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message
@@ -58,7 +59,7 @@ def _check(finding, ordered_on):
         raise ValidationError(_("This animal is no longer in the pound."))
     if Direction.objects.filter(finding=finding).exists():
         raise ValidationError(_("The Magistrate's direction for this finding is recorded already."))
-    if ordered_on > timezone.localdate():
+    if ordered_on > clock.today(finding.animal.impoundment.pound):
         raise ValidationError({"ordered_on": _("The order cannot be dated in the future.")})
     if ordered_on < timezone.localdate(finding.inspection.visited_at):
         raise ValidationError(

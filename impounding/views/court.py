@@ -10,7 +10,6 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -18,6 +17,8 @@ from accounts.decorators import require_permission
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import has_permission
+from accounts.training import pounds_by_day
+from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.dates import complaint_deadline
 from kernel.views import add_service_errors
@@ -65,7 +66,7 @@ def complaint_new(request, pk):
                     % {"days": late, "date": complaint.deadline.strftime("%d-%m-%Y")},
                 )
             return redirect(entry)
-    days_left = (deadline - timezone.localdate()).days
+    days_left = (deadline - clock.today(entry.pound)).days
     return render(
         request,
         "impounding/court/complaint_form.html",
@@ -120,8 +121,7 @@ def _complaints_of(deposit):
 @require_permission(Permission.VIEW_LEDGER)
 def deposits(request):
     user = request.user
-    today = timezone.localdate()
-    open_deposits = (
+    open_deposits = list(
         Deposit.objects.for_user(user, Permission.VIEW_LEDGER)
         .filter(status__in=[Deposit.Status.HELD, Deposit.Status.REFUND_DUE])
         .select_related("release__impoundment__pound", "release__receipt")
@@ -129,8 +129,12 @@ def deposits(request):
         .order_by("complaint_deadline", "pk")
     )
     held, awaiting, refund_due = [], [], []
+    # Each pound's own day (ADR 0080): a training district's clock may run ahead.
+    days = pounds_by_day(list({d.release.impoundment.pound_id for d in open_deposits}))
+    day_of = {pk: day for day, pks in days.items() for pk in pks}
     for d in open_deposits:
         d.entry = d.release.impoundment
+        today = day_of[d.entry.pound_id]
         d.complaint_list = _complaints_of(d)
         d.complaint_pending = any(c.outcome == Complaint.Outcome.PENDING for c in d.complaint_list)
         d.days_left = (d.complaint_deadline - today).days
@@ -154,7 +158,6 @@ def deposits(request):
         request,
         "impounding/court/deposits.html",
         {
-            "today": today,
             "held": held,
             "awaiting": awaiting,
             "refund_due": refund_due,

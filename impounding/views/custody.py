@@ -123,7 +123,7 @@ def animal_birth(request, pk):
 def feeding_log(request, pk):
     pound = get_pound(request, pk, Permission.RECORD_CUSTODY)
     today = clock.today(pound)
-    day = FeedingDayForm(request.GET).day()
+    day = FeedingDayForm(request.GET).day(today)
     form = FeedingForm(request.POST or None)
     if form.is_valid() and _call(form, services.log_feeding, pound=pound, by=request.user):
         fed_on = form.cleaned_data["date"]

@@ -12,6 +12,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from kernel import clock
 from kernel.forms import DayField
 from kernel.uploads import validate_order_scan
 from ledger.models import PaymentMode
@@ -50,9 +51,10 @@ class RemittanceForm(forms.Form):
         initial="1",
     )
 
-    def __init__(self, *args, on_authority=False, **kwargs):
+    def __init__(self, *args, on_authority=False, today=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["remitted_on"].widget.attrs["max"] = timezone.localdate().isoformat()
+        today = today or timezone.localdate()  # the pound's day (ADR 0080)
+        self.fields["remitted_on"].widget.attrs["max"] = today.isoformat()
         if on_authority:
             # The office, not the pound-keeper, pays the fines out of the pound's till.
             self.fields["authority"] = forms.CharField(
@@ -157,7 +159,7 @@ class SurplusClaimForm(forms.Form):
     def __init__(self, *args, deposit, **kwargs):
         super().__init__(*args, **kwargs)
         self.deposit = deposit
-        self.fields["filed_on"].widget.attrs["max"] = timezone.localdate().isoformat()
+        self.fields["filed_on"].widget.attrs["max"] = clock.today(deposit.district).isoformat()
 
     def clean_proof_scan(self):
         scan = self.cleaned_data.get("proof_scan")
@@ -228,14 +230,18 @@ class MonthForm(forms.Form):
         widget=forms.DateInput(attrs={"type": "month"}, format="%Y-%m"),
     )
 
+    def __init__(self, *args, today=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.today = today or timezone.localdate()  # the pound's day (ADR 0080)
+
     def clean_month(self):
         month = self.cleaned_data["month"]
-        if month and month > timezone.localdate():
+        if month and month > self.today:
             raise ValidationError(_("Choose this month or an earlier one."))
         return month
 
     def first_day(self):
-        today = timezone.localdate()
+        today = self.today
         if self.is_bound and self.is_valid() and self.cleaned_data["month"]:
             return self.cleaned_data["month"]
         return date(today.year, today.month, 1)

@@ -9,6 +9,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from kernel import clock
 from kernel.forms import DayField
 
 MONTH = re.compile(r"^(\d{4})-(\d{2})$")
@@ -65,17 +66,22 @@ class ReturnsForm(forms.Form):
             raise ValidationError(_("Choose a pound or a district from the list."))
         return kind, found
 
+    def _today(self):
+        """The chosen pound's or district's day (ADR 0080): a training clock may run ahead."""
+        of = self.cleaned_data.get("of")
+        return clock.today(of[1]) if of else timezone.localdate()
+
     def clean_month(self):
         match = MONTH.match(self.cleaned_data["month"].strip())
         if not match or not 1 <= int(match[2]) <= 12 or int(match[1]) < 1900:
             raise ValidationError(_("Give the month as YYYY-MM."))
         first = date(int(match[1]), int(match[2]), 1)
-        if first > timezone.localdate():
+        if first > self._today():
             raise ValidationError(_("The month has not begun."))
         return first
 
     def clean_day(self):
         day = self.cleaned_data["day"]
-        if day > timezone.localdate():
+        if day > self._today():
             raise ValidationError(_("The day cannot be in the future."))
         return day

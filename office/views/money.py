@@ -15,15 +15,16 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, Prefetch, Sum, prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.models import IssuedDocument, Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, lookup, visible_pound_ids
+from accounts.training import pounds_by_day
 from impounding.models import Animal
 from impounding.selectors import entry_for, pound_for
+from kernel import clock
 from kernel.dates import add_months, surplus_expiry
 from kernel.documents import pdf_response
 from kernel.files import serve_stored
@@ -128,8 +129,9 @@ def remittance_new(request):
     position = statements.pound_positions([pound])[pound.pk]
     form = RemittanceForm(
         request.POST or None,
-        initial={"amount": position.remittable or None, "remitted_on": timezone.localdate()},
+        initial={"amount": position.remittable or None, "remitted_on": clock.today(pound)},
         on_authority=not ledger.keeps_till(request.user, pound),
+        today=clock.today(pound),
     )
     if form.is_valid():
         try:
@@ -244,7 +246,6 @@ def _surplus_lists(deposits, params, only):
 @reads_from_replica
 def surplus(request):
     user = request.user
-    today = timezone.localdate()
     # The office sees its district's register; a pound-keeper the surpluses of his pounds.
     deposits = SurplusDeposit.objects.for_user(user, Permission.VIEW_LEDGER).select_related(
         *DEPOSIT_RELATED
@@ -272,8 +273,11 @@ def surplus(request):
     )
     funds = local_fund_names({d.district_id for d in shown})
     months = statements.surplus_hold_months_by_district({d.district_id for d in shown})
+    # Each pound's own day (ADR 0080): a training district's clock may run ahead.
+    days = pounds_by_day(list({d.pound_id for d in shown}))
+    day_of = {pk: day for day, pks in days.items() for pk in pks}
     for d in shown:
-        _annotate_deposit(user, d, today, months[d.district_id])
+        _annotate_deposit(user, d, day_of[d.pound_id], months[d.district_id])
         d.local_fund_name = funds.get(d.district_id, "")
     return render(
         request,
@@ -286,7 +290,6 @@ def surplus(request):
             **{key: lists[key].rows if key in lists else [] for key in SURPLUS_LISTS},
             **{f"{key}_list": lists.get(key) for key in SURPLUS_LISTS},
             "closed_shown": SURPLUS_PAGE,
-            "today": today,
         },
     )
 
@@ -315,7 +318,7 @@ def _annotate_deposit(user, deposit, today, hold_months):
 @require_permission(Permission.PREPARE_ORDERS)
 def surplus_receive(request, pk):
     deposit = _get_deposit(request, pk, Permission.PREPARE_ORDERS)
-    today = timezone.localdate()
+    today = clock.today(deposit.district)
     form = ReceiveSurplusForm(request.POST or None, initial={"received_on": today})
     if form.is_valid():
         try:
@@ -369,7 +372,7 @@ def _sold_animals(deposit):
 @require_permission(Permission.PREPARE_ORDERS)
 def claim_new(request, pk):
     deposit = _get_deposit(request, pk, Permission.PREPARE_ORDERS)
-    today = timezone.localdate()
+    today = clock.today(deposit.district)
     form = SurplusClaimForm(
         request.POST or None,
         request.FILES or None,
@@ -474,12 +477,12 @@ def transfer_memo_pdf(request, pk):
 @reads_from_replica
 def feeding_statement(request, pk):
     pound = pound_for(request.user, pk, Permission.VIEW_LEDGER)
-    form = MonthForm(request.GET if "month" in request.GET else None)
+    form = MonthForm(request.GET if "month" in request.GET else None, today=clock.today(pound))
     first = form.first_day()
     statement = statements.feeding_statement(pound, first)
     if not form.is_bound:
-        form = MonthForm(initial={"month": first})
-    this_month = timezone.localdate().replace(day=1)
+        form = MonthForm(initial={"month": first}, today=form.today)
+    this_month = form.today.replace(day=1)
     return render(
         request,
         "office/money/feeding_statement.html",

@@ -15,13 +15,13 @@ from datetime import date
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
+from kernel import clock
 from kernel.documents import pdf_response
 from kernel.replica import pinned, reads_from_replica
 
@@ -42,14 +42,14 @@ from ..selectors import (
 DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _day(text):
+def _day(text, pound):
     if not DAY.match(text):
         raise Http404
     try:
         day = date.fromisoformat(text)
     except ValueError:
         raise Http404 from None
-    if day > timezone.localdate():
+    if day > clock.today(pound):  # the pound's own day (ADR 0080)
         raise Http404
     return day
 
@@ -100,7 +100,7 @@ def district_return(request, pk, year, month, fmt):
 @reads_from_replica
 def cash_book(request, pk, day, fmt):
     pound = ledger_pound(request.user, pk)
-    day = _day(day)
+    day = _day(day, pound)
     if fmt not in RETURN_FORMATS:
         raise Http404
     stem = f"cash-book-{pound.code}-{day.isoformat()}"

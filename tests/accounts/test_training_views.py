@@ -65,3 +65,19 @@ def test_a_training_districts_documents_say_training(
 
 
 pytestmark = pytest.mark.django_db
+
+
+def test_the_tour_goes_past_the_sale_and_the_clock_moves_a_month_at_a_time(
+    client,
+    training,  # noqa: F811
+    trainer,  # noqa: F811
+):
+    force_login_with_second_factor(client, trainer)
+    response = client.get(page(client, training))
+    body = response.content.decode()
+    for step in ("office:remittance_new", "office:remittances", "office:surplus"):
+        assert f'href="{reverse(step)}"' in body
+    assert "GRN" in body and 'value="30"' in body
+    client.post(page(client, training), {"move": "30", "seen": response.context["seen"]})
+    training.refresh_from_db()
+    assert training.clock_offset == timedelta(days=30)
