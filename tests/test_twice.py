@@ -72,6 +72,7 @@ NO_KEY = {
     "shows its result",
     "office:deposit_confirm_application": "a confirmation refused once confirmed",
     "office:remittance_confirm": "a confirmation refused once confirmed (maker-checker)",
+    "office:surplus_challan": "a confirmation refused once confirmed (maker-checker)",
     "payments:refund": "a decision refused once decided; an approval sent again asks the "
     "gateway nothing (ADR 0083)",
     "office:shortfall_write_off": "a write-off refused once written off",
@@ -198,6 +199,27 @@ def _remittance(client, get):
     pay(make_entry(pound=get("pound"), by=keeper), keeper)
     client.force_login(keeper)
     return reverse("office:remittance_new"), remit_data(amount="100.00"), Remittance
+
+
+def _surplus_challan(client, get):
+    from datetime import timedelta
+
+    from office import services as office
+    from office.models import TreasuryChallan
+    from tests.auctions.factories import conditions
+    from tests.office.factories import received_surplus
+    from tests.office.test_surplus_challan_screens import answers
+
+    clerk = get("dm_clerk")
+    get("tariffs")
+    conditions(get("district"), by=clerk)
+    held = received_surplus(get("pound"), get("pound_keeper"), get("police_officer"), clerk)
+    moved = office.transfer_expired_surplus(
+        deposit=held, today=held.expires_on + timedelta(days=1)
+    )
+    client.force_login(clerk)
+    url = reverse("office:surplus_challan_new", args=[moved.pk])
+    return url, answers(confirm="1"), TreasuryChallan
 
 
 def _webhook(client, get):
@@ -754,6 +776,7 @@ SENT_TWICE = {
     "impounding:release": _release("release"),
     "impounding:deposit": _release("deposit"),
     "office:remittance_new": _remittance,
+    "office:surplus_challan_new": _surplus_challan,
     "office:prepare": _prepare,
     "webhooks:list": _webhook,
 }
