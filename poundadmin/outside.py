@@ -50,3 +50,8 @@ EAR_TAG_REGISTRY_URL = env.str("EAR_TAG_REGISTRY_URL", default="")
 EAR_TAG_REGISTRY_TOKEN = env.str("EAR_TAG_REGISTRY_TOKEN", default="")
 EAR_TAG_REGISTRY_TIMEOUT = env.float("EAR_TAG_REGISTRY_TIMEOUT", default=2.0)
 EAR_TAG_REGISTRY_MAX_AGE_HOURS = env.int("EAR_TAG_REGISTRY_MAX_AGE_HOURS", default=24)
+# The SMS gateways' delivery reports (messaging.reports, ADR 0084): the secret a gateway's
+# report carries (the `token` of the URL configured at the gateway, or a bearer token); none
+# set, every report is refused. Past the refusals a minute from one address, it is answered 429.
+MESSAGING_DLR_TOKEN = env.str("MESSAGING_DLR_TOKEN", default="")
+MESSAGING_DLR_REFUSALS_PER_MINUTE = env.int("MESSAGING_DLR_REFUSALS_PER_MINUTE", default=20)
