@@ -184,7 +184,12 @@ def opt_out_code(request):
             optout.choose(phone, stop=asked["stop"])
             request.session.pop(SESSION_KEY, None)
             title = _("Messages stopped") if asked["stop"] else _("Messages started again")
-            show_panel(request, title=title, reference=masked(phone.number))
+            show_panel(
+                request,
+                title=title,
+                reference=masked(phone.number),
+                reference_label=_("Your mobile number"),
+            )
             return redirect("optout_done")
     return render(request, "messaging/opt_out_code.html", {"form": form, **context})
 
