@@ -21,9 +21,13 @@ from accounts.throttle import hit
 from impounding.services.lost import CODE_MINUTES, CODE_TRIES, CodeRefused, Throttled
 
 from . import services
-from .models import Event, OptOutCode, Phone
+from .models import Event, Message, OptOutCode, Phone
 
-__all__ = ["CodeRefused", "Throttled", "check_code", "choose", "send_code"]
+__all__ = ["CodeRefused", "NotSendable", "Throttled", "check_code", "choose", "send_code"]
+
+
+class NotSendable(Exception):
+    """The code cannot go: its template waits for the State's DLT registration."""
 
 
 def _hash(phone, code):
@@ -53,13 +57,15 @@ def send_code(number, *, address, language):
             code_hash=_hash(phone, code),
             expires_at=now + timedelta(minutes=CODE_MINUTES),
         )
-        services.send_now(
+        message = services.send_now(
             event=Event.OPT_OUT_CODE,
             recipient=phone.number,
             variables={"code": code},
             key=f"optout-code:{phone.pk}:{uuid.uuid4().hex}",  # each code a message of its own
             language=language,
         )
+        if message.status == Message.Status.HELD:  # its text waits for the State's DLT id:
+            raise NotSendable(message.reason)  # nothing kept, not a code sent hours later
     return phone
 
 

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.crypto import constant_time_compare
-from django.utils.translation import get_language
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
@@ -38,6 +38,9 @@ from .selectors import masked
 
 LONGEST = "W" * dlt.VAR_MAX  # every variable at its longest
 SESSION_KEY = "opt_out"
+NOT_SENDABLE = gettext_lazy(
+    "We cannot send codes by SMS yet. Ask at the pound to stop the messages to your phone."
+)
 logger = logging.getLogger(__name__)
 
 
@@ -151,6 +154,9 @@ def opt_out(request):
             )
         except optout.Throttled as exc:
             return _throttled(request, form, "messaging/opt_out.html", exc)
+        except optout.NotSendable:
+            form.add_error(None, NOT_SENDABLE)
+            return render(request, "messaging/opt_out.html", {"form": form}, status=503)
         request.session[SESSION_KEY] = {
             "phone": number,
             "stop": form.cleaned_data["choice"] == "stop",
@@ -175,6 +181,8 @@ def opt_out_code(request):
             messages.info(request, _("We sent a new code."))
         except optout.Throttled as exc:
             return _throttled(request, form, "messaging/opt_out_code.html", exc, context)
+        except optout.NotSendable:
+            form.add_error(None, NOT_SENDABLE)
     elif request.method == "POST" and form.is_valid():
         try:
             phone = optout.check_code(asked["phone"], form.cleaned_data["code"])

@@ -111,6 +111,7 @@ def test_a_bad_number_is_refused_beside_the_field(client):
 @pytest.mark.django_db
 def test_the_code_page_without_a_request_goes_back_to_the_start(client):
     assert client.get(reverse("optout_code")).url == reverse("optout")
+    assert not Message.objects.exists() and not OptOutCode.objects.exists()
 
 
 @pytest.mark.django_db
@@ -122,3 +123,13 @@ def test_the_page_is_in_every_shipped_language_and_linked_from_the_footer(client
     assert f'href="{reverse("optout")}"' in page.split("<footer", 1)[1]
     if lang != "en":
         assert "Stop or restart the pound's messages" not in page
+
+
+@pytest.mark.django_db
+def test_until_the_state_registers_the_codes_text_the_page_says_so(client, settings):
+    settings.MESSAGING_CHANNEL = "nic"  # an SMS gateway: the text needs its DLT id
+    answer = ask(client)
+    assert answer.status_code == 503
+    assert "We cannot send codes by SMS yet" in answer.content.decode()
+    assert client.get(reverse("optout_code")).url == reverse("optout")
+    assert not Message.objects.exists() and not OptOutCode.objects.exists()
