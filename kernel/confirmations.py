@@ -8,10 +8,14 @@ panel once (base.html, through the `confirmation_panel` template tag).
 KEY = "confirmation_panel"
 
 
-def show_panel(request, *, title, reference, document_url="", document_label=""):
+def show_panel(
+    request, *, title, reference, document_url="", document_label="", reference_label=""
+):
+    """`reference_label` names the reference where it is not one ("Reference" otherwise)."""
     request.session[KEY] = {
         "title": str(title),
         "reference": str(reference),
+        "reference_label": str(reference_label),
         "document_url": str(document_url),
         "document_label": str(document_label),
     }

@@ -33,3 +33,25 @@ class ContactForm(forms.Form):
                 gettext_lazy("Enter a 10-digit mobile number, such as 9876543210.")
             )
         return digits
+
+
+class OptOutForm(forms.Form):
+    """The public's opting out (messaging.views.opt_out): the phone and what its holder wants."""
+
+    phone = forms.CharField(
+        label=gettext_lazy("Your mobile number"),
+        max_length=20,
+        help_text=gettext_lazy("10 digits. We send a code to it, to check that it is yours."),
+        widget=forms.TextInput(attrs={"inputmode": "tel", "autocomplete": "tel-national"}),
+    )
+    choice = forms.ChoiceField(
+        label=gettext_lazy("What do you want?"),
+        choices=[
+            ("stop", gettext_lazy("Stop the pound's messages to this phone")),
+            ("start", gettext_lazy("Start the pound's messages to this phone again")),
+        ],
+        initial="stop",
+        widget=forms.RadioSelect,
+    )
+
+    clean_phone = ContactForm.clean_phone

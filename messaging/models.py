@@ -22,6 +22,7 @@ class Event(models.TextChoices):
     SURPLUS = "surplus", _("Surplus of the sale may be claimed (s.17)")
     ONE_TIME_CODE = "one_time_code", _("One-time code")
     LOST_MATCH = "lost_match", _("A lost animal may be at a pound")
+    OPT_OUT_CODE = "opt_out_code", _("One-time code to stop or restart messages")
 
 
 class Category(models.TextChoices):
@@ -134,6 +135,10 @@ class Message(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    # The gateway's delivery report (messaging.reports, ADR 0084): when it reached us, and the
+    # status the gateway gave (DELIVRD, UNDELIV, EXPIRED ...), as it gave it.
+    reported_at = models.DateTimeField(null=True, blank=True)
+    report_status = models.CharField(max_length=20, blank=True, default="", db_default="")
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -149,3 +154,22 @@ class Message(models.Model):
 
     def __str__(self):
         return f"{self.event} {self.id}"
+
+
+class OptOutCode(models.Model):
+    """A one-time code sent to a phone whose holder asks to stop (or restart) the messages, as
+    the lost-cattle form's codes are (ADR 0079, 0084): kept hashed, good for a few minutes and
+    a few tries, one live code a phone."""
+
+    phone = models.ForeignKey(Phone, on_delete=models.CASCADE, related_name="codes")
+    code_hash = models.CharField(max_length=128)
+    sent_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    tries = models.PositiveSmallIntegerField(default=0)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["phone", "sent_at"], name="optoutcode_phone")]
+
+    def __str__(self):
+        return f"code for {self.phone_id}"

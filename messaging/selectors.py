@@ -24,6 +24,7 @@ def messages_of(entry):
             "created_at",
             "sent_at",
             "delivered_at",
+            "reported_at",
         )
     )
     for message in messages:

@@ -171,6 +171,16 @@ def opt_out(number, *, at=None):
     return found
 
 
+def opt_in(number):
+    """The holder asks for the messages again: those queued from now on are sent (those refused
+    while opted out stay refused)."""
+    found = phone(number)
+    if found.opted_out_at is not None:
+        found.opted_out_at = None
+        found.save(update_fields=["opted_out_at"])
+    return found
+
+
 def record_whatsapp_consent(number, *, at=None):
     found = phone(number)
     found.whatsapp_consent_at = at or timezone.now()
@@ -236,13 +246,27 @@ def _record(message, outcome):
             transaction.on_commit(lambda: _queue(str(message.pk), due), robust=True)
 
 
-def report_delivery(*, provider_id, delivered, at=None):
-    """The gateway's delivery report for the message it accepted as `provider_id`."""
+# The delivery report's transitions (messaging.reports): from `sent` only; the others are final.
+REPORTABLE = (Status.SENT,)
+UNDELIVERED = "The gateway reported it undelivered."
+
+
+def report_delivery(*, provider_id, delivered, at=None, channel=None, status=""):
+    """The gateway's delivery report for the message it accepted as `provider_id`: 1 if it
+    moved the message, 0 if the message was not waiting for one (a report repeated, or late)."""
+    if not provider_id:
+        return 0
+    now = timezone.now()
+    change = {"reported_at": now, "report_status": status[:20]}
     if delivered:
-        change = {"status": Status.DELIVERED, "delivered_at": at or timezone.now()}
+        change |= {"status": Status.DELIVERED, "delivered_at": at or now}
     else:
-        change = {"status": Status.FAILED, "reason": "The gateway reported it undelivered."}
-    return Message.objects.filter(provider_id=provider_id, status=Status.SENT).update(**change)
+        reason = f"{UNDELIVERED} ({status})" if status else UNDELIVERED
+        change |= {"status": Status.FAILED, "reason": reason[:200]}
+    waiting = Message.objects.filter(provider_id=provider_id, status__in=REPORTABLE)
+    if channel:
+        waiting = waiting.filter(channel=channel)
+    return waiting.update(**change)
 
 
 def release_held():

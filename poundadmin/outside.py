@@ -54,3 +54,9 @@ EAR_TAG_REGISTRY_MAX_AGE_HOURS = env.int("EAR_TAG_REGISTRY_MAX_AGE_HOURS", defau
 # counted as unreconciled on the Magistrate's dashboard (payments/reconcile.py, ADR 0082): a bank
 # credits a UPI or NEFT transfer within a working day or two.
 UNRECONCILED_AFTER_DAYS = env.int("UNRECONCILED_AFTER_DAYS", default=3)
+
+# The SMS gateways' delivery reports (messaging.reports, ADR 0084): the secret a gateway's
+# report carries (the `token` of the URL configured at the gateway, or a bearer token); none
+# set, every report is refused. Past the refusals a minute from one address, it is answered 429.
+MESSAGING_DLR_TOKEN = env.str("MESSAGING_DLR_TOKEN", default="")
+MESSAGING_DLR_REFUSALS_PER_MINUTE = env.int("MESSAGING_DLR_REFUSALS_PER_MINUTE", default=20)

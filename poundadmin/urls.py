@@ -10,6 +10,7 @@ from auctions.views import unclaimed as auction_views
 from impounding.views import field as field_views
 from impounding.views import lost as lost_views
 from kernel import health
+from messaging import views as messaging_views
 from office.views import home as home_views
 
 urlpatterns = [
@@ -47,6 +48,10 @@ urlpatterns = [
     path("lost/code/", lost_views.code, name="lost_code"),
     path("lost/check/", lost_views.check, name="lost_check"),
     path("lost/done/", lost_views.done, name="lost_done"),
+    # The owner stops the messages to a phone, or starts them again (ADR 0084): a code to it.
+    path("stop/", messaging_views.opt_out, name="optout"),
+    path("stop/code/", messaging_views.opt_out_code, name="optout_code"),
+    path("stop/done/", messaging_views.opt_out_done, name="optout_done"),
     path("api/", include("api.urls")),
     path("webhooks/", include("webhooks.urls")),
     path("messages/", include("messaging.urls")),

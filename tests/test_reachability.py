@@ -46,6 +46,13 @@ OUTSIDE = {
     "lost_code",
     "lost_check",
     "lost_done",
+    # The owner's opting out, linked from every page's footer (ADR 0084;
+    # tests/browser/test_opt_out_screens.py walks it), and the gateways' delivery reports,
+    # called by the gateway, not a page.
+    "optout",
+    "optout_code",
+    "optout_done",
+    "messaging:dlr",
     "password_change_done",
     "home",
     "accounts:session_ping",  # called by the page's script, not a page (static/js/session.js)

@@ -40,6 +40,12 @@ PUBLIC = {
     "lost_code",
     "lost_check",
     "lost_done",
+    # The owner stops or restarts the messages to a phone, proved by a code (ADR 0084).
+    "optout",
+    "optout_code",
+    "optout_done",
+    # The SMS gateways' delivery reports: public, refused (403) without the shared token.
+    "messaging:dlr",
 }
 # The API's data routes answer without a token as an API does: 401 problem details, no redirect;
 # a path under /api/v1/ that names nothing is a problem 404.

@@ -55,7 +55,7 @@ def test_a_lost_cow_reported_from_a_phone_is_found(
     base = live_server.url
     page.context.add_cookies([{"name": "django_language", "value": lang, "url": base}])
     page.goto(base + "/")  # the footer offers the report on every page
-    page.locator("footer").get_by_role("link").last.click()
+    page.locator(f"footer a[href='{reverse('lost_report')}']").click()
     assert page.url == base + reverse("lost_report")
     assert page.locator("html").get_attribute("lang") == lang
     look(page, f"form-{lang}")

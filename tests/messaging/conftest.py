@@ -44,7 +44,11 @@ def mobileseva(settings):
 @pytest.fixture(autouse=True)
 def seeded_templates():
     """The templates the data migration seeds, again if a transactional test flushed them."""
-    for name in ("0002_seed_templates", "0003_lost_match_templates"):
+    for name in (
+        "0002_seed_templates",
+        "0003_lost_match_templates",
+        "0004_dlr_reports_and_opt_out_codes",
+    ):
         importlib.import_module(f"messaging.migrations.{name}").seed(apps, None)
 
 

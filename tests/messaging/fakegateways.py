@@ -4,15 +4,21 @@ Each checks the real parameter names (no more, no fewer), the account, the DLT t
 knows and that the text matches that template as an operator would (each {#var#} up to 30
 characters), decodes Unicode as its gateway sends it (NIC: hex UTF-16 with msgType=UC; Mobile
 Seva: &#NNNN; references), and can fail (HTTP 503), drop (close the connection unanswered) or
-delay its answer. What it accepted is kept, with the provider's id it gave."""
+delay its answer. What it accepted is kept, with the provider's id it gave.
+
+Each also pushes delivery reports back, as its gateway would to the DLR URL a State configures
+(ADR 0084): `report(url, provider_id, status)`, in its own parameter names (NIC by GET, Mobile Seva
+by POST), as many times and in whatever order a test asks (a duplicate, a late "delivered")."""
 
 import hashlib
 import html
 import itertools
 import threading
 import time
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from messaging import dlt
 
@@ -37,6 +43,10 @@ SEVA_PARAMS = {
     "key",
 }
 SEVA_TYPES = {"singlemsg", "unicodemsg", "otpmsg", "unicodeotpmsg"}
+# The delivery report's names (the message's id, the SMPP status, the handset's time): the
+# gateways do not publish them, so these are the ones a State confirms (ADR 0084).
+NIC_DLR = ("requestid", "status", "donetime")
+SEVA_DLR = ("msgid", "status", "deliverytime")
 
 
 class FakeGateway:
@@ -114,9 +124,32 @@ class FakeGateway:
     def texts(self):
         return [m["text"] for m in self.accepted]
 
+    dlr_names: tuple[str, str, str] = ("", "", "")
+    dlr_method = "GET"
+
+    def report(self, url, provider_id, status, *, at=None, headers=None):
+        """Push a delivery report to `url` (the DLR URL as configured, its token in it); the
+        HTTP status of the answer."""
+        at = at or time.strftime("%Y-%m-%d %H:%M:%S")
+        params = urlencode(dict(zip(self.dlr_names, (provider_id, status, at), strict=True)))
+        if self.dlr_method == "GET":
+            joined = "&" if "?" in url else "?"
+            request = urllib.request.Request(url + joined + params, headers=headers or {})
+        else:
+            request = urllib.request.Request(
+                url, data=params.encode(), method="POST", headers=headers or {}
+            )
+            request.add_header("Content-Type", "application/x-www-form-urlencoded")
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
 
 class FakeNic(FakeGateway):
     path = "/failsafe/HttpLink"
+    dlr_names = NIC_DLR
 
     def check(self, p):
         extra = set(p) - NIC_PARAMS - {"msgType"}
@@ -152,6 +185,8 @@ class FakeNic(FakeGateway):
 
 class FakeMobileSeva(FakeGateway):
     path = "/esms/sendsmsrequestDLT"
+    dlr_names = SEVA_DLR
+    dlr_method = "POST"
 
     def check(self, p):
         if set(p) != SEVA_PARAMS:
