@@ -143,7 +143,7 @@ class Payment(models.Model):
 
 
 def new_pay_token():
-    """Eight URL-safe characters (48 random bits): short enough for an SMS variable, and
+    """Eight URL-safe characters (48 random bits): short enough for an SMS's link, and
     guessed only at the public page's rate limit (docs/decisions/0085)."""
     return secrets.token_urlsafe(6)
 

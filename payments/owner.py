@@ -3,7 +3,7 @@ owner's message and slip name. It shows the pound, the entry's animals (no one's
 data), the dues now, the UPI QR code for them, and where a payment through the gateway stands.
 
 The token is random and stored (as the /verify/ codes are), eight characters, so that the link
-fits one 30-character SMS variable; guessing one is held back by the public pages' rate limit.
+fits two 30-character SMS variables; guessing one is held back by the public pages' rate limit.
 """
 
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ from impounding.dues import Statement, dues
 from impounding.models import Animal
 from impounding.tariffs import TariffMissing
 from impounding.upi import DuesQr, dues_qr
-from kernel.documents import public_base_url
+from kernel.documents import public_url
 
 from .models import IN_PROGRESS, PayLink, Payment, PaymentState
 
@@ -33,10 +33,9 @@ def pay_link(entry):
 
 
 def short_link(entry):
-    """The pay page's address as an SMS carries it: the host without its scheme (phones link
-    it all the same), `/p/` and the token: `pound.example.in/p/Ab3_x9Qz`."""
-    base = public_base_url().split("://", 1)[-1].rstrip("/")
-    return f"{base}{reverse('pay', args=[pay_link(entry).token])}".rstrip("/")
+    """The pay page's address as an SMS carries it, `https://pound.example.in/p/Ab3_x9Qz`: two
+    30-character variables hold it whole for any reasonable PUBLIC_BASE_URL."""
+    return public_url(reverse("pay", args=[pay_link(entry).token]))
 
 
 @dataclass

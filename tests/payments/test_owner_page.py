@@ -30,10 +30,11 @@ def _paid_online(client, entry, fake_gateway):
     return answer, payment, key
 
 
-def test_the_link_is_short_enough_for_one_sms_variable_and_the_same_each_time(entry):
+def test_the_link_fits_the_messages_two_variables_and_is_the_same_each_time(entry):
     link = owner.short_link(entry)
-    assert len(link) <= VAR_MAX
-    assert link == owner.short_link(entry) and link.startswith("127.0.0.1:8000/p/")
+    assert len(link) <= 2 * VAR_MAX
+    assert link == owner.short_link(entry) and link.startswith("http://127.0.0.1:8000/p/")
+    assert Client().get(link.removeprefix("http://127.0.0.1:8000")).status_code == 200
     assert PayLink.objects.filter(impoundment=entry).count() == 1
 
 
@@ -100,3 +101,15 @@ def test_the_short_link_names_no_other_entry(entry, pound, pound_keeper, tariffs
     assert owner.pay_link(other).token != owner.pay_link(entry).token
     text = Client().get(_page(other)).content.decode()
     assert entry.register_number not in text
+
+
+@pytest.mark.parametrize("language", ["en", "hi", "mr", "ta"])
+def test_the_intake_message_carries_the_pay_link(entry, pound_keeper, language):
+    from messaging import notices
+    from messaging.models import Message
+
+    notices.record_contact(
+        impoundment=entry, number="9876543210", by=pound_keeper, language=language
+    )
+    message = Message.objects.get(impoundment=entry)
+    assert owner.short_link(entry) in message.text
