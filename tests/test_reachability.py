@@ -46,6 +46,8 @@ OUTSIDE = {
     "lost_code",
     "lost_check",
     "lost_done",
+    # The owner's pay page, reached from the owner's SMS (tests/browser/test_pay_page.py).
+    "pay",
     "password_change_done",
     "home",
     "accounts:session_ping",  # called by the page's script, not a page (static/js/session.js)
