@@ -295,6 +295,9 @@ class RefundReason(models.TextChoices):
         _("The animals left the pound another way (death, sale, deposit)"),
     )
     PAID_TWICE = "paid_twice", _("The same dues were paid a second time")
+    # The dues shrank below the payment (a charge waived): the release cannot take it, so it
+    # goes back whole and the dues are taken at the till (docs/decisions/0085).
+    DUES_SHRANK = "dues_shrank", _("The dues are now less than the payment")
 
 
 class RefundState(models.TextChoices):

@@ -17,7 +17,9 @@ from impounding.dues import dues
 from impounding.models import Animal, AnimalState, Impoundment
 from ledger.checks import run_checks
 from ledger.models import AccountKind, Transaction
-from payments.models import PaymentState
+from payments import refunds
+from payments.models import PaymentState, RefundReason
+from tests.impounding.factories import pay
 from tests.impounding.test_views_releases import _check_page, claim_data
 from tests.payments.helpers import CLAIM, deliver, start
 
@@ -72,7 +74,7 @@ def test_a_grown_due_is_topped_up_at_the_till_in_one_balanced_transaction(
 
 
 def test_dues_shrunk_below_the_payment_are_refused_for_the_refund_path(
-    entry, pound_keeper, fake_gateway
+    entry, pound_keeper, dm_clerk, magistrate, fake_gateway
 ):
     _a_day_passes(entry)
     payment = _succeeded(entry, pound_keeper, fake_gateway)
@@ -84,13 +86,36 @@ def test_dues_shrunk_below_the_payment_are_refused_for_the_refund_path(
         _release(payment, pound_keeper)
     payment.refresh_from_db()
     assert payment.state == PaymentState.SUCCEEDED and not entry.releases.exists()
+    # The refund path takes it: prepared by one, approved by another, sent back whole; then
+    # the dues now are taken at the till, once.
+    refund = refunds.prepare_refund(
+        payment=payment, by=dm_clerk, reason=RefundReason.DUES_SHRANK, idempotency_key=uuid.uuid4()
+    )
+    refunds.approve_refund(refund=refund, by=magistrate)
+    payment.refresh_from_db()
+    assert payment.state == PaymentState.REFUNDED
+    entry.refresh_from_db()
+    release = pay(entry, pound_keeper)
+    assert release.amount < payment.amount and release.payment_mode == "cash"
+    assert run_checks() == []
+
+
+def test_a_payment_the_dues_still_cover_is_not_refunded_as_shrunk(
+    entry, pound_keeper, dm_clerk, fake_gateway
+):
+    payment = _succeeded(entry, pound_keeper, fake_gateway)
+    with pytest.raises(ValidationError, match="not less than this payment"):
+        refunds.prepare_refund(
+            payment=payment,
+            by=dm_clerk,
+            reason=RefundReason.DUES_SHRANK,
+            idempotency_key=uuid.uuid4(),
+        )
 
 
 def test_the_till_cannot_take_the_whole_dues_again_beside_a_payment(
     entry, pound_keeper, fake_gateway
 ):
-    from tests.impounding.factories import pay
-
     _succeeded(entry, pound_keeper, fake_gateway)
     _a_day_passes(entry)
     entry.refresh_from_db()
