@@ -46,6 +46,7 @@ def seeded_templates():
     """The templates the data migration seeds, again if a transactional test flushed them."""
     for name in ("0002_seed_templates", "0003_lost_match_templates"):
         importlib.import_module(f"messaging.migrations.{name}").seed(apps, None)
+    importlib.import_module("messaging.migrations.0004_pay_link_in_messages").add_link(apps, None)
 
 
 @pytest.fixture(autouse=True)

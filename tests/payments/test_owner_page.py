@@ -101,15 +101,3 @@ def test_the_short_link_names_no_other_entry(entry, pound, pound_keeper, tariffs
     assert owner.pay_link(other).token != owner.pay_link(entry).token
     text = Client().get(_page(other)).content.decode()
     assert entry.register_number not in text
-
-
-@pytest.mark.parametrize("language", ["en", "hi", "mr", "ta"])
-def test_the_intake_message_carries_the_pay_link(entry, pound_keeper, language):
-    from messaging import notices
-    from messaging.models import Message
-
-    notices.record_contact(
-        impoundment=entry, number="9876543210", by=pound_keeper, language=language
-    )
-    message = Message.objects.get(impoundment=entry)
-    assert owner.short_link(entry) in message.text
