@@ -4,7 +4,8 @@ The kernel tells `listener` of each event as it is written (settings.EVENT_LISTE
 savepoint of its own: a fault here is logged and the intake, release or sale goes on. Each
 message goes to every phone recorded for the entry (`record_contact`), in its holder's language,
 once: its key is the event, the entry, the step's own number and the phone. Each names the pound,
-the amount due, and how to pay or claim.
+the amount due, and how to pay or claim; those naming the dues carry the owner's pay page's
+short link (docs/decisions/0085).
 
 - intake: when the owner's phone is recorded on the entry (at intake, or later);
 - s14_report: the s.14 report of unclaimed cattle sent to the police;
@@ -29,6 +30,7 @@ from kernel.documents import public_url
 from kernel.formatting import indate, indatetime, lakh
 from office.actions import Action as OfficeAction
 from office.models import SurplusDeposit
+from payments.owner import short_link
 
 from . import services
 from .models import Contact, Event
@@ -36,6 +38,12 @@ from .models import Contact, Event
 
 def _pound_name(pound, language):
     return (pound.name_hi or pound.name) if language != "en" else pound.name
+
+
+def _owed(entry):
+    """The dues now and the owner's pay page (docs/decisions/0085), for the messages that name
+    what is owed."""
+    return {"amount": _due(entry), "paylink": short_link(entry)}
 
 
 def _due(entry):
@@ -82,12 +90,12 @@ def record_contact(*, impoundment, number, by, language="hi"):
 
 
 def intake(entry, contacts):
-    variables = {"amount": _due(entry), "phone": entry.pound.phone or "-"}
+    variables = _owed(entry) | {"phone": entry.pound.phone or "-"}
     _send(entry, Event.INTAKE, "0", variables, contacts)
 
 
 def s14_report(entry, event, contacts):
-    variables = {"amount": _due(entry)}
+    variables = _owed(entry)
     _send(entry, Event.S14_REPORT, event.data.get("report", ""), variables, contacts)
 
 
@@ -101,7 +109,7 @@ def notice_posted(entry, event, contacts):
         .first()
     )
     place = conditions.place if conditions else entry.pound.name
-    variables = {"date": indate(notice.earliest_sale), "place": place, "amount": _due(entry)}
+    variables = {"date": indate(notice.earliest_sale), "place": place} | _owed(entry)
     _send(entry, Event.NOTICE_POSTED, notice.number, variables, contacts)
 
 
@@ -155,8 +163,7 @@ def remind_auctions(now=None):
             variables = {
                 "date": indatetime(auction.scheduled_for),
                 "place": auction.place,
-                "amount": _due(entry),
-            }
+            } | _owed(entry)
             with transaction.atomic():
                 _send(entry, Event.AUCTION_TOMORROW, auction.number, variables, _contacts(entry))
             count += 1

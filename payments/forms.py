@@ -79,3 +79,8 @@ class DecideRefundForm(forms.Form):
         choices=[("approve", _("Approve and send the refund")), ("decline", _("Decline"))],
         widget=forms.RadioSelect,
     )
+
+
+class OwnerPayForm(forms.Form):
+    # One attempt, one payment: made when the page is drawn, so a double click pays once.
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)

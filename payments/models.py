@@ -5,6 +5,7 @@ payment past pending; the release that takes a succeeded payment marks it reconc
 transaction that posts its money.
 """
 
+import secrets
 import uuid
 
 from django.core.exceptions import ValidationError
@@ -77,6 +78,9 @@ class Payment(models.Model):
     gateway = models.CharField(_("gateway"), max_length=30)
     reference = models.CharField(_("our reference"), max_length=40, unique=True)
     token = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    # The owner's "Pay online" form's single-use key (docs/decisions/0085): sent twice, one
+    # payment. The keeper's screen locks the entry instead, and leaves it blank.
+    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
     gateway_reference = models.CharField(_("gateway's reference"), max_length=80, blank=True)
     state = models.CharField(
         _("state"), max_length=20, choices=PaymentState, default=PaymentState.CREATED
@@ -136,6 +140,32 @@ class Payment(models.Model):
                 _("A payment %(from)s cannot become %(to)s.")
                 % {"from": self.get_state_display(), "to": PaymentState(to).label}
             )
+
+
+def new_pay_token():
+    """Eight URL-safe characters (48 random bits): short enough for an SMS's link, and
+    guessed only at the public page's rate limit (docs/decisions/0085)."""
+    return secrets.token_urlsafe(6)
+
+
+class PayLink(models.Model):
+    """The owner's pay page of one entry, `/p/<token>` (docs/decisions/0085): made with the
+    first message or slip that names it, the same ever after."""
+
+    impoundment = models.OneToOneField(
+        Impoundment, on_delete=models.PROTECT, related_name="pay_link", verbose_name=_("entry")
+    )
+    token = models.CharField(max_length=16, unique=True, default=new_pay_token, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PoundScopedQuerySet.through("impoundment__pound_id").as_manager()
+
+    class Meta:
+        verbose_name = _("pay link")
+        verbose_name_plural = _("pay links")
+
+    def __str__(self):
+        return self.token
 
 
 class PaymentEvent(models.Model):
@@ -265,6 +295,9 @@ class RefundReason(models.TextChoices):
         _("The animals left the pound another way (death, sale, deposit)"),
     )
     PAID_TWICE = "paid_twice", _("The same dues were paid a second time")
+    # The dues shrank below the payment (a charge waived): the release cannot take it, so it
+    # goes back whole and the dues are taken at the till (docs/decisions/0085).
+    DUES_SHRANK = "dues_shrank", _("The dues are now less than the payment")
 
 
 class RefundState(models.TextChoices):

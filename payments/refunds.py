@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from accounts.roles import Permission
 from accounts.scoping import authorise
+from impounding.dues import dues
 from impounding.models import Animal
 from kernel.idempotency import made_with_key
 from ledger import services as ledger
@@ -62,7 +63,13 @@ def _ensure_refundable(payment, reason):
         raise RefundRefused(
             _("Only a payment the gateway confirmed, and that no release took, can be refunded.")
         )
-    if Animal.objects.claimable_in(payment.impoundment).filter(pk__in=payment.animal_ids):
+    still_in = Animal.objects.claimable_in(payment.impoundment).filter(pk__in=payment.animal_ids)
+    if reason == RefundReason.DUES_SHRANK:
+        if not still_in or dues(still_in).total >= payment.amount:
+            raise RefundRefused(
+                {"reason": _("The dues are not less than this payment: release on it instead.")}
+            )
+    elif still_in:
         raise RefundRefused(
             {
                 "reason": _(

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.roles import Permission
-from accounts.scoping import authorise
+from accounts.scoping import authorise, system_actor
 from impounding.dues import dues
 from impounding.models import Animal, Impoundment
 
@@ -51,6 +51,35 @@ def start_payment(*, entry, by, return_url, callback_url):
     that sends the browser to the gateway. Refused while another payment of the entry is open
     (created, pending, unknown, or succeeded and not yet released on)."""
     authorise(by, Permission.RECORD_PAYMENT, entry.pound)
+    return _open_payment(
+        entry, by=by, key=None, source="screen", return_url=return_url, callback_url=callback_url
+    )
+
+
+@transaction.atomic
+def start_owner_payment(*, entry, idempotency_key, return_url, callback_url):
+    """The owner's "Pay online" on the public pay page (docs/decisions/0085): the same payment
+    as the keeper's, made by no one signed in (the daily run's user stands as its maker, the
+    event says "owner"). The form's key makes one payment of one attempt: sent twice, the first
+    payment comes back with no order (it is shown, not paid again)."""
+    key = uuid.UUID(str(idempotency_key))
+    entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
+    done = Payment.objects.filter(idempotency_key=key).first()
+    if done is not None:
+        if done.impoundment_id != entry.pk:
+            raise PaymentRefused(_("This form has already been used: open a new one."))
+        return done, None
+    return _open_payment(
+        entry,
+        by=system_actor(),
+        key=key,
+        source="owner",
+        return_url=return_url,
+        callback_url=callback_url,
+    )
+
+
+def _open_payment(entry, *, by, key, source, return_url, callback_url):
     # The entry's lock orders two screens starting a payment; the index catches any other path.
     entry = Impoundment.objects.select_for_update(of=("self",)).get(pk=entry.pk)
     if Payment.objects.filter(impoundment=entry).open().exists():
@@ -69,6 +98,7 @@ def start_payment(*, entry, by, return_url, callback_url):
         gateway=adapter.name,
         reference=_new_reference(),
         created_by=by,
+        idempotency_key=key,
     )
     payment.full_clean(exclude=["impoundment", "created_by"])
     try:
@@ -76,8 +106,9 @@ def start_payment(*, entry, by, return_url, callback_url):
             payment.save()
     except IntegrityError:
         raise PaymentRefused(_("A payment of these dues is already in progress.")) from None
+    shown_by = None if source == "owner" else by
     PaymentEvent.objects.create(
-        payment=payment, new_state=PaymentState.CREATED, by=by, source="screen"
+        payment=payment, new_state=PaymentState.CREATED, by=shown_by, source=source
     )
     order = adapter.create_order(
         reference=payment.reference,
@@ -85,7 +116,7 @@ def start_payment(*, entry, by, return_url, callback_url):
         return_url=return_url(payment),
         callback_url=callback_url(payment),
     )
-    _move(payment, PaymentState.PENDING, source="screen", by=by)
+    _move(payment, PaymentState.PENDING, source=source, by=shown_by)
     return payment, order
 
 
@@ -191,8 +222,11 @@ def in_progress(entry):
 
 
 def take_for_release(*, payment, release):
-    """A release takes a succeeded payment of its entry's dues, for exactly its amount: the
-    payment becomes reconciled, once. Runs inside the release's transaction."""
+    """A release takes a succeeded payment of its entry's dues: the payment becomes reconciled,
+    once. Runs inside the release's transaction. Returns the top-up: what the dues grew by since
+    the payment was made (a feeding day accrued), which the release takes at the till
+    (docs/decisions/0085). Dues now below the payment (a charge waived) are refused: the payment
+    goes back by the refund path and the dues are taken at the till, never paid twice."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("a payment is taken inside the release's transaction")
     payment = Payment.objects.select_for_update(of=("self",)).get(pk=payment.pk)
@@ -200,20 +234,40 @@ def take_for_release(*, payment, release):
         raise PaymentRefused({"payment": _("This payment is for another register entry.")})
     if payment.state != PaymentState.SUCCEEDED:
         raise PaymentRefused({"payment": _("The gateway has not confirmed this payment.")})
-    if payment.amount != release.amount:
-        raise PaymentRefused({"payment": _("The payment does not match the dues now owed.")})
+    if payment.amount > release.amount:
+        raise PaymentRefused(
+            {
+                "payment": _(
+                    "The dues are now less than this payment: refund the payment and take the "
+                    "dues at the till."
+                )
+            }
+        )
+    if not set(release.lines.values_list("animal_id", flat=True)) >= set(payment.animal_ids):
+        raise PaymentRefused({"payment": _("This payment paid for animals this release leaves.")})
     if payment.refunds.filter(state__in=REFUND_OPEN).exists():
         raise PaymentRefused({"payment": _("This payment is being refunded.")})
+    top_up = release.amount - payment.amount
     payment.release = release
     _move(
         payment,
         PaymentState.RECONCILED,
         source="release",
         by=release.released_by,
-        data={"release": release.pk},
+        data={"release": release.pk, "top_up": str(top_up)},
         fields=["release"],
     )
-    return payment
+    return top_up
+
+
+def top_up(entry, total):
+    """The succeeded payment of `entry` a release would take, and what the till takes beside it
+    to make `total` (the dues now): (payment, shortfall), or (None, total) when none is paid.
+    The shortfall is negative when the dues shrank below the payment."""
+    payment = Payment.objects.succeeded_for(entry)
+    if payment is None:
+        return None, total
+    return payment, total - payment.amount
 
 
 def confirm_from_statement(*, payment, line, by=None):

@@ -5,7 +5,7 @@ and the gateway's server-to-server callback, the one route (with the sweep) that
 from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -16,6 +16,7 @@ from accounts.decorators import require_permission
 from accounts.models import District
 from accounts.roles import Permission
 from accounts.scoping import authorise, has_permission, lookup, visible_district_ids
+from accounts.throttle import verify_rate_exceeded
 from impounding.selectors import entry_for
 from kernel.views import add_service_errors, keyset_page
 
@@ -24,12 +25,22 @@ from . import refunds, services
 from .forms import (
     DecideRefundForm,
     MatchLineForm,
+    OwnerPayForm,
     PrepareRefundForm,
     SetAsideForm,
     StatementUploadForm,
 )
 from .gateways import BadMessage, GatewayError, gateway
-from .models import LineState, Payment, PaymentState, Refund, RefundState, StatementLine
+from .models import (
+    LineState,
+    PayLink,
+    Payment,
+    PaymentState,
+    Refund,
+    RefundState,
+    StatementLine,
+)
+from .owner import page as pay_page_of
 
 
 @require_permission(Permission.RECORD_PAYMENT)
@@ -58,7 +69,58 @@ def start(request, pk):
 def browser_return(request, token):
     """Where the payment stands; the browser's return settles nothing, the callback does."""
     payment = get_object_or_404(Payment.objects.select_related("impoundment"), token=token)
-    return render(request, "payments/returned.html", {"payment": payment})
+    link = PayLink.objects.filter(impoundment_id=payment.impoundment_id).first()
+    return render(request, "payments/returned.html", {"payment": payment, "link": link})
+
+
+def _callbacks(request):
+    return {
+        "callback_url": lambda p: request.build_absolute_uri(
+            reverse("payments:callback", args=[p.gateway])
+        ),
+        "return_url": lambda p: request.build_absolute_uri(
+            reverse("payments:return", args=[p.token])
+        ),
+    }
+
+
+@login_not_required
+def pay_page(request, token):
+    """The owner's pay page (docs/decisions/0085), by the entry's unguessable token: the dues
+    now, the UPI code for them, and "Pay online" through the gateway. An unknown token is a 404;
+    many look-ups from one address wait a minute, as /verify/'s do."""
+    if verify_rate_exceeded(request):
+        return HttpResponse(
+            _("Too many checks from this address: try again in a minute."),
+            status=429,
+            content_type="text/plain; charset=utf-8",
+        )
+    link = PayLink.objects.select_related("impoundment__pound__district").filter(token=token)
+    link = link.first()
+    if link is None:
+        raise Http404
+    entry = link.impoundment
+    form = OwnerPayForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            payment, order = services.start_owner_payment(
+                entry=entry,
+                idempotency_key=form.cleaned_data["idempotency_key"],
+                **_callbacks(request),
+            )
+        except (ValidationError, GatewayError) as exc:
+            form.add_error(
+                None,
+                getattr(
+                    exc, "messages", [_("The payment gateway did not answer. Try again later.")]
+                )[0],
+            )
+        else:
+            if order is None:  # the same attempt sent again: show where it stands
+                return redirect("payments:return", payment.token)
+            return render(request, "payments/to_gateway.html", {"payment": payment, "order": order})
+    context = {"page": pay_page_of(entry), "form": form, "link": link}
+    return render(request, "payments/pay_page.html", context)
 
 
 @login_not_required

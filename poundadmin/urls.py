@@ -12,6 +12,7 @@ from impounding.views import lost as lost_views
 from kernel import health
 from messaging import views as messaging_views
 from office.views import home as home_views
+from payments import views as payment_views
 
 urlpatterns = [
     path("healthz", health.liveness, name="healthz"),
@@ -36,6 +37,8 @@ urlpatterns = [
     path("verify/", signed_heads.signed_heads, name="signed_heads"),
     path("verify/checkpoint.json", signed_heads.signed_file, name="signed_checkpoint"),
     re_path(r"^verify/(?P<token>[A-Za-z0-9_-]{16,64})/$", account_views.verify, name="verify"),
+    # The owner's pay page, by the entry's short token (ADR 0085): the link in the SMS.
+    re_path(r"^p/(?P<token>[A-Za-z0-9_-]{8,16})$", payment_views.pay_page, name="pay"),
     path("accounts/", include("accounts.urls")),
     path("pound/", include("impounding.urls")),
     path("auctions/", include("auctions.urls")),

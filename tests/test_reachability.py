@@ -53,6 +53,8 @@ OUTSIDE = {
     "optout_code",
     "optout_done",
     "messaging:dlr",
+    # The owner's pay page, reached from the owner's SMS (tests/browser/test_pay_page.py).
+    "pay",
     "password_change_done",
     "home",
     "accounts:session_ping",  # called by the page's script, not a page (static/js/session.js)

@@ -352,6 +352,21 @@ def _refund_prepare(client, get):
     return reverse("payments:refund_prepare", args=[payment.pk]), data, Refund
 
 
+def _owner_pay(client, get):
+    from payments.models import Payment
+    from payments.owner import pay_link
+    from tests.impounding.factories import make_entry
+    from tests.payments.fakegateway import KEY, MERCHANT
+
+    settings = get("settings")
+    settings.PAYMENT_GATEWAY, settings.PAYMENT_GATEWAY_URL = "sbiepay", "http://127.0.0.1:9"
+    settings.PAYMENT_GATEWAY_MERCHANT_ID, settings.PAYMENT_GATEWAY_KEY = MERCHANT, KEY
+    get("tariffs")
+    entry = make_entry(pound=get("pound"), by=get("pound_keeper"))
+    data = {"idempotency_key": "7e2f3a4b-5c6d-4e7f-8a91-92a3b4c5d6e7"}
+    return reverse("pay", args=[pay_link(entry).token]), data, Payment
+
+
 def _receipt_cancel(client, get):
     from impounding.models import ReceiptCancellation
     from tests.impounding.factories import make_entry, pay
@@ -768,6 +783,7 @@ SENT_TWICE = {
     "impounding:receipt_cancel": _receipt_cancel,
     "office:claim_new": _surplus_claim,
     "payments:refund_prepare": _refund_prepare,
+    "pay": _owner_pay,
     "accounts:api_tokens": _api_token,
     "accounts:pair_device": _device_pairing,
     "accounts:relatives": _relatives(own=True),

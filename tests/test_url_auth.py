@@ -30,6 +30,8 @@ PUBLIC = {
     # browser's return from it, by the payment's unguessable token (ADR 0075).
     "payments:callback",
     "payments:return",
+    # The owner's pay page, by the entry's short unguessable token (ADR 0085).
+    "pay",
     # The API's schema and reference page (no data), and its two public reads (no names).
     "api:openapi-json",
     "api:openapi-view",

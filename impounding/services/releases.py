@@ -300,12 +300,21 @@ def _book_payment(release, animals, payment=None):
     entry, receipt = release.impoundment, release.receipt
     pound = entry.pound
     if payment is not None:
-        payments.take_for_release(payment=payment, release=release)
-        paid_into = ledger.account(district=pound.district, kind=AccountKind.GATEWAY_CLEARING)
+        # Dues grown since the payment (a feeding day) are topped up in cash at the till, in
+        # the same balanced transaction (docs/decisions/0085).
+        top_up = payments.take_for_release(payment=payment, release=release)
+        paid_in = [
+            (
+                ledger.account(district=pound.district, kind=AccountKind.GATEWAY_CLEARING),
+                release.amount - top_up,
+            ),
+        ]
+        if top_up:
+            paid_in.append((ledger.till_account(pound, PaymentMode.CASH), top_up))
     else:
         # The same dues paid online and again at the till would be paid twice.
         payments.ensure_none_open(entry)
-        paid_into = ledger.till_account(pound, release.payment_mode)
+        paid_in = [(ledger.till_account(pound, release.payment_mode), release.amount)]
     ledger.post(
         district=pound.district,
         pound=pound,
@@ -317,7 +326,7 @@ def _book_payment(release, animals, payment=None):
         impoundment_id=entry.pk,
         at=release.released_at,
         lines=[
-            (paid_into, release.amount),
+            *paid_in,
             (
                 ledger.account(district=pound.district, kind=AccountKind.FINES_DUE_DM),
                 -release.fines,

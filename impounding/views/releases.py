@@ -18,7 +18,7 @@ from accounts.roles import Permission
 from kernel.confirmations import show_panel
 from kernel.idempotency import replayed_row
 from kernel.views import add_service_errors
-from payments.models import Payment
+from payments import services as payments
 
 from .. import services
 from ..forms.releases import ClaimForm, ConfirmForm, CourtOrderForm
@@ -95,8 +95,9 @@ def _claim(request, pk, *, deposit):
         "answers": form.cleaned_data,
     }
     # A payment the gateway confirmed is what this release takes (docs/decisions/0075).
-    paid = None if deposit else Payment.objects.succeeded_for(entry)
-    context["paid_online"] = paid
+    # Dues grown since it was paid are topped up at the till (docs/decisions/0085).
+    paid, top_up = (None, None) if deposit else payments.top_up(entry, statement.dues.total)
+    context |= {"paid_online": paid, "top_up": top_up if paid else None}
     if "confirm" not in request.POST or not confirm.is_valid():
         return render(request, "impounding/release_check.html", context)
     service = services.release_on_deposit if deposit else services.release_on_payment

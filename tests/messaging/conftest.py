@@ -50,6 +50,7 @@ def seeded_templates():
         "0004_dlr_reports_and_opt_out_codes",
     ):
         importlib.import_module(f"messaging.migrations.{name}").seed(apps, None)
+    importlib.import_module("messaging.migrations.0005_pay_link_in_messages").add_link(apps, None)
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,7 @@ SAMPLE = {
     "link": "https://pound.example.gov.in/verify/d/0123456789abcdef0123456789abcdef/",
     "code": "482913",
     "reference": "L-7K2P-9QXD",
+    "paylink": "https://pound.example.gov.in/p/Ab3_x9Qz",
 }
 
 
@@ -42,6 +43,14 @@ def test_every_template_renders_to_a_text_its_pattern_accepts(event, language):
 def test_a_link_is_spread_over_its_placeholders_whole():
     template = Template.objects.get(event=Event.RELEASED, language="en")
     assert SAMPLE["link"] in services.render(template, SAMPLE)
+
+
+@pytest.mark.parametrize("language", ["en", "hi", "mr", "ta"])
+@pytest.mark.parametrize("event", ["intake", "s14_report", "notice_posted", "auction_tomorrow"])
+def test_the_messages_naming_the_dues_carry_the_pay_link_whole(event, language):
+    template = Template.objects.get(event=event, language=language)
+    assert "amount" in template.variables
+    assert SAMPLE["paylink"] in services.render(template, SAMPLE)
 
 
 def test_a_changed_text_no_longer_matches():

@@ -3,6 +3,8 @@ import uuid
 from django.urls import reverse
 
 from impounding import services as impounding
+from impounding.dues import dues
+from impounding.models import Animal
 from payments import services
 
 CLAIM = dict(
@@ -26,13 +28,16 @@ def start(entry, by):
 
 
 def release_on(payment, by, key=None):
-    """The keeper's s.13 release of the animals the payment paid for, taking the payment."""
+    """The keeper's s.13 release of the animals the payment paid for, taking the payment, for
+    the dues now (more than the payment when a day has accrued since: the till tops it up)."""
+    animals = Animal.objects.claimable_in(payment.impoundment).filter(pk__in=payment.animal_ids)
+    owed = dues(animals).total if animals else payment.amount
     return impounding.release_on_payment(
         entry=payment.impoundment,
         by=by,
         animal_ids=payment.animal_ids,
         idempotency_key=key or uuid.uuid4(),
-        amount_tendered=payment.amount,
+        amount_tendered=owed,
         payment=payment,
         **CLAIM,
     )

@@ -127,7 +127,7 @@ def test_a_gateway_that_does_not_answer_leaves_the_payment_unknown_never_unpaid(
     payment.refresh_from_db()
     assert payment.state == PaymentState.UNKNOWN and payment.in_progress
     page = client.get(reverse("payments:return", args=[payment.token]))
-    assert "Payment in progress" in page.content.decode()
+    assert "Payment being confirmed" in page.content.decode()
     with pytest.raises(ValidationError, match="already in progress"):
         start(entry, pound_keeper)
 

@@ -1,14 +1,15 @@
 """Random sequences of what a gateway does (a callback lost, sent twice, sent before the browser
 returns, sent with a wrong amount; a failure; the sweep) against releases on cash and on the
-gateway's payments (docs/decisions/0075). After every step: every success is taken by one
-release at most and a release on a payment has a success behind it; no release without a success
-or cash; no dues paid twice; and the books agree with the records."""
+gateway's payments (docs/decisions/0075), with feeding days accruing between a payment and its
+release (topped up at the till, docs/decisions/0085). After every step: every success is taken
+by one release at most and a release on a payment has a success behind it; no release without a
+success or cash; no dues paid twice; and the books agree with the records."""
 
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count
+from django.db.models import Count, F, Sum
 from django.test import Client
 from django.utils import timezone
 from hypothesis import HealthCheck
@@ -26,6 +27,7 @@ from hypothesis.stateful import (
 from impounding.models import Animal, Impoundment, Release
 from ledger import services as ledger
 from ledger.checks import run_checks
+from ledger.models import Posting
 from payments import services
 from payments.models import OPEN_STATES, Payment, PaymentState
 from tests.impounding.factories import cow, goat, make_entry, pay, set_tariffs
@@ -47,6 +49,9 @@ def make_machine(*, pound, keeper, gw, seen):
         def teardown(self):
             seen["reconciled"] += Payment.objects.filter(state=PaymentState.RECONCILED).count()
             seen["cash"] += Release.objects.filter(payment_mode="cash").count()
+            seen["topped_up"] += Payment.objects.filter(
+                state=PaymentState.RECONCILED, release__amount__gt=F("amount")
+            ).count()
             transaction.set_rollback(True)
             self.savepoint.__exit__(None, None, None)
 
@@ -71,6 +76,18 @@ def make_machine(*, pound, keeper, gw, seen):
         @rule(kinds=st.lists(st.sampled_from([cow, goat]), min_size=1, max_size=2))
         def arrive(self, kinds):
             make_entry(pound=pound, by=keeper, animals=[kind() for kind in kinds])
+
+        @rule(data=st.data())
+        def a_day_passes(self, data):
+            """A feeding day accrues for one entry: its dues grow, whatever was paid before."""
+            entries = self.entries_in_pound()
+            if not entries:
+                return
+            entry = data.draw(st.sampled_from(entries))
+            Impoundment.objects.filter(pk=entry.pk).update(
+                arrived_at=F("arrived_at") - timedelta(days=1),
+                seized_at=F("seized_at") - timedelta(days=1),
+            )
 
         @rule(data=st.data())
         def start_online(self, data):
@@ -174,8 +191,13 @@ def make_machine(*, pound, keeper, gw, seen):
                 if taken is None:
                     assert release.payment_mode == "cash"
                 else:
+                    # Taken in full; what the dues grew by since came in cash at the till.
                     assert taken.state == PaymentState.RECONCILED
-                    assert release.amount == taken.amount
+                    assert release.amount >= taken.amount
+                    postings = Posting.objects.filter(
+                        transaction__source=f"impounding.release:{release.pk}", amount__gt=0
+                    ).aggregate(total=Sum("amount"))["total"]
+                    assert postings == release.amount
 
         @invariant()
         def no_dues_paid_twice(self):
@@ -205,7 +227,7 @@ def test_random_gateway_sequences_pay_each_dues_once_and_keep_the_books(
 ):
     set_tariffs(district, by=dm_clerk)
     ledger.open_accounts(pound=pound)
-    seen = {"reconciled": 0, "cash": 0}
+    seen = {"reconciled": 0, "cash": 0, "topped_up": 0}
     machine = make_machine(pound=pound, keeper=pound_keeper, gw=fake_gateway, seen=seen)
     run_state_machine_as_test(
         machine,
@@ -220,3 +242,5 @@ def test_random_gateway_sequences_pay_each_dues_once_and_keep_the_books(
     )
     # The sequences reached releases on the gateway's payments, not only on cash.
     assert seen["reconciled"] > 0 and seen["cash"] > 0
+    # ... and releases on a payment that a day's feeding outgrew, topped up at the till.
+    assert seen["topped_up"] > 0
