@@ -217,9 +217,7 @@ def _surplus_challan(client, get):
     get("tariffs")
     conditions(get("district"), by=clerk)
     held = received_surplus(get("pound"), get("pound_keeper"), get("police_officer"), clerk)
-    moved = office.transfer_expired_surplus(
-        deposit=held, today=held.expires_on + timedelta(days=1)
-    )
+    moved = office.transfer_expired_surplus(deposit=held, today=held.expires_on + timedelta(days=1))
     client.force_login(clerk)
     url = reverse("office:surplus_challan_new", args=[moved.pk])
     return url, answers(confirm="1"), TreasuryChallan
