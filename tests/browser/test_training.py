@@ -34,11 +34,11 @@ def test_the_trainer_walks_the_clock_forward_from_the_tour_page(
     expect(page.locator("#training-banner")).to_be_visible()
     page.locator("#training-banner a").click()
     page.wait_for_url(f"{base}{reverse('accounts:training', args=[training.pk])}")
-    # The s.14 cycle, then release, deposit and the s.16 sale with its account, each named,
-    # then the remittance and the surplus's three months.
-    expect(page.locator(".training-steps li")).to_have_count(18)
-    for step in ("release", "deposit", "s16-refusal", "s16-sale", "s16-account"):
-        expect(page.locator(f"#tour-{step}")).to_contain_text("_trn")
+    # The s.14 cycle, then release, deposit and the s.16 sale with its account, then the
+    # remittance, the surplus's three months and its transfer's challan: each names its user.
+    expect(page.locator(".training-steps li")).to_have_count(19)
+    for step in page.locator(".training-steps li").all():
+        expect(step).to_contain_text("_trn")
     check_a11y(page, f"training-{lang}-{width}")
     check_fits_width(page)
     screenshot(page, f"training-{lang}-{width}")

@@ -3,9 +3,10 @@ run, in English and in Hindi (issue 27, ADR 0080): each step signed in as the de
 names, done through the pages, with the trainer's buttons moving the clock. The s.14 cycle
 (seizure, feeding, report, notice, drums, auction, sale), then release on payment (s.13), a
 deposit on dispute (s.15) and the s.16 sale of as many animals as the dues need, with its
-account (a)-(f).
-The office's money steps (remittance, the surplus's three months) are left out: their pages do
-not follow the training clock yet (ADR 0080, "Still on real time")."""
+account (a)-(f); then the office's money on the district's clock (ADR 0080 addendum): the
+surplus received, the fines remitted with their GRN and confirmed by another person against the
+CIN and scroll, the surplus's three months run by the clock's 30-day moves and credited to the
+State's revenues with its transfer memo, and that transfer's challan recorded and confirmed."""
 
 import re
 from datetime import timedelta
@@ -25,6 +26,7 @@ from impounding.models import AnimalState, FeedingLog, Impoundment
 from kernel import clock
 from kernel.formatting import indate
 from ledger.checks import run_checks
+from office.models import Remittance, SurplusDeposit, TreasuryChallan
 from tests import readpdf
 from tests.browser.conftest import PASSWORD, check_a11y, check_fits_width, screenshot, sign_in
 
@@ -176,6 +178,7 @@ def s14_auction_and_sale(tour, report):
     tour.pdf_says_training(
         reverse("auctions:sale_certificate_pdf", args=[sale.pk]), sale.certificate.number
     )
+    return sale
 
 
 def schedule(tour, days=1):
@@ -291,6 +294,90 @@ def s16_sale_and_account(tour, case, auction):
     tour.pdf_says_training(reverse("auctions:s16_account_pdf", args=[case.pk]))
 
 
+def surplus_received(tour, sale):
+    """The District Magistrate's clerk receives the sale's surplus into deposit (s.17), on the
+    district's day: its three months run from here."""
+    page = tour.page
+    tour.as_("clerk_trn")
+    deposit = SurplusDeposit.objects.get(sale=sale)
+    page.goto(tour.base + reverse("office:surplus"))
+    tour.click(reverse("office:surplus_receive", args=[deposit.pk]))
+    expect(page.locator("#id_received_on")).to_have_value(indate(tour.now().date()))
+    tour.submit()
+    deposit.refresh_from_db()
+    assert deposit.status == SurplusDeposit.Status.HELD
+    assert deposit.received_on == tour.now().date() and indate(deposit.expires_on) in tour.status()
+    return deposit
+
+
+def scroll_of_today(tour, number):
+    page = tour.page
+    page.fill("#id_cin", f"00023902612052{number:05d}")
+    page.fill("#id_scroll_number", f"SC-TRN-{number}")
+    page.fill("#id_scroll_date", indate(tour.now().date()))
+
+
+def fines_remitted_and_confirmed(tour):
+    """The keeper pays the fines into the treasury and records the challan's GRN; the clerk,
+    another person, confirms it against the CIN and the scroll of the district's day (s.17)."""
+    page = tour.page
+    tour.as_("keeper_trn")
+    page.goto(tour.base + reverse("office:remittances"))
+    tour.click(reverse("office:remittance_new"))
+    page.fill("#id_challan_number", "GRN TRN 2026 0001")
+    page.fill("#id_treasury", "District Treasury, Training")
+    tour.submit()
+    remittance = Remittance.objects.get(pound__district=tour.district)
+    assert remittance.number in tour.status() and remittance.remitted_on == tour.now().date()
+    tour.as_("clerk_trn")
+    page.goto(tour.base + reverse("office:remittances"))
+    tour.click(reverse("office:remittance_confirm", args=[remittance.pk]))
+    page.check("#id_checked")
+    scroll_of_today(tour, 1)
+    tour.submit()
+    expect(page.locator(f"#remittance-{remittance.pk}")).to_contain_text(remittance.number)
+    remittance.refresh_from_db()
+    assert remittance.status == Remittance.Status.CONFIRMED
+    assert remittance.confirmed_by.username == "clerk_trn"
+    assert TreasuryChallan.objects.get(remittance=remittance).scroll_date == tour.now().date()
+
+
+def surplus_to_revenue(tour, deposit):
+    """The trainer moves the clock 30 days three times, then a day at a time until the three
+    months have run: the move's run credits the surplus to the State's revenues, with its
+    memo. The clerk records the transfer's challan; the trainer, another person, confirms it."""
+    page = tour.page
+    tour.move("30", "30", "30")
+    extra = (deposit.expires_on - tour.now().date()).days + 1
+    assert 1 <= extra <= 3, extra  # three months are 89 to 92 days
+    tour.move(*["1"] * extra)
+    deposit.refresh_from_db()
+    assert (deposit.status, deposit.destination) == (
+        SurplusDeposit.Status.TRANSFERRED,
+        SurplusDeposit.Destination.STATE_REVENUE,
+    )
+    memo = deposit.transfer_memo.number
+    tour.as_("clerk_trn")
+    page.goto(tour.base + reverse("office:surplus"))
+    expect(page.locator(f"#surplus-{deposit.pk}")).to_contain_text(memo)
+    tour.pdf_says_training(reverse("office:transfer_memo_pdf", args=[deposit.pk]), memo)
+    tour.click(reverse("office:surplus_challan_new", args=[deposit.pk]))
+    page.fill("#id_grn", "GRN TRN 2026 0002")
+    scroll_of_today(tour, 2)
+    tour.submit()  # the answers, to check
+    tour.submit("button[name=confirm]")
+    page.wait_for_url(re.compile(r"/surplus/\d+/challan/$"))
+    panel = page.get_by_test_id("confirmation-panel")
+    expect(panel.locator(".confirmation-reference")).to_have_text("GRN TRN 2026 0002")
+    tour.as_("magistrate_trn")
+    page.goto(tour.base + reverse("office:surplus_challan", args=[deposit.pk]))
+    page.check("#id_checked")
+    tour.submit()
+    challan = TreasuryChallan.objects.get(surplus=deposit)
+    assert challan.confirmed_by.username == "magistrate_trn"
+    assert challan.scroll_date == tour.now().date()
+
+
 @pytest.mark.parametrize("lang", ["en", "hi"])
 def test_the_guided_tour_walks_end_to_end_on_the_training_clock(page, live_server, trn, lang):
     page.set_default_timeout(15_000)
@@ -300,7 +387,7 @@ def test_the_guided_tour_walks_end_to_end_on_the_training_clock(page, live_serve
     unclaimed = arrive(tour, [("cattle", "Brown")], "Wheat field by the training canal")
     feed(tour, unclaimed.pound)
     report = s14_report_notice_and_drums(tour, unclaimed)
-    s14_auction_and_sale(tour, report)
+    unclaimed_sale = s14_auction_and_sale(tour, report)
     assert tour.now().date() >= start + timedelta(days=16)
 
     tour.as_("keeper_trn")
@@ -312,13 +399,17 @@ def test_the_guided_tour_walks_end_to_end_on_the_training_clock(page, live_serve
     release_and_deposit(tour, claimed)
     case, auction = s16_refusal(tour, claimed)
     s16_sale_and_account(tour, case, auction)
+    held = surplus_received(tour, unclaimed_sale)
+    fines_remitted_and_confirmed(tour)
+    surplus_to_revenue(tour, held)
     assert run_checks() == []
 
     # The trainer's page at the end of the walk, at 360 px: axe finds nothing, nothing is cut.
     tour.as_("magistrate_trn")
     page.goto(tour.base + reverse("accounts:training", args=[trn.pk]))
-    for step in ("release", "deposit", "s16-refusal", "s16-sale", "s16-account"):
-        expect(page.locator(f"#tour-{step}")).to_contain_text("_trn")
+    expect(page.locator(".training-steps li")).to_have_count(19)
+    for step in page.locator(".training-steps li").all():
+        expect(step).to_contain_text("_trn")  # each step names the demo user to sign in as
     check_a11y(page, f"training tour {lang}")
     check_fits_width(page)
     screenshot(page, f"training-tour-{lang}-360")

@@ -18,7 +18,8 @@ from impounding.models import Complaint, Deposit
 from impounding.services import deposit_awaiting_application
 from kernel.events import verify_chain
 from ledger.checks import run_checks
-from office import returns
+from office import returns, treasury
+from office.models import SurplusDeposit
 from office.remittances import confirm_remittance
 from tests.accounts.factories import staff
 from tests.api.conftest import bearer
@@ -26,7 +27,7 @@ from tests.auctions.factories import report_and_notice, unclaimed_entry
 from tests.auctions.test_training import t_officer, t_pound, trainer, training  # noqa: F401
 from tests.impounding.factories import court_order, deposit, make_entry
 from tests.impounding.test_deposits import complain, decide
-from tests.office.factories import fines_collected, remit
+from tests.office.factories import fines_collected, received_surplus, remit
 
 API = "/api/v1"
 
@@ -104,6 +105,29 @@ def test_a_remittance_and_a_court_order_may_be_dated_on_the_training_clocks_toda
     court_order(make_entry(pound=t_pound, by=t_keeper), t_keeper, order_date=ahead)
     with pytest.raises(ValidationError, match="future"):
         court_order(make_entry(pound=pound, by=pound_keeper), pound_keeper, order_date=ahead)
+
+
+def test_a_surplus_transfer_s_challan_may_carry_a_scroll_of_the_training_clocks_today(
+    training,  # noqa: F811
+    t_pound,  # noqa: F811
+    t_keeper,
+    t_officer,  # noqa: F811
+    trainer,  # noqa: F811
+):
+    t_clerk = staff(Role.DM_CLERK, "t_clerk", district=training)
+    held = received_surplus(t_pound, t_keeper, t_officer, t_clerk)
+    _advance(training, trainer, 100)  # the move's run credits it to the State's revenues
+    held.refresh_from_db()
+    assert (held.status, held.destination) == (
+        SurplusDeposit.Status.TRANSFERRED,
+        SurplusDeposit.Destination.STATE_REVENUE,
+    )
+    ahead = timezone.localdate() + timedelta(days=100)
+    scroll = {"cin": "0002390260511200099", "scroll_number": "SC-T1", "scroll_date": ahead}
+    challan = treasury.record_surplus_transfer(deposit=held, by=t_clerk, grn="GRN-T-1", **scroll)
+    treasury.confirm_treasury_challan(challan=challan, by=trainer)
+    challan.refresh_from_db()
+    assert challan.scroll_date == ahead and challan.confirmed_by == trainer
 
 
 def test_the_officers_lists_count_from_his_districts_day(
