@@ -33,6 +33,10 @@ class Action(EventAction):
         "gaushala.animal_recaptured",
         _("Recapture by a gaushala recorded"),
     )
+    GAUSHALA_ANIMAL_FOUND_DEAD = (
+        "gaushala.animal_found_dead",
+        _("Escaped animal found dead recorded"),
+    )
     GAUSHALA_ANIMAL_RETURNED = (
         "gaushala.animal_returned",
         _("Return to the owner from a gaushala recorded"),

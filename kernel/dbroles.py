@@ -64,6 +64,9 @@ DELETES = frozenset(
         "impounding_phonecode",
         "impounding_lostmatch",
         "impounding_lostnotice",
+        # A gateway's delivery report applied to its message once the id is saved, or never
+        # matched and past MESSAGING_EARLY_REPORT_DAYS (apply_retention; ADR 0084 addendum).
+        "messaging_earlyreport",
     }
 )
 # Every extension a migration creates (`impounding` 0003: the register's trigram search).

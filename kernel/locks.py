@@ -47,3 +47,15 @@ def _try(connection, key):
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_lock(%s)", [key])
         return cursor.fetchone()[0]
+
+
+def transaction_lock(name, *, using=DEFAULT_DB_ALIAS):
+    """Hold the lock `name` until the current transaction ends, waiting for a transaction that
+    holds it to end first: for two short paths that must see each other's committed rows (the
+    one that waits reads after the other's commit). Not for work that runs long, nor beside a
+    migration (see `advisory_lock`). Nothing on a database without advisory locks."""
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_key(name)])

@@ -173,3 +173,29 @@ class OptOutCode(models.Model):
 
     def __str__(self):
         return f"code for {self.phone_id}"
+
+
+class EarlyReport(models.Model):
+    """A gateway's final delivery report that reached us before the message's provider id was
+    saved (the gateway answered the send, and pushed its report, before the sender recorded the
+    answer). Kept until the id is saved, then applied by the same transitions and deleted in
+    that save's transaction (messaging.services); one per provider and id, the first kept. One
+    never matched is deleted by the retention run after `MESSAGING_EARLY_REPORT_DAYS`."""
+
+    provider = models.CharField(max_length=20)
+    provider_id = models.CharField(max_length=100)
+    delivered = models.BooleanField()
+    status = models.CharField(max_length=20, blank=True)  # the gateway's own word
+    at = models.DateTimeField(null=True, blank=True)  # the handset's time, as the gateway gave it
+    received_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["provider", "provider_id"], name="early_report_one_per_message"
+            )
+        ]
+        indexes = [models.Index(fields=["received_at"], name="early_report_received")]
+
+    def __str__(self):
+        return f"{self.provider} {self.provider_id}"

@@ -24,9 +24,10 @@ from django.tasks import task
 from django.utils import timezone
 
 from kernel import retries
+from kernel.locks import transaction_lock
 
 from . import channels, dlt
-from .models import Event, Message, Phone, Template
+from .models import EarlyReport, Event, Message, Phone, Template
 
 Status = Message.Status
 logger = logging.getLogger(__name__)
@@ -244,6 +245,8 @@ def _record(message, outcome):
         if held and message.status == Status.QUEUED:
             due = message.next_attempt_at
             transaction.on_commit(lambda: _queue(str(message.pk), due), robust=True)
+        if held and message.status == Status.SENT and message.provider_id:
+            _apply_early_report(message)
 
 
 # The delivery report's transitions (messaging.reports): from `sent` only; the others are final.
@@ -251,22 +254,82 @@ REPORTABLE = (Status.SENT,)
 UNDELIVERED = "The gateway reported it undelivered."
 
 
-def report_delivery(*, provider_id, delivered, at=None, channel=None, status=""):
-    """The gateway's delivery report for the message it accepted as `provider_id`: 1 if it
-    moved the message, 0 if the message was not waiting for one (a report repeated, or late)."""
-    if not provider_id:
-        return 0
-    now = timezone.now()
+def _report_change(*, delivered, at, status, now):
     change = {"reported_at": now, "report_status": status[:20]}
     if delivered:
         change |= {"status": Status.DELIVERED, "delivered_at": at or now}
     else:
         reason = f"{UNDELIVERED} ({status})" if status else UNDELIVERED
         change |= {"status": Status.FAILED, "reason": reason[:200]}
-    waiting = Message.objects.filter(provider_id=provider_id, status__in=REPORTABLE)
-    if channel:
-        waiting = waiting.filter(channel=channel)
-    return waiting.update(**change)
+    return change
+
+
+def _rendezvous(provider, provider_id):
+    """The lock a report and the saving of its message's provider id take, each in its own
+    transaction: the one that comes second waits for the first to commit, so it sees either
+    the message's id or the early report (ADR 0084 addendum)."""
+    transaction_lock(f"dlr:{provider}:{provider_id}")
+
+
+def report_delivery(*, provider_id, delivered, at=None, channel=None, status=""):
+    """The gateway's delivery report for the message it accepted as `provider_id`: 1 if it
+    moved the message, 0 if the message was not waiting for one (a report repeated, or late).
+    A provider's (`channel`'s) report for an id no message carries yet is kept as an early
+    report, one per id (the first), applied when the id is saved (`_apply_early_report`)."""
+    if not provider_id:
+        return 0
+    change = _report_change(delivered=delivered, at=at, status=status, now=timezone.now())
+    with transaction.atomic():
+        if channel:
+            _rendezvous(channel, provider_id)
+        waiting = Message.objects.filter(provider_id=provider_id, status__in=REPORTABLE)
+        if channel:
+            waiting = waiting.filter(channel=channel)
+        moved = waiting.update(**change)
+        if moved or not channel:
+            return moved
+        if not Message.objects.filter(provider_id=provider_id, channel=channel).exists():
+            early = EarlyReport(
+                provider=channel,
+                provider_id=provider_id,
+                delivered=delivered,
+                status=status[:20],
+                at=at,
+                received_at=change["reported_at"],
+            )
+            EarlyReport.objects.bulk_create([early], ignore_conflicts=True)
+        return 0
+
+
+def _apply_early_report(message):
+    """Apply the early report of a message whose provider id was just saved, in the same
+    transaction, by the same transitions, as if it reached us now (its own time kept); then
+    delete it. 1 if it moved the message."""
+    _rendezvous(message.channel, message.provider_id)
+    early = (
+        EarlyReport.objects.select_for_update()
+        .filter(provider=message.channel, provider_id=message.provider_id)
+        .first()
+    )
+    if early is None:
+        return 0
+    change = _report_change(
+        delivered=early.delivered, at=early.at, status=early.status, now=early.received_at
+    )
+    moved = Message.objects.filter(pk=message.pk, status__in=REPORTABLE).update(**change)
+    if moved:
+        for name, value in change.items():
+            setattr(message, name, value)
+    early.delete()
+    return moved
+
+
+def prune_early_reports(now=None):
+    """Delete the early reports no message claimed within `MESSAGING_EARLY_REPORT_DAYS` (the
+    retention run): the number deleted."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=settings.MESSAGING_EARLY_REPORT_DAYS)
+    return EarlyReport.objects.filter(received_at__lt=cutoff).delete()[0]
 
 
 def release_held():

@@ -36,6 +36,7 @@ from kernel.events import erase_personal, record_event
 from kernel.messages import Message
 from kernel.models import Event
 from kernel.sweep import remove_older
+from messaging.services import prune_early_reports
 
 from .actions import Action
 from .models import PreparedFile, SurplusClaim
@@ -198,4 +199,5 @@ def apply_retention(*, by, now=None):
         "login_records": logins,
         "lost_reports": lapse_and_erase(now),
         "kept_documents": remove_older("kept", now - timedelta(days=settings.RETENTION_KEPT_DAYS)),
+        "early_delivery_reports": prune_early_reports(now),
     }

@@ -60,3 +60,9 @@ UNRECONCILED_AFTER_DAYS = env.int("UNRECONCILED_AFTER_DAYS", default=3)
 # set, every report is refused. Past the refusals a minute from one address, it is answered 429.
 MESSAGING_DLR_TOKEN = env.str("MESSAGING_DLR_TOKEN", default="")
 MESSAGING_DLR_REFUSALS_PER_MINUTE = env.int("MESSAGING_DLR_REFUSALS_PER_MINUTE", default=20)
+# A final delivery report for an id no message carries yet (the gateway pushed it before the
+# sender saved its answer) is kept this many days for the message to claim, then deleted by the
+# retention run (messaging.models.EarlyReport, ADR 0084 addendum): the saving follows the
+# gateway's answer within seconds, and an id never saved (a try that outlived its lease) never
+# will be.
+MESSAGING_EARLY_REPORT_DAYS = env.int("MESSAGING_EARLY_REPORT_DAYS", default=7)

@@ -125,7 +125,8 @@ class PaymentForm(forms.Form):
 
 class HoldingEndForm(forms.Form):
     """What became of an animal at the body holding it: its death, transfer, escape or return
-    to the owner; or, once it escaped, its recapture (only the moves its state allows)."""
+    to the owner; or, once it escaped, its recapture or its being found dead (only the moves
+    its state allows)."""
 
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
     kind = forms.ChoiceField(label=_("What happened"), choices=(), widget=forms.RadioSelect)
@@ -152,12 +153,12 @@ class HoldingEndForm(forms.Form):
     def __init__(self, *args, bodies, kinds, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["kind"].choices = [c for c in HoldingEnd.Kind.choices if c[0] in kinds]
-        if len(kinds) == 1:  # after an escape, only the recapture
+        if len(kinds) == 1:  # one move only: chosen already
             self.fields["kind"].initial = next(iter(kinds))
         self.fields["to_gaushala"].queryset = bodies
         if HoldingEnd.Kind.TRANSFERRED not in kinds:
             del self.fields["to_gaushala"]
-        if HoldingEnd.Kind.DIED not in kinds:
+        if not kinds & {HoldingEnd.Kind.DIED, HoldingEnd.Kind.FOUND_DEAD}:
             del self.fields["cause"]
         if HoldingEnd.Kind.RETURNED not in kinds:
             del self.fields["basis"]

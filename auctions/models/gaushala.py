@@ -199,7 +199,8 @@ class HoldingEnd(models.Model):
     """The end of a body's holding of an animal handed over: its death at the body, its transfer
     to another body of the district's register (which then holds it from that day), its escape,
     or its return to the owner by a court's order or the Act's release. A recapture ends an
-    escape: the body holds the animal again from that day (`HOLDING_MOVES`)."""
+    escape: the body holds the animal again from that day; or the escaped animal is found dead,
+    which is final (`HOLDING_MOVES`)."""
 
     class Kind(models.TextChoices):
         DIED = "died", _("Died")
@@ -207,6 +208,7 @@ class HoldingEnd(models.Model):
         ESCAPED = "escaped", _("Escaped from the body")
         RETURNED = "returned", _("Returned to the owner by a court's order or the Act's release")
         RECAPTURED = "recaptured", _("Recaptured by the body after an escape")
+        FOUND_DEAD = "found_dead", _("Found dead after an escape")
 
     handover = models.ForeignKey(Handover, on_delete=models.PROTECT, related_name="ends")
     animal = models.ForeignKey("impounding.Animal", on_delete=models.PROTECT, related_name="+")
@@ -264,7 +266,8 @@ class HoldingEnd(models.Model):
 
 # The state of an animal at the bodies (what its last end made it, "held" before any) and the
 # ends that may follow it. A transfer or a recapture leaves it held (by the receiving body, or
-# by the body again); a death and a return are final; an escaped animal may only be recaptured.
+# by the body again); a death and a return are final; an escaped animal may only be recaptured
+# or found dead, and being found dead is final (no upkeep follows: it stopped at the escape).
 HOLDING_MOVES = {
     "held": {
         HoldingEnd.Kind.DIED,
@@ -272,9 +275,10 @@ HOLDING_MOVES = {
         HoldingEnd.Kind.ESCAPED,
         HoldingEnd.Kind.RETURNED,
     },
-    HoldingEnd.Kind.ESCAPED: {HoldingEnd.Kind.RECAPTURED},
+    HoldingEnd.Kind.ESCAPED: {HoldingEnd.Kind.RECAPTURED, HoldingEnd.Kind.FOUND_DEAD},
     HoldingEnd.Kind.DIED: set(),
     HoldingEnd.Kind.RETURNED: set(),
+    HoldingEnd.Kind.FOUND_DEAD: set(),
 }
 
 

@@ -32,7 +32,16 @@ from . import gaushala_recovery as recovery
 from .common import today
 
 HandedAnimal = DisposalOrder.animals.through
-BASED = (HoldingEnd.Kind.ESCAPED, HoldingEnd.Kind.RETURNED, HoldingEnd.Kind.RECAPTURED)
+BASED = (
+    HoldingEnd.Kind.ESCAPED,
+    HoldingEnd.Kind.RETURNED,
+    HoldingEnd.Kind.RECAPTURED,
+    HoldingEnd.Kind.FOUND_DEAD,
+)
+DEATHS = (HoldingEnd.Kind.DIED, HoldingEnd.Kind.FOUND_DEAD)  # the ends that keep a cause
+# The ends after which no upkeep was paid: a recapture begins a holding again, and an escaped
+# animal found dead was not held since its escape (the escape flagged any over-payment).
+UNPAID_AFTER = (HoldingEnd.Kind.RECAPTURED, HoldingEnd.Kind.FOUND_DEAD)
 
 
 def month_bounds(month):
@@ -149,7 +158,8 @@ def record_end(
 ):
     """The office records what became of an animal at the bodies: its death, its transfer to
     another body of the district's register (whose capacity is checked under its row lock), its
-    escape, its return to the owner, or its recapture after an escape; only the moves
+    escape, its return to the owner, or after an escape its recapture or its being found dead
+    (no upkeep follows: it stopped at the escape); only the moves
     `HOLDING_MOVES` allows from the animal's state."""
     order = handover.order
     authorise(by, Permission.PREPARE_ORDERS, order.pound)
@@ -184,7 +194,7 @@ def record_end(
         began_by=last,
         kind=kind,
         on=on,
-        cause=cause.strip() if kind == HoldingEnd.Kind.DIED else "",
+        cause=cause.strip() if kind in DEATHS else "",
         reference=reference.strip(),
         to_gaushala=target,
         recorded_by=by,
@@ -194,7 +204,7 @@ def record_end(
         end.basis, end.basis_note, end.rule_pack = legal_basis(kind, animal, body, basis)
     end.save()
     _record(end, animal=animal, by=by)
-    if kind != HoldingEnd.Kind.RECAPTURED:  # a month already claimed paid for days after it
+    if kind not in UNPAID_AFTER:  # a month already claimed paid for days after it
         recovery.flag_overpayments(end, by=by)
     return end
 
@@ -203,16 +213,20 @@ def refusal(state):
     """Why no move but the allowed ones is recorded from `state`."""
     return {
         "held": _("A body holds this animal: record its death, transfer, escape or return."),
-        HoldingEnd.Kind.ESCAPED: _("This animal escaped: only its recapture is recorded now."),
+        HoldingEnd.Kind.ESCAPED: _(
+            "This animal escaped: only its recapture, or that it was found dead, is recorded now."
+        ),
         HoldingEnd.Kind.DIED: _("This animal's death is already recorded."),
         HoldingEnd.Kind.RETURNED: _("This animal has gone back to its owner."),
+        HoldingEnd.Kind.FOUND_DEAD: _("This animal was found dead after its escape."),
     }[state]
 
 
 def legal_basis(kind, animal, body, given):
-    """(basis, note, pack) of an escape, a return or a recapture: for a return, the court's
-    order or the provision the office names; else the entry's pack's citation of the gaushala
-    route for the animal's species, else the body's agreement, else a note that none is cited.
+    """(basis, note, pack) of an escape, a return, a recapture or a finding dead: for a return,
+    the court's order or the provision the office names; else the entry's pack's citation of the
+    gaushala route for the animal's species, else the body's agreement, else a note that none is
+    cited.
     No section is supplied where the pack gives none."""
     pinned = rulepacks.pack_of(animal.impoundment.rule_pack_id)
     pack = f"{pinned.code} {pinned.version}"[:40]
@@ -295,6 +309,13 @@ SUMMARIES = {
         Action.GAUSHALA_ANIMAL_RETURNED,
         gettext_noop(
             "Animal %(number)s of %(entry)s went back to its owner from %(body)s on %(on)s "
+            "(%(reference)s)"
+        ),
+    ),
+    HoldingEnd.Kind.FOUND_DEAD: (
+        Action.GAUSHALA_ANIMAL_FOUND_DEAD,
+        gettext_noop(
+            "Animal %(number)s of %(entry)s, escaped from %(body)s, found dead on %(on)s "
             "(%(reference)s)"
         ),
     ),

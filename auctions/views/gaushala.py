@@ -35,6 +35,8 @@ from .disposal import disposable_animals
 
 BODY_ORDER = ("name", "pk")
 CLAIM_ORDER = ("-month", "-pk")
+ESCAPED_ORDER = ("on", "pk")  # oldest escape first
+OVERPAID_ORDER = ("recorded_at", "pk")  # oldest over-payment first
 
 
 def _bodies(user, perm=None):
@@ -283,23 +285,42 @@ def _replayed(request, claim):
 @require_permission(Permission.VIEW_RECORDS)
 def held_animals(request):
     """The animals the district's bodies hold now (or one body's, `?body=`), each with the link
-    to record its death or transfer."""
+    to record its death or transfer; the escapes not yet settled and the over-payments still to
+    recover. Each of the three lists pages by keyset from its own cursor (`after`,
+    `escaped_after`, `overpaid_after`)."""
     bodies = _bodies(request.user)
     body = None
     if request.GET.get("body", "").isdigit():
         body = get_object_or_404(bodies, pk=request.GET["body"])
         bodies = bodies.filter(pk=body.pk)
-    animals, cursor = holding.animals_held(bodies, after=request.GET.get("after"), size=LIST_SIZE)
+    params = request.GET
+    animals, cursor = holding.animals_held(bodies, after=params.get("after"), size=LIST_SIZE)
+    escaped, escaped_next = keyset_page(
+        holding.animals_escaped(bodies),
+        ESCAPED_ORDER,
+        after=params.get("escaped_after"),
+        size=LIST_SIZE,
+    )
+    overpaid, overpaid_next = keyset_page(
+        recovery.open_overpayments(bodies),
+        OVERPAID_ORDER,
+        after=params.get("overpaid_after"),
+        size=LIST_SIZE,
+    )
     return render(
         request,
         "auctions/gaushala/animals.html",
         {
             "body": body,
             "animals": animals,
-            "overpayments": recovery.open_overpayments(bodies)[:LIST_SIZE],
-            "escaped": holding.animals_escaped(bodies)[:LIST_SIZE],
+            "overpayments": overpaid,
+            "overpaid_next": overpaid_next,
+            "escaped": escaped,
+            "escaped_next": escaped_next,
             "next_cursor": cursor,
-            "is_first_page": not request.GET.get("after"),
+            "is_first_page": not params.get("after"),
+            "escaped_paged": bool(params.get("escaped_after")),
+            "overpaid_paged": bool(params.get("overpaid_after")),
             "can_prepare": has_permission(request.user, Permission.PREPARE_ORDERS),
         },
     )

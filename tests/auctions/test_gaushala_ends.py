@@ -1,7 +1,8 @@
 """An animal's escape from a gaushala, its recapture, and its return to the owner (ADR 0070,
 "Escape, recapture and return"): the moves `HOLDING_MOVES` allows, each allowed and each refused
 one tested; the upkeep stops on the day of the escape or return and restarts on the recapture;
-a month already paid is flagged over-paid through balanced postings; the legal basis is kept."""
+an escaped animal found dead is final and pays nothing after the escape; a month already paid
+is flagged over-paid through balanced postings; the legal basis is kept."""
 
 # ruff: noqa: F811  (the fixtures are imported from the handover and recovery tests)
 
@@ -25,16 +26,20 @@ from tests.accounts.factories import staff
 from tests.auctions.test_gaushala import BODY, body, hand_over  # noqa: F401
 from tests.auctions.test_gaushala_recovery import JAN, RATE, balance, claim_for, herd  # noqa: F401
 
-KINDS = ["died", "transferred", "escaped", "returned", "recaptured"]
+KINDS = ["died", "transferred", "escaped", "returned", "recaptured", "found_dead"]
 # The law of the bodies' animals, written out: what may follow each state, nothing else.
 ALLOWED = {
     "held": {"died", "transferred", "escaped", "returned"},
-    "escaped": {"recaptured"},
+    "escaped": {"recaptured", "found_dead"},
     "died": set(),
     "returned": set(),
+    "found_dead": set(),
 }
+# The moves that bring a held animal to each state.
+PATHS = {"held": [], "found_dead": ["escaped", "found_dead"]}
 FIELDS = {
     "died": {"cause": "old age"},
+    "found_dead": {"cause": "drowned in the canal"},
     "returned": {"basis": "Order of the CJM, Lucknow, in Misc. Case 12/2027"},
 }
 ON = date(2027, 1, 10)
@@ -63,12 +68,13 @@ def other(district, dm_clerk):
 
 
 def bring_to(start, handover, cow, clerk):
-    if start != "held":
-        record(handover, cow, start, clerk)
+    for kind in PATHS.get(start, [start]):
+        record(handover, cow, kind, clerk)
 
 
 def test_the_moves_are_written_out():
     assert {k: set(v) for k, v in HOLDING_MOVES.items()} == ALLOWED
+    assert set(KINDS) == set(HoldingEnd.Kind.values)  # every kind is tried from every state
 
 
 @pytest.mark.parametrize("start", list(ALLOWED))
@@ -100,6 +106,42 @@ def test_an_escape_stops_the_upkeep_and_a_recapture_restarts_it(herd, body, dm_c
     record(handover, cows[0], "escaped", dm_clerk, on=date(2027, 1, 28))
     assert holding.animal_days(body, JAN) == 31 + 9 + 3
     assert [e.animal_id for e in holding.animals_escaped([body.pk])] == [cows[0].pk]
+
+
+def test_an_escaped_animal_found_dead_pays_nothing_after_the_escape_and_is_final(
+    herd, body, district, dm_clerk, magistrate
+):
+    handover, cows = herd
+    jan = claim_for(body, JAN, dm_clerk, magistrate)
+    escape = record(handover, cows[0], "escaped", dm_clerk)  # held 1-9 January
+    assert UpkeepOverpayment.objects.get().days == 22
+    dead = record(handover, cows[0], "found_dead", dm_clerk, on=date(2027, 1, 20))
+    assert holding.animal_days(body, JAN) == 31 + 9  # nothing after the escape, nothing again
+    assert holding.held_by(body) == 1
+    assert (dead.began_by, dead.since, dead.gaushala) == (escape, ON, body)
+    assert dead.cause == "drowned in the canal" and dead.to_gaushala is None
+    # The escape flagged the days already paid; being found dead flags and posts nothing more.
+    assert UpkeepOverpayment.objects.get().claim == jan
+    assert balance(district, AccountKind.UPKEEP_RECOVERABLE) == RATE * 22
+    assert run_checks() == []
+    assert holding.standing(handover, cows[0].pk)[0] == "found_dead"
+    assert holding.animals_escaped([body.pk]).count() == 0  # no longer out
+    # The same basis rules as the escape: the pack's citation, who, when, the pack's version.
+    assert dead.basis == escape.basis and dead.rule_pack == "up 0.1"
+    event = Event.objects.get(action="gaushala.animal_found_dead")
+    assert event.section == "s.14" and event.by == dm_clerk
+    assert event.data["basis"] == dead.basis and event.data["since"] == str(ON)
+    assert "found dead" in event.summary_text
+
+
+def test_found_dead_is_not_before_the_escape_and_needs_no_cause(herd, dm_clerk):
+    handover, cows = herd
+    record(handover, cows[0], "escaped", dm_clerk)
+    with pytest.raises(ValidationError) as refused:
+        record(handover, cows[0], "found_dead", dm_clerk, on=date(2027, 1, 9))
+    assert "on" in refused.value.message_dict
+    dead = record(handover, cows[0], "found_dead", dm_clerk, cause=" ")  # the cause unknown
+    assert dead.cause == "" and dead.on == ON
 
 
 def test_a_return_to_the_owner_stops_the_upkeep_and_is_final(herd, body, dm_clerk):
@@ -208,6 +250,7 @@ def test_the_clerk_records_an_escape_once_and_then_only_a_recapture(client, herd
     assert HoldingEnd.objects.count() == 1
     page = client.get(url).content.decode()
     assert 'value="recaptured"' in page and 'value="escaped"' not in page
+    assert 'value="found_dead"' in page and 'name="cause"' in page
     animals = client.get(reverse("auctions:gaushala_animals")).content.decode()
     assert 'id="escaped"' in animals and url in animals
     refused, _data = _post(client, cows[0], kind="died", cause="x")
@@ -242,6 +285,20 @@ def test_the_form_is_translated(client, herd, dm_clerk):
     finally:
         translation.activate("en")  # the middleware leaves the request's language active
     assert "संस्था से भाग गया" in page and "Escaped from the body" not in page
+
+
+def test_the_clerk_records_an_escaped_animal_found_dead(client, herd, dm_clerk):
+    handover, cows = herd
+    record(handover, cows[0], "escaped", dm_clerk)
+    client.force_login(dm_clerk)
+    response, data = _post(client, cows[0], kind="found_dead", on="2027-01-12", cause="")
+    assert response.status_code == 302
+    assert client.post(response.request["PATH_INFO"], data).status_code == 302  # sent twice
+    assert HoldingEnd.objects.filter(kind="found_dead").count() == 1
+    page = client.get(reverse("auctions:holding_end_new", args=[cows[0].pk])).content.decode()
+    assert "This animal was found dead after its escape." in page and 'name="kind"' not in page
+    animals = client.get(reverse("auctions:gaushala_animals")).content.decode()
+    assert 'id="escaped"' not in animals
 
 
 def test_after_a_return_the_page_offers_no_move(client, herd, dm_clerk):

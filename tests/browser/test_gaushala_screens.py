@@ -161,24 +161,32 @@ def test_the_clerk_records_an_escape_and_then_the_recapture(
     magistrate,
     tariffs,
     lang,
+    monkeypatch,
 ):
     """An escape reported by the body, at 360 px in English and Hindi: first with nothing
-    chosen (the errors), then recorded; the animal is listed as escaped, and its form then
-    offers only the recapture."""
+    chosen (the errors), then recorded; the animal is listed as escaped, the list pages by
+    keyset (one row a page here), and its form then offers the recapture or its being found
+    dead, which the clerk records."""
+    import uuid
     from datetime import UTC, date, datetime
 
     from auctions.models import Handover, HoldingEnd
+    from auctions.services import gaushala_holding as holding
     from tests.auctions.test_gaushala import BODY, hand_over
     from tests.browser.conftest import sign_in as sign_in_as
+    from tests.impounding.factories import cow
 
     take(district, "up")
     conditions(district)
-    entry, _notice = ready_for_sale(pound=pound, keeper=pound_keeper, officer=police_officer)
+    entry, _notice = ready_for_sale(
+        pound=pound, keeper=pound_keeper, officer=police_officer, animals=[cow(), cow()]
+    )
     body = gaushalas.register_gaushala(district=district, by=dm_clerk, **BODY)
     order = hand_over(pound, entry, body, dm_clerk, magistrate)
     Handover.objects.filter(pk=order.handover.pk).update(received_on=date(2027, 1, 1))
-    animal = order.animals.get()
+    animal, other = order.animals.order_by("pk")
     base = live_server.url
+    monkeypatch.setattr("auctions.views.gaushala.LIST_SIZE", 1)
     with time_machine.travel(datetime(2027, 3, 15, 6, tzinfo=UTC)):
         sign_in_as(page, base, "dm_clerk", lang=lang)
         page.goto(base + reverse("auctions:holding_end_new", args=[animal.pk]))
@@ -192,8 +200,30 @@ def test_the_clerk_records_an_escape_and_then_the_recapture(
         page.wait_for_url(re.compile(r"/auctions/gaushalas/animals/"))
         expect(page.locator("#escaped")).to_be_visible()
         look(page, f"escaped-list-{lang}")
+        holding.record_end(
+            handover=Handover.objects.get(pk=order.handover.pk),
+            animal_id=other.pk,
+            kind="escaped",
+            on=date(2027, 2, 12),
+            reference="GS/9/2027",
+            by=dm_clerk,
+            idempotency_key=uuid.uuid4(),
+        )
+        page.goto(base + reverse("auctions:gaushala_animals") + f"?body={body.pk}")
+        escaped_list = page.locator("#escaped + p + div")
+        expect(escaped_list.locator("tbody tr")).to_have_count(1)
+        page.locator("a[href*=escaped_after]").click()
+        expect(page.locator("a[href$='#escaped']").first).to_be_visible()
+        expect(escaped_list.get_by_text(f"· {other.number} ·")).to_be_visible()
+        look(page, f"escaped-page-2-{lang}")
         page.goto(base + reverse("auctions:holding_end_new", args=[animal.pk]))
         expect(page.locator("input[value=recaptured]")).to_be_visible()
         expect(page.locator("input[value=died]")).to_have_count(0)
+        page.locator("input[value=found_dead]").check()
         look(page, f"recapture-{lang}")
-    assert HoldingEnd.objects.get().kind == "escaped"
+        page.locator("#id_on").fill("20-02-2027")
+        page.locator("#id_reference").fill("GS/8/2027")
+        page.locator("main button.btn-primary").click()
+        page.wait_for_url(re.compile(r"/auctions/gaushalas/animals/"))
+        look(page, f"found-dead-{lang}")
+    assert HoldingEnd.objects.get(animal=animal, kind="found_dead").began_by.kind == "escaped"
