@@ -328,7 +328,11 @@ def record_bank_transfer(*, refund, by, utr):
         raise RefundRefused(_("Only an approved refund, not yet paid, takes the bank's UTR."))
     if Refund.objects.filter(method=RefundMethod.BANK, gateway_reference=utr).exists():
         raise RefundRefused({"utr": _("This UTR already records another refund.")})
-    _refunded(refund, utr, source="bank", by=by, data={"utr": utr})
+    try:
+        with transaction.atomic():
+            _refunded(refund, utr, source="bank", by=by, data={"utr": utr})
+    except IntegrityError:  # another refund took the UTR at the same moment
+        raise RefundRefused({"utr": _("This UTR already records another refund.")}) from None
     return refund
 
 
