@@ -39,6 +39,7 @@ from kernel.events import record_event
 from kernel.formatting import indate
 from kernel.languages import amount_in_both, in_district_language, second_language
 from kernel.messages import Message
+from payments.owner import short_link
 
 from .actions import Action
 from .dues import custody_intervals, dues
@@ -328,6 +329,8 @@ def dues_statement(entry, animals=None, as_of=None, paper=None):
         "generated_at": now,
         "as_of": statement.as_of,
         "dues_qr": dues_qr(entry, statement),
+        # The owner's pay page (docs/decisions/0085), short, under the UPI code.
+        "pay_url": short_link(entry) if statement.total > 0 else "",
         **amount_in_both(statement.total),
         **letterhead(pound=entry.pound),
     }

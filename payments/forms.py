@@ -72,6 +72,35 @@ class PrepareRefundForm(forms.Form):
         label=_("Note for the approver (optional)"), max_length=300, required=False
     )
 
+    def __init__(self, *args, bank=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if bank:  # the gateway cannot refund it: the payer's account, for the bank transfer
+            self.fields["payee_name"] = forms.CharField(
+                label=_("Account holder's name"), max_length=100
+            )
+            self.fields["account_number"] = forms.CharField(
+                label=_("Account number"),
+                max_length=30,
+                widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "off"}),
+            )
+            self.fields["ifsc"] = forms.CharField(
+                label=_("IFSC"),
+                max_length=11,
+                help_text=_("11 characters, like SBIN0001234: on the payer's passbook or cheque."),
+                widget=forms.TextInput(
+                    attrs={"autocomplete": "off", "autocapitalize": "characters"}
+                ),
+            )
+
+
+class BankTransferForm(forms.Form):
+    utr = forms.CharField(
+        label=_("The bank's UTR of the transfer"),
+        max_length=30,
+        help_text=_("On the bank's advice of the NEFT, RTGS or IMPS transfer."),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "autocapitalize": "characters"}),
+    )
+
 
 class DecideRefundForm(forms.Form):
     decision = forms.ChoiceField(

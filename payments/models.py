@@ -300,6 +300,13 @@ class RefundReason(models.TextChoices):
     DUES_SHRANK = "dues_shrank", _("The dues are now less than the payment")
 
 
+class RefundMethod(models.TextChoices):
+    GATEWAY = "gateway", _("Through the gateway")
+    # A payment the gateway never saw (a UPI payment from the slip's QR code, payments.upi_direct)
+    # goes back by the office's bank transfer, recorded with the bank's UTR (ADR 0083 addendum).
+    BANK = "bank", _("By bank transfer")
+
+
 class RefundState(models.TextChoices):
     PREPARED = "prepared", _("Prepared, awaiting approval")
     DECLINED = "declined", _("Declined")
@@ -345,6 +352,22 @@ class Refund(models.Model):
     )
     decided_at = models.DateTimeField(null=True, blank=True)
     gateway_reference = models.CharField(_("gateway's reference"), max_length=80, blank=True)
+    method = models.CharField(
+        _("how it goes back"),
+        max_length=10,
+        choices=RefundMethod,
+        default=RefundMethod.GATEWAY,
+        db_default=RefundMethod.GATEWAY,
+    )
+    # The payer's bank account, for a refund by bank transfer: shown whole only to the officers
+    # who approve it or send it, masked everywhere else (Refund.masked_account).
+    payee_name = models.CharField(
+        _("account holder's name"), max_length=100, blank=True, default="", db_default=""
+    )
+    account_number = models.CharField(
+        _("account number"), max_length=18, blank=True, default="", db_default=""
+    )
+    ifsc = models.CharField(_("IFSC"), max_length=11, blank=True, default="", db_default="")
 
     objects = RefundQuerySet.as_manager()
 
@@ -364,10 +387,38 @@ class Refund(models.Model):
                 condition=Q(state=RefundState.PREPARED) | ~Q(decided_by=models.F("prepared_by")),
                 name="refund_decided_by_another",
             ),
+            models.CheckConstraint(
+                condition=~Q(method=RefundMethod.BANK)
+                | (~Q(account_number="") & ~Q(ifsc="") & ~Q(payee_name="")),
+                name="refund_bank_account_given",
+            ),
+            # A bank's UTR pays one refund: a second refund recorded with it is refused.
+            models.UniqueConstraint(
+                fields=["gateway_reference"],
+                condition=Q(method=RefundMethod.BANK) & ~Q(gateway_reference=""),
+                name="refund_bank_reference_once",
+                violation_error_message=_("This UTR already records another refund."),
+            ),
         ]
 
     def __str__(self):
         return f"{self.payment.reference}: {self.amount}"
+
+    @property
+    def masked_account(self):
+        """The account number as lists and settled refunds show it: its last four digits."""
+        return f"XXXX{self.account_number[-4:]}" if self.account_number else ""
+
+    @property
+    def by_bank(self):
+        return self.method == RefundMethod.BANK
+
+    @property
+    def state_label(self):
+        """The state as the screens say it: an approved bank transfer waits for the bank."""
+        if self.by_bank and self.state == RefundState.PENDING:
+            return _("Approved: awaiting the bank transfer")
+        return self.get_state_display()
 
     def ensure_transition(self, to):
         if to not in REFUND_TRANSITIONS[RefundState(self.state)]:

@@ -6,9 +6,15 @@ person approves it; the approval moves it to pending and posts the money owed ba
 transaction, and only then asks the gateway, outside any transaction. The gateway's answer
 settles it: refunded (the money leaves the clearing account) or failed (the posting is reversed).
 A refund the gateway did not answer stays pending, and the sweep asks again with the same
-refund reference, which the gateway refunds at most once."""
+refund reference, which the gateway refunds at most once.
+
+A payment the gateway never saw (a UPI payment from the slip's QR code, payments.upi_direct)
+goes back by bank transfer (the ADR's addendum): the clerk gives the payer's account, another
+person approves (posted as above), and the clerk records the bank's UTR once the bank has paid,
+which settles it as the gateway's success would."""
 
 import logging
+import re
 
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -31,6 +37,7 @@ from .models import (
     PaymentState,
     Refund,
     RefundEvent,
+    RefundMethod,
     RefundReason,
     RefundState,
 )
@@ -86,10 +93,41 @@ def _ensure_refundable(payment, reason):
         raise RefundRefused(_("This payment is already being refunded."))
 
 
+IFSC = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}")  # RBI: the bank's four letters, 0, the branch's six
+ACCOUNT = re.compile(r"\d{9,18}")
+UTR = re.compile(r"[A-Z0-9]{12,22}")  # IMPS RRN 12 digits, NEFT 16, RTGS 22
+
+
+def by_gateway(payment):
+    """Whether the gateway the payment went through can refund it."""
+    try:
+        gateway(payment.gateway)
+    except GatewayError:
+        return False
+    return True
+
+
+def _bank_account(payee_name, account_number, ifsc):
+    """The payer's account, cleaned, or RefundRefused naming each field that is wrong."""
+    name, number = " ".join(payee_name.split()), "".join(account_number.split())
+    ifsc = "".join(ifsc.split()).upper()
+    errors = {}
+    if not name:
+        errors["payee_name"] = _("Enter the name of the account's holder.")
+    if not ACCOUNT.fullmatch(number):
+        errors["account_number"] = _("Enter the account number: 9 to 18 digits.")
+    if not IFSC.fullmatch(ifsc):
+        errors["ifsc"] = _("Enter the IFSC: 11 characters, like SBIN0001234.")
+    if errors:
+        raise RefundRefused(errors)
+    return {"payee_name": name, "account_number": number, "ifsc": ifsc}
+
+
 @transaction.atomic
-def prepare_refund(*, payment, by, reason, idempotency_key, note=""):
+def prepare_refund(*, payment, by, reason, idempotency_key, note="", **account):
     """The maker's step: a refund of the whole payment, awaiting another person's approval.
-    The same form sent twice gives the same refund."""
+    The same form sent twice gives the same refund. A payment the gateway cannot refund goes
+    back by bank transfer, to the account given (`payee_name`, `account_number`, `ifsc`)."""
     authorise(by, Permission.PREPARE_ORDERS, payment.impoundment.pound)
     payment = Payment.objects.select_for_update(of=("self",)).get(pk=payment.pk)
     done = made_with_key(Refund, idempotency_key, payment_id=payment.pk, prepared_by_id=by.pk)
@@ -98,6 +136,7 @@ def prepare_refund(*, payment, by, reason, idempotency_key, note=""):
     if reason not in RefundReason.values:
         raise RefundRefused({"reason": _("Choose why the payment is refunded.")})
     _ensure_refundable(payment, reason)
+    bank = {} if by_gateway(payment) else _bank_account(**_account_fields(account))
     refund = Refund(
         payment=payment,
         amount=payment.amount,
@@ -105,6 +144,8 @@ def prepare_refund(*, payment, by, reason, idempotency_key, note=""):
         note=note.strip(),
         idempotency_key=idempotency_key,
         prepared_by=by,
+        method=RefundMethod.BANK if bank else RefundMethod.GATEWAY,
+        **bank,
     )
     try:
         with transaction.atomic():
@@ -116,6 +157,10 @@ def prepare_refund(*, payment, by, reason, idempotency_key, note=""):
     )
     refund.replayed = False  # type: ignore[attr-defined]
     return refund
+
+
+def _account_fields(account):
+    return {k: account.get(k) or "" for k in ("payee_name", "account_number", "ifsc")}
 
 
 def _lock_for_decision(refund, by):
@@ -192,8 +237,8 @@ def approve_refund(*, refund, by):
     """The checker's step: the refund is sent to the gateway. Returns the refund, refunded,
     failed, or pending when the gateway did not answer (it is asked again by the sweep)."""
     refund, sent = _send(refund, by)
-    if not sent:
-        return refund
+    if not sent or refund.method == RefundMethod.BANK:
+        return refund  # by bank: pending until the clerk records the bank's UTR
     return ask_gateway(refund, source="gateway")
 
 
@@ -225,27 +270,7 @@ def hear_refund(refund, outcome, *, source):
     if refund.state != RefundState.PENDING or outcome.amount != refund.amount:
         return refund
     if outcome.status == SUCCESS:
-        refund.gateway_reference = outcome.gateway_reference
-        _move(refund, RefundState.REFUNDED, source=source, data=said, fields=["gateway_reference"])
-        _post(
-            refund,
-            TransactionKind.GATEWAY_REFUNDED,
-            by=refund.decided_by,
-            debit=AccountKind.GATEWAY_REFUNDS_DUE,
-            credit=AccountKind.GATEWAY_CLEARING,
-            memo=f"{refund.payment.reference}: refunded, {outcome.gateway_reference}",
-        )
-        payment = Payment.objects.select_for_update(of=("self",)).get(pk=refund.payment_id)
-        PaymentEvent.objects.create(
-            payment=payment,
-            old_state=payment.state,
-            new_state=PaymentState.REFUNDED,
-            source="refund",
-            data={"refund": refund.pk},
-        )
-        payment.ensure_transition(PaymentState.REFUNDED)
-        payment.state = PaymentState.REFUNDED
-        payment.save(update_fields=["state"])
+        _refunded(refund, outcome.gateway_reference, source=source, by=refund.decided_by, data=said)
     elif outcome.status == FAILURE:
         _move(refund, RefundState.FAILED, source=source, data=said)
         sent = Transaction.objects.get(
@@ -255,10 +280,67 @@ def hear_refund(refund, outcome, *, source):
     return refund
 
 
+def _refunded(refund, reference, *, source, by, data):
+    """The money is back with the payer: the refund and its payment are refunded, and the
+    refund owed leaves the books, in the caller's transaction."""
+    refund.gateway_reference = reference
+    _move(
+        refund, RefundState.REFUNDED, source=source, by=by, data=data, fields=["gateway_reference"]
+    )
+    _post(
+        refund,
+        TransactionKind.GATEWAY_REFUNDED,
+        by=by,
+        debit=AccountKind.GATEWAY_REFUNDS_DUE,
+        credit=AccountKind.GATEWAY_CLEARING,
+        memo=f"{refund.payment.reference}: refunded, {reference}",
+    )
+    payment = Payment.objects.select_for_update(of=("self",)).get(pk=refund.payment_id)
+    PaymentEvent.objects.create(
+        payment=payment,
+        old_state=payment.state,
+        new_state=PaymentState.REFUNDED,
+        by=by,
+        source="refund",
+        data={"refund": refund.pk},
+    )
+    payment.ensure_transition(PaymentState.REFUNDED)
+    payment.state = PaymentState.REFUNDED
+    payment.save(update_fields=["state"])
+
+
+@transaction.atomic
+def record_bank_transfer(*, refund, by, utr):
+    """The clerk records the bank's UTR of an approved refund by bank transfer, once the bank has
+    paid: refunded, posted, in one transaction. The same UTR recorded again changes nothing."""
+    authorise(by, Permission.PREPARE_ORDERS, refund.payment.impoundment.pound)
+    refund = (
+        Refund.objects.select_for_update(of=("self",)).select_related("payment").get(pk=refund.pk)
+    )
+    utr = "".join(utr.split()).upper()
+    if not UTR.fullmatch(utr):
+        raise RefundRefused({"utr": _("Enter the bank's UTR: 12 to 22 letters and digits.")})
+    if refund.method != RefundMethod.BANK:
+        raise RefundRefused(_("The gateway settles this refund, not a bank transfer."))
+    if refund.state == RefundState.REFUNDED and refund.gateway_reference == utr:
+        return refund  # the same form sent twice
+    if refund.state != RefundState.PENDING:
+        raise RefundRefused(_("Only an approved refund, not yet paid, takes the bank's UTR."))
+    if Refund.objects.filter(method=RefundMethod.BANK, gateway_reference=utr).exists():
+        raise RefundRefused({"utr": _("This UTR already records another refund.")})
+    try:
+        with transaction.atomic():
+            _refunded(refund, utr, source="bank", by=by, data={"utr": utr})
+    except IntegrityError:  # another refund took the UTR at the same moment
+        raise RefundRefused({"utr": _("This UTR already records another refund.")}) from None
+    return refund
+
+
 def sweep_refunds():
-    """Ask again about every pending refund. Returns (asked, settled)."""
+    """Ask again about every pending refund through the gateway. Returns (asked, settled)."""
     asked = settled = 0
-    for refund in Refund.objects.filter(state=RefundState.PENDING).select_related("payment"):
+    pending = Refund.objects.filter(state=RefundState.PENDING, method=RefundMethod.GATEWAY)
+    for refund in pending.select_related("payment"):
         asked += 1
         if ask_gateway(refund, source="status").state != RefundState.PENDING:
             settled += 1

@@ -23,6 +23,7 @@ from kernel.views import add_service_errors, keyset_page
 from . import reconcile as reconciling
 from . import refunds, services
 from .forms import (
+    BankTransferForm,
     DecideRefundForm,
     MatchLineForm,
     OwnerPayForm,
@@ -276,7 +277,8 @@ def refund_prepare(request, pk):
         pk,
     )
     authorise(request.user, Permission.PREPARE_ORDERS, payment.impoundment.pound)
-    form = PrepareRefundForm(request.POST or None)
+    bank = not refunds.by_gateway(payment)
+    form = PrepareRefundForm(request.POST or None, bank=bank)
     if form.is_valid():
         try:
             refund = refunds.prepare_refund(payment=payment, by=request.user, **form.cleaned_data)
@@ -285,33 +287,56 @@ def refund_prepare(request, pk):
         else:
             messages.success(request, _("Refund prepared: another officer must approve it."))
             return redirect("payments:refund", refund.pk)
-    return render(request, "payments/refund_prepare.html", {"payment": payment, "form": form})
+    context = {"payment": payment, "form": form, "bank": bank}
+    return render(request, "payments/refund_prepare.html", context)
+
+
+def _decision_form(request, refund):
+    """The checker's form, for an officer who may approve and did not prepare; or None."""
+    may_decide = (
+        refund.state == RefundState.PREPARED
+        and has_permission(request.user, Permission.APPROVE, refund.payment.impoundment.pound)
+        and refund.prepared_by_id != request.user.pk
+    )
+    return DecideRefundForm(request.POST or None) if may_decide else None
+
+
+def _decide(request, refund, form):
+    decide = (
+        refunds.approve_refund
+        if form.cleaned_data["decision"] == "approve"
+        else refunds.decline_refund
+    )
+    return decide(refund=refund, by=request.user)
+
+
+def _record_transfer(request, refund, form):
+    return refunds.record_bank_transfer(refund=refund, by=request.user, **form.cleaned_data)
 
 
 @require_permission(Permission.PREPARE_ORDERS)
 def refund_detail(request, pk):
+    """A refund, and the next step on it: the checker's decision, or, for an approved refund by
+    bank transfer, the bank's UTR once the bank has paid. The payer's account number is shown
+    whole only while someone must check it or send the money."""
     refund = lookup(request.user, Refund.objects.select_related(*REFUND_RELATED), pk)
-    pound = refund.payment.impoundment.pound
-    may_decide = (
-        refund.state == RefundState.PREPARED
-        and has_permission(request.user, Permission.APPROVE, pound)
-        and refund.prepared_by_id != request.user.pk
-    )
-    form = DecideRefundForm(request.POST or None) if may_decide else None
+    form, act = _decision_form(request, refund), _decide
+    if form is None and refund.by_bank and refund.state == RefundState.PENDING:
+        form, act = BankTransferForm(request.POST or None), _record_transfer
     if request.method == "POST" and form is None:
         raise PermissionDenied
     if form is not None and form.is_valid():
-        decide = (
-            refunds.approve_refund
-            if form.cleaned_data["decision"] == "approve"
-            else refunds.decline_refund
-        )
         try:
-            refund = decide(refund=refund, by=request.user)
+            refund = act(request, refund, form)
         except ValidationError as exc:
             add_service_errors(form, exc)
         else:
-            messages.success(request, refund.get_state_display())
+            messages.success(request, refund.state_label)
             return redirect("payments:refund", refund.pk)
-    context = {"refund": refund, "form": form, "events": refund.events.select_related("by")}
+    context = {
+        "refund": refund,
+        "form": form,
+        "events": refund.events.select_related("by"),
+        "account_whole": refund.state in OPEN_REFUNDS,
+    }
     return render(request, "payments/refund_detail.html", context)

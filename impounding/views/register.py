@@ -13,10 +13,12 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission
 from kernel import held_uploads
 from kernel.confirmations import show_panel
+from kernel.documents import qr_svg
 from kernel.models import Event
 from kernel.views import add_service_errors, keyset_page
 from messaging.selectors import messages_of
 from payments.models import Payment
+from payments.owner import short_link
 
 from .. import services
 from ..dues import dues
@@ -244,6 +246,15 @@ def entry_new(request):
     return render(request, "impounding/entry_new.html", page)
 
 
+def _pay_page(entry, statement):
+    """The owner's pay page (docs/decisions/0085), for the keeper to read out or the owner to
+    scan, while something is owed."""
+    if statement is None or statement.total <= 0:
+        return {}
+    url = short_link(entry)
+    return {"pay_url": url, "pay_qr": qr_svg(url)}
+
+
 def _flag_awaiting_orders(animals, court_orders):
     """Each animal in the pound named in a court order awaiting its check carries that order
     (`awaiting_order`): the release waits for the check (docs/decisions/0056)."""
@@ -319,6 +330,7 @@ def entry(request, pk):
             "dues_qr": dues_qr(entry, statement),
             "tariff_problem": tariff_problem,
             "online_payment": Payment.objects.filter(impoundment=entry).open().first(),
+            **_pay_page(entry, statement),
             "warnings": describe_warnings(entry.warnings),
             "record": inspection_record(entry),
             "history": entry_history(entry, animals),
