@@ -98,7 +98,7 @@ def record_surplus_transfer(
         raise ValidationError(_("Only a surplus credited to the State's revenues has a challan."))
     if TreasuryChallan.objects.filter(surplus=deposit).exists():
         raise ValidationError(_("This transfer's challan is already recorded."))
-    if scroll_date is not None and scroll_date > timezone.localdate():
+    if scroll_date is not None and scroll_date > clock.today(deposit.district):
         raise ValidationError({"scroll_date": _("The date cannot be in the future.")})
     if _remittance_challan_used(grn):
         raise _used_refusal("grn")

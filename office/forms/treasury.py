@@ -56,9 +56,10 @@ class SurplusChallanForm(forms.Form):
     )
     scroll_date = DayField(label=_("Scroll date"), required=False)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, today=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["scroll_date"].widget.attrs["max"] = timezone.localdate().isoformat()
+        today = today or timezone.localdate()  # the district's day (ADR 0080)
+        self.fields["scroll_date"].widget.attrs["max"] = today.isoformat()
 
     def clean_grn(self):
         return " ".join(self.cleaned_data["grn"].split())

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from accounts.decorators import require_permission
 from accounts.roles import Permission
 from accounts.scoping import lookup
+from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.views import add_service_errors
 
@@ -59,7 +60,7 @@ def surplus_challan_new(request, pk):
         raise PermissionDenied
     if deposit.challan is not None and request.method != "POST":
         return redirect("office:surplus_challan", pk=deposit.pk)
-    form = SurplusChallanForm(request.POST or None)
+    form = SurplusChallanForm(request.POST or None, today=clock.today(deposit.district))
     checking = request.method == "POST" and "change" not in request.POST
     if checking and form.is_valid():
         if "confirm" not in request.POST:
