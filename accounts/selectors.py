@@ -6,10 +6,10 @@ from django.utils import timezone
 from .models import Pound, PoundVillage
 
 
-def pounds_with_villages(user):
+def pounds_with_villages(user, on=None):
     """The pounds the user sees, each with its district, police station and the number of
-    villages it serves today: the jurisdiction page's and the home page's list."""
-    villages_today = PoundVillage.objects.in_force(timezone.localdate())
+    villages it serves on `on` (today): the jurisdiction page's and the home page's list."""
+    villages_today = PoundVillage.objects.in_force(on or timezone.localdate())
     return (
         Pound.objects.for_user(user)
         .select_related("district", "nearest_police_station")

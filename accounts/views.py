@@ -33,9 +33,10 @@ from .models import (
 )
 from .relatives import staff_in_reach
 from .roles import Permission
-from .scoping import has_permission
+from .scoping import has_permission, visible_pound_ids
 from .selectors import pounds_with_villages
 from .throttle import address_locked_out, verify_rate_exceeded
+from .training import day_of
 from .twofactor import has_second_factor, recovery_codes_left, second_factor_not_required
 
 
@@ -135,8 +136,9 @@ def set_language(request):
 @require_permission(Permission.VIEW_RECORDS)
 def jurisdiction(request):
     """The pounds a user can see, each with its police station and the villages it serves."""
-    today = timezone.localdate()
-    pounds = pounds_with_villages(request.user).prefetch_related(
+    # The day of the user's pounds (ADR 0080): a training district's staff see its clock's.
+    today = day_of(visible_pound_ids(request.user))
+    pounds = pounds_with_villages(request.user, today).prefetch_related(
         Prefetch(
             "village_links",
             queryset=PoundVillage.objects.in_force(today).select_related("village"),
@@ -163,7 +165,7 @@ def profile(request):
 
 @require_permission(Permission.MANAGE_STAFF)
 def staff(request):
-    today = timezone.localdate()
+    today = timezone.localdate()  # appointments are real people's: real time (ADR 0080)
     has_factor = TOTPDevice.objects.filter(user=OuterRef("pk"), confirmed=True)
     users = User.objects.order_by("username").annotate(has_factor=Exists(has_factor))
     users = users.prefetch_related(

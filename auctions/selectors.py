@@ -298,17 +298,26 @@ def board_page(*, after=None, size=None, now=None, **filters):
         entry = animal.impoundment
         entry.pound = pounds.setdefault(entry.pound_id, entry.pound)
         by_pound.setdefault(entry.pound_id, []).append(animal)
-    estimate = {}
+    estimate, days = {}, {}
     for pound_id, group in by_pound.items():
+        # Each pound's own clock (ADR 0080): no query for a real one, one for a training one.
+        as_of = given or clock.now(pounds[pound_id])
+        days[pound_id] = timezone.localtime(as_of).date()  # the row's "today"
         try:
-            # Each pound's own clock (ADR 0080): no query for a real one, one for a training one.
-            as_of = given or clock.now(pounds[pound_id])
             statement = dues(group, as_of=as_of, book=TariffBook(pounds[pound_id]))
         except TariffMissing:
             continue
         estimate.update({line.animal.pk: line.total for line in statement.lines})
     sales = _sales_of(animals)
-    rows = [{"animal": a, "dues": estimate.get(a.pk), "sale": sales.get(a.pk)} for a in animals]
+    rows = [
+        {
+            "animal": a,
+            "dues": estimate.get(a.pk),
+            "sale": sales.get(a.pk),
+            "today": days[a.impoundment.pound_id],
+        }
+        for a in animals
+    ]
     cursor = None
     if more:
         last = animals[-1]

@@ -12,6 +12,7 @@ from django.utils import timezone
 from accounts.models import District, DistrictPolicy, Pound
 from accounts.roles import Permission
 from accounts.scoping import lookup, visible_pound_ids
+from kernel import clock
 
 from . import exports
 from .models import SurplusDeposit
@@ -48,11 +49,12 @@ def consolidating_district(user, pk):
     return district
 
 
-def return_month(year, month, fmt):
-    """A month that has begun, and a known format; anything else is not a page (404)."""
+def return_month(year, month, fmt, of):
+    """A month that has begun on `of`'s clock (a pound or a district, ADR 0080), and a known
+    format; anything else is not a page (404)."""
     if fmt not in RETURN_FORMATS or not 1 <= month <= 12 or year < 1900:
         raise Http404
-    if date(year, month, 1) > timezone.localdate():
+    if date(year, month, 1) > clock.today(of):
         raise Http404
     return year, month
 

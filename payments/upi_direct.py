@@ -11,13 +11,13 @@ from datetime import datetime, time
 from zoneinfo import ZoneInfo
 
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from accounts.models import Pound
 from impounding.dues import dues
 from impounding.models import Animal, Impoundment
 from impounding.upi import dues_reference
+from kernel import clock
 
 from .models import Payment, PaymentEvent, PaymentState
 
@@ -50,10 +50,11 @@ def referenced_entry(line):
     return None
 
 
-def _dues_of(animals, day):
-    """The dues as the slip showed them on `day`: at its end in IST, or now if that is sooner."""
+def _dues_of(animals, day, entry):
+    """The dues as the slip showed them on `day`: at its end in IST, or now if that is sooner,
+    on the entry's pound's clock (ADR 0080: a training slip is stamped with its clock's day)."""
     end = datetime.combine(day, time(23, 59, 59), tzinfo=IST)
-    return dues(animals, as_of=min(end, timezone.now()))
+    return dues(animals, as_of=min(end, clock.now(entry)))
 
 
 def record_from_line(line, *, by):
@@ -71,7 +72,7 @@ def record_from_line(line, *, by):
     if Payment.objects.filter(impoundment=entry).open().exists():
         return None, gettext_noop("A payment of these dues is already in progress.")
     animals = list(Animal.objects.claimable_in(entry))
-    if not animals or _dues_of(animals, day).total != line.amount:
+    if not animals or _dues_of(animals, day, entry).total != line.amount:
         return None, gettext_noop(
             "The line names an entry's UPI reference, for another amount than its dues."
         )

@@ -57,19 +57,22 @@ from .sale_common import (
 
 @require_permission(Permission.VIEW_RECORDS)
 def conditions(request):
-    today = timezone.localdate()
     orders = list(
         AuctionConditions.objects.for_user(request.user)
         .select_related("district", "created_by")
         .order_by("district__name", "-valid_from", "-pk")
     )
+    days = {}  # each order as of its district's day (ADR 0080): a query per training district
+    for o in orders:
+        if o.district_id not in days:
+            days[o.district_id] = clock.today(o.district)
+        o.today = days[o.district_id]
     return render(
         request,
         "auctions/auction/conditions.html",
         {
-            "today": today,
-            "current": [o for o in orders if o.valid_to is None or o.valid_to >= today],
-            "history": [o for o in orders if o.valid_to is not None and o.valid_to < today],
+            "current": [o for o in orders if o.valid_to is None or o.valid_to >= o.today],
+            "history": [o for o in orders if o.valid_to is not None and o.valid_to < o.today],
         },
     )
 

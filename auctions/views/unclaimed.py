@@ -12,7 +12,6 @@ from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -294,7 +293,6 @@ def board(request):
         {
             "form": form,
             "page": page,
-            "today": timezone.localdate(),
             "query": params.urlencode(),
             "is_first_page": not request.GET.get("after"),
             # The filters stay folded on the page unless one is in use (or has an error).

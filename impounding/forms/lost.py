@@ -3,10 +3,10 @@
 import re
 
 from django import forms
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import District, State
+from kernel import clock
 from kernel.forms import DayField, PhotoField
 
 from ..models import LostReport
@@ -106,7 +106,8 @@ class LostReportForm(forms.ModelForm):
 
     def clean_lost_on(self):
         lost_on = self.cleaned_data["lost_on"]
-        if lost_on > timezone.localdate():
+        # The chosen district's day (ADR 0080): a training district's clock may run ahead.
+        if lost_on > clock.today(self.cleaned_data.get("district")):
             raise forms.ValidationError(_("The date lost cannot be in the future."))
         return lost_on
 

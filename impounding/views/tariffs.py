@@ -7,12 +7,12 @@ records new ones. Orders are never edited: a new order supersedes the last (impo
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
 from accounts.models import Pound
 from accounts.roles import Permission
+from kernel import clock
 from kernel.views import add_service_errors
 
 from .. import tariffs as tariff_services
@@ -22,10 +22,16 @@ from ..models import FeedingRateOrder, FineScale, Species
 SPECIES_ORDER = {s: i for i, s in enumerate(Species.values)}
 
 
-def _split(orders, today):
-    """In force now or later first (newest first), then the history."""
-    current = [o for o in orders if o.valid_to is None or o.valid_to >= today]
-    history = [o for o in orders if o.valid_to is not None and o.valid_to < today]
+def _split(orders):
+    """In force now or later first (newest first), then the history: each order as of its own
+    district's day (ADR 0080; `o.today`), a query for each training district, none for a real."""
+    days = {}
+    for o in orders:
+        if o.district_id not in days:
+            days[o.district_id] = clock.today(o.district)
+        o.today = days[o.district_id]
+    current = [o for o in orders if o.valid_to is None or o.valid_to >= o.today]
+    history = [o for o in orders if o.valid_to is not None and o.valid_to < o.today]
     return current, history
 
 
@@ -40,14 +46,12 @@ def _orders(model, user):
 
 @require_permission(Permission.VIEW_RECORDS)
 def tariffs(request):
-    today = timezone.localdate()
-    scales, scale_history = _split(_orders(FineScale, request.user), today)
-    orders, order_history = _split(_orders(FeedingRateOrder, request.user), today)
+    scales, scale_history = _split(_orders(FineScale, request.user))
+    orders, order_history = _split(_orders(FeedingRateOrder, request.user))
     return render(
         request,
         "impounding/tariffs/list.html",
         {
-            "today": today,
             "scales": scales,
             "scale_history": scale_history,
             "orders": orders,
@@ -71,7 +75,7 @@ def _schedule_pounds(order, user):
 
 
 def _detail_context(order, user):
-    today = timezone.localdate()
+    today = clock.today(order.district)  # its district's day (ADR 0080)
     in_force = order.valid_from <= today and (order.valid_to is None or order.valid_to >= today)
     return {
         "today": today,

@@ -54,9 +54,10 @@ class ReturnsForm(forms.Form):
             )
         self.fields["of"].choices = list(groups.values())
 
-    @classmethod
-    def defaults(cls, first_choice):
-        today = timezone.localdate()
+    def defaults(self, first_choice):
+        """The first choice, last month and today, on the chosen pound's or district's clock."""
+        kind, _sep, pk = first_choice.partition("-")
+        today = clock.today((self.pounds if kind == "pound" else self.districts).get(pk))
         return {"of": first_choice, "month": f"{last_month(today):%Y-%m}", "day": today}
 
     def clean_of(self):

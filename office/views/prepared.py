@@ -47,13 +47,12 @@ def _return_params(request, kind):
     except (KeyError, ValueError):
         raise Http404 from None
     fmt = request.POST.get("fmt", "")
-    year, month = return_month(year, month, fmt)
     if kind == PreparedFile.Kind.MONTHLY_RETURN:
-        subject = ledger_pound(request.user, pk)
-        stem = f"return-{subject.code}-{year:04d}-{month:02d}"
+        subject, stem = ledger_pound(request.user, pk), "return"
     else:
-        subject = consolidating_district(request.user, pk)
-        stem = f"district-return-{subject.code}-{year:04d}-{month:02d}"
+        subject, stem = consolidating_district(request.user, pk), "district-return"
+    year, month = return_month(year, month, fmt, subject)
+    stem = f"{stem}-{subject.code}-{year:04d}-{month:02d}"
     return {"pk": pk, "year": year, "month": month, "fmt": fmt}, f"{stem}.{fmt}"
 
 

@@ -72,7 +72,7 @@ def _send(content, fmt, stem):
 @reads_from_replica
 def monthly_return(request, pk, year, month, fmt):
     pound = ledger_pound(request.user, pk)
-    year, month = return_month(year, month, fmt)
+    year, month = return_month(year, month, fmt, pound)
     stem = f"return-{pound.code}-{year:04d}-{month:02d}"
     if fmt == "csv":
         content = return_documents.monthly_return_csv(pound, year, month)
@@ -86,7 +86,7 @@ def monthly_return(request, pk, year, month, fmt):
 @reads_from_replica
 def district_return(request, pk, year, month, fmt):
     district = consolidating_district(request.user, pk)
-    year, month = return_month(year, month, fmt)
+    year, month = return_month(year, month, fmt, district)
     stem = f"district-return-{district.code}-{year:04d}-{month:02d}"
     if fmt == "csv":
         content = return_documents.district_return_csv(district, year, month)
@@ -233,7 +233,7 @@ def returns(request):
     form = ReturnsForm(request.GET or None, pounds=pounds, districts=districts)
     choices = [value for _group, options in form.fields["of"].choices for value, _l in options]
     if not request.GET and choices:
-        form = ReturnsForm(ReturnsForm.defaults(choices[0]), pounds=pounds, districts=districts)
+        form = ReturnsForm(form.defaults(choices[0]), pounds=pounds, districts=districts)
     context = {"form": form, "has_choices": bool(choices)}
     if choices and form.is_valid():
         kind, subject = form.cleaned_data["of"]
