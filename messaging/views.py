@@ -26,9 +26,8 @@ from accounts.decorators import require_permission
 from accounts.models import RateCount
 from accounts.roles import Permission
 from accounts.throttle import hit
-from impounding.forms.lost import CodeForm
+from impounding.forms.lost import CODE_REFUSALS, CodeForm
 from impounding.selectors import entry_for
-from impounding.views.lost import CODE_REFUSALS
 from kernel.confirmations import show_panel
 
 from . import dlt, notices, optout, reports, services

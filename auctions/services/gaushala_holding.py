@@ -254,7 +254,7 @@ def _check_end(kind, on, since, reference, cause, basis):
     elif on < since:
         errors["on"] = _(
             "The body has held this animal since %(since)s: the date may not be before it."
-        ) % {"since": since.strftime("%d.%m.%Y")}
+        ) % {"since": since.strftime("%d-%m-%Y")}
     if not (reference or "").strip():
         errors["reference"] = _("Give the body's letter or the order's reference.")
     if kind == HoldingEnd.Kind.DIED and not (cause or "").strip():
@@ -331,7 +331,7 @@ SUMMARIES = {
 def _record(end, *, animal, by):
     action, text = SUMMARIES[end.kind]
     record_event(
-        action=action,
+        action=Action(action),  # a member of the kind's table above
         section="s.14",
         by=by,
         animal=animal,
@@ -341,7 +341,7 @@ def _record(end, *, animal, by):
             entry=animal.impoundment.register_number,
             body=end.gaushala.name,
             to=end.to_gaushala.name if end.to_gaushala else "",
-            on=end.on.strftime("%d.%m.%Y"),
+            on=end.on.strftime("%d-%m-%Y"),
             reference=end.reference,
         ),
         data={

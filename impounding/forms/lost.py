@@ -112,6 +112,14 @@ class LostReportForm(forms.ModelForm):
         return lost_on
 
 
+# The refusals of a one-time code, beside the code's field (the lost report's and the opting out's).
+CODE_REFUSALS = {
+    "wrong": _("That code is not right. Check the message and try again."),
+    "expired": _("That code has expired. Ask for a new code."),
+    "tries": _("Too many wrong codes. Ask for a new code."),
+}
+
+
 class CodeForm(forms.Form):
     code = forms.CharField(
         label=_("Code"),

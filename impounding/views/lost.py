@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_not_required
 from django.db.models import F
 from django.shortcuts import redirect, render
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -18,16 +18,11 @@ from accounts.roles import Permission
 from accounts.scoping import lookup
 from kernel.confirmations import show_panel
 
-from ..forms.lost import CodeForm, DecideForm, LostReportForm
+from ..forms.lost import CODE_REFUSALS, CodeForm, DecideForm, LostReportForm
 from ..models import LostMatch, LostReport
 from ..services import lost as services
 
 SESSION_KEY = "lost_report"
-CODE_REFUSALS = {
-    "wrong": gettext_lazy("That code is not right. Check the message and try again."),
-    "expired": gettext_lazy("That code has expired. Ask for a new code."),
-    "tries": gettext_lazy("Too many wrong codes. Ask for a new code."),
-}
 
 
 def _draft(request):

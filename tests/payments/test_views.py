@@ -18,7 +18,8 @@ def test_the_entry_shows_a_payment_in_progress_not_the_pay_button(
     assert "Owner pays online" in page
     start(entry, pound_keeper)
     page = client.get(entry.get_absolute_url()).content.decode()
-    assert "Payment in progress" in page and "Owner pays online" not in page
+    assert "Payment being confirmed" in page and "Owner pays online" not in page
+    assert "unpaid" not in page.lower()
 
 
 def test_the_release_screen_takes_the_confirmed_payment(client, entry, pound_keeper, fake_gateway):
