@@ -307,7 +307,7 @@ def _apply_early_report(message):
     delete it. 1 if it moved the message."""
     _rendezvous(message.channel, message.provider_id)
     early = (
-        EarlyReport.objects.select_for_update()
+        EarlyReport.objects.select_for_update(of=("self",))
         .filter(provider=message.channel, provider_id=message.provider_id)
         .first()
     )
