@@ -186,6 +186,14 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
     old_kept.parent.mkdir(parents=True)
     old_kept.write_bytes(b"%PDF-")
     os.utime(old_kept, (0, 0))
+    # A delivery report no message claimed, a month old: deleted by the retention job after
+    # MESSAGING_EARLY_REPORT_DAYS (README, "Messages to owners", step 5), as the runtime role.
+    with psycopg.connect(_url(runtime, name, PASSWORD)) as app:
+        app.execute(
+            "INSERT INTO messaging_earlyreport (provider, provider_id, delivered, status, "
+            "received_at) VALUES ('nic', 'unclaimed-1', true, 'DELIVRD', "
+            "now() - interval '30 days')"
+        )
     for job in documented_jobs(tmp_path / "backup"):
         code, out, err = _shell(f"manage.py {shlex.join(job.split())}", runtime_env)
         assert code == 0, f"{job} as the runtime role: {out[-1000:]}{err[-2000:]}"
@@ -193,6 +201,7 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
             assert "kept documents 1" in out, out
             assert "lost reports 0" in out, out  # lapsed reports erased (ADR 0079)
             assert "tag lookups 0" in out, out  # the registry's month-old answers (ADR 0078)
+            assert "early delivery reports 1" in out, out  # unclaimed reports (ADR 0084)
         if job == "prune_idempotency_keys":  # the runtime role may delete the old keys
             assert "prune_idempotency_keys: keys 0" in out, out
         if job == "sweep_payments":  # nothing was paid online: nothing to ask the gateway
@@ -200,6 +209,8 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
         if job == "send_owner_messages":  # no auction tomorrow, nothing queued
             assert "0 message(s) tried" in out, out
     assert not old_kept.exists()
+    with psycopg.connect(_url(runtime, name, PASSWORD)) as app:
+        assert app.execute("SELECT count(*) FROM messaging_earlyreport").fetchone() == (0,)
 
 
 @pytest.mark.postgres
