@@ -15,10 +15,15 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
-from django.utils.crypto import constant_time_compare, salted_hmac
+from django.utils.crypto import salted_hmac
 
 from accounts.throttle import hit
-from impounding.services.lost import CODE_MINUTES, CODE_TRIES, CodeRefused, Throttled
+from impounding.services.lost import (
+    CODE_MINUTES,
+    CodeRefused,
+    Throttled,
+    spend_live_code,
+)
 
 from . import services
 from .models import Event, Message, OptOutCode, Phone
@@ -81,24 +86,7 @@ def check_code(number, code):
 
 @transaction.atomic
 def _try_code(phone, code):
-    now = timezone.now()
-    live = (
-        OptOutCode.objects.select_for_update(of=("self",))
-        .filter(phone=phone, used_at__isnull=True)
-        .order_by("-sent_at")
-        .first()
-    )
-    if live is None or live.expires_at <= now:
-        return "expired"
-    if live.tries >= CODE_TRIES:
-        return "tries"
-    if not constant_time_compare(live.code_hash, _hash(phone, code)):
-        live.tries += 1
-        live.save(update_fields=["tries"])
-        return "tries" if live.tries >= CODE_TRIES else "wrong"
-    live.used_at = now
-    live.save(update_fields=["used_at"])
-    return None
+    return spend_live_code(OptOutCode.objects.filter(phone=phone), _hash(phone, code))
 
 
 def choose(phone, *, stop):

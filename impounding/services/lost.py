@@ -111,27 +111,32 @@ def check_code(report, code):
     report.phone_verified = True
 
 
-@transaction.atomic
-def _try_code(report, code):
+def spend_live_code(codes, digest):
+    """Spend the newest unused code of `codes` (a queryset of one holder's one-time codes: the
+    lost report's or the opting out's) if `digest` is its hash: None then, else the refusal's
+    reason, a wrong try counted. Called in the caller's transaction; the code's row is locked."""
     now = timezone.now()
-    live = (
-        PhoneCode.objects.select_for_update(of=("self",))
-        .filter(report=report, used_at__isnull=True)
-        .order_by("-sent_at")
-        .first()
-    )
+    live = codes.select_for_update(of=("self",)).filter(used_at__isnull=True)
+    live = live.order_by("-sent_at").first()
     if live is None or live.expires_at <= now:
         return "expired"
     if live.tries >= CODE_TRIES:
         return "tries"
-    if not constant_time_compare(live.code_hash, _hash(report, code)):
+    if not constant_time_compare(live.code_hash, digest):
         live.tries += 1
         live.save(update_fields=["tries"])
         return "tries" if live.tries >= CODE_TRIES else "wrong"
     live.used_at = now
     live.save(update_fields=["used_at"])
-    LostReport.objects.filter(pk=report.pk).update(phone_verified=True)
     return None
+
+
+@transaction.atomic
+def _try_code(report, code):
+    reason = spend_live_code(PhoneCode.objects.filter(report=report), _hash(report, code))
+    if reason is None:
+        LostReport.objects.filter(pk=report.pk).update(phone_verified=True)
+    return reason
 
 
 # --- Submitting and matching -------------------------------------------------------------------
