@@ -81,14 +81,20 @@ def move_clock(district, *, by, seen, days=None, to=None):
     return district
 
 
-def pounds_by_day(pound_ids):
-    """{the day it is: [pound ids]} for `pound_ids`: real today for pounds of real districts,
-    each training district's day for its own. One query, of the training pounds alone."""
-    training = dict(
+def pound_offsets(pound_ids):
+    """{pound id: how far its clock runs ahead} for the pounds of training districts among
+    `pound_ids`; a pound of a real district is absent (its clock is real time). One query."""
+    return dict(
         Pound.objects.filter(pk__in=pound_ids, district__training=True).values_list(
             "pk", "district__clock_offset"
         )
     )
+
+
+def pounds_by_day(pound_ids):
+    """{the day it is: [pound ids]} for `pound_ids`: real today for pounds of real districts,
+    each training district's day for its own. One query, of the training pounds alone."""
+    training = pound_offsets(pound_ids)
     days = {}
     for pk in pound_ids:
         moment = timezone.now() + training.get(pk, timedelta(0))

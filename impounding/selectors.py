@@ -19,6 +19,7 @@ from django.utils import timezone
 from accounts.models import DistrictPolicy, Pound
 from accounts.roles import Permission
 from accounts.scoping import lookup, visible_pound_ids
+from accounts.training import pound_offsets
 from kernel import clock
 from kernel.dates import days_between
 
@@ -98,7 +99,7 @@ def _moves():
     return CustodyEvent.objects.filter(kind__in=[*OUT, CustodyEvent.Kind.RETURNED])
 
 
-def custody_days(pound_ids, first, last):
+def custody_days(pound_ids, first, last, offsets=None):
     """{pound id: {date: number of animals in the pound at any time of that IST day}} for
     first..last, for several pounds at once. One query, two when an animal went out (escaped,
     rescued) or came back, whatever the number of animals or pounds.
@@ -108,12 +109,15 @@ def custody_days(pound_ids, first, last):
     rescued) since `start`. An animal out since before `start` adds no day; reading every animal
     the pounds ever had to learn that grew with the register's history. The animals are read as
     plain values, not objects; the escape, rescue and return events only for those that have
-    any, and the intervals are `dues.custody_intervals`' own rule (`intervals_between`)."""
+    any, and the intervals are `dues.custody_intervals`' own rule (`intervals_between`).
+
+    Custody is counted to each pound's now (ADR 0080): `offsets` are the training pounds'
+    clocks (`pound_offsets`), read here when not given and the period reaches past real now."""
     counts = {pk: dict.fromkeys(days_between(first, last), 0) for pk in pound_ids}
     if not pound_ids or first > last:
         return counts
     start, end = _day_start(first), _day_start(last + timedelta(days=1))
-    as_of = min(timezone.now(), end)
+    as_of = _as_of(pound_ids, end, offsets)
     of_pounds = Animal.objects.filter(pound_id__in=pound_ids).values("pk")
     candidates = of_pounds.in_custody().union(
         of_pounds.filter(custody_ended_at__gte=start),
@@ -145,7 +149,8 @@ def custody_days(pound_ids, first, last):
     tallies = defaultdict(Counter)
     for pk, pound_id, born_at, arrived_at, ended_at, _moved in rows:
         days = set()  # an animal counts once a day, however often it went out and came back
-        for begin, finish in intervals_between(born_at or arrived_at, ended_at, moves[pk], as_of):
+        until = as_of.get(pound_id, as_of[None])
+        for begin, finish in intervals_between(born_at or arrived_at, ended_at, moves[pk], until):
             a = max(begin.astimezone(zone).date().toordinal(), first_day)
             b = min(finish.astimezone(zone).date().toordinal(), last_day)
             days.update(range(a, b + 1))
@@ -156,9 +161,26 @@ def custody_days(pound_ids, first, last):
     return counts
 
 
+def _as_of(pound_ids, end, offsets):
+    """{pound id: the moment custody is counted to}, with the real districts' under None: each
+    pound's now (its training clock's), but never past `end`. A period that ends before real
+    now needs no clock, and no query."""
+    now = timezone.now()
+    if end <= now:
+        return {None: end}
+    if offsets is None:
+        offsets = pound_offsets(pound_ids)
+    return {None: now, **{pk: min(now + ahead, end) for pk, ahead in offsets.items()}}
+
+
+def _offsets(pounds):
+    """`pound_offsets` of pounds in hand (their districts loaded): no query for a real one."""
+    return {p.pk: ahead for p in pounds if (ahead := clock.offset(p))}
+
+
 def custody_counts(pound, first, last):
     """{date: number of animals in the pound at any time of that IST day} for first..last."""
-    return custody_days([pound.pk], first, last)[pound.pk]
+    return custody_days([pound.pk], first, last, _offsets([pound]))[pound.pk]
 
 
 def animals_in_custody_on(pound, day):
@@ -169,7 +191,7 @@ def animals_in_custody_on(pound, day):
 def missing_feeding_days(pound, first, last):
     """The dates in first..last (both included) on which animals were in the pound and no
     feeding and watering record exists: each is a possible s.27 offence."""
-    return missing_feeding_by_pound([pound.pk], first, last).get(pound.pk, [])
+    return missing_feeding_by_pound([pound.pk], first, last, _offsets([pound])).get(pound.pk, [])
 
 
 # The feeding page's period, and the field app's count of its gaps (api/field.py).
@@ -184,12 +206,21 @@ def past_feeding_gaps(pound, today=None):
     return missing_feeding_days(pound, first, today - timedelta(days=1))
 
 
-def missing_feeding_by_pound(pound_ids, first, last):
+def missing_feeding_by_pound(pound_ids, first, last, offsets=None):
     """{pound id: [dates]}: missing_feeding_days for several pounds at once, in at most four
     queries whatever the number of pounds or animals. The days with a record need no custody
     figures; a pound holding an animal that came before the period and never went out had
-    cattle every day of it; only the other pounds' custody days are worked out."""
-    last = min(last, timezone.localdate())  # a day still to come has nothing missing yet
+    cattle every day of it; only the other pounds' custody days are worked out.
+
+    A day still to come has nothing missing yet: each pound's days end at its own day, its
+    training clock's (ADR 0080; `offsets` as for custody_days). A period that ends before real
+    today needs no clock, and no query."""
+    real_today, caps = timezone.localdate(), {}
+    if last >= real_today:
+        if offsets is None:
+            offsets = pound_offsets(pound_ids)
+        caps = {pk: timezone.localdate(timezone.now() + ahead) for pk, ahead in offsets.items()}
+        last = min(last, max([real_today, *caps.values()]))
     fed = defaultdict(set)
     for pound_id, day in FeedingLog.objects.filter(
         pound_id__in=pound_ids, date__range=(first, last)
@@ -211,11 +242,12 @@ def missing_feeding_by_pound(pound_ids, first, last):
         .distinct()
     )
     rest = [p for p in unfed if p not in throughout]
-    counts = custody_days(rest, first, last) if rest else {}
+    counts = custody_days(rest, first, last, offsets) if rest else {}
     missing = {}
     for pound_id in unfed:
         held = days if pound_id in throughout else [d for d, n in counts[pound_id].items() if n]
-        if gaps := sorted(d for d in held if d not in fed[pound_id]):
+        cap = caps.get(pound_id, real_today)
+        if gaps := sorted(d for d in held if d not in fed[pound_id] and d <= cap):
             missing[pound_id] = gaps
     return missing
 
@@ -376,8 +408,25 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
     pound first) with days and dues now, and the days of the last week with no feeding record
     (s.27), and the entries awaiting their veterinary inspection. A fixed number of queries,
-    whatever the pounds hold and however many they are."""
-    now = now or timezone.now()
+    whatever the pounds hold and however many they are.
+
+    Without `now`, each pound's board is as of its own now, a training district's clock's (ADR
+    0080): the pounds are taken a clock at a time, so the queries grow with the clocks in view
+    (one for the real districts, one a training district), never with the pounds."""
+    if now is not None:
+        return _day_board(pounds, now, per_pound, {})
+    clocks = defaultdict(list)
+    for pound in pounds:
+        clocks[clock.offset(pound)].append(pound)
+    real, rows = timezone.now(), {}
+    for ahead, group in clocks.items():
+        offsets = {p.pk: ahead for p in group} if ahead else {}
+        for row in _day_board(group, real + ahead, per_pound, offsets):
+            rows[row["pound"].pk] = row
+    return [rows[p.pk] for p in pounds]
+
+
+def _day_board(pounds, now, per_pound, offsets):
     today = timezone.localdate(now)
     by_pound = {p.pk: [] for p in pounds}
     held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
@@ -387,7 +436,7 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     counts = _custody_counts(list(by_pound)) if pounds else {}
     # Loaded for all the pounds at once: the queries do not grow with the pounds in scope.
     books = TariffBook.for_pounds([p for p in pounds if by_pound[p.pk]])
-    unfed = missing_feeding_by_pound(list(by_pound), today - timedelta(days=7), today)
+    unfed = missing_feeding_by_pound(list(by_pound), today - timedelta(days=7), today, offsets)
     uninspected = inspections_due_by_pound(list(by_pound), now)
     unfit = unfit_by_pound(list(by_pound))
     board = []
@@ -498,7 +547,7 @@ def inspection_record(entry):
         "inspection": latest,
         "required": rule.required,
         "due_at": rule.due_at,
-        "overdue": latest is None and rule.overdue(timezone.now()),
+        "overdue": latest is None and rule.overdue(clock.now(entry)),
         "counts": counts,
     }
 

@@ -136,7 +136,7 @@ def s16_account(case, position=None):
     else:
         fines, feeding = position["fines"], position["feeding"]
         expenses, proceeds = position["expenses"], position["proceeds"]
-        end = timezone.now()
+        end = position["statement"].as_of  # the dues' moment: the pound's clock (ADR 0080)
     paid_exp, paid_feed, paid_fines, balance, short = services.allocate(
         proceeds, fines=fines, feeding=feeding, expenses=expenses
     )

@@ -8,14 +8,17 @@ from django import forms
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from kernel import clock
 from kernel.forms import DayField, DayTimeField
 
 from ..models import CustodyEvent, FeedingLog, Sex
 from .colours import ColourField
 
 
-def now_minute():
-    return timezone.localtime().replace(second=0, microsecond=0)
+def now_minute(of=None):
+    """The minute it is at `of`'s pound: its training clock's in a training district (ADR
+    0080), real time elsewhere."""
+    return timezone.localtime(clock.now(of)).replace(second=0, microsecond=0)
 
 
 class IstDateTimeField(DayTimeField):
@@ -29,9 +32,9 @@ class IstDateTimeField(DayTimeField):
 class CustodyEventForm(forms.Form):
     at = IstDateTimeField()
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, of=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["at"].initial = now_minute
+        self.fields["at"].initial = now_minute(of)
 
 
 def _text(name, *, required=False, **kwargs):

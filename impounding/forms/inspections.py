@@ -38,9 +38,9 @@ class InspectionForm(forms.Form):
         label=_("Remarks"), required=False, widget=forms.Textarea(attrs={"rows": 2})
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, of=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["visited_at"].initial = now_minute
+        self.fields["visited_at"].initial = now_minute(of)
 
 
 class FindingForm(forms.Form):

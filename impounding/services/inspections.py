@@ -11,6 +11,7 @@ from django.utils.translation import gettext_noop
 from accounts import todos
 from accounts.roles import Permission, Role
 from accounts.scoping import authorise
+from kernel import clock
 from kernel.events import record_event
 from kernel.idempotency import made_with_key
 from kernel.messages import Message
@@ -24,7 +25,7 @@ FINDING_FIELDS = ("condition", "injuries", "marks", "marking_applied", "fitness"
 
 
 def _check_visit(entry, visited_at):
-    if visited_at > timezone.now():
+    if visited_at > clock.now(entry.pound):  # a training district's clock (ADR 0080)
         raise ValidationError({"visited_at": _("The visit cannot be in the future.")})
     if visited_at < entry.arrived_at:
         raise ValidationError(
@@ -76,7 +77,9 @@ def record_inspection(
     each `idempotency_key`."""
     authorise(by, Permission.RECORD_CUSTODY, entry.pound)
     entry = (
-        Impoundment.objects.select_for_update(of=("self",)).select_related("pound").get(pk=entry.pk)
+        Impoundment.objects.select_for_update(of=("self",))
+        .select_related("pound__district")
+        .get(pk=entry.pk)
     )
     done = made_with_key(Inspection, idempotency_key, impoundment_id=entry.pk, recorded_by_id=by.pk)
     if done is not None:
@@ -91,6 +94,9 @@ def record_inspection(
         officer_registration=officer_registration.strip(),
         remarks=remarks,
         recorded_by=by,
+        # On the pound's clock, as the visit is (a training district's, ADR 0080): the visit
+        # may not be after its record.
+        recorded_at=clock.now(entry.pound),
         idempotency_key=idempotency_key,
     )
     inspection.full_clean(exclude=["idempotency_key"])

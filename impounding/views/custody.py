@@ -62,7 +62,7 @@ def _animal_page(request, template, animal, form, allowed):
 @require_permission(Permission.RECORD_CUSTODY)
 def animal_death(request, pk):
     animal = get_animal(request, pk, Permission.RECORD_CUSTODY)
-    form = DeathForm(request.POST or None)
+    form = DeathForm(request.POST or None, of=animal.impoundment.pound)
     if form.is_valid() and _call(form, services.record_death, animal=animal, by=request.user):
         messages.success(request, _("The death of %(animal)s is recorded.") % {"animal": animal})
         return _to_entry(animal)
@@ -74,7 +74,7 @@ def animal_death(request, pk):
 @require_permission(Permission.RECORD_CUSTODY)
 def animal_escape(request, pk):
     animal = get_animal(request, pk, Permission.RECORD_CUSTODY)
-    form = EscapeForm(request.POST or None)
+    form = EscapeForm(request.POST or None, of=animal.impoundment.pound)
     if form.is_valid() and _call(form, services.record_escape, animal=animal, by=request.user):
         if form.cleaned_data["rescued"]:
             text = _("The rescue of %(animal)s from custody (s.24) is recorded.")
@@ -90,7 +90,7 @@ def animal_escape(request, pk):
 @require_permission(Permission.RECORD_CUSTODY)
 def animal_return(request, pk):
     animal = get_animal(request, pk, Permission.RECORD_CUSTODY)
-    form = ReturnForm(request.POST or None)
+    form = ReturnForm(request.POST or None, of=animal.impoundment.pound)
     if form.is_valid() and _call(form, services.record_return, animal=animal, by=request.user):
         messages.success(
             request, _("%(animal)s is recorded as back in the pound.") % {"animal": animal}
@@ -104,7 +104,7 @@ def animal_return(request, pk):
 @require_permission(Permission.RECORD_CUSTODY)
 def animal_birth(request, pk):
     dam = get_animal(request, pk, Permission.RECORD_CUSTODY)
-    form = BirthForm(request.POST or None)
+    form = BirthForm(request.POST or None, of=dam.impoundment.pound)
     if form.is_valid():
         calf = _call(form, services.record_birth, dam=dam, by=request.user)
         if calf:
@@ -164,7 +164,7 @@ def inspection_new(request, pk):
     """The veterinary officer's visit and findings, recorded by the pound-keeper (ADR 0071)."""
     entry = get_entry(request, pk, Permission.RECORD_CUSTODY)
     animals = entry.animals.filter(state=AnimalState.IMPOUNDED).order_by("number")
-    form = InspectionForm(request.POST or None)
+    form = InspectionForm(request.POST or None, of=entry.pound)
     findings = FindingFormSet(request.POST or None, animals=animals, prefix="findings")
     # Both validated, so that every error shows at once.
     valid = request.method == "POST" and all([form.is_valid(), findings.is_valid()])
