@@ -415,12 +415,11 @@ def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     (one for the real districts, one a training district), never with the pounds."""
     if now is not None:
         return _day_board(pounds, now, per_pound, {})
-    clocks = defaultdict(list)
+    offsets, clocks = _offsets(pounds), defaultdict(list)
     for pound in pounds:
-        clocks[clock.offset(pound)].append(pound)
+        clocks[offsets.get(pound.pk, timedelta(0))].append(pound)
     real, rows = timezone.now(), {}
     for ahead, group in clocks.items():
-        offsets = {p.pk: ahead for p in group} if ahead else {}
         for row in _day_board(group, real + ahead, per_pound, offsets):
             rows[row["pound"].pk] = row
     return [rows[p.pk] for p in pounds]

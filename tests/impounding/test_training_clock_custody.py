@@ -16,13 +16,14 @@ from PIL import Image
 
 from accounts.models import Pound
 from auctions import services as auctions
-from impounding import selectors, services
+from impounding import selectors
 from impounding.dues import dues
-from impounding.models import Animal, Fitness
+from impounding.models import Animal
 from impounding.services.field import add_photo
 from kernel import clock
 from tests.auctions.test_training import t_officer, t_pound, trainer, training  # noqa: F401
 from tests.impounding.factories import make_entry
+from tests.impounding.test_inspections import record
 from tests.office.test_training_pages import _advance, books_stay_whole, t_keeper  # noqa: F401
 from tests.rulepacks.factories import inspecting
 
@@ -31,27 +32,6 @@ def _came(pound, keeper, hours_ago):
     """An entry that came in `hours_ago` hours before the pound's own now."""
     return make_entry(
         pound=pound, by=keeper, arrived_at=clock.now(pound) - timedelta(hours=hours_ago)
-    )
-
-
-def _visit(entry, keeper, at):
-    animal = entry.animals.get()
-    finding = {
-        "animal_id": animal.pk,
-        "condition": "Healthy, well nourished",
-        "injuries": "",
-        "marks": "",
-        "marking_applied": "",
-        "fitness": Fitness.FIT,
-    }
-    return services.record_inspection(
-        entry=entry,
-        by=keeper,
-        visited_at=at,
-        officer_name="Dr. Anita Verma",
-        officer_designation="Veterinary Officer",
-        officer_registration="UPSVC-4471",
-        findings=[finding],
     )
 
 
@@ -82,11 +62,11 @@ def test_the_veterinary_visit_is_judged_and_offered_on_the_pounds_clock(
     client.force_login(t_keeper)
     form = client.get(reverse("impounding:inspection_new", args=[fresh.pk])).context["form"]
     assert form["visited_at"].initial.date() == clock.today(t_pound)
-    _visit(fresh, t_keeper, clock.now(t_pound) - timedelta(hours=1))
+    record(fresh, t_keeper, at=clock.now(t_pound) - timedelta(hours=1))
     # A real pound's visit two days on is still the future.
     real = make_entry(pound=pound, by=pound_keeper)
     with pytest.raises(ValidationError) as refused:
-        _visit(real, pound_keeper, timezone.now() + timedelta(days=2))
+        record(real, pound_keeper, at=timezone.now() + timedelta(days=2))
     assert "visited_at" in refused.value.message_dict
 
 
