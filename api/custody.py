@@ -262,7 +262,7 @@ def deposits(
     data, error = filters(DepositFilters, {"pound": pound, "status": status}, pounds=pounds)
     if error:
         return error
-    lookups = {"pound": "release__impoundment__pound", "status": "status"}
+    lookups = {"pound": "pound", "status": "status"}
     qs = qs.filter(**{lookups[k]: v for k, v in data.items() if v})
     # The caller's pounds' day (ADR 0080): a training district's clock may run ahead.
     today = day_of(visible_pound_ids(request.auth, Permission.VIEW_LEDGER))

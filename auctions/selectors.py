@@ -11,6 +11,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from accounts.models import DistrictPolicy
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from accounts.training import day_of
@@ -278,7 +279,8 @@ def _notices_of(animals):
 
 def board_page(*, after=None, size=None, now=None, **filters):
     """One page of the board, newest notice first, each animal with its indicative dues as of
-    now. Queries: the page, the custody events, and the tariffs of each pound on the page."""
+    now. Queries: the page, the custody events, and the tariffs of the pounds on the page (a
+    fixed number, whatever the pounds)."""
     given, now = now, now or timezone.now()
     size = size or BOARD_SIZE
     qs = (
@@ -299,12 +301,16 @@ def board_page(*, after=None, size=None, now=None, **filters):
         entry.pound = pounds.setdefault(entry.pound_id, entry.pound)
         by_pound.setdefault(entry.pound_id, []).append(animal)
     estimate, days = {}, {}
+    # The tariffs and policies of every pound on the page in a fixed number of queries, not a
+    # set a pound.
+    books = TariffBook.for_pounds(list(pounds.values()))
+    DistrictPolicy.prime(p.district for p in pounds.values())
     for pound_id, group in by_pound.items():
         # Each pound's own clock (ADR 0080): no query for a real one, one for a training one.
         as_of = given or clock.now(pounds[pound_id])
         days[pound_id] = timezone.localtime(as_of).date()  # the row's "today"
         try:
-            statement = dues(group, as_of=as_of, book=TariffBook(pounds[pound_id]))
+            statement = dues(group, as_of=as_of, book=books[pound_id])
         except TariffMissing:
             continue
         estimate.update({line.animal.pk: line.total for line in statement.lines})

@@ -71,12 +71,12 @@ def deposit_queues(pound_ids, today):
     """Deposits held under s.15 in these pounds, and the two approval queues among them, in
     SQL: the same rule as deposit_awaiting_application and complaints_of (the complaints naming
     the deposit decide it, else the entry's complaints that name no deposit)."""
-    held = Deposit.objects.filter(
-        release__impoundment__pound_id__in=pound_ids, status=Deposit.Status.HELD
-    )
+    held = Deposit.objects.filter(pound_id__in=pound_ids, status=Deposit.Status.HELD)
     linked = Complaint.objects.filter(deposit=OuterRef("pk"))
+    # The entry's complaints, found from the deposit's release: the deposits are read without
+    # joining the releases (a pound's, or every pound's, whole history of them).
     loose = Complaint.objects.filter(
-        impoundment=OuterRef("release__impoundment"), deposit__isnull=True
+        impoundment__releases=OuterRef("release_id"), deposit__isnull=True
     )
     has_linked, has_loose = Q(Exists(linked)), Q(Exists(loose))
 

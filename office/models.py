@@ -127,7 +127,17 @@ class SurplusDeposit(models.Model):
         verbose_name = _("surplus deposit (s.17)")
         verbose_name_plural = _("surplus deposits (s.17)")
         ordering = ["expires_on", "pk"]
-        indexes = [models.Index(fields=["status", "expires_on"])]
+        indexes = [
+            models.Index(fields=["status", "expires_on"]),
+            # The closed list and the API's, latest sale first, walked in order and stopped at
+            # the page; and those awaiting their receipt, oldest first (office.selectors).
+            models.Index(fields=["-sale_date", "-id"], name="surplus_sale_date"),
+            models.Index(
+                fields=["sale_date", "id"],
+                name="surplus_awaiting",
+                condition=Q(status="awaiting"),
+            ),
+        ]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="surplus_positive"),
             models.CheckConstraint(

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from django.db.models import Count, OuterRef, Subquery
 
-from auctions.clocks import reports_due
+from auctions.clocks import reports_due_counts
 from auctions.models import Lot, LotAnimal, Notice, Report
 from impounding.models import Animal, AnimalState
 from impounding.selectors import missing_feeding_by_pound
@@ -41,8 +41,8 @@ def overdue_by_pound(pounds, today):
     week with cattle in the pound and no feeding record (ss.9, 27). Six queries."""
     rows = {p.pk: PoundOverdue(p) for p in pounds}
     ids = list(rows)
-    for row in reports_due(ids, today):
-        rows[row["entry"].pound_id].reports += 1
+    for pound_id, count in reports_due_counts(ids, today).items():
+        rows[pound_id].reports = count
     # A report whose cattle have all left the pound needs no notice any more.
     # Read from the animals in the pound (an index range a pound), each looking up the report
     # naming it that has no notice yet, rather than from every report the pounds have sent.

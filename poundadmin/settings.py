@@ -386,6 +386,7 @@ for _database in DATABASES.values():
         _flags = [
             _options.get("options", ""),
             f"-c statement_timeout={_STATEMENT_TIMEOUT}s",
+            "-c jit=off",  # short indexed statements: JIT compiles for 100-200 ms (ADR 0086)
             f"-c client_connection_check_interval={DB_CLIENT_CHECK_SECONDS}s"
             if DB_CLIENT_CHECK_SECONDS
             else "",

@@ -4,11 +4,12 @@ Magistrate approves it or not."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Exists, OuterRef, Q, prefetch_related_objects
+from django.db.models import Count, Exists, OuterRef, Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
 from accounts.decorators import require_permission
+from accounts.models import Pound
 from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from impounding.models import Animal, AnimalState
@@ -65,8 +66,11 @@ def disposals(request):
 def disposable_animals(user):
     """Animals reported unclaimed (s.14), or calves of a reported dam, still in a pound where the
     user prepares orders, and in no order awaiting the Magistrate. A calf goes with its dam."""
-    reported = Report.objects.filter(animals=OuterRef("pk"))
-    dam_reported = Report.objects.filter(animals=OuterRef("dam_id"))
+    # The report's link table alone (as auctions.clocks.reports_due): whether a report names
+    # the animal, or its dam, without reading the reports.
+    named = Report.animals.through.objects
+    reported = named.filter(animal_id=OuterRef("pk"))
+    dam_reported = named.filter(animal_id=OuterRef("dam_id"))
     unsold = LotAnimal.objects.filter(animal=OuterRef("pk"), lot__status=Lot.Status.UNSOLD)
     pending = DisposalOrder.objects.filter(
         animals=OuterRef("pk"), status=DisposalOrder.Status.PROPOSED
@@ -87,16 +91,36 @@ def disposable_animals(user):
     )
 
 
+def one_pound(request, animals, lot_id=None):
+    """An order covers one pound's animals (the form's rule): the animals offered are those of
+    the pound chosen with ?pound= (kept on the form's POST, which goes to the same address), or
+    of the lot's pound, or of the first pound by name that has any. A State's office holds
+    hundreds of reported animals over its pounds; a pound holds tens. Returns the animals,
+    the pounds that have any (each with its `animal_count`) and the one chosen: two queries."""
+    counts = dict(animals.order_by().values_list("pound_id").annotate(n=Count("pk")))
+    pounds = sorted(Pound.objects.in_bulk(counts).values(), key=lambda p: (p.label, p.pk))
+    for pound in pounds:
+        pound.animal_count = counts[pound.pk]
+    ids = {str(pk): pk for pk in counts}
+    chosen = ids.get(request.GET.get("pound", ""))
+    if chosen is None and lot_id:
+        chosen = animals.filter(lots__pk=lot_id).values_list("pound_id", flat=True).first()
+    if chosen is None and pounds:
+        chosen = pounds[0].pk
+    return animals.filter(pound_id=chosen), pounds, chosen
+
+
 @require_permission(Permission.PREPARE_ORDERS)
 def disposal_new(request):
     # The same form sent again: its animals may be offered no more, so show what it prepared.
     made = replayed_row(request, DisposalOrder, prepared_by=request.user)
     if made is not None:
         return _prepared(request, made)
-    animals = disposable_animals(request.user)
-    initial = {}
     lot_id = request.GET.get("lot")
-    if lot_id and lot_id.isdigit():
+    lot_id = lot_id if lot_id and lot_id.isdigit() else None
+    animals, pounds, chosen = one_pound(request, disposable_animals(request.user), lot_id)
+    initial = {}
+    if lot_id:
         initial["animals"] = list(animals.filter(lots__pk=lot_id).values_list("pk", flat=True))
     form = DisposalForm(
         request.POST or None, animals=animals, initial=initial, modes=modes_allowed(animals)
@@ -126,7 +150,11 @@ def disposal_new(request):
         .filter(active=True, kind=Gaushala.Kind.GAUSHALA)
         .exists()
     )
-    return render(request, "auctions/disposal/new.html", {"form": form, "register": register})
+    return render(
+        request,
+        "auctions/disposal/new.html",
+        {"form": form, "register": register, "pounds": pounds, "chosen": chosen},
+    )
 
 
 def _prepared(request, order):

@@ -31,7 +31,7 @@ from ..selectors import LIST_SIZE
 from ..services import gaushala as services
 from ..services import gaushala_holding as holding
 from ..services import gaushala_recovery as recovery
-from .disposal import disposable_animals
+from .disposal import disposable_animals, one_pound
 
 BODY_ORDER = ("name", "pk")
 CLAIM_ORDER = ("-month", "-pk")
@@ -116,9 +116,8 @@ def handover_new(request):
     if made is not None:
         return _prepared(request, made)
     bodies = _bodies(request.user, Permission.PREPARE_ORDERS).filter(active=True)
-    form = HandoverForm(
-        request.POST or None, bodies=bodies, animals=disposable_animals(request.user)
-    )
+    animals, pounds, chosen = one_pound(request, disposable_animals(request.user))
+    form = HandoverForm(request.POST or None, bodies=bodies, animals=animals)
     if form.is_valid():
         data = form.cleaned_data
         chosen = list(data["animals"])
@@ -135,7 +134,11 @@ def handover_new(request):
             add_service_errors(form, exc)
         else:
             return _prepared(request, order)
-    return render(request, "auctions/gaushala/handover_new.html", {"form": form})
+    return render(
+        request,
+        "auctions/gaushala/handover_new.html",
+        {"form": form, "pounds": pounds, "chosen": chosen},
+    )
 
 
 def _prepared(request, order):

@@ -188,6 +188,7 @@ def _book_deposit(rows, entry, animals, release, number):
     deposit = rows.add(
         Deposit,
         release_id=release["id"],
+        pound_id=info.pk,
         fines=release["fines"],
         feeding=release["feeding"],
         amount=release["amount"],

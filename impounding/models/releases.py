@@ -244,6 +244,13 @@ class Deposit(models.Model):
         APPLIED = "applied", _("Applied as payment of fines and charges")
 
     release = models.OneToOneField(Release, on_delete=models.PROTECT, related_name="deposit")
+    # The entry's pound, copied as an animal's is (docs/decisions/0007), so that a pound's
+    # deposits, and the office's queues of those held, are an index range rather than a join
+    # through every release the pound ever made. Never set by hand: save() copies it, and on
+    # PostgreSQL a trigger sets it from the release's entry on every insert and update.
+    pound = models.ForeignKey(
+        Pound, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
+    )  # served by the deposit_pound_deadline index below
     fines = models.DecimalField(max_digits=12, decimal_places=2)
     feeding = models.DecimalField(max_digits=12, decimal_places=2)
     amount = models.DecimalField(max_digits=12, decimal_places=2)
@@ -268,7 +275,7 @@ class Deposit(models.Model):
     # When the office, not the pound-keeper, paid the refund out of the till: its authority.
     refund_authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
 
-    objects = PoundScopedQuerySet.through("release__impoundment__pound_id").as_manager()
+    objects = PoundScopedQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("deposit (s.15)")
@@ -281,6 +288,12 @@ class Deposit(models.Model):
                 name="deposit_held",
                 condition=Q(status="held"),
             ),
+            # A pound's deposits, and every pound's, latest last day to complain first (the
+            # API's list), walked in order and stopped at the page.
+            models.Index(
+                fields=["pound", "-complaint_deadline", "-id"], name="deposit_pound_deadline"
+            ),
+            models.Index(fields=["-complaint_deadline", "-id"], name="deposit_deadline"),
         ]
         constraints = [
             models.CheckConstraint(
@@ -299,6 +312,11 @@ class Deposit(models.Model):
 
     def __str__(self):
         return f"Deposit {self.release.receipt.number}"
+
+    def save(self, *args, **kwargs):
+        if self.pound_id is None and self.release_id is not None:
+            self.pound_id = self.release.impoundment.pound_id
+        super().save(*args, **kwargs)
 
     @property
     def impoundment(self):

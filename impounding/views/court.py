@@ -8,6 +8,7 @@ a form, call one service and redirect.
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -16,12 +17,13 @@ from django.utils.translation import ngettext
 from accounts.decorators import require_permission
 from accounts.models import DistrictPolicy
 from accounts.roles import Permission
-from accounts.scoping import has_permission
+from accounts.scoping import has_permission, visible_pound_ids
 from accounts.training import pounds_by_day
 from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.dates import complaint_deadline
-from kernel.views import add_service_errors
+from kernel.views import add_service_errors, keyset_page
+from office.dashboard import DEPOSIT_ORDER, deposit_queues
 
 from .. import services
 from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm
@@ -118,50 +120,90 @@ def _complaints_of(deposit):
     return [c for c in deposit.release.impoundment.complaints.all() if c.deposit_id is None]
 
 
+# The deposits page's lists: their first rows each, or one alone a page at a time (?list=).
+DEPOSIT_LISTS = ("awaiting", "refund_due", "held", "pending")
+DEPOSIT_ROWS = 10
+DEPOSIT_PAGE = 25
+
+
+def _deposit_lists(user):
+    """The four lists of the deposits page as querysets in their order, and each pound's day.
+    Held deposits are sorted into "to apply" and "held" in SQL, by the rule of
+    deposit_awaiting_application (office.dashboard.deposit_queues), each pound at its own day
+    (ADR 0080), so a page reads its rows and their counts, never every deposit held."""
+    pound_ids = visible_pound_ids(user, Permission.VIEW_LEDGER)
+    days = pounds_by_day(list(pound_ids))
+    mine = Deposit.objects.for_user(user, Permission.VIEW_LEDGER).select_related(
+        "release__impoundment__pound", "release__receipt"
+    )
+    held = mine.filter(status=Deposit.Status.HELD)
+    awaiting = Q(pk__in=[])
+    for day, pks in days.items():
+        _qs, where = deposit_queues(pks, day)
+        if len(days) == 1:  # one day for all (no training district beside a real one)
+            awaiting = where["deposits_to_apply"]
+            break
+        awaiting |= Q(pound_id__in=pks) & where["deposits_to_apply"]
+    lists = {
+        "awaiting": (held.filter(awaiting), DEPOSIT_ORDER),
+        "refund_due": (mine.filter(status=Deposit.Status.REFUND_DUE), DEPOSIT_ORDER),
+        "held": (held.filter(~awaiting), DEPOSIT_ORDER),
+        "pending": (
+            Complaint.objects.for_user(user, Permission.VIEW_LEDGER)
+            .filter(outcome=Complaint.Outcome.PENDING)
+            .select_related("impoundment__pound", "deposit__release__receipt"),
+            ("filed_on", "pk"),
+        ),
+    }
+    day_of = {pk: day for day, pks in days.items() for pk in pks}
+    return lists, day_of
+
+
+def _decorate(user, rows, day_of):
+    """What the deposit rows show: the deciding complaints (two queries for the page), the days
+    left to complain at the pound's day, and whether this user may apply or refund."""
+    prefetch_related_objects(rows, "complaints", "release__impoundment__complaints")
+    for d in rows:
+        d.entry = d.release.impoundment
+        d.complaint_list = _complaints_of(d)
+        d.complaint_pending = any(c.outcome == Complaint.Outcome.PENDING for c in d.complaint_list)
+        d.days_left = (d.complaint_deadline - day_of[d.entry.pound_id]).days
+        if d.status == Deposit.Status.REFUND_DUE:
+            d.may_refund = services.may_pay_from_till(user, d.entry.pound)
+        else:
+            d.may_apply = has_permission(user, Permission.APPROVE, d.entry.pound)
+
+
 @require_permission(Permission.VIEW_LEDGER)
 def deposits(request):
     user = request.user
-    open_deposits = list(
-        Deposit.objects.for_user(user, Permission.VIEW_LEDGER)
-        .filter(status__in=[Deposit.Status.HELD, Deposit.Status.REFUND_DUE])
-        .select_related("release__impoundment__pound", "release__receipt")
-        .prefetch_related("complaints", "release__impoundment__complaints")
-        .order_by("complaint_deadline", "pk")
-    )
-    held, awaiting, refund_due = [], [], []
-    # Each pound's own day (ADR 0080): a training district's clock may run ahead.
-    days = pounds_by_day(list({d.release.impoundment.pound_id for d in open_deposits}))
-    day_of = {pk: day for day, pks in days.items() for pk in pks}
-    for d in open_deposits:
-        d.entry = d.release.impoundment
-        today = day_of[d.entry.pound_id]
-        d.complaint_list = _complaints_of(d)
-        d.complaint_pending = any(c.outcome == Complaint.Outcome.PENDING for c in d.complaint_list)
-        d.days_left = (d.complaint_deadline - today).days
-        if d.status == Deposit.Status.REFUND_DUE:
-            d.may_refund = services.may_pay_from_till(user, d.entry.pound)
-            refund_due.append(d)
-        elif services.deposit_awaiting_application(d, today):
-            d.may_apply = has_permission(user, Permission.APPROVE, d.entry.pound)
-            awaiting.append(d)
-        else:
-            held.append(d)
-    pending = list(
-        Complaint.objects.for_user(user, Permission.VIEW_LEDGER)
-        .filter(outcome=Complaint.Outcome.PENDING)
-        .select_related("impoundment__pound", "deposit__release__receipt")
-        .order_by("filed_on", "pk")
-    )
-    for c in pending:
+    only = request.GET.get("list")
+    only = only if only in DEPOSIT_LISTS else None
+    lists, day_of = _deposit_lists(user)
+    shown, counts, cursors = {}, {}, {}
+    for key, (qs, order) in lists.items():
+        counts[key] = qs.count()
+        if only and key != only:
+            shown[key] = []
+            continue
+        shown[key], cursors[key] = keyset_page(
+            qs,
+            order,
+            after=request.GET.get("after") if only else None,
+            size=DEPOSIT_PAGE if only else DEPOSIT_ROWS,
+        )
+    _decorate(user, shown["awaiting"] + shown["refund_due"] + shown["held"], day_of)
+    for c in shown["pending"]:
         c.may_decide = has_permission(user, Permission.PREPARE_ORDERS, c.impoundment.pound)
     return render(
         request,
         "impounding/court/deposits.html",
         {
-            "held": held,
-            "awaiting": awaiting,
-            "refund_due": refund_due,
-            "pending": pending,
+            **shown,
+            "counts": counts,
+            "cursors": cursors,
+            "only": only,
+            "is_first_page": not request.GET.get("after"),
         },
     )
 

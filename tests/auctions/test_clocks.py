@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import Counter, IssuedDocument, StaffAssignment
 from accounts.roles import Role
 from auctions import services
-from auctions.clocks import appointed_officer, notice_dates, reports_due
+from auctions.clocks import appointed_officer, notice_dates, reports_due, reports_due_counts
 from auctions.models import Auction, Notice, Report
 from impounding import services as impounding
 from kernel.events import verify_chain
@@ -153,6 +153,28 @@ def test_report_list_counts_calendar_days_in_india_not_hours(
     (row,) = reports_due([pound.pk])
     report = services.send_report(entry=entry, by=pound_keeper)
     assert row["due_on"] == report.due_on == date(2027, 3, 9)
+
+
+def test_the_offices_count_of_reports_due_is_the_lists_count(
+    time_machine, pound, pound_keeper, tariffs
+):
+    """The office's overdue board counts in the database what the report list gives entry by
+    entry: the day of arrival in India, the claim period of the entry's pack, an entry of two
+    animals once, and nothing already reported."""
+    time_machine.move_to(ist(2027, 3, 9, 0, 5))
+    make_entry(pound=pound, by=pound_keeper, arrived_at=ist(2027, 3, 1, 23, 50))  # due today
+    make_entry(pound=pound, by=pound_keeper, arrived_at=ist(2027, 3, 2, 0, 10))  # due tomorrow
+    unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=11, animals=[cow(), goat()])
+    reported = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=12)
+    services.send_report(entry=reported, by=pound_keeper)
+    today = date(2027, 3, 9)
+
+    rows = reports_due([pound.pk], today)
+
+    assert len(rows) == 2
+    assert reports_due_counts([pound.pk], today) == {pound.pk: 2}
+    assert reports_due_counts([pound.pk], date(2027, 3, 10)) == {pound.pk: 3}
+    assert reports_due_counts([pound.pk], date(2027, 3, 1)) == {}
 
 
 def test_animal_claimed_in_the_first_week_never_appears(pound, pound_keeper, tariffs):

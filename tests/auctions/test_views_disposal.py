@@ -344,3 +344,32 @@ def test_decided_order_cannot_be_decided_again(client, magistrate, order):
     )
     assert "This order has already been decided." in response.context["form"].non_field_errors()
     assert snapshot() == before
+
+
+def test_the_form_offers_one_pounds_animals_chosen_by_pound(
+    client, dm_clerk, reported, pound, district, police_station
+):
+    """An order covers one pound: a district's hundreds of reported animals are offered a pound
+    at a time, the first by name unless ?pound= names another, and the choice is kept on POST."""
+    from tests.accounts.factories import PoundFactory, PoundVillageFactory
+
+    second = PoundFactory(district=district, nearest_police_station=police_station, name="Zz")
+    PoundVillageFactory(pound=second)
+    keeper = staff(Role.POUND_KEEPER, "keeper_zz", pound=second)
+    entry = unclaimed_entry(pound=second, keeper=keeper, days_ago=20)
+    officer = staff(Role.POLICE_OFFICER, "officer_zz", police_station=police_station)
+    report_and_notice(entry, keeper, officer, sent_days_ago=11, posted_days_ago=9)
+    theirs = entry.animals.get()
+    client.force_login(dm_clerk)
+    url = reverse("auctions:disposal_new")
+
+    first = client.get(url)
+    chosen = client.get(url, {"pound": second.pk})
+
+    assert [p.pk for p in first.context["pounds"]] == [pound.pk, second.pk]
+    assert [a.pk for a in first.context["form"].fields["animals"].queryset] == [reported.pk]
+    assert [a.pk for a in chosen.context["form"].fields["animals"].queryset] == [theirs.pk]
+    assert 'name="pound"' in first.content.decode()
+    response = client.post(f"{url}?pound={second.pk}", order_data(theirs))
+    assert response.status_code == 302
+    assert list(DisposalOrder.objects.get().animals.all()) == [theirs]

@@ -117,3 +117,29 @@ def test_today_board_of_many_pounds_makes_the_same_queries_and_pages_them(
     rest = client.get(reverse("impounding:today") + f"?after={after}").content.decode()
     assert rest.count('<section class="mb-4"') == 3
     assert "Next pounds" in first and "Next pounds" not in rest and "First page" in rest
+
+
+def test_today_board_over_several_pounds_shows_fewer_rows_of_each(
+    client, auditor, district, pound, pound_keeper, tariffs, monkeypatch
+):
+    """An office's overview of many pounds shows each pound's longest-held few, with its count
+    and a link to its register; a keeper's one pound shows the long list."""
+    from accounts.roles import Role
+    from impounding.views import register as views
+    from tests.accounts.factories import PoundFactory, staff
+
+    monkeypatch.setattr(views, "OVERVIEW_ROWS", 2)
+    monkeypatch.setattr(views, "BOARD_ROWS", 5)
+    make_entry(pound=pound, by=pound_keeper, animals=[cow(), cow(), goat(), goat()])
+    other = PoundFactory(district=district, name="Another pound")
+    make_entry(pound=other, by=staff(Role.POUND_KEEPER, pound=other), animals=[cow()])
+
+    client.force_login(auditor)
+    many = client.get(reverse("impounding:today")).context["board"]
+    client.force_login(pound_keeper)
+    (own,) = client.get(reverse("impounding:today")).context["board"]
+
+    rows = {item["pound"].pk: item for item in many}
+    assert len(rows[pound.pk]["rows"]) == 2 and rows[pound.pk]["in_custody"] == 4
+    assert not rows[pound.pk]["shown_all"] and rows[other.pk]["shown_all"]
+    assert len(own["rows"]) == 4 and own["shown_all"]

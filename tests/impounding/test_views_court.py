@@ -394,7 +394,7 @@ def test_deposits_query_count_does_not_grow_with_rows(
     add_rows()
     client.force_login(magistrate)
     client.get(reverse("impounding:deposits"))
-    with django_assert_max_num_queries(15) as few:
+    with django_assert_max_num_queries(20) as few:
         client.get(reverse("impounding:deposits"))
     for _ in range(5):
         add_rows()
@@ -402,6 +402,38 @@ def test_deposits_query_count_does_not_grow_with_rows(
         response = client.get(reverse("impounding:deposits"))
     assert len(response.context["awaiting"]) == 6
     assert len(response.context["held"]) == 6
+
+
+def test_deposits_page_shows_each_list_first_rows_and_pages_one_alone(
+    client, magistrate, pound, pound_keeper, tariffs, monkeypatch
+):
+    """A State's office holds a thousand deposits in their window at once: the page shows each
+    list's first rows with its count, and one list alone a page at a time by keyset."""
+    from impounding.views import court
+
+    monkeypatch.setattr(court, "DEPOSIT_ROWS", 2)
+    monkeypatch.setattr(court, "DEPOSIT_PAGE", 2)
+    held = [deposit(make_entry(pound=pound, by=pound_keeper), pound_keeper) for _ in range(3)]
+    lapsed = [deposit(old_entry(pound, pound_keeper), pound_keeper) for _ in range(3)]
+    held_ids = sorted((d.complaint_deadline, d.pk) for d in (r.deposit for r in held))
+    client.force_login(magistrate)
+
+    first = client.get(reverse("impounding:deposits"))
+
+    ctx = first.context
+    assert ctx["counts"] == {"awaiting": 3, "refund_due": 0, "held": 3, "pending": 0}
+    assert [d.pk for d in ctx["held"]] == [pk for _day, pk in held_ids[:2]]
+    assert len(ctx["awaiting"]) == 2 and {d.pk for d in ctx["awaiting"]} <= {
+        r.deposit.pk for r in lapsed
+    }
+    assert "?list=held" in first.content.decode()
+
+    alone = client.get(reverse("impounding:deposits"), {"list": "held"})
+    assert alone.context["awaiting"] == [] and alone.context["only"] == "held"
+    cursor = alone.context["cursors"]["held"]
+    rest = client.get(reverse("impounding:deposits"), {"list": "held", "after": cursor})
+    assert [d.pk for d in rest.context["held"]] == [held_ids[2][1]]
+    assert rest.context["cursors"]["held"] is None
 
 
 # --- applying a deposit -------------------------------------------------------------------------

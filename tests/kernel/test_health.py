@@ -110,7 +110,9 @@ def test_readiness_warns_but_stays_ok_when_the_database_lacks_production_setting
     """ADR 0064: the figures rely on deploy/postgresql/poundadmin.conf; a database without it
     says so, and still serves (readiness must not flap on a setting)."""
     name = connections[DEFAULT_DB_ALIAS].settings_dict["NAME"]
-    _alter_database([*dbsettings.reset_sql(name), f'ALTER DATABASE "{name}" SET jit = on'])
+    _alter_database(
+        [*dbsettings.reset_sql(name), f'ALTER DATABASE "{name}" SET random_page_cost = 4']
+    )
     try:
         response = client.get("/healthz/ready")
     finally:
@@ -118,8 +120,24 @@ def test_readiness_warns_but_stays_ok_when_the_database_lacks_production_setting
 
     body = json.loads(response.content)
     assert response.status_code == 200 and body["checks"] == READY
-    assert "jit" in body["warnings"]["database_settings"]
+    assert "random_page_cost" in body["warnings"]["database_settings"]
     assert "poundadmin.conf" in body["warnings"]["database_settings"]
+
+
+@pytest.mark.postgres
+def test_the_apps_own_sessions_run_without_jit_whatever_the_database_says():
+    """ADR 0086: a page's statements are short; JIT's compile (100-200 ms once a plan's cost
+    passes jit_above_cost) is never paid by a request, even on a database left at jit = on."""
+    name = connections[DEFAULT_DB_ALIAS].settings_dict["NAME"]
+    _alter_database([f'ALTER DATABASE "{name}" SET jit = on'])
+    own = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        with own.cursor() as cursor:
+            cursor.execute("SHOW jit")
+            assert cursor.fetchone() == ("off",)
+    finally:
+        own.close()
+        _alter_database(dbsettings.reset_sql(name))
 
 
 @pytest.mark.postgres

@@ -54,6 +54,7 @@ def test_a_web_process_gets_short_statements_and_timeouts_on_both_stores():
     assert web["db"]["connect_timeout"] == 5
     assert "-c statement_timeout=30s" in web["db"]["options"]
     assert "-c client_connection_check_interval=10s" in web["db"]["options"]
+    assert "-c jit=off" in web["db"]["options"]  # ADR 0086
     assert (web["connect"], web["read"]) == (3, 10)
     assert web["retries"] == {"max_attempts": 2, "mode": "standard"}
     # The addressing style and signature still reach boto3 beside the timeouts.
@@ -70,7 +71,7 @@ def test_commands_do_long_work_without_the_webs_statement_timeout():
         DB_CLIENT_CHECK_SECONDS="0",
     )
 
-    assert command["db"]["options"] == "-c statement_timeout=900s"
+    assert command["db"]["options"] == "-c statement_timeout=900s -c jit=off"
 
 
 def _free_port():

@@ -36,6 +36,7 @@ BIG = {
     "accounts_issueddocument",
     "auctions_report",
     "auctions_report_animals",
+    "impounding_deposit",
 }
 # A page's address may name what the first, smaller set holds ({old_entry}, {old_month_*}):
 # the same record and month are asked for again when the history behind them has grown.
@@ -77,11 +78,20 @@ PAGES = [
     ("magistrate", "/pound/pounds/{pound}/schedule.pdf"),
     ("magistrate", "/accounts/appointments/{appointment}/card.pdf"),
     ("keeper", "/notices/"),
+    # Today's work over a district (docs/decisions/0086): the deposits and their lists, the
+    # surplus and the approvals over every district.
+    ("magistrate", "/pound/deposits/"),
+    ("magistrate", "/pound/deposits/?list=held"),
+    ("auditor", "/office/surplus/"),
+    ("auditor", "/office/approvals/"),
     # The API, with a token: the lists of the auditor's scope, all pounds.
     ("auditor", "/api/v1/receipts/"),
     ("auditor", "/api/v1/receipts/?date_from={old_month_from}&date_to={old_month_to}"),
     ("auditor", "/api/v1/entries/?date_from={old_month_from}&date_to={old_month_to}"),
     ("auditor", "/api/v1/auctions/"),
+    ("auditor", "/api/v1/deposits/"),
+    ("auditor", "/api/v1/surplus/"),
+    ("auditor", "/api/v1/board/"),
 ]
 # What the newer entries may add: a few more animals in the pound and deposits held now, which
 # the pages count (they are today's work, not history).
