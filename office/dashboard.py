@@ -98,6 +98,19 @@ def deposit_queues(pound_ids, today):
     }
 
 
+def to_apply_at_their_days(days):
+    """deposit_queues' "to apply" rule for pounds whose days differ ({day: [pound ids]}, as
+    accounts.training.pounds_by_day gives; a training district's clock may run ahead, ADR
+    0080): one condition on held deposits, each pound judged at its own day."""
+    if len(days) == 1:  # one day for all, the usual case: no condition on the pound
+        ((day, pks),) = days.items()
+        return deposit_queues(pks, day)[1]["deposits_to_apply"]
+    awaiting = Q(pk__in=[])
+    for day, pks in days.items():
+        awaiting |= Q(pound_id__in=pks) & deposit_queues(pks, day)[1]["deposits_to_apply"]
+    return awaiting
+
+
 def deposit_figures(held, queues):
     """How many deposits are held and their total, and how many wait in each queue: one query."""
     figures = held.aggregate(

@@ -79,7 +79,7 @@ SCOPED = [
     ("impounding.Receipt", "pound_id"),
     ("impounding.Release", "impoundment__pound_id"),
     ("impounding.ReceiptCancellation", "receipt__pound_id"),
-    ("impounding.Deposit", "release__impoundment__pound_id"),
+    ("impounding.Deposit", "pound_id"),
     ("impounding.CourtOrder", "impoundment__pound_id"),
     ("impounding.CourtOrderCheck", "order__impoundment__pound_id"),
     ("impounding.Complaint", "impoundment__pound_id"),

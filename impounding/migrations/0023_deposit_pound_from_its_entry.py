@@ -38,9 +38,10 @@ def forward(apps, schema_editor):
         schema_editor.execute(FORWARD, params=None)
         return
     Deposit = apps.get_model("impounding", "Deposit")
-    for deposit in Deposit.objects.select_related("release__impoundment"):
+    db = schema_editor.connection.alias
+    for deposit in Deposit.objects.using(db).select_related("release__impoundment"):
         deposit.pound_id = deposit.release.impoundment.pound_id
-        deposit.save(update_fields=["pound"])
+        deposit.save(using=db, update_fields=["pound"])
 
 
 def backward(apps, schema_editor):

@@ -23,7 +23,7 @@ from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.dates import complaint_deadline
 from kernel.views import add_service_errors, keyset_page
-from office.dashboard import DEPOSIT_ORDER, deposit_queues
+from office.dashboard import DEPOSIT_ORDER, to_apply_at_their_days
 
 from .. import services
 from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm
@@ -137,13 +137,7 @@ def _deposit_lists(user):
         "release__impoundment__pound", "release__receipt"
     )
     held = mine.filter(status=Deposit.Status.HELD)
-    awaiting = Q(pk__in=[])
-    for day, pks in days.items():
-        _qs, where = deposit_queues(pks, day)
-        if len(days) == 1:  # one day for all (no training district beside a real one)
-            awaiting = where["deposits_to_apply"]
-            break
-        awaiting |= Q(pound_id__in=pks) & where["deposits_to_apply"]
+    awaiting = to_apply_at_their_days(days) if days else Q(pk__in=[])
     lists = {
         "awaiting": (held.filter(awaiting), DEPOSIT_ORDER),
         "refund_due": (mine.filter(status=Deposit.Status.REFUND_DUE), DEPOSIT_ORDER),
