@@ -181,6 +181,14 @@ def test_the_readmes_production_commands_finish_with_two_roles(fresh, tmp_path):
     media = str(tmp_path / "media")
     runtime_env = _env(DATABASE_URL=_url(runtime, name, PASSWORD), MEDIA_ROOT=media)
     runtime_env.pop("DATABASE_MIGRATE_URL", None)
+    # "The app's own connections run without JIT whatever the database says" (README).
+    with _superuser(name) as admin:
+        admin.execute(f'ALTER DATABASE "{name}" SET jit = on')
+    show = "from django.db import connection as c; print(c.cursor().execute('SHOW jit').fetchone())"
+    code, out, err = _shell(f"manage.py shell -c {shlex.quote(show)}", runtime_env)
+    assert code == 0 and "('off',)" in out, err[-2000:]
+    with _superuser(name) as admin:
+        admin.execute(f'ALTER DATABASE "{name}" SET jit = off')
     # A document kept by what it says two months ago: the retention job sweeps it (README).
     old_kept = Path(media, "kept", "statement", "ab", "ab12.pdf")
     old_kept.parent.mkdir(parents=True)
