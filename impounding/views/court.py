@@ -23,7 +23,7 @@ from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.dates import complaint_deadline
 from kernel.views import add_service_errors, keyset_page
-from office.dashboard import DEPOSIT_ORDER, to_apply_at_their_days
+from office.dashboard import DEPOSIT_ORDER, complaints_of, to_apply_at_their_days
 
 from .. import services
 from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm
@@ -111,15 +111,6 @@ def complaint_decide(request, pk):
     )
 
 
-def _complaints_of(deposit):
-    """The complaints that decide a deposit: those naming it, else the entry's unlinked ones
-    (the rule of services.deposit_awaiting_application), from prefetched rows."""
-    linked = list(deposit.complaints.all())
-    if linked:
-        return linked
-    return [c for c in deposit.release.impoundment.complaints.all() if c.deposit_id is None]
-
-
 # The deposits page's lists: their first rows each, or one alone a page at a time (?list=).
 DEPOSIT_LISTS = ("awaiting", "refund_due", "held", "pending")
 DEPOSIT_ROWS = 10
@@ -159,7 +150,7 @@ def _decorate(user, rows, day_of):
     prefetch_related_objects(rows, "complaints", "release__impoundment__complaints")
     for d in rows:
         d.entry = d.release.impoundment
-        d.complaint_list = _complaints_of(d)
+        d.complaint_list = complaints_of(d)
         d.complaint_pending = any(c.outcome == Complaint.Outcome.PENDING for c in d.complaint_list)
         d.days_left = (d.complaint_deadline - day_of[d.entry.pound_id]).days
         if d.status == Deposit.Status.REFUND_DUE:
@@ -248,7 +239,7 @@ def deposit_apply(request, pk):
         {
             "deposit": deposit,
             "entry": deposit.release.impoundment,
-            "complaints": _complaints_of(deposit),
+            "complaints": complaints_of(deposit),
             "may_apply": services.deposit_awaiting_application(deposit),
             "form": form,
         },
