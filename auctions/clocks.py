@@ -19,11 +19,11 @@ from django.utils.translation import gettext as _
 from accounts.models import StaffAssignment
 from accounts.roles import Role
 from accounts.training import pounds_by_day
-from impounding.models import Animal, Impoundment
+from impounding.models import Animal, AnimalState, Impoundment
 from kernel.dates import first_day_after, window_end
 from rulepacks import services as rulepacks
 
-from .models import Report
+from .models import Lot, LotAnimal, Report
 
 
 def _days(entry, field):
@@ -149,3 +149,17 @@ def appointed_officer(pound, on=None):
         .first()
     )
     return assignment.user if assignment else None
+
+
+def run_out_unsold(today):
+    """The cattle still in the pound named in a notice that has run out (its earliest lawful
+    sale is `today` or before, s.14), none of whose report's cattle is in an open lot: as rows
+    of the report's animals, to be scoped and counted by notice. Read from the cattle in the
+    pound, an open set, rather than from every notice the pounds have ever posted."""
+    open_lots = LotAnimal.objects.filter(lot__status=Lot.Status.OPEN).values("animal_id")
+    in_a_lot = Report.animals.through.objects.filter(
+        report_id=OuterRef("report_id"), animal__in=open_lots
+    )
+    return Report.animals.through.objects.filter(
+        animal__state=AnimalState.IMPOUNDED, report__notice__earliest_sale__lte=today
+    ).filter(~Exists(in_a_lot))

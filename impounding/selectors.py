@@ -365,7 +365,9 @@ def _custody(pound_ids):
 
 def _custody_animals(pound_ids, per_pound):
     """The first `per_pound` animals in custody of each pound, in one query: a window numbers
-    each pound's animals by arrival, and only the first rows are fetched and prefetched."""
+    each pound's animals by arrival over their keys alone, and only the first rows are fetched
+    whole and prefetched (a district's pounds hold thousands at a State's volume: sorting them
+    with every column took most of the board's time)."""
     first = (
         _custody(pound_ids)
         .annotate(
@@ -376,9 +378,11 @@ def _custody_animals(pound_ids, per_pound):
             )
         )
         .filter(row__lte=per_pound)
+        .values("pk")
     )
     return (
-        first.select_related("impoundment__pound__district")
+        Animal.objects.filter(pk__in=first)
+        .select_related("impoundment__pound__district")
         # `reports`: the s.14 reports (auctions) that already name the animal.
         .prefetch_related("custody_events", "reports")
         .order_by("impoundment__pound__name", "impoundment__arrived_at", "number", "pk")

@@ -29,8 +29,8 @@ from django.utils import timezone
 from accounts import todos
 from accounts.roles import Permission, Role
 from accounts.scoping import has_permission, system_actor
-from auctions.clocks import reports_due
-from auctions.models import DisposalOrder, Lot, LotAnimal, Notice, Report, Shortfall, UpkeepClaim
+from auctions.clocks import reports_due, run_out_unsold
+from auctions.models import DisposalOrder, Notice, Report, Shortfall, UpkeepClaim
 from impounding.inspections import TODO as INSPECTION_TODO
 from impounding.inspections import UNFIT_TODO, requirement
 from impounding.models import (
@@ -229,17 +229,10 @@ def notices_to_post(day):
 
 
 def auctions_due(day):
-    open_lots = LotAnimal.objects.filter(lot__status=Lot.Status.OPEN).values("animal_id")
-    for notice in (
-        Notice.objects.filter(
-            day.scope("pound__district"),
-            earliest_sale__lte=day.today,
-            report__animals__state=AnimalState.IMPOUNDED,
-        )
-        .exclude(report__animals__in=open_lots)
-        .select_related("pound__district", "report")
-        .distinct()
-    ):
+    run_out = run_out_unsold(day.today).values("report__notice")
+    for notice in Notice.objects.filter(
+        day.scope("pound__district"), pk__in=run_out
+    ).select_related("pound__district", "report"):
         yield Due(
             notice.pk,
             notice.pound.district,

@@ -6,11 +6,11 @@ week with no feeding record (ss.9, 27). A fixed number of queries, whatever the 
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, F, OuterRef, Subquery
 
-from auctions.clocks import reports_due_counts
-from auctions.models import Lot, LotAnimal, Notice, Report
-from impounding.models import Animal, AnimalState
+from auctions.clocks import reports_due_counts, run_out_unsold
+from auctions.models import Report
+from impounding.models import Animal
 from impounding.selectors import missing_feeding_by_pound
 
 FEEDING_DAYS = 7
@@ -60,16 +60,12 @@ def overdue_by_pound(pounds, today):
     )
     for r in notices:
         rows[r["pound_id"]].notices = r["n"]
-    open_lots = LotAnimal.objects.filter(lot__status=Lot.Status.OPEN).values("animal_id")
+    # Notices run out, read from the cattle still in the pound (auctions.clocks).
     auctions = (
-        Notice.objects.filter(
-            pound_id__in=ids,
-            earliest_sale__lte=today,
-            report__animals__state=AnimalState.IMPOUNDED,
-        )
-        .exclude(report__animals__in=open_lots)
-        .values("pound_id")
-        .annotate(n=Count("pk", distinct=True))
+        run_out_unsold(today)
+        .filter(animal__pound_id__in=ids, report__notice__pound_id__in=ids)
+        .values(pound_id=F("report__notice__pound_id"))
+        .annotate(n=Count("report__notice", distinct=True))
         .order_by()
     )
     for r in auctions:

@@ -288,6 +288,13 @@ class Deposit(models.Model):
                 name="deposit_held",
                 condition=Q(status="held"),
             ),
+            # The deposits whose refund is due (s.20), as few and as open as those held: the
+            # deposits page's list walked these, not the whole deadline index, to find them.
+            models.Index(
+                fields=["complaint_deadline", "id"],
+                name="deposit_refund_due",
+                condition=Q(status="refund_due"),
+            ),
             # A pound's deposits, and every pound's, latest last day to complain first (the
             # API's list), walked in order and stopped at the page.
             models.Index(

@@ -8,7 +8,7 @@ a form, call one service and redirect.
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Q, prefetch_related_objects
+from django.db.models import Count, Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -118,7 +118,8 @@ DEPOSIT_PAGE = 25
 
 
 def _deposit_lists(user):
-    """The four lists of the deposits page as querysets in their order, and each pound's day.
+    """The four lists of the deposits page as querysets in their order, the counts of the two
+    lists of held deposits, and each pound's day.
     Held deposits are sorted into "to apply" and "held" in SQL, by the rule of
     deposit_awaiting_application (office.dashboard.deposit_queues), each pound at its own day
     (ADR 0080), so a page reads its rows and their counts, never every deposit held."""
@@ -129,6 +130,9 @@ def _deposit_lists(user):
     )
     held = mine.filter(status=Deposit.Status.HELD)
     awaiting = to_apply_at_their_days(days) if days else Q(pk__in=[])
+    # "To apply" and "held" split the deposits held: counted together in one query.
+    split = held.aggregate(all=Count("pk"), awaiting=Count("pk", filter=awaiting))
+    counts = {"awaiting": split["awaiting"], "held": split["all"] - split["awaiting"]}
     lists = {
         "awaiting": (held.filter(awaiting), DEPOSIT_ORDER),
         "refund_due": (mine.filter(status=Deposit.Status.REFUND_DUE), DEPOSIT_ORDER),
@@ -141,7 +145,7 @@ def _deposit_lists(user):
         ),
     }
     day_of = {pk: day for day, pks in days.items() for pk in pks}
-    return lists, day_of
+    return lists, counts, day_of
 
 
 def _decorate(user, rows, day_of):
@@ -164,10 +168,11 @@ def deposits(request):
     user = request.user
     only = request.GET.get("list")
     only = only if only in DEPOSIT_LISTS else None
-    lists, day_of = _deposit_lists(user)
-    shown, counts, cursors = {}, {}, {}
+    lists, counts, day_of = _deposit_lists(user)
+    shown, cursors = {}, {}
     for key, (qs, order) in lists.items():
-        counts[key] = qs.count()
+        if key not in counts:
+            counts[key] = qs.count()
         if only and key != only:
             shown[key] = []
             continue
