@@ -229,7 +229,8 @@ def notices_to_post(day):
 
 
 def auctions_due(day):
-    run_out = run_out_unsold(day.today).values("report__notice")
+    # The notices' ids first (tens): as a subquery, the planner joined every notice posted.
+    run_out = set(run_out_unsold(day.today).values_list("report__notice", flat=True))
     for notice in Notice.objects.filter(
         day.scope("pound__district"), pk__in=run_out
     ).select_related("pound__district", "report"):
