@@ -3,7 +3,9 @@ three years of register entries with animals in every state, and the business th
 them, consistent with what the services write, so that `check_ledger --full` and
 `verify_chain --full` pass on it. Rows are built in memory a pound at a time and streamed in
 with COPY, their ledger postings balanced and the month totals (ADR 0006) rebuilt from them: a
-million entries is a matter of minutes, not hours.
+million entries is a matter of minutes, not hours. With `jobs` above one, worker processes seed
+the pounds at once, one core each: a pound's rows depend on nothing another pound writes, so
+the data set is the same, bar its ids, however many there are.
 
 The proportions, of a working district's (each drawn per entry from a seeded generator):
 - the register: 1-4 animals an entry (1.54 on average); 58% cattle, 25% buffalo, the rest
@@ -27,8 +29,9 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
   1-4 bids a lot; 80% of lots sold (the proceeds split as s.17 says, a shortfall recorded
   when short and written off after a month), the rest handed to a gaushala (70%) or an
   institution by the Magistrate's order under the proviso (the central pack's "other lawful"
-  route); the gaushalas are the district's register, two a district of 300 head each, the
-  handover certified, and once they are full the cattle go to an institution;
+  route); the gaushalas are the district's register, two a district of 300 head each, their
+  room shared out between the district's pounds by their shares of the entries, the handover
+  certified, and once a pound's part is full its cattle go to an institution;
 - gaushala upkeep (ADR 0070): each body's claim for every ended month its handovers give
   animal-days in, all of them, at its agreed rate, prepared in the first days of the next
   month, approved by the Magistrate three days later and paid from the DM's account six days
@@ -52,14 +55,17 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
 Left out: births, recaptures, rescues and to-dos.
 """
 
+import multiprocessing
 import random
 import time
+import traceback
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from accounts.models import IssuedDocument
@@ -151,6 +157,11 @@ class ScaleRefused(Exception):
     """The database is not one a scale data set may be written to."""
 
 
+class WorkerFailed(Exception):
+    """A worker process failed on a pound: its traceback, as text, for the parent to show (the
+    exception itself may not survive the trip between processes)."""
+
+
 @dataclass
 class Summary:
     counts: Counter
@@ -169,13 +180,16 @@ class Summary:
         )
 
 
-def _check(append):
+def _check(append, jobs):
     if connection.vendor != "postgresql":
         raise ScaleRefused("seed_scale writes with PostgreSQL's COPY: run it on PostgreSQL.")
     if not append and Impoundment.objects.exists():
         raise ScaleRefused(
             "The database already holds register entries: pass --append to add to them."
         )
+    if jobs > 1 and connection.in_atomic_block:
+        # The workers' own connections would not see the master rows written in it.
+        raise ScaleRefused("Worker processes cannot see a transaction's rows: inside one, jobs=1.")
 
 
 def _shares(rng, entries, pounds):
@@ -194,38 +208,52 @@ def _anchor():
     return timezone.now().replace(minute=0, second=0, microsecond=0)
 
 
-def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
-    """Write `entries` register entries over `pounds` pounds in `districts` districts."""
-    _check(append)
+@dataclass
+class Work:
+    """What every pound's seeding reads: made before the workers start, which inherit it."""
+
+    infos: list
+    shares: list
+    seed: int
+    round_: int  # the entries already written: an appended round draws new rows
+    now: object
+    counters: dict  # {counter key: last serial}; a pound uses and saves its own keys only
+    heads: dict  # {chain: (seq, hash)}; a pound continues and saves its own chain only
+    system_id: int
+    scan: str
+
+
+def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None, jobs=1):
+    """Write `entries` register entries over `pounds` pounds in `districts` districts, `jobs`
+    pounds at a time (each in a worker process of its own when more than one)."""
+    _check(append, jobs)
     started = time.monotonic()
     infos = master.build(districts=districts, pounds=pounds)
     now = now or _anchor()
-    rng = random.Random(seed)
-    round_ = Impoundment.objects.count()
     counters = {}
     for prefix in SERIES:
         counters |= write.counter_values(prefix)
-    heads, ids, counts = write.chain_heads(), IdPool(), Counter()
-    system_id = system_actor().pk
-    scan = _scan()
-    shares = _shares(rng, entries, len(infos))
-    for index, (info, count) in enumerate(zip(infos, shares, strict=True)):
-        pound_rng = random.Random(f"{seed}:{info.code}:{round_}")
-        with transaction.atomic():
-            counts += _seed_pound(
-                info,
-                count,
-                pound_rng,
-                now,
-                counters,
-                heads,
-                ids,
-                keep_open=3 if index == 0 else 0,
-                system_id=system_id,
-                scan=scan,
-            )
-    # Each body's upkeep, once every pound of its district has handed cattle to it.
-    gaushalas.claims(infos, now, heads, ids)
+    shares = _shares(random.Random(seed), entries, len(infos))
+    gaushalas.apportion(infos, shares)
+    work = Work(
+        infos=infos,
+        shares=shares,
+        seed=seed,
+        round_=Impoundment.objects.count(),
+        now=now,
+        counters=counters,
+        heads=write.chain_heads(),
+        system_id=system_actor().pk,
+        scan=_scan(),
+    )
+    ids = IdPool()
+    if jobs > 1:
+        counts = _in_workers(work, jobs)
+    else:
+        counts = sum((_pound(work, ids, i) for i in range(len(infos))), Counter())
+    # Each body's upkeep, once every pound of its district has handed cattle to it; the heads
+    # as the pounds left them in the database (a worker's are not this process's).
+    gaushalas.claims(infos, now, write.chain_heads(), ids)
     # The postings went in by COPY, past ledger.post(): set the month totals from them
     # (docs/decisions/0006).
     with transaction.atomic():
@@ -237,6 +265,65 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None):
         cursor.execute("ANALYZE")
     seconds = time.monotonic() - started
     return Summary(counts, len(infos), len({i.district_id for i in infos}), seconds)
+
+
+def _pound(work, ids, index):
+    """One pound's share, in its own transaction, from its own seeded generator."""
+    info = work.infos[index]
+    rng = random.Random(f"{work.seed}:{info.code}:{work.round_}")
+    with transaction.atomic():
+        return _seed_pound(
+            info,
+            work.shares[index],
+            rng,
+            work.now,
+            work.counters,
+            work.heads,
+            ids,
+            keep_open=3 if index == 0 else 0,
+            system_id=work.system_id,
+            scan=work.scan,
+        )
+
+
+def _in_workers(work, jobs):
+    """Seed the pounds in `jobs` forked worker processes, the largest shares first so that no
+    worker is left with a big pound at the end; their counts summed. The master rows are
+    committed by now, and each worker opens its own connection: a connection shared across a
+    fork would mix the processes' replies. The first failure stops the rest: the pounds not yet
+    started are cancelled, those running finished, and the failure raised here."""
+    connections.close_all()
+    order = sorted(range(len(work.infos)), key=lambda i: -work.shares[i])
+    context = multiprocessing.get_context("fork")
+    counts = Counter()
+    with ProcessPoolExecutor(
+        jobs, mp_context=context, initializer=_start_worker, initargs=(work,)
+    ) as pool:
+        futures = [pool.submit(_worker_pound, index) for index in order]
+        try:
+            for done in as_completed(futures):
+                counts += done.result()
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return counts
+
+
+_worker = {}  # in a worker process: its Work and its own IdPool (blocks of ids are not shared)
+
+
+def _start_worker(work):
+    _worker.update(work=work, ids=IdPool())
+
+
+def _worker_pound(index):
+    try:
+        return _pound(_worker["work"], _worker["ids"], index)
+    except Exception:
+        code = _worker["work"].infos[index].code
+        raise WorkerFailed(f"pound {code}:\n{traceback.format_exc()}") from None
+    finally:
+        connections.close_all()  # a worker ends without closing its connection otherwise
 
 
 def _scan():
@@ -288,4 +375,4 @@ def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, syste
     return counts
 
 
-__all__ = ["seed", "ScaleRefused", "Summary"]
+__all__ = ["seed", "ScaleRefused", "Summary", "WorkerFailed"]

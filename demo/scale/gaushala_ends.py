@@ -27,12 +27,14 @@ CAUSES = ("old age", "bloat", "haemorrhagic septicaemia", "injury", "weakness af
 
 
 def draw(animals, last, floor):
-    """The ends of a body's animals [(animal id, handover id, received on)]: [{...}] with the
-    day (`on`) and whether the body reported it late. Only days after the body's last month
-    claimed before this run (`floor`) and before `last` (the first month not ended)."""
+    """The ends of a body's animals [(animal id, handover id, received on, name)]: [{...}] with
+    the day (`on`) and whether the body reported it late. Only days after the body's last month
+    claimed before this run (`floor`) and before `last` (the first month not ended). An
+    animal's generator is seeded by its name (register number and animal number), not its id:
+    ids drawn by worker processes at once interleave, and the ends would change with them."""
     ends = []
-    for animal_id, handover_id, received in animals:
-        rng = random.Random(f"gaushala-end:{animal_id}")
+    for animal_id, handover_id, received, name in animals:
+        rng = random.Random(f"gaushala-end:{name}")
         roll = rng.random()
         if roll >= DIED + ESCAPED:
             continue

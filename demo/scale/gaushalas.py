@@ -5,8 +5,8 @@ through the books, as `auctions.services.gaushala` writes them, back-dated.
 
 The bodies are read (or registered) once; the handovers are rows of each pound's share
 (demo/scale/sales.py); the claims follow once every pound is written, as a body takes cattle
-from all the district's pounds. A body is never sent more than its capacity: once the
-district's bodies are full, unsold cattle go to an institution instead."""
+from all the district's pounds. A body is never sent more than its capacity: each pound has its
+part of the bodies' room, and once its part is full, its unsold cattle go to an institution."""
 
 from collections import defaultdict
 from datetime import datetime, time, timedelta
@@ -45,8 +45,8 @@ RATE = Decimal("40.00")
 
 
 def bodies(district, *, clerk_id, since):
-    """The district's register, as [{id, name, ..., capacity, held}] shared by its pounds;
-    registered at `since` on a first run."""
+    """The district's register, as [{id, name, ..., room}], `room` the head each body can still
+    take (counting orders awaiting the Magistrate); registered at `since` on a first run."""
     have = list(Gaushala.objects.filter(district=district, active=True).order_by("pk"))
     if not have:
         clerk = User.objects.get(pk=clerk_id)
@@ -63,8 +63,7 @@ def bodies(district, *, clerk_id, since):
             "address": b.address,
             "phone": b.phone,
             "registration": b.registration,
-            "capacity": b.capacity,
-            "held": service.held_by(b, pending=True),
+            "room": max(0, b.capacity - service.held_by(b, pending=True)),
         }
         for b in have
         if b.kind == Gaushala.Kind.GAUSHALA
@@ -109,12 +108,34 @@ def _register(district, clerk, n, name, at):
     return body
 
 
+def apportion(infos, shares):
+    """Give each pound its own part of its district's bodies' room, in proportion to its share
+    of the entries. A pound then fills its part alone, whatever the district's other pounds do:
+    the pounds may be seeded in any order, or at once in worker processes, and leave the same
+    rows. A body's room taken in turn by the pounds would make each pound's rows depend on the
+    pounds written before it."""
+    by_district = defaultdict(list)
+    for info, share in zip(infos, shares, strict=True):
+        by_district[info.district_id].append((info, share))
+    for pounds in by_district.values():
+        register = pounds[0][0].gaushalas
+        total = sum(share for _info, share in pounds) or 1
+        for info, _share in pounds:
+            info.gaushalas = [dict(body) for body in register]
+        for n, body in enumerate(register):
+            parts = [body["room"] * share // total for _info, share in pounds]
+            for i in range(body["room"] - sum(parts)):
+                parts[i % len(parts)] += 1
+            for (info, _share), part in zip(pounds, parts, strict=True):
+                info.gaushalas[n]["room"] = part
+
+
 def with_room(info, head):
-    """A body of the pound's district with room for `head` more (counting orders awaiting the
-    Magistrate), its count taken; None when all are full."""
+    """A body of the pound's district with room for `head` more in the pound's part of it (see
+    `apportion`), the room taken; None when all are full."""
     for body in info.gaushalas:
-        if body["held"] + head <= body["capacity"]:
-            body["held"] += head
+        if head <= body["room"]:
+            body["room"] -= head
             return body
     return None
 
@@ -126,17 +147,23 @@ def claims(infos, now, heads, ids):
     (demo/scale/gaushala_ends.py). Written in bulk, a district at a time, with their postings
     and the district's events."""
     districts = {i.district_id: i for i in infos}
-    handed = defaultdict(list)  # {body id: [(animal id, handover id, received on)]}: one query
-    for body_id, animal_id, handover_id, on in DisposalOrder.animals.through.objects.filter(
-        disposalorder__handover__gaushala__district__in=districts,
-        disposalorder__status=DisposalOrder.Status.APPROVED,
-    ).values_list(
-        "disposalorder__handover__gaushala",
-        "animal_id",
-        "disposalorder__handover__id",
-        "disposalorder__handover__received_on",
+    handed = defaultdict(list)  # {body id: [(animal id, handover id, received on, name)]}
+    for body_id, animal_id, handover_id, on, entry, number in (
+        DisposalOrder.animals.through.objects.filter(
+            disposalorder__handover__gaushala__district__in=districts,
+            disposalorder__status=DisposalOrder.Status.APPROVED,
+        )
+        .values_list(
+            "disposalorder__handover__gaushala",
+            "animal_id",
+            "disposalorder__handover__id",
+            "disposalorder__handover__received_on",
+            "animal__impoundment__register_number",
+            "animal__number",
+        )
+        .order_by("animal__impoundment__register_number", "animal__number")
     ):
-        handed[body_id].append((animal_id, handover_id, on))
+        handed[body_id].append((animal_id, handover_id, on, f"{entry}/{number}"))
     ended = defaultdict(list)  # the ends an earlier run wrote: one query
     for end in HoldingEnd.objects.filter(gaushala__district__in=districts).values(
         "gaushala_id", "animal_id", "on"
@@ -163,7 +190,7 @@ def claims(infos, now, heads, ids):
             fresh = [a for a in handed[body.pk] if a[0] not in before]
             drawn = gaushala_ends.draw(fresh, last, floors[body.pk])
             ends = gaushala_ends.Ends(rows, body, [*ended[body.pk], *drawn], owed[body.pk])
-            received = [(on, 1) for _a, _h, on in handed[body.pk]]
+            received = [(on, 1) for _a, _h, on, _n in handed[body.pk]]
             for month, full in _months(received, last):
                 if (body.pk, month) not in done:
                     claim, late_at = _claim(rows, body, month, full, (rate, source), ends)

@@ -56,7 +56,7 @@ class PoundInfo:
     conditions: list = field(default_factory=list)  # [(valid_from, id, place, max expenses)]
     local_fund: bool = False  # unclaimed surplus goes to the local fund (s.31), not the State
     district_name: str = ""
-    gaushalas: list = field(default_factory=list)  # the district's register, shared by its pounds
+    gaushalas: list = field(default_factory=list)  # the district's register, the pound's room
 
 
 def _user(username, role, **where):

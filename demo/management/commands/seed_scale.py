@@ -17,17 +17,29 @@ class Command(BaseCommand):
         parser.add_argument(
             "--append", action="store_true", help="add to a database that has entries already"
         )
+        parser.add_argument(
+            "--jobs",
+            type=int,
+            default=1,
+            help="pounds seeded at once, each in a worker process: 2 uses two cores; the rows "
+            "are the same, bar their ids",
+        )
 
-    def handle(self, *args, entries, pounds, districts, seed, append, **options):
+    def handle(self, *args, entries, pounds, districts, seed, append, jobs, **options):
         try:
             guard.check_install()
         except guard.SeedRefused as refused:
             raise CommandError(str(refused)) from None
-        if entries < 1 or pounds < 1 or districts < 1:
-            raise CommandError("--entries, --pounds and --districts must be at least 1.")
+        if min(entries, pounds, districts, jobs) < 1:
+            raise CommandError("--entries, --pounds, --districts and --jobs must be at least 1.")
         try:
             summary = scale.seed(
-                entries=entries, seed=seed, pounds=pounds, districts=districts, append=append
+                entries=entries,
+                seed=seed,
+                pounds=pounds,
+                districts=districts,
+                append=append,
+                jobs=jobs,
             )
         except scale.ScaleRefused as refused:
             raise CommandError(str(refused)) from None
