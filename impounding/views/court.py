@@ -8,7 +8,7 @@ a form, call one service and redirect.
 from django import forms
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Q, prefetch_related_objects
+from django.db.models import Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -23,7 +23,12 @@ from kernel import clock
 from kernel.confirmations import show_panel
 from kernel.dates import complaint_deadline
 from kernel.views import add_service_errors, keyset_page
-from office.dashboard import DEPOSIT_ORDER, complaints_of, to_apply_at_their_days
+from office.dashboard import (
+    DEPOSIT_ORDER,
+    complaints_of,
+    deposit_figures,
+    to_apply_at_their_days,
+)
 
 from .. import services
 from ..forms.court import ComplaintForm, DecideComplaintForm, RefundForm
@@ -131,8 +136,8 @@ def _deposit_lists(user):
     held = mine.filter(status=Deposit.Status.HELD)
     awaiting = to_apply_at_their_days(days) if days else Q(pk__in=[])
     # "To apply" and "held" split the deposits held: counted together in one query.
-    split = held.aggregate(all=Count("pk"), awaiting=Count("pk", filter=awaiting))
-    counts = {"awaiting": split["awaiting"], "held": split["all"] - split["awaiting"]}
+    split = deposit_figures(held, {"awaiting": awaiting})
+    counts = {"awaiting": split["awaiting"], "held": split["count"] - split["awaiting"]}
     lists = {
         "awaiting": (held.filter(awaiting), DEPOSIT_ORDER),
         "refund_due": (mine.filter(status=Deposit.Status.REFUND_DUE), DEPOSIT_ORDER),
