@@ -364,34 +364,33 @@ def _custody(pound_ids):
 
 
 def _custody_animals(pound_ids, per_pound):
-    """The first `per_pound` animals in custody of each pound, in one query: a window numbers
-    each pound's animals by arrival over their keys alone, and only the first rows are fetched
-    whole and prefetched (a district's pounds hold thousands at a State's volume: sorting them
-    with every column took most of the board's time)."""
-    first = (
+    """The first `per_pound` animals in custody of each pound, and how many each pound holds
+    ({pound id: count}), in two queries. A window numbers each pound's animals by arrival over
+    their keys alone, and counts them in the same pass; only the first rows are fetched whole
+    and prefetched (a district's pounds hold thousands at a State's volume: sorting them with
+    every column took most of the board's time, and counting them again read them twice)."""
+    first = list(
         _custody(pound_ids)
         .annotate(
             row=Window(
                 RowNumber(),
                 partition_by=F("pound_id"),
                 order_by=(F("impoundment__arrived_at").asc(), F("number").asc(), F("pk").asc()),
-            )
+            ),
+            held=Window(Count("pk"), partition_by=F("pound_id")),
         )
         .filter(row__lte=per_pound)
-        .values("pk")
+        .values_list("pk", "pound_id", "held")
     )
-    return (
-        Animal.objects.filter(pk__in=first)
+    counts = {pound_id: held for _pk, pound_id, held in first}
+    animals = (
+        Animal.objects.filter(pk__in=[pk for pk, _pound, _held in first])
         .select_related("impoundment__pound__district")
         # `reports`: the s.14 reports (auctions) that already name the animal.
         .prefetch_related("custody_events", "reports")
         .order_by("impoundment__pound__name", "impoundment__arrived_at", "number", "pk")
     )
-
-
-def _custody_counts(pound_ids):
-    rows = _custody(pound_ids).order_by().values("pound_id").annotate(n=Count("pk"))
-    return {r["pound_id"]: r["n"] for r in rows}
+    return animals, counts
 
 
 def _board_row(animal, line, today, held):
@@ -433,10 +432,10 @@ def _day_board(pounds, now, per_pound, offsets):
     today = timezone.localdate(now)
     by_pound = {p.pk: [] for p in pounds}
     held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
-    for animal in _custody_animals(list(by_pound), per_pound):
+    animals, counts = _custody_animals(list(by_pound), per_pound) if pounds else ([], {})
+    for animal in animals:
         by_pound[animal.pound_id].append(animal)
     DistrictPolicy.prime(a[0].impoundment.pound.district for a in by_pound.values() if a)
-    counts = _custody_counts(list(by_pound)) if pounds else {}
     # Loaded for all the pounds at once: the queries do not grow with the pounds in scope.
     books = TariffBook.for_pounds([p for p in pounds if by_pound[p.pk]])
     unfed = missing_feeding_by_pound(list(by_pound), today - timedelta(days=7), today, offsets)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from decimal import Decimal
 
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, Sum, prefetch_related_objects
+from django.db.models import Count, F, Prefetch, Q, Sum, prefetch_related_objects
 from django.utils.translation import gettext_lazy
 
 from accounts.roles import Permission
@@ -54,7 +54,11 @@ def complaints_of(deposit):
 
 
 def complaint_status(complaints):
-    outcomes = {c.outcome for c in complaints}
+    return complaint_status_of({c.outcome for c in complaints})
+
+
+def complaint_status_of(outcomes):
+    """The status of a deposit's deciding complaints, from their outcomes."""
     if not outcomes:
         return "none"
     if Complaint.Outcome.PENDING in outcomes:
@@ -68,34 +72,51 @@ DEPOSIT_ORDER = ("complaint_deadline", "pk")
 
 
 def deposit_queues(pound_ids, today):
-    """Deposits held under s.15 in these pounds, and the two approval queues among them, in
-    SQL: the same rule as deposit_awaiting_application and complaints_of (the complaints naming
-    the deposit decide it, else the entry's complaints that name no deposit)."""
+    """Deposits held under s.15 in these pounds, and the two approval queues among them: the
+    rule of deposit_awaiting_application and complaints_of (the complaints naming the deposit
+    decide it, else the entry's complaints that name no deposit).
+    Two queries, over what is open alone: the held deposits, then the complaints naming them or
+    their entries, found by key. Each is sorted here and the queues are conditions on the keys:
+    in SQL, the rule's EXISTS under OR made the planner hash every complaint ever made, eight
+    times a query."""
     held = Deposit.objects.filter(pound_id__in=pound_ids, status=Deposit.Status.HELD)
-    linked = Complaint.objects.filter(deposit=OuterRef("pk"))
-    # The entry's complaints, found from the deposit's release: the deposits are read without
-    # joining the releases (a pound's, or every pound's, whole history of them).
-    loose = Complaint.objects.filter(
-        impoundment__releases=OuterRef("release_id"), deposit__isnull=True
-    )
-    has_linked, has_loose = Q(Exists(linked)), Q(Exists(loose))
-
-    def deciding(**outcome):
-        return (has_linked & Q(Exists(linked.filter(**outcome)))) | (
-            ~has_linked & Q(Exists(loose.filter(**outcome)))
+    rows = list(
+        held.values_list(
+            "pk", "release__impoundment_id", "complaint_deadline", "application_confirmed_by_id"
         )
-
-    undismissed = {"outcome__in": [Complaint.Outcome.PENDING, Complaint.Outcome.UPHELD]}
-    awaiting = ((has_linked | has_loose) & ~deciding(**undismissed)) | (
-        ~has_linked & ~has_loose & Q(complaint_deadline__lt=today)
     )
-    upheld = deciding(outcome=Complaint.Outcome.UPHELD) & ~deciding(
-        outcome=Complaint.Outcome.PENDING
-    )
+    linked, loose = _complaint_outcomes(rows)
+    to_apply, in_window = [], []
+    for pk, entry_id, deadline, confirmed_by in rows:
+        outcomes = linked.get(pk) or loose.get(entry_id, set())
+        status = complaint_status_of(outcomes)
+        if status == "dismissed" or (status == "none" and today > deadline):
+            to_apply.append(pk)
+        elif status != "upheld" and confirmed_by is None:
+            in_window.append(pk)
     return held, {
-        "deposits_to_apply": awaiting,
-        "deposits_in_window": ~awaiting & ~upheld & Q(application_confirmed_by__isnull=True),
+        "deposits_to_apply": Q(pk__in=to_apply),
+        "deposits_in_window": Q(pk__in=in_window),
     }
+
+
+def _complaint_outcomes(held_rows):
+    """The outcomes of the complaints naming each held deposit ({deposit: outcomes}), and of
+    those naming no deposit on each held deposit's entry ({entry: outcomes}): one query."""
+    linked, loose = {}, {}
+    if not held_rows:
+        return linked, loose
+    deposits = [row[0] for row in held_rows]
+    entries = [row[1] for row in held_rows]
+    found = Complaint.objects.filter(
+        Q(deposit_id__in=deposits) | Q(deposit__isnull=True, impoundment_id__in=entries)
+    ).values_list("deposit_id", "impoundment_id", "outcome")
+    for deposit_id, entry_id, outcome in found:
+        if deposit_id is None:
+            loose.setdefault(entry_id, set()).add(outcome)
+        else:
+            linked.setdefault(deposit_id, set()).add(outcome)
+    return linked, loose
 
 
 def to_apply_at_their_days(days):
@@ -255,9 +276,10 @@ class Approvals:
         return self.total - self.counts.get("deposits_in_window", 0)
 
 
-def _queues(pound_ids, district_ids, today):
-    """Each approval queue: its rows (with their relations) and the order it pages in."""
-    held, deposit_where = deposit_queues(pound_ids, today)
+def _queues(pound_ids, district_ids, deposits):
+    """Each approval queue: its rows (with their relations) and the order it pages in;
+    `deposits` is what deposit_queues gave."""
+    held, deposit_where = deposits
     held = held.select_related(
         "release__impoundment__pound__district",
         "release__receipt",
@@ -303,19 +325,23 @@ def approvals(
     after=None,
     size=LIST_ROWS,
     figures=None,
+    deposits=None,
     decorate=True,
 ):
     """The approvals waiting in these pounds and districts: a count and the first `size` rows
     of each queue, or with `only` that queue alone, a page of QUEUE_PAGE rows from the cursor
     `after`. Two queries a queue (the deposit queues count in one, or none if the caller has
-    their `figures`), and two for the deposits' complaints unless the caller decorates them."""
+    their `figures`), two to sort the held deposits unless the caller gives `deposits` (what
+    deposit_queues gave), and two for the deposits' complaints unless the caller decorates
+    them."""
     approve_in = set(visible_pound_ids(user, Permission.APPROVE))
     prepare_in = set(visible_pound_ids(user, Permission.PREPARE_ORDERS))
     approve_districts = set(visible_district_ids(user, Permission.APPROVE))
+    deposits = deposits or deposit_queues(pound_ids, today)
     if figures is None:
-        figures = deposit_figures(*deposit_queues(pound_ids, today))
+        figures = deposit_figures(*deposits)
     result = Approvals()
-    for key, (qs, order) in _queues(pound_ids, district_ids, today).items():
+    for key, (qs, order) in _queues(pound_ids, district_ids, deposits).items():
         result.counts[key] = figures[key] if key in figures else qs.count()
         if only and key != only:
             continue
@@ -384,7 +410,15 @@ def dashboard(user, district, pounds, today=None):
     held, queues = deposit_queues(pound_ids, today)
     figures = deposit_figures(held, queues)
     deposits, _cursor = deposit_page(held)
-    waiting = approvals(user, pound_ids, [district.pk], today, figures=figures, decorate=False)
+    waiting = approvals(
+        user,
+        pound_ids,
+        [district.pk],
+        today,
+        figures=figures,
+        deposits=(held, queues),
+        decorate=False,
+    )
     # One look-up of complaints for the home page's deposits and those of the two queues.
     decorate_deposits(deposits + waiting.deposits_to_apply + waiting.deposits_in_window, today)
     surplus, surplus_count, surplus_total = surplus_deposits([district.pk], today)

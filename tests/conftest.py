@@ -45,6 +45,8 @@ from django.conf import settings
 from django.db import connections
 from django.test import Client
 from django.utils import timezone
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from accounts.roles import Role
 from tests.accounts.factories import (
@@ -59,6 +61,13 @@ from tests.accounts.factories import (
 from tests.impounding.factories import set_tariffs
 
 IN_CI = os.environ.get("CI", "").lower() in ("true", "1")
+# No test depends on the machine's speed: Hypothesis neither times each example (its deadline)
+# nor fails a test whose inputs came slowly because the other core was busy (a health check).
+# A test's own @settings still choose its examples; they inherit these two.
+hypothesis_settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("suite")
 ON_POSTGRES = settings.DATABASES["default"]["ENGINE"].endswith("postgresql")
 CHROMIUM = shutil.which("chromium") or (
     "/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None

@@ -4,7 +4,7 @@ Magistrate approves it or not."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db.models import Count, Exists, OuterRef, Q, prefetch_related_objects
+from django.db.models import Count, Exists, OuterRef, prefetch_related_objects
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 
@@ -65,27 +65,33 @@ def disposals(request):
 
 def disposable_animals(user):
     """Animals reported unclaimed (s.14), or calves of a reported dam, still in a pound where the
-    user prepares orders, and in no order awaiting the Magistrate. A calf goes with its dam."""
+    user prepares orders, and in no order awaiting the Magistrate. A calf goes with its dam.
+    Found by key in two steps: the animals in custody (what is open) with their dams, then the
+    report rows naming any of them. As two EXISTS under an OR, the planner hashed every report
+    row ever written, a read that grew with the history."""
+    custody = (
+        Animal.objects.for_user(user, Permission.PREPARE_ORDERS)
+        .in_custody()
+        .exclude(dam__state=AnimalState.IMPOUNDED)
+    )
+    pairs = list(custody.values_list("pk", "dam_id"))
+    keys = {pk for pk, _dam in pairs} | {dam for _pk, dam in pairs if dam}
     # The report's link table alone (as auctions.clocks.reports_due): whether a report names
     # the animal, or its dam, without reading the reports.
-    named = Report.animals.through.objects
-    reported = named.filter(animal_id=OuterRef("pk"))
-    dam_reported = named.filter(animal_id=OuterRef("dam_id"))
+    named = set(
+        Report.animals.through.objects.filter(animal_id__in=keys).values_list(
+            "animal_id", flat=True
+        )
+    )
+    reported = [pk for pk, dam in pairs if pk in named or dam in named]
     unsold = LotAnimal.objects.filter(animal=OuterRef("pk"), lot__status=Lot.Status.UNSOLD)
     pending = DisposalOrder.objects.filter(
         animals=OuterRef("pk"), status=DisposalOrder.Status.PROPOSED
     )
     return (
-        Animal.objects.for_user(user, Permission.PREPARE_ORDERS)
-        .in_custody()
-        .exclude(dam__state=AnimalState.IMPOUNDED)
-        .annotate(
-            reported=Exists(reported),
-            dam_reported=Exists(dam_reported),
-            was_unsold=Exists(unsold),
-            pending=Exists(pending),
-        )
-        .filter(Q(reported=True) | Q(dam_reported=True), pending=False)
+        Animal.objects.filter(pk__in=reported)
+        .annotate(was_unsold=Exists(unsold), pending=Exists(pending))
+        .filter(pending=False)
         .select_related("impoundment__pound")
         .order_by("impoundment__pound__name", "impoundment__arrived_at", "number")
     )

@@ -5,6 +5,8 @@ keeper who types "भूरा" on a Hindi page, or picks it from the suggestion
 every page and document shows them in its reader's language. A colour that is not on the list
 is shown as it was written, in every language."""
 
+from functools import cache
+
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 
@@ -32,8 +34,15 @@ def _key(text):
 
 def _known():
     """Every way of writing a listed colour, in English and in each shipped language."""
+    return _known_in(tuple(shipped()))
+
+
+@cache
+def _known_in(codes):
+    """_known for these languages: worked out once a process, since the catalogues do not
+    change while it runs (a board of fifty animals asked for it fifty times)."""
     found = {_key(en): en for en in COLOURS} | _ALSO
-    for code in shipped():
+    for code in codes:
         with translation.override(code):
             found.update({_key(label): en for en, label in COLOURS.items()})
     return found

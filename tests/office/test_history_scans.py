@@ -11,14 +11,14 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 from django.db import connection, transaction
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import Pound, StaffAssignment, User
 from accounts.services import create_api_token
-from impounding.models import Impoundment, Release
+from impounding.models import Animal, Impoundment, Release
 from office.forms.returns import last_month
 
 pytestmark = pytest.mark.postgres
@@ -37,11 +37,13 @@ BIG = {
     "auctions_report",
     "auctions_report_animals",
     "impounding_deposit",
+    "impounding_complaint",
 }
 # A page's address may name what the first, smaller set holds ({old_entry}, {old_month_*}):
 # the same record and month are asked for again when the history behind them has grown.
 PAGES = [
     ("keeper", "/pound/"),
+    ("auditor", "/pound/"),
     ("keeper", "/pound/register/"),
     ("auditor", "/pound/register/"),
     ("auditor", "/pound/register/?date_from={old_month_from}&date_to={old_month_to}"),
@@ -66,6 +68,7 @@ PAGES = [
     ("magistrate", "/auctions/?list=held"),
     ("magistrate", "/auctions/disposals/"),
     ("magistrate", "/auctions/disposals/?list=decided"),
+    ("magistrate", "/auctions/disposals/new/"),
     ("officer", "/auctions/reports/"),
     ("auditor", "/auctions/reports/"),
     ("officer", "/"),
@@ -101,6 +104,8 @@ ROOM = 150
 # few hundred rows the planner may walk a whole small table where a State's would look rows up,
 # so growth alone can hide a full-history read; its share of the table cannot.
 SHARE = 0.10
+# How often a board over many pounds may read each animal in them (above).
+CUSTODY_READS = 4
 
 
 # On a test's few hundred rows the planner reads a whole small table rather than look rows up:
@@ -231,16 +236,24 @@ def test_no_page_reads_more_rows_of_the_big_tables_as_the_history_grows():
     names["old_cash_day"] = _old_cash_day(names["pound"], names["old_month_from"])
     small_counts, large_counts = {}, {}
     small = _page_reads(clients, tokens, names, small_counts)
+    held = _held_this_week()
     _seed(600, append=True)
     large = _page_reads(clients, tokens, names, large_counts)
+    # The cattle in the pounds this week are today's work: a board over many pounds reads each
+    # of them (to number and count them, to fetch the first rows, for the feeding week), and
+    # the newer entries add more. Its reads of the animals may grow as they do, a few reads
+    # each; a read of the history reads every animal and still fails.
+    now_held = _held_this_week()
+    slack = {"impounding_animal": max(SLACK, now_held / max(held, 1))}
+    room = {"impounding_animal": CUSTODY_READS * now_held}
 
     sizes = _table_rows()
     grew, whole = {}, {}
     for page, before in small.items():
         for table, rows in large[page].items():
-            if rows > before.get(table, 0) * SLACK + ROOM:
+            if rows > before.get(table, 0) * slack.get(table, SLACK) + ROOM:
                 grew.setdefault(page, {})[table] = (before.get(table, 0), rows)
-            if rows > max(ROOM, SHARE * sizes[table]):
+            if rows > max(ROOM, SHARE * sizes[table], room.get(table, 0)):
                 whole.setdefault(page, {})[table] = (rows, sizes[table])
     more = {
         page: (n, large_counts[page]) for page, n in small_counts.items() if large_counts[page] > n
@@ -248,6 +261,14 @@ def test_no_page_reads_more_rows_of_the_big_tables_as_the_history_grows():
     assert not more, f"queries grew with the history (before, after): {more}"
     assert not grew, f"rows read grew with the history (before, after): {grew}"
     assert not whole, f"a page read much of a big table (read, table): {whole}"
+
+
+def _held_this_week():
+    """The animals in a pound at some time in the last week, the board's feeding week."""
+    week = timezone.now() - timedelta(days=8)
+    return Animal.objects.filter(
+        Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=week)
+    ).count()
 
 
 def _table_rows():
