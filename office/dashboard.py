@@ -17,7 +17,7 @@ from accounts.roles import Permission
 from accounts.scoping import visible_district_ids, visible_pound_ids
 from auctions.models import DisposalOrder, Shortfall
 from impounding.models import Complaint, CourtOrder, Deposit
-from impounding.services import deposit_awaiting_application
+from impounding.services import awaiting_application, deposit_awaiting_application
 from kernel import clock
 from kernel.views import keyset_page
 from payments import reconcile
@@ -89,10 +89,9 @@ def deposit_queues(pound_ids, today):
     to_apply, in_window = [], []
     for pk, entry_id, deadline, confirmed_by in rows:
         outcomes = linked.get(pk) or loose.get(entry_id, set())
-        status = complaint_status_of(outcomes)
-        if status == "dismissed" or (status == "none" and today > deadline):
+        if awaiting_application(outcomes, deadline, today):
             to_apply.append(pk)
-        elif status != "upheld" and confirmed_by is None:
+        elif complaint_status_of(outcomes) != "upheld" and confirmed_by is None:
             in_window.append(pk)
     return held, {
         "deposits_to_apply": Q(pk__in=to_apply),

@@ -19,6 +19,7 @@ from .custody import (
 )
 from .deposits import (
     apply_deposit,
+    awaiting_application,
     decide_complaint,
     deposit_awaiting_application,
     pay_deposit_refund,
@@ -48,6 +49,7 @@ __all__ = [
     "decide_claims",
     "decide_complaint",
     "decide_receipt_cancellation",
+    "awaiting_application",
     "deposit_awaiting_application",
     "end_custody",
     "ensure_no_hold",

@@ -292,9 +292,15 @@ def deposit_awaiting_application(deposit, today=None):
     complaints = list(deposit.complaints.all()) or [
         c for c in deposit.release.impoundment.complaints.all() if c.deposit_id is None
     ]
-    if complaints:
-        return all(c.outcome == Complaint.Outcome.DISMISSED for c in complaints)
-    return today > deposit.complaint_deadline
+    return awaiting_application({c.outcome for c in complaints}, deposit.complaint_deadline, today)
+
+
+def awaiting_application(outcomes, complaint_deadline, today):
+    """The rule of deposit_awaiting_application, from the outcomes of the deposit's deciding
+    complaints: all dismissed, or none made and the window to complain over."""
+    if outcomes:
+        return all(outcome == Complaint.Outcome.DISMISSED for outcome in outcomes)
+    return today > complaint_deadline
 
 
 @transaction.atomic
