@@ -6,7 +6,7 @@ number of rows (the board: a fixed number per pound shown, for the indicative du
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import Count, Exists, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Prefetch, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
@@ -223,16 +223,14 @@ class BoardPage:
 def board_animals(*, district=None, pound=None, species=None, tag=None, village=None):
     """Animals under a s.14 notice: in the pound, their report has a notice. Claimed, sold or
     disposed of animals are no longer in the pound, so they leave the board by themselves."""
-    # Only the date the board is ordered by: the rest of the notice is read for the page's
-    # animals alone (`_notices_of`), not by a subquery each for every animal in custody.
-    notice = Notice.objects.filter(report__animals=OuterRef("pk")).order_by("-posted_on", "-pk")
-    # Named by a notice, as a semi-join the database may start from either side: from the
-    # notices and their animals when they are fewer than the animals in custody, rather than a
-    # look-up for every animal in every pound.
+    # The day of each animal's latest notice is kept on the animal (its migration, auctions
+    # 0023): the board is read from a partial index of the animals in the pound under a notice,
+    # not by joining every report ever made to its notice. The rest of the notice is read for
+    # the page's animals alone (`_notices_of`).
     qs = (
         Animal.objects.in_custody()
-        .filter(Exists(Notice.objects.filter(report__animals=OuterRef("pk"))))
-        .annotate(posted_on=Subquery(notice.values("posted_on")[:1]))
+        .filter(notice_posted_on__isnull=False)
+        .annotate(posted_on=F("notice_posted_on"))
     )
     if district is not None:
         qs = qs.filter(impoundment__pound__district=district)

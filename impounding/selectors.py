@@ -22,6 +22,7 @@ from accounts.scoping import lookup, visible_pound_ids
 from accounts.training import pound_offsets
 from kernel import clock
 from kernel.dates import days_between
+from kernel.lookups import without
 
 from .dues import OUT, dues, intervals_between
 from .inspections import requirement, requiring_packs
@@ -232,14 +233,14 @@ def missing_feeding_by_pound(pound_ids, first, last, offsets=None):
         return {}
     start = _day_start(first)
     moves = _moves().filter(animal=OuterRef("pk"))
-    throughout = set(
+    in_pounds = (
         Animal.objects.in_custody()
         .filter(pound_id__in=unfed, impoundment__arrived_at__lt=start)
         .filter(Q(born_at__isnull=True) | Q(born_at__lt=start))
-        .filter(~Exists(moves))
-        .order_by()
-        .values_list("pound_id", flat=True)
-        .distinct()
+    )
+    # Each animal's moves looked up by key, not every escape and return hashed (ADR 0088).
+    throughout = set(
+        without(in_pounds, "moved", moves).order_by().values_list("pound_id", flat=True).distinct()
     )
     rest = [p for p in unfed if p not in throughout]
     counts = custody_days(rest, first, last, offsets) if rest else {}

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -217,6 +218,9 @@ def post_notice(*, report, by, posted_on, posted_at, seizure_place=""):
         document=document,
     )
     IssuedDocument.objects.link(document, notice)
+    # The public board's mark (Animal.notice_posted_on); PostgreSQL's trigger sets it as well.
+    later = Q(notice_posted_on__isnull=True) | Q(notice_posted_on__lt=posted_on)
+    report.animals.filter(later).update(notice_posted_on=posted_on)
     late = (posted_on - sent).days
     record_event(
         action=Action.S14_NOTICE_POSTED,

@@ -83,6 +83,7 @@ class AnimalPlan:
     custody_ended_at: object = None
     ear_tag: str = ""
     court_order_id: int = None
+    notice_posted_on: object = None  # the day of the s.14 notice naming it, if any
 
 
 @dataclass

@@ -290,6 +290,7 @@ def _report(rows, entry, impoundment_id):
     )
     rows.report_animals.extend((report_id, a.id) for a in animals)
     entry.extras["report"] = (report_id, number)
+    entry.extras["reported"] = animals
     rows.event(
         at=at,
         action=SalesAction.S14_REPORTED,
@@ -324,6 +325,7 @@ def animal_rows(rows, entry):
                 "custody_ended_at": animal.custody_ended_at,
                 "release_id": animal.release_id,
                 "court_order_id": animal.court_order_id,
+                "notice_posted_on": animal.notice_posted_on,
             }
         )
 

@@ -99,6 +99,8 @@ def _notice(rows, entry):
         ),
     }
     rows.tables[Notice].append(notice)
+    for animal in entry.extras["reported"]:
+        animal.notice_posted_on = posted_on  # as the notice's service marks them for the board
     rows.event(
         at=recorded_at,
         action=Action.S14_NOTICE_POSTED,

@@ -281,6 +281,11 @@ class Animal(models.Model):
         blank=True,
         related_name="animals",
     )
+    # The day the latest s.14 notice naming the animal was posted (auctions.Notice). The notice's
+    # service sets it, and on PostgreSQL a trigger on the notices too (auctions/migrations/0023),
+    # so the public board reads the animals in the pound under a notice from a small partial
+    # index rather than joining every report ever made to its notice.
+    notice_posted_on = models.DateField(null=True, blank=True, editable=False)
     # A sale, a disposal order and a s.16 return are recorded by the sales floor, which names
     # the animals (LotAnimal.sold, DisposalOrder.animals, S16Case.returned_animals); its
     # trigger refuses an animal in one of those states without that record (s.19;
@@ -300,6 +305,12 @@ class Animal(models.Model):
             # The same, a pound at a time: its animals in custody, and those that left it.
             models.Index(fields=["pound", "state"], name="animal_pound_state"),
             models.Index(fields=["pound", "custody_ended_at"], name="animal_pound_ended"),
+            # The public board (auctions.selectors.board_animals), newest notice first.
+            models.Index(
+                fields=["-notice_posted_on", "id"],
+                name="animal_on_board",
+                condition=Q(state="impounded", notice_posted_on__isnull=False),
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["impoundment", "number"], name="animal_number"),

@@ -11,8 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
 
+from accounts.models import IssuedDocument
 from accounts.roles import Role
 from auctions import selectors, services
+from auctions.models import Notice
 from impounding.dues import dues
 from impounding.models import Animal
 from impounding.services import custody
@@ -366,3 +368,43 @@ def test_board_searches_by_village_and_whole_ear_tag(
     found = shown(client.get(BOARD, {"tag": "up-tag-0042"}))
     assert found == [tagged.animals.get().pk]
     assert shown(client.get(BOARD, {"tag": "TAG-00"})) == []  # a part reveals nothing
+
+
+def _marks(entry):
+    return sorted(entry.animals.values_list("notice_posted_on", flat=True))
+
+
+@pytest.mark.postgres
+def test_a_notice_written_by_any_writer_puts_its_animals_on_the_board(
+    client, pound, pound_keeper, police_officer
+):
+    """An app server of the previous release writes the notice without the board's mark on the
+    animals: PostgreSQL's trigger sets it (auctions/migrations/0023), so the animal is on the
+    board all the same, and a notice moved to a later day moves it up."""
+    entry = unclaimed_entry(pound=pound, keeper=pound_keeper, days_ago=12, animals=[cow()])
+    report = services.send_report(entry=entry, by=pound_keeper)
+    assert _marks(entry) == [None]
+    posted_on = timezone.localdate() - timedelta(days=1)
+    notice = Notice.objects.create(
+        report=report,
+        pound=pound,
+        number="NTC/OLD/1",
+        posted_on=posted_on,
+        posted_at="Notice board, PS office",
+        last_day_to_claim=posted_on + timedelta(days=7),
+        earliest_sale=posted_on + timedelta(days=8),
+        recorded_by=police_officer,
+        document=IssuedDocument.objects.issue(
+            kind=IssuedDocument.Kind.S14_NOTICE,
+            number="NTC/OLD/1",
+            by=police_officer,
+            subject_type="auctions.notice",
+            pound=pound,
+        ),
+    )
+    assert _marks(entry) == [posted_on]
+    assert list(selectors.board_animals()) == list(entry.animals.all())
+    Notice.objects.filter(pk=notice.pk).update(posted_on=timezone.localdate())
+    assert _marks(entry) == [timezone.localdate()]
+    Animal.objects.filter(impoundment=entry).update(notice_posted_on=None)
+    assert not selectors.board_animals().exists()  # the mark is what the board reads

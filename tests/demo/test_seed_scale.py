@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
+from django.db.models import F, Max
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import Counter, User
@@ -191,6 +192,14 @@ def test_the_business_that_follows_the_register_in_proportion():
     # s.14: about 2% of entries go unclaimed to a notice; every notice proclaimed by both drums.
     _between(notices, entries, 0.01, 0.03, "notices")
     assert notices <= reported
+    # The board's mark on each animal is the day of its latest notice, as the service sets it.
+    latest = Animal.objects.annotate(latest=Max("reports__notice__posted_on"))
+    assert (
+        not latest.exclude(notice_posted_on=F("latest"))
+        .exclude(notice_posted_on__isnull=True, latest__isnull=True)
+        .exists()
+    )
+    assert latest.filter(notice_posted_on__isnull=False).count() >= notices
     drums = Proclamation.objects.filter(channel__startswith="drum")
     assert drums.values("notice").distinct().count() >= notices - 2
     # The auctions: bidders, lots, bids; four lots in five sold, the rest disposed of.
