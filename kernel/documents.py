@@ -10,9 +10,6 @@ import hashlib
 import os
 import ssl
 from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import urlsplit
-from urllib.request import url2pathname
 
 import segno
 from django.conf import settings
@@ -23,17 +20,19 @@ from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
 
-# Imported at module load so that the first request does not pay about a second of import.
-from weasyprint import CSS, HTML
-from weasyprint.text.fonts import FontConfiguration
-from weasyprint.urls import URLFetcher
-
 from kernel.languages import second_language, template_context
 from kernel.middleware import request_origin
+
+# WeasyPrint (about a second of import) is imported where a document is drawn, so that a command
+# or a process that draws none does not pay for it; the app servers import it as they start
+# (poundadmin/wsgi.py, preloaded by gunicorn), so no first request pays for it either.
 
 
 @functools.cache
 def _stylesheets(roll=False):
+    from weasyprint import CSS
+    from weasyprint.text.fonts import FontConfiguration
+
     font_config = FontConfiguration()
     sheets = [
         CSS(filename=finders.find("fonts/fonts.css"), font_config=font_config),
@@ -51,34 +50,10 @@ def _ssl_context():
     return ssl.create_default_context()
 
 
-@functools.cache
-def _static_roots():
-    roots = [Path(d) for d in settings.STATICFILES_DIRS] + [Path(settings.STATIC_ROOT)]
-    for finder in finders.get_finders():
-        for storage in getattr(finder, "storages", {}).values():
-            if getattr(storage, "location", None):
-                roots.append(Path(storage.location))
-    return tuple(root.resolve() for root in roots)
-
-
-class AllowListFetcher(URLFetcher):
-    """Fetches only what a document may contain: data: URIs (its own photos, signatures and QR
-    codes, embedded by the code that draws it) and files under the static directories (fonts,
-    style sheets). Never the network, never another file on the server."""
-
-    def fetch(self, url, headers=None):
-        scheme = url.split(":", 1)[0].lower()
-        if scheme == "data":
-            return super().fetch(url, headers)
-        if scheme == "file":
-            path = Path(url2pathname(urlsplit(url).path)).resolve()
-            if any(path.is_relative_to(root) for root in _static_roots()):
-                return super().fetch(url, headers)
-        raise ValueError(f"not fetched for a document: {url[:80]}")
-
-
 def _url_fetcher():
     """A new fetcher per document (it keeps the request it is on), on one SSL context."""
+    from kernel.pdffetch import AllowListFetcher
+
     return AllowListFetcher(allowed_protocols=("file", "data"), ssl_context=_ssl_context())
 
 
@@ -119,6 +94,8 @@ def kept_drawing(kind, template_name, context, *, stamps=(), roll=False, languag
 
 def render_pdf(template_name, context, *, language=None):
     """Render templates/pdf/<template_name> to PDF bytes."""
+    from weasyprint import HTML
+
     font_config, sheets = _stylesheets()
     html = render_html(template_name, context, language=language)
     document = HTML(
@@ -148,6 +125,8 @@ _PX_PER_MM = 96 / 25.4
 @functools.cache
 def _roll_page():
     # Parsed once; given the shared fetcher so that parsing it loads no certificates.
+    from weasyprint import CSS
+
     return CSS(
         string=f"@page {{ size: {ROLL_WIDTH_MM}mm {ROLL_LONGEST_MM}mm; }}",
         url_fetcher=_url_fetcher(),
@@ -156,6 +135,8 @@ def _roll_page():
 
 def render_roll_pdf(template_name, context, *, language=None):
     """Render templates/pdf/<template_name> to PDF bytes on an 80 mm roll."""
+    from weasyprint import HTML
+
     font_config, sheets = _stylesheets(roll=True)
     with translation.override(language or translation.get_language() or settings.LANGUAGE_CODE):
         html = render_to_string(template_name, template_context() | context)
