@@ -107,8 +107,6 @@ class Notice(models.Model):
         verbose_name = _("notice (s.14)")
         verbose_name_plural = _("notices (s.14)")
         ordering = ["-posted_on"]
-        # The notices' keyset list (api.unclaimed.notices), the latest posted first: over one
-        # pound by the first, over many by the second, each stopped at the page's LIMIT.
         indexes = [
             models.Index(fields=["pound", "-posted_on", "-id"], name="notice_pound_posted"),
             models.Index(fields=["-posted_on", "-id"], name="notice_posted"),
@@ -473,8 +471,6 @@ class Sale(models.Model):
         verbose_name = _("sale")
         verbose_name_plural = _("sales")
         ordering = ["sold_at"]
-        # The sales' keyset list (api.unclaimed_sales.sales), the latest hammer first: read in
-        # that order and stopped at the page's LIMIT, not joined to every certificate and sorted.
         indexes = [models.Index(fields=["-sold_at", "-id"], name="sale_sold")]
         constraints = [
             models.CheckConstraint(condition=Q(price__gt=0), name="sale_price_positive"),

@@ -7,29 +7,15 @@ index in its order still needs a Sort, and fails here."""
 import json
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from tests.api.conftest import bearer
+from tests.plans import explain, nodes
 
 pytestmark = pytest.mark.postgres
 
 LISTS = [("sales", "auctions_sale"), ("notices", "auctions_notice")]
-
-
-def _plan(sql):
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_sort = off")
-        cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
-        plan = cursor.fetchone()[0]
-    return (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
-
-
-def _nodes(node):
-    yield node
-    for child in node.get("Plans", []):
-        yield from _nodes(child)
 
 
 @pytest.mark.parametrize(("path", "table"), LISTS)
@@ -45,9 +31,9 @@ def test_a_list_is_read_in_its_order_from_an_index(client, request, pound, who, 
         if f'FROM "{table}"' in q["sql"] and "LIMIT" in q["sql"]
     ]
     assert len(page) == 1, page
-    plan = _plan(page[0])
+    plan = explain(page[0], off=("seqscan", "sort"))
     assert plan["Node Type"] == "Limit"
-    sorts = [n for n in _nodes(plan) if n["Node Type"] in ("Sort", "Incremental Sort")]
+    sorts = [n for n in nodes(plan) if n["Node Type"] in ("Sort", "Incremental Sort")]
     assert not sorts, json.dumps(plan, indent=1)
-    scans = [n for n in _nodes(plan) if n.get("Relation Name") == table]
+    scans = [n for n in nodes(plan) if n.get("Relation Name") == table]
     assert [n["Node Type"] for n in scans] == ["Index Scan"], json.dumps(plan, indent=1)

@@ -7,7 +7,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -15,6 +15,8 @@ from django.utils import timezone
 from impounding.models import Animal, AnimalState, Impoundment
 from impounding.selectors import REGISTER_PAGE as PAGE_SIZE
 from tests.accounts.factories import PoundFactory
+from tests.plans import explain
+from tests.plans import nodes as _nodes
 
 pytestmark = pytest.mark.postgres
 
@@ -95,18 +97,7 @@ def _plan(sql):
     plan then shows the index that gives the page's order, as the planner picks it on a large
     table, and not a plan that is cheaper only on the few hundred rows of a test (a sort of
     them all). A query that cannot do without a sort or an aggregate still shows one."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_sort = off")
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
-        plan = cursor.fetchone()[0]
-    return (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
-
-
-def _nodes(node):
-    yield node
-    for child in node.get("Plans", []):
-        yield from _nodes(child)
+    return explain(sql, off=("seqscan", "sort"), analyze=True)
 
 
 def _main_and_count_queries(queries):

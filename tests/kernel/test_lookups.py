@@ -1,14 +1,12 @@
 """kernel.lookups.without: an open set tested against a history by key (ADR 0088). The test is
 never an anti-join, which PostgreSQL may run by hashing the whole history; NOT EXISTS is one."""
 
-import json
-
 import pytest
-from django.db import connection
 from django.db.models import Exists, OuterRef
 
 from accounts.models import Pound, StaffAssignment
 from kernel.lookups import without
+from tests.plans import explain, nodes
 
 pytestmark = pytest.mark.postgres
 
@@ -18,16 +16,7 @@ def _staffed():
 
 
 def _join_types(qs):
-    with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN (FORMAT JSON) " + str(qs.query))
-        plan = cursor.fetchone()[0]
-    plan = (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
-    found, nodes = set(), [plan]
-    while nodes:
-        node = nodes.pop()
-        found.add(node.get("Join Type"))
-        nodes.extend(node.get("Plans", []))
-    return found - {None}
+    return {node.get("Join Type") for node in nodes(explain(str(qs.query)))} - {None}
 
 
 def test_without_keeps_the_rows_the_history_does_not_name(pound, other_pound, pound_keeper):

@@ -5,12 +5,11 @@ tables must not grow with the history behind them. A query that sums or scans ev
 or event comes back as a count of rows three times larger, and fails here."""
 
 import io
-import json
 from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Count, Q
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -20,6 +19,7 @@ from accounts.models import Pound, StaffAssignment, User
 from accounts.services import create_api_token
 from impounding.models import Animal, Impoundment, Release
 from office.forms.returns import last_month
+from tests.plans import explain, nodes
 
 pytestmark = pytest.mark.postgres
 
@@ -126,22 +126,10 @@ def _seed(entries, append):
     )
 
 
-def _nodes(node):
-    yield node
-    for child in node.get("Plans", []):
-        yield from _nodes(child)
-
-
 def _rows_read(sql):
     """Rows each big table gave up to the query, kept or filtered out, over all loops."""
-    with transaction.atomic(), connection.cursor() as cursor:
-        for method in PRICED_OUT:
-            cursor.execute(f"SET LOCAL enable_{method} = off")
-        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql)
-        plan = cursor.fetchone()[0]
-    plan = (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
     read = {}
-    for node in _nodes(plan):
+    for node in nodes(explain(sql, off=PRICED_OUT, analyze=True)):
         table = node.get("Relation Name")
         if table in BIG:
             rows = node["Actual Rows"] + node.get("Rows Removed by Filter", 0)

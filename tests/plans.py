@@ -1,0 +1,23 @@
+"""Query plans for the tests that check how a page reads its tables (docs/capacity.md)."""
+
+import json
+
+from django.db import connection, transaction
+
+
+def explain(sql, *, off=(), analyze=False):
+    """The plan of `sql` as PostgreSQL's JSON tree, with the plan methods in `off` priced out
+    (enable_seqscan, enable_sort, ...) for this query alone; executed with `analyze`."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        for method in off:
+            cursor.execute(f"SET LOCAL enable_{method} = off")
+        cursor.execute(f"EXPLAIN ({'ANALYZE, ' if analyze else ''}FORMAT JSON) " + sql)
+        plan = cursor.fetchone()[0]
+    return (json.loads(plan) if isinstance(plan, str) else plan)[0]["Plan"]
+
+
+def nodes(node):
+    """Every node of a plan, the root first."""
+    yield node
+    for child in node.get("Plans", []):
+        yield from nodes(child)
