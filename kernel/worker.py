@@ -192,7 +192,14 @@ def finish_if_still_ours(db_task_result, worker_id, finish):
 class Heartbeat(threading.Thread):
     """Renews its worker's lease every beat, naming the task the worker runs, and sweeps.
     A failed beat (the database away) is logged and tried again at the next; a worker that
-    cannot renew for a whole lease loses its task to another, and records nothing of it."""
+    cannot renew for a whole lease loses its task to another, and records nothing of it.
+
+    Stopped, the thread gives the lease up itself, after its last beat: no renewal can land
+    after the release, whatever the machine's speed, because one thread does both in turn."""
+
+    # How long a stopping worker waits for the last beat and the release, under the unit's
+    # TimeoutStopSec; past it the worker ends anyway, and its lease lapses by itself.
+    STOP_WAIT = 60
 
     def __init__(self, worker_id):
         super().__init__(name="worker-lease", daemon=True)
@@ -200,8 +207,6 @@ class Heartbeat(threading.Thread):
         self.task_id = None
         self.pid = None
         self.stopping = threading.Event()
-        # Held for a whole beat: stop() takes it, so no renewal lands after the lease is given up.
-        self.beating = threading.Lock()
 
     def hold(self, task_id, pid):
         self.task_id, self.pid = task_id, pid
@@ -210,15 +215,13 @@ class Heartbeat(threading.Thread):
         try:
             while not self.stopping.wait(beat_seconds()):
                 self.beat()
+            release(self.worker_id)
+        except Exception:  # the lease then lapses by itself within a lease
+            logger.exception("Worker %s could not give its lease up", self.worker_id)
         finally:
             connections.close_all()
 
     def beat(self):
-        with self.beating:
-            if not self.stopping.is_set():
-                self._beat()
-
-    def _beat(self):
         try:
             renew(worker_id=self.worker_id, task_id=self.task_id, pid=self.pid)
             sweep()
@@ -227,9 +230,12 @@ class Heartbeat(threading.Thread):
             connection.close()
 
     def stop(self):
-        """End the beats; a beat under way finishes first (bounded by a lease), whatever the
-        machine's speed, so that the caller's release is the last word on the lease."""
+        """End the beats and give the lease up: the thread does it after a beat under way,
+        or this caller does it when the thread never started."""
         self.stopping.set()
-        if self.beating.acquire(timeout=lease_seconds()):
-            self.beating.release()
-        self.join(timeout=beat_seconds() * 2)
+        if not self.is_alive() and self.ident is None:
+            release(self.worker_id)
+            return
+        self.join(timeout=self.STOP_WAIT)
+        if self.is_alive():
+            logger.warning("Worker %s stopped before its lease was given up", self.worker_id)

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -20,6 +21,7 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from kernel import worker
+from kernel.management.commands import db_worker
 from kernel.models import WorkerLease
 from tests.kernel.lease_tasks import hold_then_finish
 from tests.kernel.test_db_roles import acting_as, roles  # noqa: F401 - a fixture
@@ -128,6 +130,58 @@ def test_a_worker_renews_sweeps_and_ends_a_lapsed_session_as_the_runtime_role(ro
         _wait_for(lambda: _backend_gone(pid), "the lapsed worker's session to end")
     finally:
         dead.close()
+    assert not WorkerLease.objects.exists()
+
+
+def test_a_worker_ended_by_a_signal_as_it_starts_gives_its_lease_up(monkeypatch):
+    """The library's signal handler ends an idle worker by SystemExit, wherever it is: here
+    in the sweep that follows the worker's first renewal."""
+
+    def signalled():
+        raise SystemExit(0)
+
+    monkeypatch.setattr(db_worker, "_name_sessions", lambda worker_id: None)
+    monkeypatch.setattr(worker, "sweep", signalled)
+    leased = db_worker.LeasedWorker(
+        queue_names=["default"],
+        excluded_queue_names=[],
+        interval=1,
+        batch=True,
+        backend_name="default",
+        startup_delay=False,
+        max_tasks=None,
+        worker_id="signalled",
+    )
+
+    with pytest.raises(SystemExit):
+        leased.run()
+
+    assert not WorkerLease.objects.exists()
+
+
+def test_a_renewal_under_way_as_the_worker_stops_cannot_outlive_the_release(monkeypatch, settings):
+    """The beat that was renewing when the worker stopped lands before the lease is given up,
+    however long it takes: the heartbeat's own thread gives it up, after its last beat."""
+    settings.WORKER_LEASE_SECONDS = 0.6
+    renew, entered, gate = worker.renew, threading.Event(), threading.Event()
+
+    def slow_renew(**kwargs):
+        entered.set()
+        gate.wait(BOUND)
+        renew(**kwargs)
+
+    monkeypatch.setattr(worker, "renew", slow_renew)
+    heartbeat = worker.Heartbeat("slow")
+    heartbeat.start()
+    assert entered.wait(BOUND)
+    stopper = threading.Thread(target=heartbeat.stop)
+    stopper.start()
+    # Longer than a lease: the wait a stopping worker once gave a beat under way.
+    stopper.join(timeout=worker.lease_seconds() * 2)
+    gate.set()
+    stopper.join(BOUND)
+
+    assert not heartbeat.is_alive()
     assert not WorkerLease.objects.exists()
 
 

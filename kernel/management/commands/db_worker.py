@@ -19,17 +19,18 @@ class LeasedWorker(db_worker.Worker):
     """The library's worker, with a heartbeat that renews its lease and sweeps the lapsed."""
 
     def run(self):
-        _name_sessions(self.worker_id)
-        leases.renew(worker_id=self.worker_id)
-        # A worker that starts puts back at once what the dead left running.
-        leases.sweep()
         self.heartbeat = leases.Heartbeat(self.worker_id)
-        self.heartbeat.start()
+        # A signal ends the worker by SystemExit wherever it is, even before its first task:
+        # from the first renewal on, the lease is given up on the way out.
         try:
+            _name_sessions(self.worker_id)
+            leases.renew(worker_id=self.worker_id)
+            # A worker that starts puts back at once what the dead left running.
+            leases.sweep()
+            self.heartbeat.start()
             super().run()
         finally:
             self.heartbeat.stop()
-            leases.release(self.worker_id)
 
     def run_task(self, db_task_result):
         pid = leases.backend_pid()
