@@ -49,14 +49,19 @@ def check(full=False, now=None):
     now = now or timezone.now()
     outer = connection.in_atomic_block
     with transaction.atomic():
+        snapshot = None
         if connection.vendor == "postgresql" and not outer:
             # One snapshot for every query, so that a posting committed meanwhile cannot make
-            # the month totals and the postings seem to disagree.
+            # the month totals and the postings seem to disagree; exported, so that the checks
+            # run side by side in sessions of their own, in it (run_checks). Inside a caller's
+            # transaction, whose writes no other session sees, they run here one by one.
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                cursor.execute("SELECT pg_export_snapshot()")
+                (snapshot,) = cursor.fetchone()
         mark = LedgerCheckpoint.objects.filter(pk=1).first() or LedgerCheckpoint(pk=1)
         after = 0 if full else mark.through
-        problems = run_checks(after)
+        problems = run_checks(after, snapshot)
         if not problems:
             _move_on(mark, full, now)
     return Outcome(problems, after, mark.through)

@@ -1,8 +1,9 @@
 """check_ledger's checkpoint (ledger/checkpoint.py): the default run walks only the postings
 written since the checkpoint and still catches what the other ledger tests tamper with; a posted
 row changed in place under the checkpoint is caught by --full. Its queries do not grow with the
-history."""
+history. A run of its own runs the three checks side by side, in one snapshot."""
 
+import threading
 from datetime import datetime, timedelta
 from decimal import Decimal
 from io import StringIO
@@ -14,6 +15,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from ledger import checks
 from ledger import services as ledger
 from ledger.checkpoint import SETTLE, check
 from ledger.models import (
@@ -196,3 +198,61 @@ def test_the_command_says_how_far_it_walked(verified):
     out = StringIO()
     call_command("check_ledger", "--full", stdout=out)
     assert "every balance agrees (every posting;" in out.getvalue()
+
+
+# A full walk at a State's volume: the checks side by side, in one exported snapshot.
+
+BOUND = 120  # seconds a lane may wait for the others: generous, so that no test hangs on speed
+CHECKS = ("transactions_balance", "business_reconciles", "months_agree")
+
+
+def _lanes(monkeypatch, before):
+    """Each check wrapped so that `before(name)` runs in its lane, in its session, first."""
+    for name in CHECKS:
+        real = getattr(checks, name)
+
+        def wrapped(*args, _real=real, _name=name):
+            before(_name)
+            return _real(*args)
+
+        monkeypatch.setattr(checks, name, wrapped)
+
+
+def _post_in_another_session(pound, accounts):
+    def post():
+        try:
+            history(pound, accounts, 1, month=6)
+        finally:
+            connection.close()
+
+    late = threading.Thread(target=post)
+    late.start()
+    late.join(BOUND)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_full_walk_runs_its_checks_side_by_side_in_the_snapshot_it_began_in(
+    pound, accounts, monkeypatch
+):
+    """Each lane waits for the other two (run one after another, none would get past the
+    barrier); then another session commits a payment, and no lane sees it."""
+    monkeypatch.setattr(checks, "business_reconciles", list)
+    history(pound, accounts, 3)
+    met, posted, seen = threading.Barrier(3, timeout=BOUND), threading.Event(), {}
+
+    def before(name):
+        met.wait()
+        if name == "months_agree":
+            _post_in_another_session(pound, accounts)
+            posted.set()
+        assert posted.wait(BOUND)
+        seen[name] = (Transaction.objects.count(), connection.connection.info.backend_pid)
+
+    _lanes(monkeypatch, before)
+    outcome = check(full=True)
+
+    assert outcome.problems == []
+    assert {name: count for name, (count, _pid) in seen.items()} == dict.fromkeys(CHECKS, 3)
+    assert len({pid for _count, pid in seen.values()}) == 3
+    assert Transaction.objects.count() == 4
