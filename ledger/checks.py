@@ -10,6 +10,7 @@ per group of records that land in the same accounts), never a row per record.
 """
 
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from decimal import Decimal
@@ -180,7 +181,7 @@ def run_checks(after=0, snapshot=None):
     side, each in a session of its own that imports that snapshot, as pg_dump --jobs does: they
     see the same database as one transaction would, and a full walk takes as long as its
     longest check rather than the sum of the three."""
-    checks = [
+    checks: list[Callable[[], list[str]]] = [
         partial(transactions_balance, after),
         business_reconciles,
         partial(months_agree, after),
