@@ -80,12 +80,16 @@ def check_a11y(page, label=""):
 
     axe is evaluated through the DevTools protocol, so the page's strict CSP needs no exception.
     A page still arriving from a click is waited for: axe on a document being replaced fails.
+    So are its web fonts, as for check_fits_width: a page laid out in the fallback font is not
+    the page its users see (a Hindi form's radio buttons once failed axe's target-size rule on
+    a busy machine, and passed on every other run).
     """
     page.wait_for_load_state()
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.evaluate(AXE)
     result = page.evaluate(
-        "async (tags) => await axe.run(document, {runOnly: {type: 'tag', values: tags}})",
+        "async (tags) => { await document.fonts.ready;"
+        " return await axe.run(document, {runOnly: {type: 'tag', values: tags}}); }",
         WCAG_TAGS,
     )
     violations = [
