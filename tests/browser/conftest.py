@@ -6,7 +6,6 @@ from base64 import b32decode
 from pathlib import Path
 
 import pytest
-from django.utils import timezone
 from django_otp.oath import TOTP, totp
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -50,18 +49,6 @@ def browser_context_args(browser_context_args):
 
 
 @pytest.fixture
-def context(context):
-    """The page's clock starts at the server's and ticks on from there: 12:00 IST today under
-    tests/conftest.py's `midday_ist`. Left on the machine's clock, the page is up to 12 hours
-    from the server, and on the next day once midnight IST passes during a test: the field app
-    then dates a feeding round by the phone's day, which the server refuses as in the future.
-    (A service worker, and the browser's check of a cookie's expiry, keep the machine's clock; a
-    test that moves `time_machine` moves the server's alone.)"""
-    context.clock.install(time=timezone.now())
-    return context
-
-
-@pytest.fixture
 def page(page):
     """A page that fails the test on any browser console error (a CSP refusal, a 404 asset)."""
     errors = page.console_errors = []
@@ -80,16 +67,12 @@ def check_a11y(page, label=""):
 
     axe is evaluated through the DevTools protocol, so the page's strict CSP needs no exception.
     A page still arriving from a click is waited for: axe on a document being replaced fails.
-    So are its web fonts, as for check_fits_width: a page laid out in the fallback font is not
-    the page its users see (a Hindi form's radio buttons once failed axe's target-size rule on
-    a busy machine, and passed on every other run).
     """
     page.wait_for_load_state()
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.evaluate(AXE)
     result = page.evaluate(
-        "async (tags) => { await document.fonts.ready;"
-        " return await axe.run(document, {runOnly: {type: 'tag', values: tags}}); }",
+        "async (tags) => await axe.run(document, {runOnly: {type: 'tag', values: tags}})",
         WCAG_TAGS,
     )
     violations = [
