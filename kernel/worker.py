@@ -233,7 +233,7 @@ class Heartbeat(threading.Thread):
         """End the beats and give the lease up: the thread does it after a beat under way,
         or this caller does it when the thread never started."""
         self.stopping.set()
-        if not self.is_alive() and self.ident is None:
+        if self.ident is None:  # never started
             release(self.worker_id)
             return
         self.join(timeout=self.STOP_WAIT)

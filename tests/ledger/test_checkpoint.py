@@ -27,6 +27,7 @@ from ledger.models import (
     Transaction,
     TransactionKind,
 )
+from tests.impounding.test_concurrency import race
 
 D = Decimal
 IST = ZoneInfo("Asia/Kolkata")
@@ -218,18 +219,6 @@ def _lanes(monkeypatch, before):
         monkeypatch.setattr(checks, name, wrapped)
 
 
-def _post_in_another_session(pound, accounts):
-    def post():
-        try:
-            history(pound, accounts, 1, month=6)
-        finally:
-            connection.close()
-
-    late = threading.Thread(target=post)
-    late.start()
-    late.join(BOUND)
-
-
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_full_walk_runs_its_checks_side_by_side_in_the_snapshot_it_began_in(
@@ -244,7 +233,8 @@ def test_a_full_walk_runs_its_checks_side_by_side_in_the_snapshot_it_began_in(
     def before(name):
         met.wait()
         if name == "months_agree":
-            _post_in_another_session(pound, accounts)
+            _results, errors = race(lambda: history(pound, accounts, 1, month=6))
+            assert errors == [None]
             posted.set()
         assert posted.wait(BOUND)
         seen[name] = (Transaction.objects.count(), connection.connection.info.backend_pid)
