@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from accounts import services as staff
 from accounts.models import (
@@ -24,11 +25,14 @@ from accounts.roles import Role
 from auctions.models import AuctionConditions
 from demo import register as register_demo
 from demo import staff as demo
+from demo import tariffs as demo_tariffs
+from impounding import tariffs
 from impounding.models import FeedingRateOrder, FineScale
 from ledger import services as ledger
 from ledger.models import Account
 
 from . import gaushalas
+from .plan import YEARS
 
 SINCE = date(2019, 7, 1)
 
@@ -212,6 +216,7 @@ def build(*, districts, pounds):
         if pound not in existing:
             existing.append(pound)
     register_demo.seed_tariffs()
+    _tariffs_before(timezone.localdate() - timedelta(days=YEARS * 365 + 1))
     infos = [_info(p) for p in existing[:pounds]]
     registers = {}
     for info in infos:
@@ -222,6 +227,42 @@ def build(*, districts, pounds):
             )
         info.gaushalas = registers[info.district_id]
     return infos
+
+
+def _tariffs_before(first_day):
+    """The demo's s.12 scale and s.5 order are in force from 1 April 2024. A data set that
+    reaches further back gets, in each district, the notification and the order in force before
+    them (at the same rates), so that every animal still in custody has its dues: an animal
+    that escaped in 2023 is in custody until it comes back (decision 12), and without a scale
+    for its arrival the today board showed no dues for any pound it was in."""
+    for district in District.objects.all():
+        clerk = User.objects.filter(
+            assignments__role=Role.DM_CLERK, assignments__district=district
+        ).first()
+        scale = FineScale.objects.filter(district=district).order_by("valid_from").first()
+        if clerk is not None and scale is not None and scale.valid_from > first_day:
+            tariffs.create_fine_scale(
+                district=district,
+                by=clerk,
+                notification_number=f"Notification No. 7/{first_day.year}-LG",
+                notification_date=first_day - timedelta(days=15),
+                valid_from=first_day,
+                valid_to=scale.valid_from - timedelta(days=1),
+                title="Fines for cattle impounded (s.12)",
+                categories=demo_tariffs.FINE_CATEGORIES,
+                rules=demo_tariffs.FINE_RULES,
+            )
+        order = FeedingRateOrder.objects.filter(district=district).order_by("valid_from").first()
+        if clerk is not None and order is not None and order.valid_from > first_day:
+            tariffs.create_feeding_order(
+                district=district,
+                by=clerk,
+                order_reference=f"DM/{district.code.upper()}/s.5/{first_day.year}",
+                order_date=first_day - timedelta(days=10),
+                valid_from=first_day,
+                valid_to=order.valid_from - timedelta(days=1),
+                rates=demo_tariffs.feeding_rates("450.00", "250.00"),
+            )
 
 
 def _info(pound):
