@@ -44,7 +44,10 @@ The proportions, of a working district's (each drawn per entry from a seeded gen
 - the office: the surplus of each sale received in deposit, 8% of them claimed (70% of
   decided claims allowed and paid), the rest credited to revenue after three months (s.17);
   each month's fines remitted from the cash box with a challan in the first days of the
-  next month and confirmed by the office days later.
+  next month and confirmed by the office days later;
+- tariffs: the demo's s.12 scale and s.5 orders, and before them, back to the data set's
+  first day, an earlier notification and order at the same rates (master.py), so that every
+  animal still in custody, however long ago it came, has its dues.
 
 - court orders: 0.3% of claims won by a Magistrate's or Civil Court's order (s.19), checked
   by the office before the release (ADR 0056), the dues left unpaid;
