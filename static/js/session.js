@@ -93,8 +93,14 @@
     notice.className = "alert alert-info";
     notice.setAttribute("role", "status");
     notice.id = "draft-restored";
+    notice.tabIndex = -1;
     notice.textContent = form.dataset.draft;
     form.parentNode.insertBefore(notice, form);
+    // Putting the animals' rows back focused the last one added, which scrolled the page
+    // (smoothly, so it was still moving a moment later) down to it. The page opens at its top
+    // instead, on the notice, as after any page load, and a screen reader reads the notice.
+    notice.focus({ preventScroll: true });
+    window.scrollTo({ top: 0, left: 0, behavior: "instant" });
   }
 
   document.querySelectorAll("form[data-draft]").forEach(function (form) {

@@ -176,6 +176,10 @@ def test_a_half_filled_arrival_survives_the_end_of_the_session(
     assert page.locator("#id_s11_site").input_value() == "road"
     assert page.locator("#id_animals-1-colour").input_value() == "Black"
     assert page.evaluate("() => sessionStorage.length") == 0  # put back, then forgotten
+    # The page opens at its top, on the notice, not scrolled (or still scrolling) to the last
+    # animal put back: under the sticky steps, the basis buttons failed the target size.
+    assert page.evaluate("() => document.activeElement.id") == "draft-restored"
+    assert page.evaluate("() => window.scrollY") == 0
     check_a11y(page, f"new arrival restored {lang}")
     screenshot(page, f"usability-draft-restored-{width}-{lang}")
 
