@@ -55,8 +55,9 @@ def _tariffs_cover_every_arrival():
     has its dues on the today board, not a missing tariff."""
     books = {}
     for entry in Impoundment.objects.select_related("pound").order_by("arrived_at"):
-        book = books.setdefault(entry.pound_id, TariffBook(entry.pound))
-        day = timezone.localdate(entry.arrived_at)
+        if entry.pound_id not in books:
+            books[entry.pound_id] = TariffBook(entry.pound)
+        book, day = books[entry.pound_id], timezone.localdate(entry.arrived_at)
         book.scale_on(day)  # TariffMissing, failing the test, when none covers the day
         book.feeding_order_on(day)
 
