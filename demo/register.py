@@ -49,6 +49,11 @@ FEMALE, MALE, CASTRATED = Sex.FEMALE, Sex.MALE, Sex.CASTRATED
 ADULT, YOUNG = AgeClass.ADULT, AgeClass.YOUNG
 
 
+# The first feeding order's rates (large animals, small): the scale data set's earlier order
+# (demo/scale/master.py) is at the same rates.
+FIRST_FEEDING_RATES = ("450.00", "250.00")
+
+
 def seed_tariffs():
     for district in District.objects.all():
         clerk = User.objects.filter(
@@ -74,7 +79,7 @@ def seed_tariffs():
                 order_reference=f"DM/{district.code.upper()}/s.5/2024",
                 order_date=date(2024, 3, 20),
                 valid_from=date(2024, 4, 1),
-                rates=demo_tariffs.feeding_rates("450.00", "250.00"),
+                rates=demo_tariffs.feeding_rates(*FIRST_FEEDING_RATES),
             )
             # The rates were raised this year: a rate change that stays in mid-stay show.
             tariffs.create_feeding_order(

@@ -239,30 +239,39 @@ def _tariffs_before(first_day):
         clerk = User.objects.filter(
             assignments__role=Role.DM_CLERK, assignments__district=district
         ).first()
-        scale = FineScale.objects.filter(district=district).order_by("valid_from").first()
-        if clerk is not None and scale is not None and scale.valid_from > first_day:
+        if clerk is None:
+            continue
+        if (until := _day_before_first(FineScale, district, first_day)) is not None:
             tariffs.create_fine_scale(
                 district=district,
                 by=clerk,
                 notification_number=f"Notification No. 7/{first_day.year}-LG",
                 notification_date=first_day - timedelta(days=15),
                 valid_from=first_day,
-                valid_to=scale.valid_from - timedelta(days=1),
+                valid_to=until,
                 title="Fines for cattle impounded (s.12)",
                 categories=demo_tariffs.FINE_CATEGORIES,
                 rules=demo_tariffs.FINE_RULES,
             )
-        order = FeedingRateOrder.objects.filter(district=district).order_by("valid_from").first()
-        if clerk is not None and order is not None and order.valid_from > first_day:
+        if (until := _day_before_first(FeedingRateOrder, district, first_day)) is not None:
             tariffs.create_feeding_order(
                 district=district,
                 by=clerk,
                 order_reference=f"DM/{district.code.upper()}/s.5/{first_day.year}",
                 order_date=first_day - timedelta(days=10),
                 valid_from=first_day,
-                valid_to=order.valid_from - timedelta(days=1),
-                rates=demo_tariffs.feeding_rates("450.00", "250.00"),
+                valid_to=until,
+                rates=demo_tariffs.feeding_rates(*register_demo.FIRST_FEEDING_RATES),
             )
+
+
+def _day_before_first(model, district, first_day):
+    """The day before the district's first scale or order (`model`) comes into force, when that
+    is after `first_day`; None when it covers `first_day` already, or there is none."""
+    first = model.objects.filter(district=district).order_by("valid_from").first()
+    if first is None or first.valid_from <= first_day:
+        return None
+    return first.valid_from - timedelta(days=1)
 
 
 def _info(pound):
