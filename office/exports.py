@@ -1,22 +1,41 @@
 """CSV exports of the register and of the ledger, for the user's jurisdiction.
 
-An export may run to hundreds of thousands of rows, so it is never built in memory: the rows
-are read with `iterator(chunk_size=...)` (a server-side cursor on PostgreSQL) in primary-key
-order, written through a csv writer, and sent in blocks of about 64 kB as a streaming response.
-Memory stays flat whatever the size, and the first bytes leave at once.
+An export may run to hundreds of thousands of rows, so it is never built in memory. Each cell is
+written by the database: the labels in the user's language, the times in IST and the guard
+against formulas are SQL expressions of the export's query (`register_queryset`,
+`ledger_queryset`). On PostgreSQL the query runs inside `COPY ... TO STDOUT (FORMAT csv)`, so the
+server writes the CSV and Python passes its lines on in blocks of about 64 kB; a csv writer in
+Python, line by line, was half of an export's time (docs/capacity.md). On SQLite, the demo's, the
+same query's rows go through Python's csv writer, which writes what COPY writes. Either way memory
+stays flat whatever the size, and the first bytes leave at once.
 
-The files open in Excel as they are: UTF-8 with a byte-order mark, one header row, times in IST
-as YYYY-MM-DD HH:MM, amounts as plain decimals. Free text that Excel would take for a formula
-is kept as text (see return_documents.csv_text).
+The files open in Excel as they are: UTF-8 with a byte-order mark, one header row, lines ending
+in a line feed, times in IST as YYYY-MM-DD HH:MM, amounts as plain decimals, an empty cell for no
+value. Free text that Excel would take for a formula is kept as text (see
+return_documents.csv_text).
 """
 
 import csv
+import io
 import re
+from contextlib import nullcontext
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import CharField, Func, OuterRef, Q, Subquery
+from django.db import connections
+from django.db.models import (
+    Case,
+    CharField,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import NullIf
 from django.utils.translation import gettext as _
 
 from accounts.models import District
@@ -34,33 +53,63 @@ from impounding.models import (
 )
 from ledger.models import AccountKind, Posting, TransactionKind
 
-from .return_documents import BOM, csv_text, plain
+from .return_documents import BOM, FORMULA_STARTS, TEXT_MARK
 from .returns import day_start
 
 CHUNK_SIZE = 2000
 BLOCK_BYTES = 64 * 1024
 
 
-class _Echo:
-    """A file-like object whose write() hands back what it is given, for csv.writer."""
+def stream_csv(header, queryset):
+    """Bytes of a CSV file, in blocks: the BOM and the header first, then a line for each row
+    of `queryset` (values of text cells, in the header's order)."""
+    head = (BOM + _line(header)).encode("utf-8")
+    connection = connections[queryset.db]
+    if connection.vendor == "postgresql":
+        return copied_blocks(head, queryset, connection)
+    return written_blocks(head, queryset)
 
-    def write(self, value):
-        return value
+
+def _line(cells):
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(cells)
+    return buffer.getvalue()
 
 
-def stream_csv(header, rows):
-    """Bytes of a CSV file, in blocks: the BOM and the header first, then the rows."""
-    writer = csv.writer(_Echo())
-    block = [BOM, writer.writerow(header)]
-    size = 0
-    for row in rows:
-        line = writer.writerow(row)
-        block.append(line)
-        size += len(line)
-        if size >= BLOCK_BYTES:
-            yield "".join(block).encode("utf-8")
-            block, size = [], 0
-    yield "".join(block).encode("utf-8")
+def copied_blocks(head, queryset, connection):
+    """The file as PostgreSQL's COPY writes it: one statement, read as it is sent."""
+    sql, params = queryset.query.get_compiler(connection=connection).as_sql()
+    statement = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
+    block, size = [head], len(head)
+    with connection.cursor() as cursor:
+        # Logged as a query is when the connection logs them (DEBUG, tests).
+        logged = getattr(cursor, "debug_sql", None)
+        with logged(statement, params) if logged else nullcontext():
+            with cursor.cursor.copy(statement, params) as copy:
+                for line in copy:
+                    block.append(line)
+                    size += len(line)
+                    if size >= BLOCK_BYTES:
+                        yield b"".join(block)
+                        block, size = [], 0
+    yield b"".join(block)
+
+
+def written_blocks(head, queryset):
+    """The same file written by Python's csv writer, from the rows read in chunks."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    yield head
+    rows = queryset.iterator(chunk_size=CHUNK_SIZE)
+    while True:
+        for _count, row in zip(range(CHUNK_SIZE), rows, strict=False):
+            writer.writerow(row)
+        text = buffer.getvalue()
+        if not text:
+            return
+        yield text.encode("utf-8")
+        buffer.seek(0)
+        buffer.truncate()
 
 
 class IstMinute(Func):
@@ -81,21 +130,63 @@ class IstMinute(Func):
     def as_sqlite(self, compiler, connection, **extra):
         offset = datetime.now(ZoneInfo(settings.TIME_ZONE)).utcoffset()
         minutes = int(offset.total_seconds() // 60)
-        template = f"strftime('%%Y-%%m-%%d %%H:%%M', %(expressions)s, '{minutes:+d} minutes')"
+        # Func.as_sql formats the template once and the driver's placeholders once more.
+        template = (
+            f"strftime('%%%%Y-%%%%m-%%%%d %%%%H:%%%%M', %(expressions)s, '{minutes:+d} minutes')"
+        )
+        return self.as_sql(compiler, connection, template=template, **extra)
+
+
+class PlainAmount(Func):
+    """An amount of money as text with its two decimals, written by the database: 1234.50, as
+    return_documents.plain writes it. SQLite (the demo's) keeps it as a float."""
+
+    output_field = CharField()
+    arity = 1
+
+    def as_postgresql(self, compiler, connection, **extra):
+        return self.as_sql(
+            compiler, connection, template="round((%(expressions)s)::numeric, 2)::text", **extra
+        )
+
+    def as_sqlite(self, compiler, connection, **extra):
+        template = "printf('%%%%.2f', %(expressions)s)"
         return self.as_sql(compiler, connection, template=template, **extra)
 
 
 ZONE_NAME = re.compile(r"[A-Za-z_]+(/[A-Za-z_+-]+)*")
 
 
-def _labels(choices, *, short=True):
-    """{value: label} of a choices class in the language of the export, looked up once per
-    file rather than translated once per row; "" for no value."""
-    labels = {
-        value: str(label).split(" (")[0] if short else str(label)
+def _label(field, choices, *, short=True):
+    """The label of `field`'s value in the language of the export: the labels are looked up
+    once per file and the database picks one a row; no value, or one without a label, is an
+    empty cell."""
+    whens = [
+        When(**{field: value}, then=Value(str(label).split(" (")[0] if short else str(label)))
         for value, label in choices.choices
-    }
-    return labels | {None: "", "": ""}
+    ]
+    return Case(*whens, default=None, output_field=CharField())
+
+
+class SpreadsheetText(Func):
+    """Free text for a spreadsheet cell, written by the database: return_documents.csv_text for
+    a whole column. An empty text is no value, so that COPY writes an empty cell for it."""
+
+    output_field = CharField()
+    arity = 1
+
+    def as_sql(self, compiler, connection, **extra):
+        text, params = compiler.compile(self.source_expressions[0])
+        starts = ", ".join(["%s"] * len(FORMULA_STARTS))
+        sql = (
+            f"NULLIF(CASE WHEN substr({text}, 1, 1) IN ({starts}) THEN %s || {text}"
+            f" ELSE {text} END, '')"
+        )
+        return sql, (*params, *FORMULA_STARTS, TEXT_MARK, *params, *params)
+
+
+def _no_empty(field):
+    return NullIf(field, Value(""))
 
 
 def _range(queryset, field, date_from, date_to):
@@ -108,34 +199,6 @@ def _range(queryset, field, date_from, date_to):
 
 
 # --- The register -------------------------------------------------------------------------------
-
-REGISTER_FIELDS = [
-    "pk",
-    "impoundment__pound__code",
-    "impoundment__pound__name",
-    "impoundment__register_number",
-    "arrived_ist",
-    "seized_ist",
-    "impoundment__seizure_place",
-    "impoundment__seizure_village__name",
-    "impoundment__basis",
-    "impoundment__seizer_name",
-    "impoundment__seizer_residence",
-    "impoundment__seizer_capacity",
-    "impoundment__owner_name",
-    "impoundment__owner_residence",
-    "number",
-    "species",
-    "sex",
-    "age_class",
-    "colour",
-    "marks",
-    "ear_tag",
-    "born_ist",
-    "dam__number",
-    "state",
-    "ended_ist",
-]
 
 
 def register_header():
@@ -167,100 +230,46 @@ def register_header():
     ]
 
 
+def register_cells():
+    """The register export's cells, in the order of its header."""
+    return {
+        "c_pound_code": F("impoundment__pound__code"),
+        "c_pound": SpreadsheetText("impoundment__pound__name"),
+        "c_register_number": F("impoundment__register_number"),
+        "c_number": F("number"),
+        "c_arrived": IstMinute("impoundment__arrived_at"),
+        "c_seized": IstMinute("impoundment__seized_at"),
+        "c_place": SpreadsheetText("impoundment__seizure_place"),
+        "c_village": SpreadsheetText("impoundment__seizure_village__name"),
+        "c_basis": _label("impoundment__basis", SeizureBasis),
+        "c_seizer": SpreadsheetText("impoundment__seizer_name"),
+        "c_seizer_residence": SpreadsheetText("impoundment__seizer_residence"),
+        "c_capacity": _label("impoundment__seizer_capacity", SeizerCapacity),
+        "c_owner": SpreadsheetText("impoundment__owner_name"),
+        "c_owner_residence": SpreadsheetText("impoundment__owner_residence"),
+        "c_species": _label("species", Species),
+        "c_sex": _label("sex", Sex),
+        "c_age": _label("age_class", AgeClass),
+        "c_colour": SpreadsheetText("colour"),
+        "c_marks": SpreadsheetText("marks"),
+        "c_ear_tag": SpreadsheetText("ear_tag"),
+        "c_born": IstMinute("born_at"),
+        "c_dam": F("dam__number"),
+        "c_state": _label("state", AnimalState, short=False),
+        "c_ended": IstMinute("custody_ended_at"),
+    }
+
+
 def register_queryset(pound_ids, date_from=None, date_to=None):
     """The animals of the pounds' register entries that arrived in the period, by primary key:
-    plain tuples, no model instances, no photos."""
+    a row of text cells each, no model instances, no photos."""
     queryset = Animal.objects.filter(pound_id__in=pound_ids)
     queryset = _range(queryset, "impoundment__arrived_at", date_from, date_to)
-    return (
-        queryset.annotate(
-            arrived_ist=IstMinute("impoundment__arrived_at"),
-            seized_ist=IstMinute("impoundment__seized_at"),
-            born_ist=IstMinute("born_at"),
-            ended_ist=IstMinute("custody_ended_at"),
-        )
-        .order_by("pk")
-        .values_list(*REGISTER_FIELDS)
-    )
-
-
-def register_rows(queryset):
-    bases, capacities = _labels(SeizureBasis), _labels(SeizerCapacity)
-    species_labels, sexes, ages = _labels(Species), _labels(Sex), _labels(AgeClass)
-    states = _labels(AnimalState, short=False)
-    for (
-        _pk,
-        pound_code,
-        pound_name,
-        register_number,
-        arrived_at,
-        seized_at,
-        place,
-        village,
-        basis,
-        seizer,
-        seizer_residence,
-        capacity,
-        owner,
-        owner_residence,
-        number,
-        species,
-        sex,
-        age_class,
-        colour,
-        marks,
-        ear_tag,
-        born_at,
-        dam_number,
-        state,
-        ended_at,
-    ) in queryset.iterator(chunk_size=CHUNK_SIZE):
-        yield [
-            pound_code,
-            csv_text(pound_name),
-            register_number,
-            number,
-            arrived_at or "",
-            seized_at or "",
-            csv_text(place),
-            csv_text(village or ""),
-            bases[basis],
-            csv_text(seizer),
-            csv_text(seizer_residence),
-            capacities[capacity],
-            csv_text(owner),
-            csv_text(owner_residence),
-            species_labels[species],
-            sexes[sex],
-            ages[age_class],
-            csv_text(colour),
-            csv_text(marks),
-            csv_text(ear_tag),
-            born_at or "",
-            dam_number or "",
-            states[state],
-            ended_at or "",
-        ]
+    cells = register_cells()
+    return queryset.annotate(**cells).order_by("pk").values_list(*cells)
 
 
 # --- The ledger ---------------------------------------------------------------------------------
-
-LEDGER_FIELDS = [
-    "pk",
-    "transaction_id",
-    "at_ist",
-    "transaction__district__code",
-    "transaction__pound__code",
-    "transaction__kind",
-    "transaction__section",
-    "transaction__memo",
-    "transaction__source",
-    "register_number",
-    "transaction__reverses_id",
-    "transaction__by__username",
-    "account__kind",
-    "amount",
-]
 
 
 def ledger_header():
@@ -302,6 +311,34 @@ def district_wide_ids(user, perm):
     return list(District.objects.filter(q).values_list("pk", flat=True))
 
 
+def ledger_cells():
+    """The ledger export's cells, in the order of its header: a debit is a positive amount, a
+    credit a negative one, written without its sign in its own column."""
+    # order_by(): the register's own ordering would sort the one row it finds, once a posting.
+    register = (
+        Impoundment.objects.filter(pk=OuterRef("transaction__impoundment_id"))
+        .order_by()
+        .values("register_number")[:1]
+    )
+    return {
+        "c_transaction": F("transaction_id"),
+        "c_at": IstMinute("transaction__at"),
+        "c_district_code": F("transaction__district__code"),
+        "c_pound_code": F("transaction__pound__code"),
+        "c_kind": _label("transaction__kind", TransactionKind, short=False),
+        "c_section": _no_empty("transaction__section"),
+        "c_memo": SpreadsheetText("transaction__memo"),
+        "c_source": _no_empty("transaction__source"),
+        "c_register_number": Subquery(register),
+        "c_reverses": F("transaction__reverses_id"),
+        "c_by": F("transaction__by__username"),
+        "c_account": _label("account__kind", AccountKind, short=False),
+        "c_debit": Case(When(amount__gt=0, then=PlainAmount("amount"))),
+        "c_credit": Case(When(amount__lt=0, then=PlainAmount(-F("amount")))),
+        "c_amount": PlainAmount("amount"),
+    }
+
+
 def ledger_queryset(pound_ids, district_ids=(), date_from=None, date_to=None):
     """The postings of the pounds' transactions, and of the districts' transactions that belong
     to no pound, in the period, by primary key (postings are never updated: the order is that
@@ -310,54 +347,8 @@ def ledger_queryset(pound_ids, district_ids=(), date_from=None, date_to=None):
     if district_ids:
         scope |= Q(transaction__pound__isnull=True, transaction__district_id__in=district_ids)
     queryset = _range(Posting.objects.filter(scope), "transaction__at", date_from, date_to)
-    # order_by(): the register's own ordering would sort the one row it finds, once a posting.
-    register = (
-        Impoundment.objects.filter(pk=OuterRef("transaction__impoundment_id"))
-        .order_by()
-        .values("register_number")[:1]
-    )
-    return (
-        queryset.annotate(register_number=Subquery(register), at_ist=IstMinute("transaction__at"))
-        .order_by("pk")
-        .values_list(*LEDGER_FIELDS)
-    )
-
-
-def ledger_rows(queryset):
-    kinds, accounts = _labels(TransactionKind, short=False), _labels(AccountKind, short=False)
-    for (
-        _pk,
-        txn,
-        at,
-        district_code,
-        pound_code,
-        kind,
-        section,
-        memo,
-        source,
-        register_number,
-        reverses,
-        username,
-        account_kind,
-        amount,
-    ) in queryset.iterator(chunk_size=CHUNK_SIZE):
-        yield [
-            txn,
-            at,
-            district_code,
-            pound_code or "",
-            kinds[kind],
-            section,
-            csv_text(memo),
-            source,
-            register_number or "",
-            reverses or "",
-            username or "",
-            accounts[account_kind],
-            plain(amount) if amount > 0 else "",
-            plain(-amount) if amount < 0 else "",
-            plain(amount),
-        ]
+    cells = ledger_cells()
+    return queryset.annotate(**cells).order_by("pk").values_list(*cells)
 
 
 def consolidating_district_ids(user):

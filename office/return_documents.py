@@ -439,10 +439,15 @@ def cash_book_csv(pound, day):
     return csv_bytes(header, rows)
 
 
+# What a spreadsheet takes for the start of a formula (CSV injection), and what keeps it text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+TEXT_MARK = "'"
+
+
 def csv_text(value):
     """Free text for a spreadsheet cell. A cell that starts with =, +, - or @ would be taken by
     Excel for a formula (CSV injection): a leading apostrophe keeps it text."""
     value = "" if value is None else str(value)
-    if value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
+    if value[:1] in FORMULA_STARTS:
+        return TEXT_MARK + value
     return value

@@ -28,14 +28,14 @@ def _period(params):
 
 def _register(params):
     queryset = exports.register_queryset(params["pound_ids"], *_period(params))
-    return "csv", exports.stream_csv(exports.register_header(), exports.register_rows(queryset))
+    return "csv", exports.stream_csv(exports.register_header(), queryset)
 
 
 def _ledger(params):
     queryset = exports.ledger_queryset(
         params["pound_ids"], params["district_ids"], *_period(params)
     )
-    return "csv", exports.stream_csv(exports.ledger_header(), exports.ledger_rows(queryset))
+    return "csv", exports.stream_csv(exports.ledger_header(), queryset)
 
 
 def _monthly_return(params, owner):

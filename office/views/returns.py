@@ -114,9 +114,9 @@ def cash_book(request, pk, day, fmt):
 # --- Exports --------------------------------------------------------------------------------
 
 
-def _stream(header, rows, filename):
+def _stream(header, queryset, filename):
     response = StreamingHttpResponse(
-        exports.stream_csv(header, rows), content_type=return_documents.CSV_CONTENT_TYPE
+        exports.stream_csv(header, queryset), content_type=return_documents.CSV_CONTENT_TYPE
     )
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "private, no-store"
@@ -132,11 +132,7 @@ def export_register(request):
     if period is None:
         return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
     queryset = pinned(exports.register_queryset(pound_ids, *period))
-    return _stream(
-        exports.register_header(),
-        exports.register_rows(queryset),
-        f"register-{period_stamp(period)}.csv",
-    )
+    return _stream(exports.register_header(), queryset, f"register-{period_stamp(period)}.csv")
 
 
 @require_GET
@@ -148,9 +144,7 @@ def export_ledger(request):
     if period is None:
         return HttpResponseBadRequest(_("Give the dates as YYYY-MM-DD."))
     queryset = pinned(exports.ledger_queryset(pound_ids, district_ids, *period))
-    return _stream(
-        exports.ledger_header(), exports.ledger_rows(queryset), f"ledger-{period_stamp(period)}.csv"
-    )
+    return _stream(exports.ledger_header(), queryset, f"ledger-{period_stamp(period)}.csv")
 
 
 # --- The page to choose a return ------------------------------------------------------------

@@ -626,44 +626,48 @@ def many_postings(pound, district):
 def test_a_large_export_streams_without_building_a_list(
     client, dm_clerk, many_postings, monkeypatch
 ):
-    """The export reads the postings through iterator() in chunks, never through a list of the
-    whole queryset, sends nothing until it is read, and its memory stays flat: reading all
-    2,000 rows needs little more than reading the first block."""
-    seen = []
-    fetch_all = QuerySet._fetch_all
-    iterate = QuerySet.iterator
+    """The export is one COPY of the postings, read as PostgreSQL sends it, never a list of the
+    whole queryset. It reads nothing until the response is read, and its memory stays flat:
+    reading all 2,000 rows needs little more than reading the first block."""
+    copies = []
+    copied = exports.copied_blocks
 
     def no_list(self):
         assert self.model is not Posting, "the export built a list of the postings"
         return fetch_all(self)
 
-    def spy(self, chunk_size=None):
-        seen.append((self.model, chunk_size))
-        return iterate(self, chunk_size=chunk_size)
+    def spy(head, queryset, connection):
+        copies.append(queryset.model)
+        return copied(head, queryset, connection)
 
+    fetch_all = QuerySet._fetch_all
     monkeypatch.setattr(QuerySet, "_fetch_all", no_list)
-    monkeypatch.setattr(QuerySet, "iterator", spy)
-    # Chunks of 200 rows, so that the 2,000 postings take ten round trips to the database.
-    monkeypatch.setattr(exports, "CHUNK_SIZE", 200)
+    monkeypatch.setattr(exports, "copied_blocks", spy)
+    # Blocks of 4 kB, so that the 2,000 postings (about 150 kB) leave in many blocks.
+    monkeypatch.setattr(exports, "BLOCK_BYTES", 4096)
     client.force_login(dm_clerk)
 
     with CaptureQueriesContext(connection) as queries:
         response = client.get(reverse("office:export_ledger"))
-    # Nothing has been read yet: the rows are fetched as the response is sent.
-    assert not any("ledger_posting" in q["sql"] for q in queries.captured_queries)
-    assert response.streaming is True
-    chunks = iter(response.streaming_content)
+        # Nothing has been read yet: the rows are fetched as the response is sent.
+        assert not any("ledger_posting" in q["sql"] for q in queries.captured_queries)
+        assert response.streaming is True
+        chunks = iter(response.streaming_content)
 
-    tracemalloc.start()
-    first = next(chunks)
-    _size, first_peak = tracemalloc.get_traced_memory()
-    rest = b"".join(chunks)
-    _size, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+        tracemalloc.start()
+        first = next(chunks)
+        _size, first_peak = tracemalloc.get_traced_memory()
+        blocks, lines = 1, first.count(b"\n")
+        for chunk in chunks:  # counted, not kept
+            blocks, lines = blocks + 1, lines + chunk.count(b"\n")
+        _size, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
 
-    assert seen == [(Posting, 200)]
-    rows = read_csv(first + rest)
-    assert len(rows) == 1 + many_postings
+    assert copies == [Posting]
+    exported = [q["sql"] for q in queries.captured_queries if "ledger_posting" in q["sql"]]
+    assert len(exported) == 1 and exported[0].startswith("COPY (SELECT")
+    assert blocks > 20
+    assert lines == 1 + many_postings  # the header, and a line for each posting
     assert peak < 2 * first_peak, (first_peak, peak)
 
 
