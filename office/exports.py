@@ -77,22 +77,36 @@ def _line(cells):
 
 
 def copied_blocks(head, queryset, connection):
-    """The file as PostgreSQL's COPY writes it: one statement, read as it is sent."""
+    """The file as PostgreSQL's COPY writes it: one statement, read as it is sent.
+
+    The statement lasts as long as the reader takes to download the file, and a request's
+    statement timeout (DB_STATEMENT_TIMEOUT, 30 s) would cut a large file on a slow line: the
+    COPY runs under a command's (DB_WORK_STATEMENT_TIMEOUT), and the connection's own is put
+    back after it, however the response ends."""
     sql, params = queryset.query.get_compiler(connection=connection).as_sql()
     statement = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
     block, size = [head], len(head)
     with connection.cursor() as cursor:
-        # Logged as a query is when the connection logs them (DEBUG, tests).
-        logged = getattr(cursor, "debug_sql", None)
-        with logged(statement, params) if logged else nullcontext():
-            with cursor.cursor.copy(statement, params) as copy:
-                for line in copy:
-                    block.append(line)
-                    size += len(line)
-                    if size >= BLOCK_BYTES:
-                        yield b"".join(block)
-                        block, size = [], 0
+        cursor.execute("SHOW statement_timeout")
+        (before,) = cursor.fetchone()
+        cursor.execute(SET_TIMEOUT, [f"{settings.DB_WORK_STATEMENT_TIMEOUT}s"])
+        try:
+            # Logged as a query is when the connection logs them (DEBUG, tests).
+            logged = getattr(cursor, "debug_sql", None)
+            with logged(statement, params) if logged else nullcontext():
+                with cursor.cursor.copy(statement, params) as copy:
+                    for line in copy:
+                        block.append(line)
+                        size += len(line)
+                        if size >= BLOCK_BYTES:
+                            yield b"".join(block)
+                            block, size = [], 0
+        finally:
+            cursor.execute(SET_TIMEOUT, [before])
     yield b"".join(block)
+
+
+SET_TIMEOUT = "SELECT set_config('statement_timeout', %s, false)"
 
 
 def written_blocks(head, queryset):

@@ -365,9 +365,9 @@ TASKS = {
 }
 # --- Timeouts and the worker's leases (docs/decisions/0052) ----------------------------------
 # PostgreSQL: a connection attempt gives up after DB_CONNECT_TIMEOUT seconds, and a statement of
-# a web request after DB_STATEMENT_TIMEOUT. The commands run through manage.py (the worker, the
-# migrations, the daily run, the seeds) do long work: manage.py sets POUNDADMIN_LONG_WORK, and
-# their statements get DB_WORK_STATEMENT_TIMEOUT instead (0: no limit). Every connection also
+# a web request after DB_STATEMENT_TIMEOUT. Long work (the worker, migrations, the daily run, the
+# seeds: manage.py sets POUNDADMIN_LONG_WORK; an export's COPY, office/exports.py) gets
+# DB_WORK_STATEMENT_TIMEOUT instead (0: no limit). Every connection also
 # checks every DB_CLIENT_CHECK_SECONDS during a query that its client is still there, so the
 # query of a process killed mid-way stops (PostgreSQL 14 and later; 0 leaves it out, for 13).
 DB_CONNECT_TIMEOUT = env.int("DB_CONNECT_TIMEOUT", default=5)

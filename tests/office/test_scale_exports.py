@@ -1,5 +1,5 @@
 """The CSV exports at two sizes: the same queries whatever the number of rows (one read of the
-rows through a server-side cursor, nothing per row), and the same file as the rows say."""
+rows, one COPY, nothing per row), and the same file as the rows say."""
 
 import csv
 import io
@@ -137,3 +137,33 @@ COLUMNS = {
     ],
     "ledger": ["Debit", "Credit"],
 }
+
+
+def test_a_copy_outlasts_a_requests_statement_timeout_and_puts_it_back(settings, monkeypatch):
+    """A large file on a slow line takes longer to download than a request's statement may
+    run: the COPY runs under the commands' limit, and the connection's own is put back after
+    it, also when the reader goes away half-way."""
+    seed(20)
+    settings.DB_WORK_STATEMENT_TIMEOUT = 1234
+    monkeypatch.setattr(exports, "BLOCK_BYTES", 1024)
+    queryset = exports.register_queryset(list(Pound.objects.values_list("pk", flat=True)))
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = '7s'")
+
+    def timeout():
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW statement_timeout")
+            return cursor.fetchone()[0]
+
+    with CaptureQueriesContext(connection) as queries:
+        content = b"".join(exports.copied_blocks(b"", queryset, connection))
+    sent = [q["sql"] for q in queries.captured_queries]
+    copy = next(i for i, sql in enumerate(sent) if sql.startswith("COPY"))
+    assert "'1234s'" in sent[copy - 1] and "statement_timeout" in sent[copy - 1]
+    assert content.count(b"\n") == Animal.objects.count()
+    assert timeout() == "7s"
+
+    blocks = exports.copied_blocks(b"", queryset, connection)
+    next(blocks)
+    blocks.close()  # the reader went away: the COPY is cancelled
+    assert timeout() == "7s"
