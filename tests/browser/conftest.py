@@ -6,6 +6,7 @@ from base64 import b32decode
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
 from django_otp.oath import TOTP, totp
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
@@ -46,6 +47,18 @@ def browser_context_args(browser_context_args):
         "timezone_id": "Asia/Kolkata",
         "accept_downloads": True,
     }
+
+
+@pytest.fixture
+def context(context):
+    """The page's clock starts at the server's and ticks on from there: 12:00 IST today under
+    tests/conftest.py's `midday_ist`. Left on the machine's clock, the page is up to 12 hours
+    from the server, and on the next day once midnight IST passes during a test: the field app
+    then dates a feeding round by the phone's day, which the server refuses as in the future.
+    (A service worker, and the browser's check of a cookie's expiry, keep the machine's clock; a
+    test that moves `time_machine` moves the server's alone.)"""
+    context.clock.install(time=timezone.now())
+    return context
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 from pypdf import PdfReader
 
 from accounts.roles import Role
@@ -95,7 +96,8 @@ def test_wrong_password_message_is_accessible(page, live_server, demo_data):
     page.get_by_label("User name").fill("keeper")
     page.get_by_label("Password").fill("wrong password")
     page.get_by_role("button", name="Sign in").click()
-    assert "do not match an active account" in page.content()
+    # Waited for: read at once, the page may still be the document being replaced (empty).
+    expect(page.locator("main")).to_contain_text("do not match an active account")
     check_a11y(page, "login error")
 
 
