@@ -96,7 +96,7 @@ def roles_of(user):
 
 
 def _covers_pound(grant, pound):
-    pound_id, district_id, station_id, state_id = pound
+    pound_id, district_id, station_id, state_id, _training = pound
     match grant.scope:
         case Scope.NONE:
             return True
@@ -112,8 +112,9 @@ def _covers_pound(grant, pound):
 
 
 def _pound_index(user):
-    """(pound, district, police station, state) ids of every pound any grant reaches: one query
-    per request, whatever permissions are asked about afterwards."""
+    """(pound, district, police station, state) ids of every pound any grant reaches, and
+    whether its district is a training one: one query per request, whatever permissions are
+    asked about afterwards."""
     from .models import Pound  # accounts.models imports this module: a cycle
 
     cached = getattr(user, "_poundadmin_pound_index", None)
@@ -134,7 +135,11 @@ def _pound_index(user):
     cached = (
         list(
             Pound.objects.filter(q).values_list(
-                "pk", "district_id", "nearest_police_station_id", "district__state_id"
+                "pk",
+                "district_id",
+                "nearest_police_station_id",
+                "district__state_id",
+                "district__training",
             )
         )
         if grants
@@ -145,7 +150,8 @@ def _pound_index(user):
 
 
 def _district_index(user):
-    """(district, state) ids of the districts a district-, State- or system-wide grant reaches."""
+    """(district, state) ids of the districts a district-, State- or system-wide grant reaches,
+    and whether each is a training district."""
     from .models import District  # accounts.models imports this module: a cycle
 
     cached = getattr(user, "_poundadmin_district_index", None)
@@ -158,7 +164,8 @@ def _district_index(user):
             q = Q()
             break
         q |= Q(pk=g.scope_id) if g.scope == Scope.DISTRICT else Q(state_id=g.scope_id)
-    cached = list(District.objects.filter(q).values_list("pk", "state_id")) if wide else []
+    fields = ("pk", "state_id", "training")
+    cached = list(District.objects.filter(q).values_list(*fields)) if wide else []
     user._poundadmin_district_index = cached
     return cached
 
@@ -177,7 +184,7 @@ def visible_district_ids(user, perm=None):
     if not grants:
         return []
     ids = {p[1] for p in _pound_index(user) if any(_covers_pound(g, p) for g in grants)}
-    for district_id, state_id in _district_index(user):
+    for district_id, state_id, _training in _district_index(user):
         for g in grants:
             if (
                 g.scope == Scope.NONE
@@ -187,6 +194,14 @@ def visible_district_ids(user, perm=None):
                 ids.add(district_id)
                 break
     return sorted(ids)
+
+
+def training_district_ids(user):
+    """The training districts (ADR 0080) among those any of the user's grants reach, read from
+    the indexes the grants already read: no query of its own."""
+    flags = {p[1]: p[4] for p in _pound_index(user)}
+    flags.update((district_id, training) for district_id, _s, training in _district_index(user))
+    return {district_id for district_id, training in flags.items() if training}
 
 
 def _jurisdiction_of(obj):

@@ -8,9 +8,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.models import District
+from accounts.roles import Role
 from impounding.documents import receipt_pdf
 from kernel import clock
-from tests.accounts.factories import force_login_with_second_factor
+from tests.accounts.factories import StaffAssignmentFactory, force_login_with_second_factor
 from tests.auctions.test_training import t_keeper, t_pound, trainer, training  # noqa: F401
 from tests.impounding.factories import cow, make_entry, pay
 from tests.readpdf import text as pdf_text
@@ -81,3 +82,30 @@ def test_the_tour_goes_past_the_sale_and_the_clock_moves_a_month_at_a_time(
     client.post(page(client, training), {"move": "30", "seen": response.context["seen"]})
     training.refresh_from_db()
     assert training.clock_offset == timedelta(days=30)
+
+
+def test_the_banner_names_the_district_only_when_every_district_is_a_training_one(
+    pound,
+    pound_keeper,
+    t_pound,  # noqa: F811
+    t_keeper,  # noqa: F811
+    trainer,  # noqa: F811
+    training,  # noqa: F811
+    django_assert_num_queries,
+):
+    """Told from the flags read with the user's grants: the staff of a real district, nearly
+    every user, cost no query for it on any page; a training district's, one for its name."""
+    from accounts.context_processors import _training
+    from accounts.scoping import forget_grants, visible_district_ids
+
+    for user in (t_keeper, trainer):
+        visible_district_ids(user)  # the grants and their indexes, read once a request
+        with django_assert_num_queries(1):
+            assert _training(user) == training
+    visible_district_ids(pound_keeper)
+    with django_assert_num_queries(0):
+        assert _training(pound_keeper) is None
+    # Both a real pound and a training one: real districts in view, so no banner.
+    StaffAssignmentFactory(user=t_keeper, role=Role.POUND_KEEPER, pound=pound)
+    forget_grants(t_keeper)
+    assert _training(t_keeper) is None
