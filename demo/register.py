@@ -54,13 +54,18 @@ ADULT, YOUNG = AgeClass.ADULT, AgeClass.YOUNG
 FIRST_FEEDING_RATES = ("450.00", "250.00")
 
 
-def seed_tariffs():
+def district_clerks():
+    """Each district that has a DM's clerk, with its first: who records the district's tariffs."""
     for district in District.objects.all():
         clerk = User.objects.filter(
             assignments__role=Role.DM_CLERK, assignments__district=district
         ).first()
-        if clerk is None:
-            continue
+        if clerk is not None:
+            yield district, clerk
+
+
+def seed_tariffs():
+    for district, clerk in district_clerks():
         if not FineScale.objects.filter(district=district).exists():
             tariffs.create_fine_scale(
                 district=district,

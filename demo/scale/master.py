@@ -235,12 +235,7 @@ def _tariffs_before(first_day):
     them (at the same rates), so that every animal still in custody has its dues: an animal
     that escaped in 2023 is in custody until it comes back (decision 12), and without a scale
     for its arrival the today board showed no dues for any pound it was in."""
-    for district in District.objects.all():
-        clerk = User.objects.filter(
-            assignments__role=Role.DM_CLERK, assignments__district=district
-        ).first()
-        if clerk is None:
-            continue
+    for district, clerk in register_demo.district_clerks():
         if (until := _day_before_first(FineScale, district, first_day)) is not None:
             tariffs.create_fine_scale(
                 district=district,
