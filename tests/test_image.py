@@ -3,7 +3,7 @@ made with mmdebstrap from the machine's Debian archive, no container registry; A
 run as production runs it: two web containers and a worker container on the test PostgreSQL and
 an S3 store (moto's server), on the host's network. Ready (the static files' manifest built into
 the image), then tests/test_two_servers.py's walk across the two containers, its PDFs drawn by
-the image's WeasyPrint and its export prepared by the image's worker.
+the image's WeasyPrint, its export prepared by the image's worker and one streamed by its server.
 
 Skipped, saying why, where podman cannot build here (not root, podman or mmdebstrap missing);
 CI installs them and sets POUNDADMIN_IMAGE_TEST=required, which turns the skip into a failure."""
@@ -29,6 +29,7 @@ from tests.accounts.factories import staff
 from tests.test_two_servers import (
     BUCKET,
     auction_conditions,
+    export_in_the_request,
     export_through_the_worker,
     free_port,
     intake_with_photo,
@@ -200,6 +201,7 @@ def test_the_image_built_as_the_readme_says_serves_the_walk_with_its_worker(
         proclamation_with_photo(a, b, officer, keeper, outsider, notice)
         remittance(a, b, keeper, clerk, pound)
         export_through_the_worker(a, b, office, keeper)
+        export_in_the_request(b, office)
 
     keys = [o["Key"] for o in store.list_objects_v2(Bucket=BUCKET)["Contents"]]
     assert {k.split("/", 1)[0] for k in keys} >= {"animals", "documents", "prepared"}

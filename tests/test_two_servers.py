@@ -525,6 +525,21 @@ def export_through_the_worker(a, b, office, keeper):
     assert fetch(keeper, b + file_url) == (404, None)  # the file is the magistrate's
 
 
+def export_in_the_request(a, office):
+    """The ledger's export streamed by the server itself: one COPY, written by PostgreSQL under
+    the commands' statement timeout (README, ADR 0090), through the app's own database role."""
+    today = timezone.localdate().isoformat()
+    url = a + reverse("office:export_ledger") + f"?from={today}&to={today}"
+    with office.get(url, stream=True, timeout=30) as response:
+        assert response.status_code == 200
+        assert response.headers["Content-Type"].startswith("text/csv")
+        content = b"".join(response.iter_content(chunk_size=None))
+    text = content.decode("utf-8-sig")
+    header, *lines = text.split("\n")
+    assert header.startswith("Transaction,") and lines[-1] == ""  # each line ends in a line feed
+    assert "\r" not in text and any("impounding.release:" in line for line in lines)
+
+
 def test_a_workflow_across_two_servers_with_the_store_and_the_worker(
     s3,
     tmp_path,
@@ -554,6 +569,7 @@ def test_a_workflow_across_two_servers_with_the_store_and_the_worker(
         proclamation_with_photo(a, b, officer, keeper, outsider, notice)
         remittance(a, b, keeper, clerk, pound)
         export_through_the_worker(a, b, office, keeper)
+        export_in_the_request(a, office)
 
     # The seven days after the notice have run: the servers again, nine days on.
     ahead = 9
