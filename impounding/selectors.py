@@ -127,15 +127,15 @@ def custody_days(pound_ids, first, last, offsets=None):
         ).values("animal_id"),
     )
     went_out = _moves().filter(animal=OuterRef("pk"))
-    # born_at is never before the entry's arrival, so filtering on the arrival is enough here.
+    # born_at is never before the entry's arrival, so filtering on the arrival is enough here;
+    # the animal carries its entry's arrival (ADR 0091), so no entry is joined.
     rows = (
-        Animal.objects.filter(pk__in=candidates, impoundment__arrived_at__lt=end)
+        Animal.objects.filter(pk__in=candidates, entry_arrived_at__lt=end)
         .filter(Q(custody_ended_at__isnull=True) | Q(custody_ended_at__gte=start))
         .annotate(moved=Exists(went_out))
         .order_by()
         .values_list(
-            "pk", "pound_id", "born_at", "impoundment__arrived_at",
-            "custody_ended_at", "moved",
+            "pk", "pound_id", "born_at", "entry_arrived_at", "custody_ended_at", "moved",
         )
     )  # fmt: skip
     rows = list(rows)
@@ -235,7 +235,7 @@ def missing_feeding_by_pound(pound_ids, first, last, offsets=None):
     moves = _moves().filter(animal=OuterRef("pk"))
     in_pounds = (
         Animal.objects.in_custody()
-        .filter(pound_id__in=unfed, impoundment__arrived_at__lt=start)
+        .filter(pound_id__in=unfed, entry_arrived_at__lt=start)
         .filter(Q(born_at__isnull=True) | Q(born_at__lt=start))
     )
     # Each animal's moves looked up by key, not every escape and return hashed (ADR 0088).
@@ -366,21 +366,24 @@ def _custody(pound_ids):
 
 def _custody_animals(pound_ids, per_pound):
     """The first `per_pound` animals in custody of each pound, and how many each pound holds
-    ({pound id: count}), in two queries. A window numbers each pound's animals by arrival over
-    their keys alone, and counts them in the same pass; only the first rows are fetched whole
-    and prefetched (a district's pounds hold thousands at a State's volume: sorting them with
-    every column took most of the board's time, and counting them again read them twice)."""
+    ({pound id: count}), in two queries. A window numbers each pound's animals by arrival, and
+    counts them in the same pass, over the partial index of the animals in custody by pound and
+    their entry's arrival (`animal_custody_arrival`, ADR 0091): read in its order, neither
+    joined to their entries nor sorted. Only the first rows are fetched whole and prefetched (a
+    district's pounds hold thousands at a State's volume)."""
     first = list(
         _custody(pound_ids)
         .annotate(
             row=Window(
                 RowNumber(),
                 partition_by=F("pound_id"),
-                order_by=(F("impoundment__arrived_at").asc(), F("number").asc(), F("pk").asc()),
+                order_by=(F("entry_arrived_at").asc(), F("number").asc(), F("pk").asc()),
             ),
             held=Window(Count("pk"), partition_by=F("pound_id")),
         )
         .filter(row__lte=per_pound)
+        # Not in the model's order (by entry), which would join every animal to its entry.
+        .order_by()
         .values_list("pk", "pound_id", "held")
     )
     counts = {pound_id: held for _pk, pound_id, held in first}
@@ -389,7 +392,7 @@ def _custody_animals(pound_ids, per_pound):
         .select_related("impoundment__pound__district")
         # `reports`: the s.14 reports (auctions) that already name the animal.
         .prefetch_related("custody_events", "reports")
-        .order_by("impoundment__pound__name", "impoundment__arrived_at", "number", "pk")
+        .order_by("impoundment__pound__name", "entry_arrived_at", "number", "pk")
     )
     return animals, counts
 

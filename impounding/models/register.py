@@ -245,6 +245,10 @@ class Animal(models.Model):
     pound = models.ForeignKey(
         Pound, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
     )  # served by the (pound, state) and (pound, custody_ended_at) indexes below
+    # The entry's arrival (s.8(b)), kept beside the pound in the same way (save() and the same
+    # trigger, migration 0027): a pound's animals in custody in their order of arrival are an
+    # index range (the today board), not every one of them joined to its entry and sorted.
+    entry_arrived_at = models.DateTimeField(null=True, blank=True, editable=False)
     number = models.PositiveSmallIntegerField(_("animal number in the entry"))
     species = models.CharField(_("species"), max_length=20, choices=Species.choices)
     sex = models.CharField(_("sex"), max_length=12, choices=Sex.choices)
@@ -305,6 +309,13 @@ class Animal(models.Model):
             # The same, a pound at a time: its animals in custody, and those that left it.
             models.Index(fields=["pound", "state"], name="animal_pound_state"),
             models.Index(fields=["pound", "custody_ended_at"], name="animal_pound_ended"),
+            # A pound's animals in custody (in the pound, escaped or rescued), the longest there
+            # first: the today board's first rows and counts (selectors._custody_animals).
+            models.Index(
+                fields=["pound", "entry_arrived_at", "number", "id"],
+                name="animal_custody_arrival",
+                condition=Q(state__in=["impounded", "escaped", "rescued"]),
+            ),
             # The public board (auctions.selectors.board_animals), newest notice first.
             models.Index(
                 fields=["-notice_posted_on", "id"],
@@ -335,8 +346,11 @@ class Animal(models.Model):
         return f"{self.impoundment.register_number}/{self.number}"
 
     def save(self, *args, **kwargs):
-        if self.pound_id is None and self.impoundment_id is not None:
+        if self.impoundment_id is not None and (
+            self.pound_id is None or self.entry_arrived_at is None
+        ):
             self.pound_id = self.impoundment.pound_id
+            self.entry_arrived_at = self.impoundment.arrived_at
         super().save(*args, **kwargs)
 
     @property
