@@ -246,8 +246,8 @@ class Animal(models.Model):
         Pound, on_delete=models.PROTECT, related_name="+", editable=False, db_index=False
     )  # served by the (pound, state) and (pound, custody_ended_at) indexes below
     # The entry's arrival (s.8(b)), kept beside the pound in the same way (save() and the same
-    # trigger, migration 0027): a pound's animals in custody in their order of arrival are an
-    # index range (the today board), not every one of them joined to its entry and sorted.
+    # trigger; ADR 0091): a pound's animals in custody in their order of arrival are an index
+    # range (the today board), not every one of them joined to its entry and sorted.
     entry_arrived_at = models.DateTimeField(null=True, blank=True, editable=False)
     number = models.PositiveSmallIntegerField(_("animal number in the entry"))
     species = models.CharField(_("species"), max_length=20, choices=Species.choices)

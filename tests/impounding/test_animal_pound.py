@@ -72,9 +72,9 @@ def test_the_database_keeps_the_arrival_whatever_the_writer_sends(pound, pound_k
 
 @pytest.mark.postgres
 def test_the_migration_fills_the_animals_entered_before_it(pound, pound_keeper):
-    """Migration 0027 fills the arrival of every animal already entered, batch by batch: here
+    """Migration 0028 fills the arrival of every animal already entered, batch by batch: here
     the column is emptied behind the trigger's back, and the migration's step fills it again."""
-    fill = import_module("impounding.migrations.0027_animal_entry_arrival")
+    fill = import_module("impounding.migrations.0028_animal_entry_arrival_filled")
     arrivals = [timezone.now() - timedelta(days=d) for d in (9, 4)]
     entries = [make_entry(pound=pound, by=pound_keeper, arrived_at=a) for a in arrivals]
     with connection.cursor() as cursor:
