@@ -361,6 +361,12 @@ class Animal(models.Model):
     def born_in_pound(self):
         return self.born_at is not None
 
+    @property
+    def state_label(self):
+        """get_state_display, read from the enum (see _described): a board of a hundred
+        animals out of the pound paid for a dict of every state a row."""
+        return _choice_label(AnimalState, self.state)
+
     def _described(self):
         """Species, sex, age and colour in the active language. The labels are read from the
         choices' enums: get_FOO_display builds a dict of every choice on each call, which a board
