@@ -5,6 +5,7 @@ order with no end date ends the open-ended order before it on the day before it 
 fresh notification supersedes the last.
 """
 
+from collections import defaultdict
 from datetime import timedelta
 from decimal import Decimal
 
@@ -297,8 +298,34 @@ def best_match(rows, animal):
     return max(candidates, key=lambda r: r.specificity())
 
 
+def _with_categories(scales):
+    """The scales, each rule holding its category from its scale's categories, loaded already
+    (`prefetch_related("categories", "rules")`), not a second copy of each."""
+    scales = list(scales)
+    by_id = {c.pk: c for scale in scales for c in scale.categories.all()}
+    for scale in scales:
+        for rule in scale.rules.all():
+            if rule.category_id in by_id:  # else read as it is asked for: never the case
+                rule.category = by_id[rule.category_id]
+    return scales
+
+
+def _pounds_named(model, orders):
+    """{(model, order id): the ids of the pounds the order names}, from the link table alone:
+    no pound is built, nor a related manager asked for each pound and order."""
+    field = model._meta.get_field("pounds")
+    source = field.m2m_field_name()
+    links = field.remote_field.through.objects.filter(**{f"{source}__in": [o.pk for o in orders]})
+    named = defaultdict(set)
+    for order_id, pound_id in links.values_list(
+        f"{source}_id", f"{field.m2m_reverse_field_name()}_id"
+    ):
+        named[(model, order_id)].add(pound_id)
+    return named
+
+
 class TariffBook:
-    """Every fine scale and feeding order that covers one pound, loaded once (four queries),
+    """Every fine scale and feeding order that covers one pound, loaded once (five queries),
     answering per animal and per day without going back to the database."""
 
     def __init__(self, pound, *, scales=None, feeding_orders=None, live=None):
@@ -307,11 +334,11 @@ class TariffBook:
         self.scales = (
             scales
             if scales is not None
-            else list(
+            else _with_categories(
                 FineScale.objects.covering(pound)
                 .filter(live)
                 .distinct()
-                .prefetch_related("categories", "rules__category")
+                .prefetch_related("categories", "rules")
                 .order_by("valid_from")
             )
         )
@@ -339,23 +366,24 @@ class TariffBook:
             return {p.pk: cls(p, live=live) for p in pounds}
         ids, districts = [p.pk for p in pounds], {p.district_id for p in pounds}
         area = live & (Q(pounds__in=ids) | Q(district_id__in=districts, district_wide=True))
-        scales = list(
+        scales = _with_categories(
             FineScale.objects.filter(area)
             .distinct()
-            .prefetch_related("categories", "rules__category", "pounds")
+            .prefetch_related("categories", "rules")
             .order_by("valid_from")
         )
         orders = list(
             FeedingRateOrder.objects.filter(area)
             .distinct()
-            .prefetch_related("rates", "pounds")
+            .prefetch_related("rates")
             .order_by("valid_from")
         )
+        named = _pounds_named(FineScale, scales) | _pounds_named(FeedingRateOrder, orders)
 
         def covers(order, pound):  # as TariffQuerySet.covering
             if order.district_wide and order.district_id == pound.district_id:
                 return True
-            return any(p.pk == pound.pk for p in order.pounds.all())
+            return pound.pk in named.get((type(order), order.pk), ())
 
         return {
             pound.pk: cls(
