@@ -162,6 +162,10 @@ def test_pound_specific_order_beats_the_district_wide_one(district, dm_clerk, po
     assert here.amount == Decimal("700.00")
     assert there.amount == Decimal("500.00")
     assert before.amount == Decimal("500.00")
+    # The books of several pounds at once (an office's board) cover each pound alike.
+    books = TariffBook.for_pounds([pound, sister])
+    assert books[pound.pk].feeding_rate(cow, date(2024, 5, 1))[1].amount == Decimal("700.00")
+    assert books[sister.pk].feeding_rate(cow, date(2024, 5, 1))[1].amount == Decimal("500.00")
 
 
 def test_district_wide_successor_does_not_end_a_pound_order(district, dm_clerk, pound):
