@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import connections
+from django.db import connections, transaction
 from django.db.models import (
     Case,
     CharField,
@@ -86,6 +86,10 @@ def copied_blocks(head, queryset, connection):
     sql, params = queryset.query.get_compiler(connection=connection).as_sql()
     statement = f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)"
     block, size = [head], len(head)
+    # Inside a transaction (a test's, a caller's), a COPY cut short by a reader that went away
+    # fails its transaction: a savepoint keeps it usable, so that the timeout is put back.
+    # A streamed response runs after the view's transaction, in autocommit, and needs none.
+    kept = transaction.atomic(using=connection.alias) if connection.in_atomic_block else None
     with connection.cursor() as cursor:
         cursor.execute("SHOW statement_timeout")
         (before,) = cursor.fetchone()
@@ -93,7 +97,7 @@ def copied_blocks(head, queryset, connection):
         try:
             # Logged as a query is when the connection logs them (DEBUG, tests).
             logged = getattr(cursor, "debug_sql", None)
-            with logged(statement, params) if logged else nullcontext():
+            with kept or nullcontext(), logged(statement, params) if logged else nullcontext():
                 with cursor.cursor.copy(statement, params) as copy:
                     for line in copy:
                         block.append(line)

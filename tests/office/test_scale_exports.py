@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 from django.db import connection
+from django.db.models.expressions import RawSQL
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 from django.utils.translation import gettext
@@ -73,8 +74,9 @@ def test_an_exports_queries_do_not_grow_with_its_rows(export, model, monkeypatch
     assert large_rows > 4 * small_rows > 0
     assert len(_rows(small)) == 1 + small_rows
     assert len(_rows(large)) == 1 + large_rows
-    # The connection's statement timeout read and raised, the COPY, the timeout put back.
-    assert large_queries == small_queries == 4
+    # The connection's statement timeout read and raised, the COPY, the timeout put back; here,
+    # inside the test's transaction, the COPY inside a savepoint too (exports.copied_blocks).
+    assert large_queries == small_queries == 6
 
 
 TRICKY = {
@@ -160,7 +162,8 @@ def test_a_copy_outlasts_a_requests_statement_timeout_and_puts_it_back(settings,
         content = b"".join(exports.copied_blocks(b"", queryset, connection))
     sent = [q["sql"] for q in queries.captured_queries]
     copy = next(i for i, sql in enumerate(sent) if sql.startswith("COPY"))
-    assert "'1234s'" in sent[copy - 1] and "statement_timeout" in sent[copy - 1]
+    raised = sent[copy - 2]  # then the savepoint, the test being inside a transaction
+    assert "'1234s'" in raised and "statement_timeout" in raised and "SAVEPOINT" in sent[copy - 1]
     assert content.count(b"\n") == Animal.objects.count()
     assert timeout() == "7s"
 
@@ -168,3 +171,24 @@ def test_a_copy_outlasts_a_requests_statement_timeout_and_puts_it_back(settings,
     next(blocks)
     blocks.close()  # the reader went away: the COPY is cancelled
     assert timeout() == "7s"
+
+
+def test_a_copy_cut_short_inside_a_transaction_leaves_it_usable(settings, monkeypatch):
+    """The reader goes away while PostgreSQL is still sending the file (its first row fills
+    the server's buffer, each next one waits a tenth of a second): the COPY is cancelled inside
+    the test's transaction, which stays usable, with the timeout put back."""
+    seed(5)
+    monkeypatch.setattr(exports, "BLOCK_BYTES", 1024)
+    with connection.cursor() as cursor:
+        cursor.execute("SET statement_timeout = '7s'")
+    queryset = exports.register_queryset(list(Pound.objects.values_list("pk", flat=True)))
+    slow = queryset.annotate(
+        pad=RawSQL("repeat('x', 20000)", []), pause=RawSQL("pg_sleep(0.1)::text", [])
+    )
+    blocks = exports.copied_blocks(b"", slow, connection)
+    next(blocks)
+    blocks.close()  # the reader went away mid-COPY: cancelled, the transaction still usable
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW statement_timeout")
+        assert cursor.fetchone()[0] == "7s"
+    assert Animal.objects.exists()
