@@ -14,15 +14,13 @@ from tests.impounding.factories import cow, make_entry, set_tariffs
 
 
 def three_orders(district):
-    """An order of years ago, one that ended four days ago, and the one in force since: their
-    scales' and orders' ids, oldest first."""
+    """An order of years ago, one that ended four days ago, and the one in force since."""
     today = timezone.localdate()
-    ancient = set_tariffs(district, valid_from=date(2020, 1, 1), valid_to=date(2020, 12, 31))
-    ended = set_tariffs(
+    set_tariffs(district, valid_from=date(2020, 1, 1), valid_to=date(2020, 12, 31))
+    set_tariffs(
         district, valid_from=date(2021, 1, 1), valid_to=today - timedelta(days=4), large="500.00"
     )
-    current = set_tariffs(district, valid_from=today - timedelta(days=3), large="700.00")
-    return [(scale.pk, order.pk) for scale, order in (ancient, ended, current)]
+    set_tariffs(district, valid_from=today - timedelta(days=3), large="700.00")
 
 
 def test_today_board_prices_a_custody_across_two_orders(pound, pound_keeper):
