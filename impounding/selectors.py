@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Count, Exists, F, OuterRef, Q, Window
+from django.db.models import Count, Exists, F, OuterRef, Q, Window, prefetch_related_objects
 from django.db.models.functions import RowNumber
 from django.utils import timezone
 
@@ -21,7 +21,7 @@ from accounts.roles import Permission
 from accounts.scoping import lookup, visible_pound_ids
 from accounts.training import pound_offsets
 from kernel import clock
-from kernel.dates import days_between
+from kernel.dates import days_between, ist_date
 from kernel.lookups import without
 
 from .dues import OUT, dues, intervals_between
@@ -366,11 +366,9 @@ def _custody(pound_ids):
 
 def _custody_animals(pound_ids, per_pound):
     """The first `per_pound` animals in custody of each pound, and how many each pound holds
-    ({pound id: count}), in two queries. A window numbers each pound's animals by arrival, and
-    counts them in the same pass, over the partial index of the animals in custody by pound and
-    their entry's arrival (`animal_custody_arrival`, ADR 0091): read in its order, neither
-    joined to their entries nor sorted. Only the first rows are fetched whole and prefetched (a
-    district's pounds hold thousands at a State's volume)."""
+    ({pound id: count}). A window numbers and counts each pound's animals by arrival over the
+    index of the animals in custody (`animal_custody_arrival`, ADR 0091), in its order, neither
+    joined to their entries nor sorted; only the first rows are fetched whole."""
     first = list(
         _custody(pound_ids)
         .annotate(
@@ -389,10 +387,11 @@ def _custody_animals(pound_ids, per_pound):
     counts = {pound_id: held for _pk, pound_id, held in first}
     animals = (
         Animal.objects.filter(pk__in=[pk for pk, _pound, _held in first])
-        .select_related("impoundment__pound__district")
-        # `reports`: the s.14 reports (auctions) that already name the animal.
-        .prefetch_related("custody_events", "reports")
-        .order_by("impoundment__pound__name", "entry_arrived_at", "number", "pk")
+        .select_related("impoundment")  # its pound is one the board holds (_day_board)
+        .prefetch_related("custody_events")
+        # Whether an s.14 report (auctions) names the animal: its links by animal, no report.
+        .annotate(reported=Exists(Animal.reports.through.objects.filter(animal=OuterRef("pk"))))
+        .order_by("entry_arrived_at", "number", "pk")
     )
     return animals, counts
 
@@ -407,15 +406,15 @@ def _board_row(animal, line, today, held):
         "report_due": (today - arrived).days >= 8
         and animal.state == "impounded"
         and not animal.born_at
-        and not animal.reports.all(),
+        and not animal.reported,
     }
 
 
 def pound_day_board(pounds, now=None, per_pound=BOARD_ROWS):
     """For each pound: how many animals it holds, the first `per_pound` of them (longest in the
-    pound first) with days and dues now, and the days of the last week with no feeding record
-    (s.27), and the entries awaiting their veterinary inspection. A fixed number of queries,
-    whatever the pounds hold and however many they are.
+    pound first) with days and dues now, the days of the last week with no feeding record (s.27)
+    and the entries awaiting their veterinary inspection. A fixed number of queries, whatever
+    the pounds hold and however many they are.
 
     Without `now`, each pound's board is as of its own now, a training district's clock's (ADR
     0080): the pounds are taken a clock at a time, so the queries grow with the clocks in view
@@ -437,11 +436,14 @@ def _day_board(pounds, now, per_pound, offsets):
     by_pound = {p.pk: [] for p in pounds}
     held = Claim.objects.held_entry_ids(list(by_pound))  # competing claims (decision 14)
     animals, counts = _custody_animals(list(by_pound), per_pound) if pounds else ([], {})
+    prefetch_related_objects(pounds, "district")  # none when the caller selected them
+    pound_of = {p.pk: p for p in pounds}  # not a pound and a district built for each animal
     for animal in animals:
+        animal.impoundment.pound = animal.pound = pound_of[animal.pound_id]
         by_pound[animal.pound_id].append(animal)
     DistrictPolicy.prime(a[0].impoundment.pound.district for a in by_pound.values() if a)
-    # Loaded for all the pounds at once: the queries do not grow with the pounds in scope.
-    books = TariffBook.for_pounds([p for p in pounds if by_pound[p.pk]])
+    since = min((ist_date(a.impoundment.arrived_at) for a in animals), default=None)
+    books = TariffBook.for_pounds([p for p in pounds if by_pound[p.pk]], since=since)  # at once
     unfed = missing_feeding_by_pound(list(by_pound), today - timedelta(days=7), today, offsets)
     uninspected = inspections_due_by_pound(list(by_pound), now)
     unfit = unfit_by_pound(list(by_pound))

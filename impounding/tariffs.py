@@ -328,13 +328,15 @@ class TariffBook:
     """Every fine scale and feeding order that covers one pound, loaded once (five queries),
     answering per animal and per day without going back to the database."""
 
-    def __init__(self, pound, *, scales=None, feeding_orders=None):
+    def __init__(self, pound, *, scales=None, feeding_orders=None, live=None):
         self.pound = pound
+        live = live or Q()  # the orders in force on some day asked for (for_pounds' `since`)
         self.scales = (
             scales
             if scales is not None
             else _with_categories(
                 FineScale.objects.covering(pound)
+                .filter(live)
                 .distinct()
                 .prefetch_related("categories", "rules")
                 .order_by("valid_from")
@@ -345,6 +347,7 @@ class TariffBook:
             if feeding_orders is not None
             else list(
                 FeedingRateOrder.objects.covering(pound)
+                .filter(live)
                 .distinct()
                 .prefetch_related("rates")
                 .order_by("valid_from")
@@ -352,13 +355,17 @@ class TariffBook:
         )
 
     @classmethod
-    def for_pounds(cls, pounds):
+    def for_pounds(cls, pounds, *, since=None):
         """{pound id: its book} for several pounds, loaded together in a fixed number of
-        queries whatever the number of pounds (a district's board, an auditor's)."""
+        queries whatever the number of pounds (a district's board, an auditor's). With `since`,
+        the first day the books will be asked about (the earliest arrival of the animals to be
+        priced: the fine is the scale's on arrival, and feeding is charged from then), an order
+        that had ended before it is not loaded: a State's years of past orders stay unread."""
+        live = Q() if since is None else Q(valid_to__isnull=True) | Q(valid_to__gte=since)
         if len(pounds) < 2:  # a keeper's own pound: its book as it always loads
-            return {p.pk: cls(p) for p in pounds}
+            return {p.pk: cls(p, live=live) for p in pounds}
         ids, districts = [p.pk for p in pounds], {p.district_id for p in pounds}
-        area = Q(pounds__in=ids) | Q(district_id__in=districts, district_wide=True)
+        area = live & (Q(pounds__in=ids) | Q(district_id__in=districts, district_wide=True))
         scales = _with_categories(
             FineScale.objects.filter(area)
             .distinct()

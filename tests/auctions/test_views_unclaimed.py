@@ -132,6 +132,15 @@ def test_today_page_links_the_report_due_badge_to_the_list(client, pound_keeper,
     assert reverse("auctions:reports_due") in html
 
 
+def test_today_page_drops_the_report_due_badge_once_the_report_names_the_animals(
+    client, pound_keeper, report
+):
+    client.force_login(pound_keeper)
+    html = body(client.get(reverse("impounding:today")))
+    assert report.impoundment.register_number in html  # still in the pound, unclaimed
+    assert "report due (s.14)" not in html
+
+
 # Sending the report -----------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
-"""The today board over tariff books of several orders: every order in force on a day of an
-animal's custody prices it (s.12 on arrival, s.5 a day), and an animal out of the pound is named
-in the user's language."""
+"""The today board loads the tariff books from its first animal's arrival on: the orders that
+ended before it are not read (a State's years of past orders), and every order in force on a
+day of an animal's custody still is, so the dues are the Act's (s.12 on arrival, s.5 a day)."""
 
 from datetime import date, timedelta
 from decimal import Decimal
@@ -10,17 +10,25 @@ from django.utils import timezone, translation
 
 from impounding.models import Animal, AnimalState
 from impounding.selectors import pound_day_board
+from impounding.tariffs import TariffBook
+from tests.accounts.factories import PoundFactory
 from tests.impounding.factories import cow, make_entry, set_tariffs
 
 
 def three_orders(district):
-    """An order of years ago, one that ended four days ago, and the one in force since."""
+    """An order of years ago, one that ended four days ago, and the one in force since: their
+    scales' and orders' ids, oldest first."""
     today = timezone.localdate()
-    set_tariffs(district, valid_from=date(2020, 1, 1), valid_to=date(2020, 12, 31))
-    set_tariffs(
+    ancient = set_tariffs(district, valid_from=date(2020, 1, 1), valid_to=date(2020, 12, 31))
+    ended = set_tariffs(
         district, valid_from=date(2021, 1, 1), valid_to=today - timedelta(days=4), large="500.00"
     )
-    set_tariffs(district, valid_from=today - timedelta(days=3), large="700.00")
+    current = set_tariffs(district, valid_from=today - timedelta(days=3), large="700.00")
+    return [(scale.pk, order.pk) for scale, order in (ancient, ended, current)]
+
+
+def loaded(book):
+    return sorted(s.pk for s in book.scales), sorted(o.pk for o in book.feeding_orders)
 
 
 def test_today_board_prices_a_custody_across_two_orders(pound, pound_keeper):
@@ -32,6 +40,20 @@ def test_today_board_prices_a_custody_across_two_orders(pound, pound_keeper):
     (row,) = item["rows"]
     # The fine of the scale in force on arrival; feeding at each day's rate, both orders.
     assert {p.rate for p in row["dues"].periods} == {Decimal("500.00"), Decimal("700.00")}
+
+
+def test_the_books_leave_out_the_orders_that_ended_before_the_first_day(pound, district):
+    ancient, ended, current = three_orders(district)
+    second = PoundFactory(district=district)
+    since = timezone.localdate() - timedelta(days=8)
+    for pounds in ([pound], [pound, second]):  # a keeper's pound, and an office's several
+        books = TariffBook.for_pounds(pounds, since=since)
+        for p in pounds:
+            assert loaded(books[p.pk]) == ([ended[0], current[0]], [ended[1], current[1]])
+        everything = TariffBook.for_pounds(pounds)[pound.pk]
+        assert loaded(everything) == tuple(
+            sorted(ids) for ids in zip(ancient, ended, current, strict=True)
+        )
 
 
 def test_today_board_names_an_animal_out_of_the_pound_in_the_users_language(
