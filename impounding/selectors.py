@@ -22,7 +22,7 @@ from accounts.scoping import lookup, visible_pound_ids
 from accounts.training import pound_offsets
 from kernel import clock
 from kernel.dates import days_between, ist_date
-from kernel.lookups import without
+from kernel.lookups import first_key, without
 
 from .dues import OUT, dues, intervals_between
 from .inspections import requirement, requiring_packs
@@ -384,13 +384,13 @@ def _custody_animals(pound_ids, per_pound):
         .order_by()
         .values_list("pk", "pound_id", "held")
     )
-    counts = {pound_id: held for _pk, pound_id, held in first}
+    counts, links = {p: held for _pk, p, held in first}, Animal.reports.through.objects
     animals = (
         Animal.objects.filter(pk__in=[pk for pk, _pound, _held in first])
         .select_related("impoundment")  # its pound is one the board holds (_day_board)
         .prefetch_related("custody_events")
-        # Whether an s.14 report (auctions) names the animal: its links by animal, no report.
-        .annotate(reported=Exists(Animal.reports.through.objects.filter(animal=OuterRef("pk"))))
+        # An s.14 report's (auctions) link naming the animal, if any: probed by key (ADR 0088).
+        .annotate(report_link=first_key(links.filter(animal=OuterRef("pk"))))
         .order_by("entry_arrived_at", "number", "pk")
     )
     return animals, counts
@@ -406,7 +406,7 @@ def _board_row(animal, line, today, held):
         "report_due": (today - arrived).days >= 8
         and animal.state == "impounded"
         and not animal.born_at
-        and not animal.reported,
+        and animal.report_link is None,
     }
 
 

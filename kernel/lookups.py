@@ -13,5 +13,11 @@ def without(qs, name, related):
     pounds). A scalar subquery cannot be turned into a join: it is run for each row of `qs`, one
     probe of an index on the correlated key each, so the cost follows the open set and not the
     history behind it."""
-    first = Subquery(related.order_by().values("pk")[:1])
-    return qs.alias(**{name: first}).filter(**{f"{name}__isnull": True})
+    return qs.alias(**{name: first_key(related)}).filter(**{f"{name}__isnull": True})
+
+
+def first_key(related):
+    """The key of one row of `related`, a queryset correlated by OuterRef, or None: a scalar
+    subquery probed by index for each outer row. `Exists` in a query's columns may instead be run
+    as a hashed subplan, reading every row of `related`'s table once (see `without`)."""
+    return Subquery(related.order_by().values("pk")[:1])
