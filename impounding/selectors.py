@@ -384,13 +384,13 @@ def _custody_animals(pound_ids, per_pound):
         .order_by()
         .values_list("pk", "pound_id", "held")
     )
-    counts, links = {p: held for _pk, p, held in first}, Animal.reports.through.objects
+    counts = {pound_id: held for _pk, pound_id, held in first}
+    links = Animal.reports.through.objects  # to the s.14 reports (auctions), probed by key
     animals = (
         Animal.objects.filter(pk__in=[pk for pk, _pound, _held in first])
         .select_related("impoundment")  # its pound is one the board holds (_day_board)
         .prefetch_related("custody_events")
-        # An s.14 report's (auctions) link naming the animal, if any: probed by key (ADR 0088).
-        .annotate(report_link=first_key(links.filter(animal=OuterRef("pk"))))
+        .annotate(report_link=first_key(links.filter(animal=OuterRef("pk"))))  # ADR 0088
         .order_by("entry_arrived_at", "number", "pk")
     )
     return animals, counts
