@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from django.db import models
+from django.db import connection, models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -12,6 +12,7 @@ from accounts.models import IssuedDocument, Pound, User
 from accounts.scoping import PoundScopedQuerySet
 from ledger.models import PaymentMode
 
+from . import complaint_states
 from .choices import ClaimantRole
 from .register import Impoundment, media_upload
 
@@ -274,6 +275,13 @@ class Deposit(models.Model):
     refund_reference = models.CharField(max_length=120, blank=True)
     # When the office, not the pound-keeper, paid the refund out of the till: its authority.
     refund_authority = models.CharField(_("authority for the payment"), max_length=200, blank=True)
+    # The state of the complaints that decide it (complaint_states): the office's queues read it.
+    complaint_state = models.CharField(
+        max_length=10,
+        default=complaint_states.NONE,
+        db_default=complaint_states.NONE,
+        editable=False,
+    )
 
     objects = PoundScopedQuerySet.as_manager()
 
@@ -323,7 +331,10 @@ class Deposit(models.Model):
     def save(self, *args, **kwargs):
         if self.pound_id is None and self.release_id is not None:
             self.pound_id = self.release.impoundment.pound_id
+        adding = self._state.adding
         super().save(*args, **kwargs)
+        if adding and connection.vendor != "postgresql":  # PostgreSQL: the trigger has
+            complaint_states.refresh(self.release.impoundment_id)
 
     @property
     def impoundment(self):
@@ -380,6 +391,13 @@ class Complaint(models.Model):
         verbose_name = _("complaint (s.20)")
         verbose_name_plural = _("complaints (s.20)")
         ordering = ["filed_on"]
+        # The complaints still to decide, in the deposits page's order: that list walks these,
+        # not every complaint ever made (0031).
+        indexes = [
+            models.Index(
+                fields=["filed_on", "id"], name="complaint_pending", condition=Q(outcome="pending")
+            )
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(outcome="pending") | Q(decided_on__isnull=False),
@@ -392,6 +410,11 @@ class Complaint(models.Model):
 
     def __str__(self):
         return f"{self.impoundment}: {self.complainant_name}"
+
+    def save(self, *args, **kwargs):
+        super().save(*args, **kwargs)
+        if connection.vendor != "postgresql":  # PostgreSQL: the trigger has
+            complaint_states.refresh(self.impoundment_id)
 
     @property
     def in_time(self):
