@@ -10,7 +10,6 @@ writer; on SQLite, the zero-setup `make run`, the models' save() calls `refresh`
 """
 
 NONE, PENDING, UPHELD, DISMISSED = "none", "pending", "upheld", "dismissed"
-CHOICES = (NONE, PENDING, UPHELD, DISMISSED)
 
 
 def state_of(outcomes):

@@ -333,7 +333,7 @@ class Deposit(models.Model):
             self.pound_id = self.release.impoundment.pound_id
         adding = self._state.adding
         super().save(*args, **kwargs)
-        if adding and connection.vendor != "postgresql":  # PostgreSQL: the trigger has
+        if adding and connection.vendor != "postgresql":  # there, a trigger has done it
             complaint_states.refresh(self.release.impoundment_id)
 
     @property
@@ -413,7 +413,7 @@ class Complaint(models.Model):
 
     def save(self, *args, **kwargs):
         super().save(*args, **kwargs)
-        if connection.vendor != "postgresql":  # PostgreSQL: the trigger has
+        if connection.vendor != "postgresql":  # there, a trigger has done it
             complaint_states.refresh(self.impoundment_id)
 
     @property
