@@ -44,12 +44,23 @@ def _after(qs, order, after):
     return qs.filter(later)
 
 
-def keyset_page(qs, order, *, after=None, size):
+def keyset_page(qs, order, *, after=None, size, keys_first=False):
     """One page of `qs` in `order` (its own fields, "-" for descending, ending with "pk") from
     the cursor `after`, as the pound register pages: the cursor is the last row's sort key,
     "<value>|...|<id>", and one that does not parse gives the first page. Returns the rows and
-    the next page's cursor (None on the last page). One query, however deep the page."""
-    rows = list(_after(qs.order_by(*order), order, after)[: size + 1])
+    the next page's cursor (None on the last page). One query, however deep the page.
+
+    `keys_first`: the page's keys are chosen first, in a subquery that reads `qs`'s own table
+    (and what its conditions join), and the rows with what `qs` selects with them (its
+    `select_related`) are those keys' alone. For a list whose rows are picked by conditions no
+    index orders (an open queue), where the planner would otherwise join every candidate and
+    sort them all to keep a page (ADR 0093). Still one query. Measure before using it: with
+    outer joins (a nullable relation selected) the planner may join every row of the table and
+    only then keep the keys'."""
+    page = _after(qs.order_by(*order), order, after)
+    if keys_first:
+        page = qs.filter(pk__in=page.values("pk")[: size + 1]).order_by(*order)
+    rows = list(page[: size + 1])
     if len(rows) <= size:
         return rows, None
     rows = rows[:size]
