@@ -65,7 +65,8 @@ def complaint_status_of(outcomes):
 DEPOSIT_ORDER = ("complaint_deadline", "pk")
 # The approval queues paged keys first (kernel.views.keyset_page, ADR 0093): at 1M the "held"
 # queue's ~900 candidates were each joined to their release, entry, receipt and pound, then
-# sorted, to keep ten. The others walk an index in their order and stop after the page.
+# sorted, to keep ten. "To apply" walks an index in its order and stops; the shortfalls were
+# slower keys first (their nullable relations joined before the keys were kept).
 KEYS_FIRST = ("deposits_in_window",)
 
 
