@@ -6,7 +6,18 @@ number of rows (the board: a fixed number per pound shown, for the indicative du
 from dataclasses import dataclass, field
 from datetime import date
 
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Prefetch, Q, Subquery
+from django.db.models import (
+    BooleanField,
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    IntegerField,
+    OuterRef,
+    Prefetch,
+    Q,
+    Subquery,
+)
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
@@ -16,7 +27,7 @@ from accounts.roles import Permission
 from accounts.scoping import has_permission, visible_pound_ids
 from accounts.training import day_of
 from impounding.dues import dues
-from impounding.models import Animal, AnimalState
+from impounding.models import Animal
 from impounding.tariffs import TariffBook, TariffMissing
 from kernel import clock
 from kernel.views import keyset_page
@@ -51,12 +62,6 @@ def unclaimed_readable(user, records):
     return records.for_user(user, READS_UNCLAIMED[0]) | records.for_user(user, READS_UNCLAIMED[1])
 
 
-def _still_in_pound():
-    return Report.animals.through.objects.filter(
-        report_id=OuterRef("pk"), animal__state=AnimalState.IMPOUNDED
-    )
-
-
 def _count_of(links):
     """A correlated count of `links` (report-animal links of the outer report): a subquery, so
     that it is counted for the page's rows after the LIMIT, not grouped over every row before."""
@@ -68,25 +73,18 @@ def _count_of(links):
 
 def _open_reports(pound_ids):
     """Reports of the pounds with at least one of their animals still in the pound: a report
-    whose animals were all claimed (or sold, or disposed of) needs nothing more."""
+    whose animals were all claimed (or sold, or disposed of) needs nothing more. The database
+    keeps each report's count of them (`Report.in_pound`, ADR 0094), so this reads the open
+    reports alone, by the partial index `report_open`."""
     scheduled = LotAnimal.objects.filter(
         animal__reports=OuterRef("pk"),
         lot__status="open",
         lot__auction__status="scheduled",
     )
-    # Read from the animals in the pounds (an index range a pound), then the reports naming them,
-    # as a list of ids: only what is open, not every report the pounds ever sent, each checked
-    # for its animals (as a subquery, the planner walked the reports and looked into each).
-    open_ids = set(
-        Report.animals.through.objects.filter(
-            animal__pound_id__in=pound_ids, animal__state=AnimalState.IMPOUNDED
-        ).values_list("report_id", flat=True)
-    )
     links = Report.animals.through.objects.filter(report_id=OuterRef("pk"))
     return (
-        Report.objects.filter(pk__in=open_ids, pound_id__in=pound_ids)
+        Report.objects.filter(pound_id__in=pound_ids, in_pound__gt=0)
         .annotate(
-            in_pound=Coalesce(_count_of(links.filter(animal__state=AnimalState.IMPOUNDED)), 0),
             animal_count=Coalesce(_count_of(links), 0),
             auction_scheduled=Exists(scheduled),
         )
@@ -110,14 +108,16 @@ def _section_queryset(open_reports, section, today):
 def with_state(reports):
     """`reports` with what their state needs: `in_custody` (an animal still in the pound) and
     the notice."""
-    return reports.annotate(in_custody=Exists(_still_in_pound())).select_related("notice")
+    in_custody = ExpressionWrapper(Q(in_pound__gt=0), output_field=BooleanField())
+    return reports.annotate(in_custody=in_custody).select_related("notice")
 
 
 def in_state(reports, state, today):
     """The reports (`with_state`) in `state`, one of REPORT_STATES, on `today`."""
+    # On the kept count itself, not the annotation: the open states use the index `report_open`.
     if state == CLOSED:
-        return reports.filter(in_custody=False)
-    return in_section(reports.filter(in_custody=True), state, today)
+        return reports.filter(in_pound=0)
+    return in_section(reports.filter(in_pound__gt=0), state, today)
 
 
 def report_state(report, today):

@@ -34,7 +34,6 @@ from auctions.models import DisposalOrder, Notice, Report, Shortfall, UpkeepClai
 from impounding.inspections import TODO as INSPECTION_TODO
 from impounding.inspections import UNFIT_TODO, requirement
 from impounding.models import (
-    AnimalState,
     Claim,
     CourtOrder,
     Deposit,
@@ -204,16 +203,10 @@ def fines_to_remit(day):
 def notices_to_post(day):
     """Reports with no notice posted while cattle they name are still in the pound: a report
     whose cattle were all claimed after it was sent needs no notice (as the overdue board)."""
-    # From the animals in the pound to the reports naming them (two indexes), then those
-    # reports by key: as one query the database walks every report ever sent instead.
-    in_pound = set(
-        Report.animals.through.objects.filter(animal__state=AnimalState.IMPOUNDED).values_list(
-            "report_id", flat=True
-        )
-    )
+    # The open reports alone, by the count the database keeps (Report.in_pound, ADR 0094).
     pounds = {p.pk: p for p in day.pounds}
     reports = Report.objects.filter(
-        day.scope("pound__district"), pk__in=in_pound, notice__isnull=True
+        day.scope("pound__district"), in_pound__gt=0, notice__isnull=True
     ).values_list("pk", "number", "pound_id")
     for pk, number, pound_id in reports:
         pound = pounds[pound_id]

@@ -1,5 +1,6 @@
-"""The auctions app's models: s.14 reports and notices, auctions and s.16 cases (base), and the
-District Magistrate's proviso disposals. Import them from here, never from a submodule."""
+"""The auctions app's models: s.14 reports and notices (unclaimed), auctions and s.16 cases
+(base), and the District Magistrate's proviso disposals. Import them from here, never from
+a submodule."""
 
 from .base import (
     Auction,
@@ -12,9 +13,6 @@ from .base import (
     Lot,
     LotAnimal,
     LotQuerySet,
-    Notice,
-    Proclamation,
-    Report,
     S16Case,
     Sale,
     Shortfall,
@@ -31,6 +29,7 @@ from .gaushala import (
     UpkeepRecovery,
 )
 from .secondlanguage import TEXTS as CONDITION_TEXTS
+from .unclaimed import Notice, Proclamation, Report
 
 __all__ = [
     "CONDITION_TEXTS",

@@ -1,10 +1,11 @@
-"""Unclaimed cattle (s.14) and sales when the owner will not pay (s.16).
+"""Sales of unclaimed cattle (s.14) and sales when the owner will not pay (s.16).
 
 The first clock: cattle not claimed within seven days of impounding are reported to the officer
 (the officer in charge of the pound's nearest police station, or the officer the District
-Magistrate appoints for that pound). The second clock: the officer's notice; the cattle may be
-sold by public auction from the eighth day after it was posted (GCA s.9). Or the District
-Magistrate orders another disposal (the proviso). Money from every sale goes through the ledger.
+Magistrate appoints for that pound: the report and notice are in `unclaimed`). The second clock:
+the officer's notice; the cattle may be sold by public auction from the eighth day after it was
+posted (GCA s.9). Or the District Magistrate orders another disposal (the proviso). Money from
+every sale goes through the ledger.
 """
 
 from datetime import timedelta
@@ -21,10 +22,8 @@ from accounts.models import (
     District,
     InForceQuerySet,
     IssuedDocument,
-    PoliceStation,
     Pound,
     User,
-    Village,
 )
 from accounts.scoping import DistrictScopedQuerySet, PoundScopedQuerySet
 from impounding.models import Animal, Impoundment
@@ -33,138 +32,6 @@ from ledger.models import PaymentMode
 
 from ..bidders import Bidder, BidderQuerySet  # noqa: F401 (kept here)
 from .secondlanguage import ConditionsInSecondLanguage
-
-
-class Report(models.Model):
-    """The pound-keeper's report to the officer of cattle not claimed within seven days."""
-
-    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
-    impoundment = models.ForeignKey(Impoundment, on_delete=models.PROTECT, related_name="reports")
-    animals = models.ManyToManyField(Animal, related_name="reports")
-    number = models.CharField(_("report number"), max_length=40, unique=True)
-    police_station = models.ForeignKey(
-        PoliceStation, on_delete=models.PROTECT, related_name="+", verbose_name=_("police station")
-    )
-    officer = models.ForeignKey(
-        User,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text=_("The officer the District Magistrate appointed for the pound, if any."),
-    )
-    due_on = models.DateField(_("report due on"))
-    sent_at = models.DateTimeField(_("sent at"), default=timezone.now)
-    sent_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
-    document = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
-
-    objects = PoundScopedQuerySet.as_manager()
-
-    class Meta:
-        verbose_name = _("report of unclaimed cattle (s.14)")
-        verbose_name_plural = _("reports of unclaimed cattle (s.14)")
-        ordering = ["-sent_at"]
-        indexes = [models.Index(fields=["pound", "-sent_at"])]
-
-    def __str__(self):
-        return self.number
-
-    def get_absolute_url(self):
-        return reverse("auctions:report", kwargs={"pk": self.pk})
-
-    @property
-    def days_late(self):
-        return max(0, (timezone.localtime(self.sent_at).date() - self.due_on).days)
-
-
-class Notice(models.Model):
-    """The officer's notice stuck up in his office (s.14): its posting date starts the second
-    clock."""
-
-    report = models.OneToOneField(Report, on_delete=models.PROTECT, related_name="notice")
-    pound = models.ForeignKey(Pound, on_delete=models.PROTECT, related_name="+")
-    number = models.CharField(_("notice number"), max_length=40, unique=True)
-    posted_on = models.DateField(_("posted on"))
-    posted_at = models.CharField(
-        _("posted at"), max_length=200, help_text=_("The office where the notice was stuck up.")
-    )
-    # (b) in the officer's words, when the register gave no place the notice may publish: stated
-    # by `recorded_by` when he posted the notice (docs/domain.md §1.1).
-    # The database default is for the previous release's code, which does not name the column
-    # (docs/operations.md, "Old code on the new schema").
-    seizure_place = models.CharField(
-        _("place of seizure"), max_length=200, blank=True, default="", db_default=""
-    )
-    last_day_to_claim = models.DateField(_("last day to claim"))
-    earliest_sale = models.DateField(_("earliest day of sale"))
-    recorded_at = models.DateTimeField(default=timezone.now)
-    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
-    document = models.OneToOneField(IssuedDocument, on_delete=models.PROTECT, related_name="+")
-
-    objects = PoundScopedQuerySet.as_manager()
-
-    class Meta:
-        verbose_name = _("notice (s.14)")
-        verbose_name_plural = _("notices (s.14)")
-        ordering = ["-posted_on"]
-        indexes = [
-            models.Index(fields=["pound", "-posted_on", "-id"], name="notice_pound_posted"),
-            models.Index(fields=["-posted_on", "-id"], name="notice_posted"),
-        ]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(earliest_sale__gt=models.F("last_day_to_claim")),
-                name="notice_sale_after_claim_window",
-            ),
-        ]
-
-    def __str__(self):
-        return self.number
-
-    def get_absolute_url(self):
-        return reverse("auctions:report", kwargs={"pk": self.report_id})
-
-
-class Proclamation(models.Model):
-    """The proclamation of the notice by beat of drum (s.14), or a further channel. The further
-    channels never stand in for the drum."""
-
-    class Channel(models.TextChoices):
-        DRUM_VILLAGE = "drum_village", _("Beat of drum in the village")
-        DRUM_MARKET = "drum_market", _("Beat of drum at the nearest market-place")
-        PUBLIC_BOARD = "public_board", _("Public notice board on the web")
-        SMS = "sms", _("SMS")
-        NEWSPAPER = "newspaper", _("Newspaper")
-        OTHER = "other", _("Other")
-
-    notice = models.ForeignKey(Notice, on_delete=models.PROTECT, related_name="proclamations")
-    channel = models.CharField(_("how"), max_length=20, choices=Channel.choices)
-    made_on = models.DateField(_("date"))
-    place = models.CharField(_("place"), max_length=200, blank=True)
-    village = models.ForeignKey(
-        Village, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
-    )
-    made_by = models.CharField(_("made by"), max_length=150)
-    details = models.CharField(_("details"), max_length=250, blank=True)
-    photo = models.ImageField(_("photo"), upload_to=UploadName("proclamations"), blank=True)
-    recorded_at = models.DateTimeField(default=timezone.now)
-    recorded_by = models.ForeignKey(User, on_delete=models.PROTECT, related_name="+")
-    # The page form's single-use key: sent twice, one proclamation (null from code or the API).
-    idempotency_key = models.UUIDField(null=True, blank=True, unique=True, editable=False)
-
-    objects = PoundScopedQuerySet.through("notice__pound_id").as_manager()
-
-    class Meta:
-        verbose_name = _("proclamation (s.14)")
-        verbose_name_plural = _("proclamations (s.14)")
-        ordering = ["made_on", "pk"]
-
-    def __str__(self):
-        return f"{self.get_channel_display()} {self.made_on:%d-%m-%Y}"
-
-    @property
-    def is_drum(self):
-        return self.channel in (self.Channel.DRUM_VILLAGE, self.Channel.DRUM_MARKET)
 
 
 class ConditionsQuerySet(InForceQuerySet, DistrictScopedQuerySet):

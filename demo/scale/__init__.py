@@ -113,7 +113,7 @@ from office.models import Remittance, SurplusClaim, SurplusDeposit
 
 from ..register import DEMO_SCAN
 from . import books, chain, gaushalas, master, office, plan, sales, write
-from .rows import IdPool, Rows, animal_rows, register
+from .rows import IdPool, Rows, animal_rows, register, reports_in_pound
 
 # The order tables are written in: their foreign keys are checked at commit, in any order, but
 # the animals go last, after the sales and orders that the database checks a sold or disposed
@@ -352,6 +352,7 @@ def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, syste
     office.feeding_logs(rows, entries)
     for entry in entries:
         animal_rows(rows, entry)
+    reports_in_pound(rows)
     events = chain.link(rows, heads)
     write.copy_rows(IssuedDocument, rows.tables[IssuedDocument])
     for model in TABLES:

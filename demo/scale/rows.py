@@ -5,7 +5,7 @@ issued documents and ledger transactions."""
 
 import base64
 import uuid
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from accounts.models import IssuedDocument
@@ -328,6 +328,16 @@ def animal_rows(rows, entry):
                 "notice_posted_on": animal.notice_posted_on,
             }
         )
+
+
+def reports_in_pound(rows):
+    """Each report's count of its animals still in the pound (Report.in_pound), as the
+    database's triggers keep it for the services: the links and the animals are copied after
+    the reports, the links before their animals, so the triggers count none of them here."""
+    impounded = {a["id"] for a in rows.tables[Animal] if a["state"] == AnimalState.IMPOUNDED}
+    counts = Counter(report for report, animal in rows.report_animals if animal in impounded)
+    for report in rows.tables[Report]:
+        report["in_pound"] = counts[report["id"]]
 
 
 def idempotency_key(rng):

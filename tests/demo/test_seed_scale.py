@@ -9,7 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
-from django.db.models import F, Max
+from django.db.models import Count, F, Max, Q
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -216,6 +216,10 @@ def test_the_business_that_follows_the_register_in_proportion():
         .exists()
     )
     assert latest.filter(notice_posted_on__isnull=False).count() >= notices
+    # Each report's count of its animals in the pound, as the database's triggers keep it.
+    counted = Report.objects.annotate(n=Count("animals", filter=Q(animals__state="impounded")))
+    assert not counted.exclude(in_pound=F("n")).exists()
+    assert counted.filter(in_pound__gt=0).exists() and counted.filter(in_pound=0).exists()
     drums = Proclamation.objects.filter(channel__startswith="drum")
     assert drums.values("notice").distinct().count() >= notices - 2
     # The auctions: bidders, lots, bids; four lots in five sold, the rest disposed of.
