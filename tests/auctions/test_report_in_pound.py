@@ -73,14 +73,14 @@ def test_a_report_counts_its_animals_until_the_last_leaves_the_list(
 def test_any_writer_moving_an_animal_out_and_back_keeps_the_count(report, entry):
     """An app server of the previous release, the admin or a bulk update: the triggers count
     every change of state into or out of the pound, and none that stays on one side."""
-    goat = entry.animals.get(species="goat")
-    Animal.objects.filter(pk=goat.pk).update(state=AnimalState.ESCAPED)
+    moved = entry.animals.filter(species="goat")  # not `goat`, the factory imported above
+    moved.update(state=AnimalState.ESCAPED)
     assert in_pound(report) == 1
-    Animal.objects.filter(pk=goat.pk).update(state=AnimalState.RESCUED)
+    moved.update(state=AnimalState.RESCUED)
     assert in_pound(report) == 1  # out of the pound to out of the pound: no change
-    Animal.objects.filter(pk=goat.pk).update(state=AnimalState.IMPOUNDED)
+    moved.update(state=AnimalState.IMPOUNDED)
     assert in_pound(report) == 2
-    Animal.objects.filter(pk=goat.pk).update(marks="Cut ear")  # not the state: no change
+    moved.update(marks="Cut ear")  # not the state: no change
     assert recounted() == {report.pk: 2}
 
 
