@@ -552,6 +552,8 @@ def test_receipt_on_a_roll_is_80_mm_wide_one_page_as_long_as_its_content(
     client, pound_keeper, released, tmp_path
 ):
     paid, _held = released
+    token = "q3eUmoRDOj-OqQeBgTCm0A"  # drawn at random once, and failed the test: see below
+    IssuedDocument.objects.filter(pk=paid.receipt.document.pk).update(token=token)
     client.force_login(pound_keeper)
     url = reverse("impounding:receipt_pdf", args=[paid.receipt.pk])
     pdf = _is_pdf(client.get(url, {"paper": "roll80"}))
@@ -561,7 +563,10 @@ def test_receipt_on_a_roll_is_80_mm_wide_one_page_as_long_as_its_content(
     text = _text(pdf, tmp_path)
     assert paid.receipt.number in text and "₹21,500.00" in text
     assert "Rupees twenty-one thousand five hundred only" in text
-    assert "Office seal" in text and paid.receipt.document.token in text
+    assert "Office seal" in text
+    # The address under the QR code wraps on the narrow slip, at the token's "-" when it has one
+    # (this token once failed the test that way): read it without the line breaks.
+    assert f"/verify/{token}/" in "".join(text.split())
     _all_noto_embedded(pdf, tmp_path)
 
 
