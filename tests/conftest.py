@@ -49,6 +49,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from accounts.roles import Role
+from tests import flush
 from tests.accounts.factories import (
     DistrictFactory,
     PoliceStationFactory,
@@ -94,6 +95,8 @@ def pytest_configure(config):
         vars(connections).pop("settings", None)  # read the aliases again, if read already
     if IN_CI and not ON_POSTGRES:
         raise pytest.UsageError("CI must run the suite on PostgreSQL (DATABASE_URL).")
+    if ON_POSTGRES:
+        flush.install()  # a transactional test's flush deletes, not truncates (tests/flush.py)
 
 
 def pytest_collection_modifyitems(config, items):
