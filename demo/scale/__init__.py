@@ -1,5 +1,5 @@
 """A State-sized data set for benchmarks (`manage.py seed_scale`): many pounds, a few districts,
-three years of register entries with animals in every state, and the business that follows
+years of register entries with animals in every state, and the business that follows
 them, consistent with what the services write, so that `check_ledger --full` and
 `verify_chain --full` pass on it. Rows are built in memory a pound at a time and streamed in
 with COPY, their ledger postings balanced and the month totals (ADR 0006) rebuilt from them: a
@@ -171,6 +171,7 @@ class Summary:
     pounds: int
     districts: int
     seconds: float
+    years: int = plan.YEARS
 
     def line(self):
         c = self.counts
@@ -178,7 +179,8 @@ class Summary:
             f"Scale data set: {c['entries']} register entries, {c['animals']} animals, "
             f"{c['receipts']} receipts, {c['sales']} sales, {c['remittances']} remittances, "
             f"{c['transactions']} ledger transactions, "
-            f"{c['events']} events, over {self.pounds} pounds in {self.districts} districts, "
+            f"{c['events']} events, over {self.pounds} pounds in {self.districts} districts "
+            f"and {self.years} year{'s' if self.years != 1 else ''}, "
             f"in {self.seconds:.1f} s."
         )
 
@@ -205,6 +207,28 @@ def _shares(rng, entries, pounds):
     return shares
 
 
+@dataclass(frozen=True)
+class Shape:
+    pounds: int
+    districts: int
+    years: int
+
+
+# The State of every size up to a million entries: 40 pounds in 4 districts, each pound taking
+# about 6.8 entries a day (a busy district's town pound). A larger data set is a deeper history
+# of the same State, a year for each 100,000 entries, so that what a page reads of one day, one
+# month or the open business is the same at every size, and only the history grows: a page that
+# slows from 100k to 1M reads the history. Past ten years the State grows instead.
+POUNDS, DISTRICTS, PER_YEAR, MAX_YEARS = 40, 4, 100_000, 10
+
+
+def shape(entries):
+    """The pounds, districts and years of a data set of `entries` register entries."""
+    years = min(MAX_YEARS, max(1, round(entries / PER_YEAR)))
+    pounds = max(POUNDS, round(POUNDS * entries / (PER_YEAR * MAX_YEARS)))
+    return Shape(pounds=pounds, districts=max(DISTRICTS, -(-pounds // 10)), years=years)
+
+
 def _anchor():
     """The data set ends at the start of this hour: the same seed gives the same rows all day
     long, bar the hour of the newest entries."""
@@ -224,14 +248,17 @@ class Work:
     heads: dict  # {chain: (seq, hash)}; a pound continues and saves its own chain only
     system_id: int
     scan: str
+    years: int = plan.YEARS
 
 
-def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None, jobs=1):
-    """Write `entries` register entries over `pounds` pounds in `districts` districts, `jobs`
-    pounds at a time (each in a worker process of its own when more than one)."""
+def seed(*, entries, seed=1, pounds=40, districts=4, years=plan.YEARS, append=False, now=None,
+         jobs=1):  # fmt: skip
+    """Write `entries` register entries over `pounds` pounds in `districts` districts and the
+    last `years` years, `jobs` pounds at a time (each in a worker process of its own when more
+    than one)."""
     _check(append, jobs)
     started = time.monotonic()
-    infos = master.build(districts=districts, pounds=pounds)
+    infos = master.build(districts=districts, pounds=pounds, years=years)
     now = now or _anchor()
     counters = {}
     for prefix in SERIES:
@@ -248,6 +275,7 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None, job
         heads=write.chain_heads(),
         system_id=system_actor().pk,
         scan=_scan(),
+        years=years,
     )
     ids = IdPool()
     if jobs > 1:
@@ -267,7 +295,7 @@ def seed(*, entries, seed=1, pounds=40, districts=4, append=False, now=None, job
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     seconds = time.monotonic() - started
-    return Summary(counts, len(infos), len({i.district_id for i in infos}), seconds)
+    return Summary(counts, len(infos), len({i.district_id for i in infos}), seconds, years)
 
 
 def _pound(work, ids, index):
@@ -286,6 +314,7 @@ def _pound(work, ids, index):
             keep_open=3 if index == 0 else 0,
             system_id=work.system_id,
             scan=work.scan,
+            years=work.years,
         )
 
 
@@ -334,13 +363,14 @@ def _scan():
     return default_storage.save("orders/scale-court-order.pdf", ContentFile(DEMO_SCAN))
 
 
-def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, system_id, scan):
+def _seed_pound(info, count, rng, now, counters, heads, ids, *, keep_open, system_id, scan,
+                years):  # fmt: skip
     rows = Rows(
         info=info, ids=ids, rng=rng, counters=counters, now=now, system_id=system_id, scan=scan
     )
     entries = [
         plan.plan_entry(rng, at, now)
-        for at in plan.arrivals(rng, count, now, keep_open=min(keep_open, count))
+        for at in plan.arrivals(rng, count, now, keep_open=min(keep_open, count), years=years)
     ]
     for entry in entries:
         register(rows, entry, rng)

@@ -34,7 +34,9 @@ from ledger.models import Account
 from . import gaushalas
 from .plan import YEARS
 
-SINCE = date(2019, 7, 1)
+# The scale pounds' establishment, and the Magistrates' conditions of sale: before the first
+# day of the deepest data set (ten years, scale.shape()).
+SINCE = date(2015, 4, 1)
 
 
 @dataclass
@@ -199,8 +201,9 @@ def _conditions(district, clerk_id):
 
 
 @transaction.atomic
-def build(*, districts, pounds):
-    """The demo's master data, grown to `districts` districts and `pounds` pounds in all."""
+def build(*, districts, pounds, years=YEARS):
+    """The demo's master data, grown to `districts` districts and `pounds` pounds in all, with
+    tariffs reaching back `years` years."""
     demo.seed_all()
     state = State.objects.get(code=demo.STATE["code"])
     have = list(District.objects.order_by("pk"))
@@ -216,7 +219,7 @@ def build(*, districts, pounds):
         if pound not in existing:
             existing.append(pound)
     register_demo.seed_tariffs()
-    _tariffs_before(timezone.localdate() - timedelta(days=YEARS * 365 + 1))
+    _tariffs_before(timezone.localdate() - timedelta(days=years * 365 + 1))
     infos = [_info(p) for p in existing[:pounds]]
     registers = {}
     for info in infos:

@@ -14,10 +14,12 @@ from impounding.models import AgeClass, AnimalState, Sex, Species
 from .. import tariffs as demo_tariffs
 from .names import PEOPLE, ear_tag, mobile
 
+# The data set's depth when none is asked for (scale.shape() chooses one by its size).
 YEARS = 3
-# About 3% of arrivals fall within this many days of the end: the current intake, part of it
-# still unclaimed.
+# The current intake, part of it still unclaimed, falls within this many days of the end: 3% of
+# the arrivals of three years, and as many a day at any other depth (RECENT_SHARE / years).
 RECENT_DAYS = 20
+RECENT_SHARE = 0.09
 # The report of unclaimed cattle falls due on the eighth day (s.14).
 REPORT_DAY = 8
 
@@ -145,17 +147,18 @@ def _animal(rng, number):
     )
 
 
-def arrivals(rng, count, now, *, keep_open):
-    """`count` arrival times over the last YEARS years, oldest first; about 3% of them within
-    RECENT_DAYS, and the last `keep_open` within the last day, so some cattle are still in the
-    pound however small the data set."""
-    span = YEARS * 365 * 86400
+def arrivals(rng, count, now, *, keep_open, years=YEARS):
+    """`count` arrival times over the last `years` years, oldest first; RECENT_SHARE / years of
+    them within RECENT_DAYS, and the last `keep_open` within the last day, so some cattle are
+    still in the pound however small the data set."""
+    span = years * 365 * 86400
     recent = RECENT_DAYS * 86400
+    recent_share = RECENT_SHARE / years
     times = []
     for i in range(count):
         if i >= count - keep_open:
             ago = rng.uniform(3600, 86400)
-        elif rng.random() < 0.03:
+        elif rng.random() < recent_share:
             ago = rng.uniform(3600, recent)
         else:
             ago = rng.uniform(recent + 5 * 86400, span)

@@ -1,9 +1,11 @@
 """`manage.py seed_scale`: a data set the books, the chain and the services accept, written in
 bulk."""
 
+import random
 import re
 from collections import Counter as Counter_
 from collections import defaultdict
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -30,7 +32,9 @@ ENTRIES = 60
 
 def seed(entries=ENTRIES, **kw):
     out = StringIO()
-    call_command("seed_scale", entries=entries, pounds=4, districts=3, seed=7, stdout=out, **kw)
+    call_command(
+        "seed_scale", entries=entries, pounds=4, districts=3, years=3, seed=7, stdout=out, **kw
+    )
     return out.getvalue()
 
 
@@ -373,3 +377,39 @@ def test_refuses_sqlite(monkeypatch):
     monkeypatch.setattr(scale.connection, "vendor", "sqlite")
     with pytest.raises(scale.ScaleRefused, match="PostgreSQL"):
         scale.seed(entries=1)
+
+
+def test_a_larger_data_set_is_a_deeper_history_of_the_same_state():
+    """A year for each 100,000 entries in the same 40 pounds, up to ten; past that the State
+    grows: the bench's 100k and 1M differ in their history only."""
+    assert scale.shape(2_000) == scale.Shape(pounds=40, districts=4, years=1)
+    assert scale.shape(100_000) == scale.Shape(pounds=40, districts=4, years=1)
+    assert scale.shape(1_000_000) == scale.Shape(pounds=40, districts=4, years=10)
+    assert scale.shape(3_000_000) == scale.Shape(pounds=120, districts=12, years=10)
+
+
+def test_the_current_intake_is_as_busy_a_day_at_every_depth():
+    """Ten times the entries over ten times the years: as many arrive in the last days, so the
+    open business is the same at both sizes."""
+    from demo.scale import plan
+
+    now = timezone.now()
+
+    def recent(count, years):
+        times = plan.arrivals(random.Random(5), count, now, keep_open=0, years=years)
+        assert timedelta(days=365 * years - 30) < now - times[0] <= timedelta(days=365 * years)
+        return sum(now - at <= timedelta(days=plan.RECENT_DAYS) for at in times)
+
+    one, ten = recent(20_000, 1), recent(200_000, 10)
+    assert 1_600 < one < 2_000
+    assert 0.9 < ten / one < 1.1
+
+
+def test_the_command_takes_the_years_from_the_size_unless_given():
+    out = StringIO()
+    call_command("seed_scale", entries=30, pounds=2, districts=1, seed=4, stdout=out)
+    assert "over 2 pounds in 1 districts and 1 year," in out.getvalue()
+    oldest = Impoundment.objects.order_by("arrived_at").first().arrived_at
+    assert timezone.now() - oldest <= timedelta(days=366)
+    with pytest.raises(CommandError, match="--years"):
+        call_command("seed_scale", entries=30, years=-1, append=True, stdout=out)

@@ -121,6 +121,7 @@ def _seed(entries, append):
         pounds=3,
         districts=2,
         seed=21,
+        years=3,
         append=append,
         stdout=io.StringIO(),
     )

@@ -28,6 +28,7 @@ def seed(entries, *, append=False):
         pounds=3,
         districts=2,
         seed=11,
+        years=3,
         append=append,
         stdout=io.StringIO(),
     )

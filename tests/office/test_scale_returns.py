@@ -23,6 +23,7 @@ def seed(entries, *, append=False):
         pounds=3,
         districts=2,
         seed=13,
+        years=3,
         append=append,
         stdout=io.StringIO(),
     )
