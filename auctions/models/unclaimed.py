@@ -150,6 +150,9 @@ class Proclamation(models.Model):
         verbose_name = _("proclamation (s.14)")
         verbose_name_plural = _("proclamations (s.14)")
         ordering = ["made_on", "pk"]
+        # The API's list, newest first, for any scope: walked until a page of the pounds' rows
+        # is found, not every proclamation joined to its notice and sorted (migration 0026).
+        indexes = [models.Index(fields=["-made_on", "-id"], name="proclamation_newest")]
 
     def __str__(self):
         return f"{self.get_channel_display()} {self.made_on:%d-%m-%Y}"
