@@ -76,6 +76,15 @@ class Remittance(MakerChecker):
                 ),
             ),
         ]
+        # The remittances page's latest confirmed, walked in order and stopped at the page, not
+        # every remittance the pounds ever confirmed sorted (migration 0009).
+        indexes = [
+            models.Index(
+                fields=["-confirmed_at", "-id"],
+                name="remittance_confirmed_latest",
+                condition=Q(status="confirmed"),
+            )
+        ]
 
     def __str__(self):
         return self.number

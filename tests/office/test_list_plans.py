@@ -1,0 +1,27 @@
+"""The office's lists of what grows with the years come off an index in their order and stop at
+the page: not every row the pounds ever wrote, sorted (docs/capacity.md, fifteenth round)."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from tests.plans import explain, nodes
+
+pytestmark = pytest.mark.postgres
+
+
+def _plan(client, url, table, marker):
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url).status_code == 200
+    (sql,) = [q["sql"] for q in queries if f'FROM "{table}"' in q["sql"] and marker in q["sql"]]
+    # Sorting priced out: a plan that still sorts has no index in the list's order to walk.
+    return list(nodes(explain(sql, off=("seqscan", "sort", "bitmapscan"))))
+
+
+def test_the_latest_confirmed_remittances_walk_their_index(client, dm_clerk, pound):
+    client.force_login(dm_clerk)
+    plan = _plan(client, reverse("office:remittances"), "office_remittance", "'confirmed'")
+    assert not [n for n in plan if n["Node Type"] in ("Sort", "Incremental Sort")], plan
+    walked = {n.get("Index Name") for n in plan if n.get("Relation Name") == "office_remittance"}
+    assert walked == {"remittance_confirmed_latest"}, plan
