@@ -83,7 +83,9 @@ class Remittance(MakerChecker):
                 fields=["-confirmed_at", "-id"],
                 name="remittance_confirmed_latest",
                 condition=Q(status="confirmed"),
-            )
+            ),
+            # The API's list, newest first (migration 0010).
+            models.Index(fields=["-remitted_on", "-id"], name="remittance_newest"),
         ]
 
     def __str__(self):
@@ -240,6 +242,9 @@ class SurplusClaim(MakerChecker):
                 name="surplus_claim_decided_by_another",
             ),
         ]
+        # The API's list, newest first, walked and each claim's deposit probed for the reader's
+        # pounds, not every claim joined to its deposit and sorted (migration 0011).
+        indexes = [models.Index(fields=["-filed_on", "-id"], name="surplus_claim_newest")]
 
     def __str__(self):
         return f"{self.claimant_name}: {self.deposit}"

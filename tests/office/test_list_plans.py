@@ -6,14 +6,15 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from tests.api.conftest import bearer
 from tests.plans import explain, nodes
 
 pytestmark = pytest.mark.postgres
 
 
-def _plan(client, url, table, marker):
+def _plan(client, url, table, marker, **headers):
     with CaptureQueriesContext(connection) as queries:
-        assert client.get(url).status_code == 200
+        assert client.get(url, **headers).status_code == 200
     (sql,) = [q["sql"] for q in queries if f'FROM "{table}"' in q["sql"] and marker in q["sql"]]
     # Sorting priced out: a plan that still sorts has no index in the list's order to walk.
     return list(nodes(explain(sql, off=("seqscan", "sort", "bitmapscan"))))
@@ -22,6 +23,21 @@ def _plan(client, url, table, marker):
 def test_the_latest_confirmed_remittances_walk_their_index(client, dm_clerk, pound):
     client.force_login(dm_clerk)
     plan = _plan(client, reverse("office:remittances"), "office_remittance", "'confirmed'")
+    _walks(plan, "office_remittance", "remittance_confirmed_latest")
+
+
+@pytest.mark.parametrize(
+    "name, table, index",
+    [
+        ("remittances", "office_remittance", "remittance_newest"),
+        ("claims", "office_surplusclaim", "surplus_claim_newest"),
+    ],
+)
+def test_the_apis_lists_walk_their_index_newest_first(client, dm_clerk, pound, name, table, index):
+    plan = _plan(client, f"/api/v1/{name}/", table, "LIMIT", **bearer(dm_clerk))
+    _walks(plan, table, index)
+
+
+def _walks(plan, table, index):
     assert not [n for n in plan if n["Node Type"] in ("Sort", "Incremental Sort")], plan
-    walked = {n.get("Index Name") for n in plan if n.get("Relation Name") == "office_remittance"}
-    assert walked == {"remittance_confirmed_latest"}, plan
+    assert {n.get("Index Name") for n in plan if n.get("Relation Name") == table} == {index}, plan
