@@ -324,7 +324,9 @@ def test_the_proclamations_list_walks_its_index_not_the_history(client, pound_ke
     (sql,) = [q["sql"] for q in queries if 'FROM "auctions_proclamation"' in q["sql"]]
     plan = list(nodes(explain(sql, off=("seqscan", "sort", "bitmapscan"))))
     assert not [n for n in plan if n["Node Type"] in ("Sort", "Incremental Sort")], plan
-    walked = {n.get("Index Name") for n in plan if n.get("Relation Name") == "auctions_proclamation"}
+    walked = {
+        n.get("Index Name") for n in plan if n.get("Relation Name") == "auctions_proclamation"
+    }
     assert walked == {"proclamation_newest"}, plan
 
 
