@@ -21,3 +21,10 @@ def nodes(node):
     yield node
     for child in node.get("Plans", []):
         yield from nodes(child)
+
+
+def assert_walks(plan, table, index):
+    """`plan` (its nodes, as a list) reads `table` by `index` alone and sorts nothing: a list
+    that comes off the index in its order and stops at the page (docs/capacity.md)."""
+    assert not [n for n in plan if n["Node Type"] in ("Sort", "Incremental Sort")], plan
+    assert {n.get("Index Name") for n in plan if n.get("Relation Name") == table} == {index}, plan

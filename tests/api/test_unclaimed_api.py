@@ -26,7 +26,7 @@ from tests.auctions.factories import (
     unclaimed_entry,
 )
 from tests.impounding.factories import set_tariffs
-from tests.plans import explain, nodes
+from tests.plans import assert_walks, explain, nodes
 
 API = "/api/v1"
 LISTS = ["reports", "notices", "proclamations", "auctions", "sales"]
@@ -323,11 +323,7 @@ def test_the_proclamations_list_walks_its_index_not_the_history(client, pound_ke
         assert client.get(f"{API}/proclamations/", **bearer(pound_keeper)).status_code == 200
     (sql,) = [q["sql"] for q in queries if 'FROM "auctions_proclamation"' in q["sql"]]
     plan = list(nodes(explain(sql, off=("seqscan", "sort", "bitmapscan"))))
-    assert not [n for n in plan if n["Node Type"] in ("Sort", "Incremental Sort")], plan
-    walked = {
-        n.get("Index Name") for n in plan if n.get("Relation Name") == "auctions_proclamation"
-    }
-    assert walked == {"proclamation_newest"}, plan
+    assert_walks(plan, "auctions_proclamation", "proclamation_newest")
 
 
 def test_schema_lists_the_endpoints(client):

@@ -7,7 +7,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.api.conftest import bearer
-from tests.plans import explain, nodes
+from tests.plans import assert_walks, explain, nodes
 
 pytestmark = pytest.mark.postgres
 
@@ -23,7 +23,7 @@ def _plan(client, url, table, marker, **headers):
 def test_the_latest_confirmed_remittances_walk_their_index(client, dm_clerk, pound):
     client.force_login(dm_clerk)
     plan = _plan(client, reverse("office:remittances"), "office_remittance", "'confirmed'")
-    _walks(plan, "office_remittance", "remittance_confirmed_latest")
+    assert_walks(plan, "office_remittance", "remittance_confirmed_latest")
 
 
 @pytest.mark.parametrize(
@@ -35,9 +35,4 @@ def test_the_latest_confirmed_remittances_walk_their_index(client, dm_clerk, pou
 )
 def test_the_apis_lists_walk_their_index_newest_first(client, dm_clerk, pound, name, table, index):
     plan = _plan(client, f"/api/v1/{name}/", table, "LIMIT", **bearer(dm_clerk))
-    _walks(plan, table, index)
-
-
-def _walks(plan, table, index):
-    assert not [n for n in plan if n["Node Type"] in ("Sort", "Incremental Sort")], plan
-    assert {n.get("Index Name") for n in plan if n.get("Relation Name") == table} == {index}, plan
+    assert_walks(plan, table, index)
