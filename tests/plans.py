@@ -3,6 +3,7 @@
 import json
 
 from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 
 def explain(sql, *, off=(), analyze=False):
@@ -28,3 +29,13 @@ def assert_walks(plan, table, index):
     that comes off the index in its order and stops at the page (docs/capacity.md)."""
     assert not [n for n in plan if n["Node Type"] in ("Sort", "Incremental Sort")], plan
     assert {n.get("Index Name") for n in plan if n.get("Relation Name") == table} == {index}, plan
+
+
+def plan_of_request(client, url, table, marker="", **headers):
+    """The plan's nodes of the one query of a GET of `url` that reads `table` (and holds
+    `marker`), with sorting priced out: a plan that still sorts has no index in the list's order
+    to walk (`assert_walks`)."""
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url, **headers).status_code == 200
+    (sql,) = [q["sql"] for q in queries if f'FROM "{table}"' in q["sql"] and marker in q["sql"]]
+    return list(nodes(explain(sql, off=("seqscan", "sort", "bitmapscan"))))

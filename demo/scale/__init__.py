@@ -251,8 +251,8 @@ class Work:
     years: int = plan.YEARS
 
 
-def seed(*, entries, seed=1, pounds=40, districts=4, years=plan.YEARS, append=False, now=None,
-         jobs=1):  # fmt: skip
+def seed(*, entries, seed=1, pounds=POUNDS, districts=DISTRICTS, years=plan.YEARS, append=False,
+         now=None, jobs=1):  # fmt: skip
     """Write `entries` register entries over `pounds` pounds in `districts` districts and the
     last `years` years, `jobs` pounds at a time (each in a worker process of its own when more
     than one)."""

@@ -2,27 +2,19 @@
 the page: not every row the pounds ever wrote, sorted (docs/capacity.md, fifteenth round)."""
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from tests.api.conftest import bearer
-from tests.plans import assert_walks, explain, nodes
+from tests.plans import assert_walks, plan_of_request
 
 pytestmark = pytest.mark.postgres
 
 
-def _plan(client, url, table, marker, **headers):
-    with CaptureQueriesContext(connection) as queries:
-        assert client.get(url, **headers).status_code == 200
-    (sql,) = [q["sql"] for q in queries if f'FROM "{table}"' in q["sql"] and marker in q["sql"]]
-    # Sorting priced out: a plan that still sorts has no index in the list's order to walk.
-    return list(nodes(explain(sql, off=("seqscan", "sort", "bitmapscan"))))
-
-
 def test_the_latest_confirmed_remittances_walk_their_index(client, dm_clerk, pound):
     client.force_login(dm_clerk)
-    plan = _plan(client, reverse("office:remittances"), "office_remittance", "'confirmed'")
+    plan = plan_of_request(
+        client, reverse("office:remittances"), "office_remittance", "'confirmed'"
+    )
     assert_walks(plan, "office_remittance", "remittance_confirmed_latest")
 
 
@@ -34,5 +26,5 @@ def test_the_latest_confirmed_remittances_walk_their_index(client, dm_clerk, pou
     ],
 )
 def test_the_apis_lists_walk_their_index_newest_first(client, dm_clerk, pound, name, table, index):
-    plan = _plan(client, f"/api/v1/{name}/", table, "LIMIT", **bearer(dm_clerk))
+    plan = plan_of_request(client, f"/api/v1/{name}/", table, "LIMIT", **bearer(dm_clerk))
     assert_walks(plan, table, index)
